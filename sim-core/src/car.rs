@@ -1,0 +1,161 @@
+//! One car in a world: its definition, derived parameters, state, optional
+//! AI driver and last telemetry, and how a host step is split into
+//! substeps of the chosen model.
+
+use glam::{DQuat, DVec3};
+
+use crate::car_params::CarParams;
+use crate::definition::CarDefinition;
+use crate::driver::AiDriver;
+use crate::full_model::{self, Environment};
+use crate::ground::GroundSlope;
+use crate::input::CarInput;
+use crate::lod::{Lod, LodSetting, SINGLE_TRACK_DEFAULT_RATE};
+use crate::single_track;
+use crate::state::{CarState, StepOutputs};
+use crate::surface::SurfaceId;
+use crate::telemetry::{self, CHANNEL_COUNT};
+use crate::{CoreError, Result};
+
+/// Where and how a car starts.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct InitialPose {
+    /// World x of the centre of mass, m.
+    pub x: f64,
+    /// World y of the centre of mass, m.
+    pub y: f64,
+    /// Heading, rad (ISO: positive turns left from +x).
+    pub yaw: f64,
+    /// Forward speed, m/s; the wheels start rolling at this speed.
+    pub speed: f64,
+}
+
+impl InitialPose {
+    fn validated(self) -> Result<Self> {
+        for (what, v) in [
+            ("x", self.x),
+            ("y", self.y),
+            ("yaw", self.yaw),
+            ("speed", self.speed),
+        ] {
+            if !v.is_finite() || v.abs() > 1e7 {
+                return Err(CoreError::InvalidArgument {
+                    what: "initial pose",
+                    reason: format!("{what} must be finite and within ±1e7, got {v}"),
+                });
+            }
+        }
+        Ok(self)
+    }
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct Car {
+    pub def: CarDefinition,
+    pub params: CarParams,
+    /// First 8 bytes of blake3 over the definition's canonical JSON; ties
+    /// snapshots to the definition they were made with.
+    pub fingerprint: [u8; 8],
+    pub state: CarState,
+    pub outputs: StepOutputs,
+    pub driver: Option<AiDriver>,
+    pub telemetry: [f64; CHANNEL_COUNT],
+}
+
+impl Car {
+    pub(crate) fn new(def: &CarDefinition, pose: InitialPose) -> Result<Car> {
+        def.validate()?;
+        let pose = pose.validated()?;
+        let params = CarParams::new(def);
+        let json = serde_json::to_vec(def).map_err(|e| CoreError::Parse {
+            what: "car definition",
+            message: e.to_string(),
+        })?;
+        let mut fingerprint = [0u8; 8];
+        fingerprint.copy_from_slice(&blake3::hash(&json).as_bytes()[..8]);
+        let orientation = DQuat::from_rotation_z(pose.yaw);
+        let wheel_omega = [0, 1, 2, 3].map(|i| pose.speed / def.wheels.get(i < 2).radius + 0.0);
+        let state = CarState {
+            position: DVec3::new(pose.x, pose.y, def.chassis.cg_height) + DVec3::ZERO,
+            orientation,
+            velocity: orientation * DVec3::new(pose.speed, 0.0, 0.0) + DVec3::ZERO,
+            angular_velocity: DVec3::ZERO,
+            wheel_omega,
+            gear: 1,
+            elapsed: 0.0,
+            input: CarInput::default(),
+            lod: LodSetting::default(),
+            surfaces: [SurfaceId::DRY_ASPHALT; 4],
+            slope: GroundSlope::FLAT,
+        };
+        let mut car = Car {
+            def: def.clone(),
+            params,
+            fingerprint,
+            state,
+            outputs: StepOutputs::default(),
+            driver: None,
+            telemetry: [0.0; CHANNEL_COUNT],
+        };
+        car.refresh_telemetry();
+        Ok(car)
+    }
+
+    /// Substeps per host step for `dt`: max(1, round(dt · rate)).
+    pub(crate) fn substeps(&self, dt: f64) -> u32 {
+        let rate = match (self.state.lod.level, self.state.lod.substep_rate) {
+            (_, Some(rate)) => rate,
+            (Lod::SingleTrack, None) => SINGLE_TRACK_DEFAULT_RATE,
+            _ => self.def.substep_rate,
+        };
+        // dt ≤ 0.25 s and rate ≤ 10 kHz keep this well inside u32.
+        ((dt * rate).round() as u32).max(1)
+    }
+
+    /// One host step: the driver writes the input, then the model runs
+    /// its substeps.
+    pub(crate) fn step(&mut self, dt: f64, env: &Environment<'_>) {
+        if let Some(driver) = &self.driver {
+            // A driver's output comes from a finite state, so it is finite;
+            // if it were not, the previous input stays.
+            if let Ok(input) = driver
+                .drive(&self.def, &self.state)
+                .sanitized(self.def.top_gear())
+            {
+                self.state.input = input;
+            }
+        }
+        let level = self.state.lod.level;
+        if level == Lod::Frozen {
+            return;
+        }
+        let n = self.substeps(dt);
+        let h = dt / f64::from(n);
+        for _ in 0..n {
+            match level {
+                Lod::Full => full_model::substep(
+                    &self.def,
+                    &self.params,
+                    env,
+                    &mut self.state,
+                    &mut self.outputs,
+                    h,
+                ),
+                Lod::SingleTrack => single_track::substep(
+                    &self.def,
+                    &self.params,
+                    env,
+                    &mut self.state,
+                    &mut self.outputs,
+                    h,
+                ),
+                Lod::Frozen => {}
+            }
+        }
+        self.state.elapsed += dt;
+    }
+
+    pub(crate) fn refresh_telemetry(&mut self) {
+        telemetry::write(&self.def, &self.state, &self.outputs, &mut self.telemetry);
+    }
+}

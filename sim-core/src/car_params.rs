@@ -1,0 +1,97 @@
+//! Quantities derived once from a validated definition: strut mount points,
+//! static loads and the low-speed slip floor. Derived here so that the
+//! per-substep code only reads numbers.
+
+use glam::DVec3;
+
+use crate::definition::CarDefinition;
+use crate::ids::Wheel;
+
+/// Standard gravity used for static quantities, m/s².
+pub(crate) const STANDARD_GRAVITY: f64 = 9.80665;
+
+/// Lowest speed used as the slip denominator, m/s. Below it slip is computed
+/// against this floor, turning the tyre into a stiff damper that holds the
+/// car rather than a division by a vanishing speed.
+pub(crate) const MIN_SLIP_SPEED: f64 = 0.5;
+
+/// Explicit integration of a damper c on a mass m is stable while c·h/m < 2.
+/// At low speed the four tyres act on the body as a damper of about
+/// 4·K/floor (K the stiffest slip stiffness), so the floor grows with the
+/// substep h to keep c·h/m at 1/SLIP_FLOOR_MARGIN, well inside that bound.
+const SLIP_FLOOR_MARGIN: f64 = 1.5;
+
+/// Static load on one axle (both wheels), N, on flat ground.
+pub(crate) fn static_axle_load(def: &CarDefinition, front: bool) -> f64 {
+    let c = &def.chassis;
+    let share = if front {
+        (c.wheelbase - c.cg_to_front_axle) / c.wheelbase
+    } else {
+        c.cg_to_front_axle / c.wheelbase
+    };
+    c.mass * STANDARD_GRAVITY * share
+}
+
+/// Per-wheel geometry in the body frame (origin at the centre of mass).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WheelGeometry {
+    /// Strut top, body frame.
+    pub mount: DVec3,
+    /// Spring free length plus wheel radius: how far the ray reaches.
+    pub ray_length: f64,
+}
+
+/// Everything derived from a definition.
+#[derive(Clone, Debug)]
+pub(crate) struct CarParams {
+    pub wheels: [WheelGeometry; 4],
+    pub inertia: DVec3,
+    pub inv_inertia: DVec3,
+    /// Slip-floor growth per second of substep: floor = max(MIN, h × this).
+    pub slip_floor_per_second: f64,
+    /// Static load per wheel on flat ground, N.
+    pub static_wheel_load: [f64; 4],
+}
+
+impl CarParams {
+    pub(crate) fn new(def: &CarDefinition) -> Self {
+        let c = &def.chassis;
+        let rear_x = c.cg_to_front_axle - c.wheelbase;
+        let mut stiffest = 0.0_f64;
+        let wheels = Wheel::ALL.map(|w| {
+            let front = w.is_front();
+            let s = def.suspension.get(front);
+            let radius = def.wheels.get(front).radius;
+            let load = static_axle_load(def, front) / 2.0;
+            let compression = load / s.spring_rate;
+            // Place the mount so that the static strut force holds the
+            // centre of mass exactly at cg_height: the car spawns at rest.
+            let ray_length = s.rest_length + radius;
+            let mount_z = ray_length - compression - c.cg_height;
+            let x = if front { c.cg_to_front_axle } else { rear_x };
+            let half_track = c.track.get(front) / 2.0;
+            let y = if w.is_left() { half_track } else { -half_track };
+            let tire = def.tires.get(front);
+            stiffest = stiffest
+                .max(tire.slip_stiffness(load))
+                .max(tire.cornering_stiffness(load));
+            WheelGeometry {
+                mount: DVec3::new(x, y, mount_z),
+                ray_length,
+            }
+        });
+        let inertia = DVec3::from_array(c.inertia);
+        CarParams {
+            wheels,
+            inertia,
+            inv_inertia: DVec3::ONE / inertia,
+            slip_floor_per_second: SLIP_FLOOR_MARGIN * 4.0 * stiffest / c.mass,
+            static_wheel_load: Wheel::ALL.map(|w| static_axle_load(def, w.is_front()) / 2.0),
+        }
+    }
+
+    /// The slip-speed floor for a substep of `h` seconds.
+    pub(crate) fn slip_floor(&self, h: f64) -> f64 {
+        MIN_SLIP_SPEED.max(h * self.slip_floor_per_second)
+    }
+}

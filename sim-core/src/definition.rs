@@ -1,0 +1,415 @@
+//! Car definitions: the user-facing, serde-described description of a car,
+//! and its validation. Presets are JSON files of this schema (`presets/`).
+//!
+//! Units are SI throughout; angles in radians, engine speeds in rpm.
+
+use serde::{Deserialize, Serialize};
+
+use crate::tire::TireParameters;
+use crate::{CoreError, Result};
+
+/// A complete car.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CarDefinition {
+    /// Display name.
+    pub name: String,
+    /// Mass, inertia and geometry.
+    pub chassis: ChassisDefinition,
+    /// Struts per axle.
+    pub suspension: PerAxle<SuspensionDefinition>,
+    /// Wheels per axle.
+    pub wheels: PerAxle<WheelDefinition>,
+    /// Magic Formula tyre data per axle.
+    pub tires: PerAxle<TireParameters>,
+    /// Steering geometry.
+    pub steering: SteeringDefinition,
+    /// Combustion engine.
+    pub engine: EngineDefinition,
+    /// Gearbox and final drive.
+    pub gearbox: GearboxDefinition,
+    /// Which wheels are driven.
+    pub drive: DriveLayout,
+    /// Service brake and handbrake.
+    pub brakes: BrakeDefinition,
+    /// Aerodynamic drag and lift.
+    pub aero: AeroDefinition,
+    /// Substeps per second of the four-wheel model.
+    pub substep_rate: f64,
+}
+
+/// A value for each axle.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerAxle<T> {
+    /// Front axle.
+    pub front: T,
+    /// Rear axle.
+    pub rear: T,
+}
+
+impl<T> PerAxle<T> {
+    /// The front value for a front wheel, the rear one otherwise.
+    pub fn get(&self, front: bool) -> &T {
+        if front { &self.front } else { &self.rear }
+    }
+}
+
+/// Sprung body.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChassisDefinition {
+    /// Total mass in kg.
+    pub mass: f64,
+    /// Principal moments of inertia about the centre of mass, kg·m²:
+    /// roll (x), pitch (y), yaw (z).
+    pub inertia: [f64; 3],
+    /// Height of the centre of mass above the ground at static ride, m.
+    pub cg_height: f64,
+    /// Axle to axle, m.
+    pub wheelbase: f64,
+    /// Centre of mass to front axle, m (the rest of the wheelbase is behind).
+    pub cg_to_front_axle: f64,
+    /// Track widths, m.
+    pub track: PerAxle<f64>,
+}
+
+/// One axle's struts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SuspensionDefinition {
+    /// Wheel-rate spring stiffness, N/m.
+    pub spring_rate: f64,
+    /// Damping while compressing, N·s/m.
+    pub bump_damping: f64,
+    /// Damping while extending, N·s/m.
+    pub rebound_damping: f64,
+    /// Strut length from mount to wheel centre with the spring unloaded, m.
+    pub rest_length: f64,
+    /// Compression at which the bump stop engages, m.
+    pub max_travel: f64,
+    /// Bump-stop stiffness beyond `max_travel`, N/m.
+    pub bump_stop_rate: f64,
+    /// Anti-roll bar stiffness, N per m of left/right travel difference.
+    pub anti_roll_rate: f64,
+}
+
+/// One axle's wheels.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WheelDefinition {
+    /// Loaded rolling radius, m.
+    pub radius: f64,
+    /// Spin inertia of wheel, tyre and the drivetrain parts that turn with
+    /// it, kg·m².
+    pub inertia: f64,
+}
+
+/// Steering geometry.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SteeringDefinition {
+    /// Road-wheel angle of the axle centre line at full lock, rad.
+    pub max_angle: f64,
+    /// 0 = parallel steer, 1 = full Ackermann geometry.
+    pub ackermann: f64,
+}
+
+/// Combustion engine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineDefinition {
+    /// Full-throttle torque curve as (rpm, N·m) points, rpm increasing;
+    /// linear in between, flat beyond the ends.
+    pub torque_curve: Vec<[f64; 2]>,
+    /// Idle speed, rpm; the engine never runs slower while the car is driven.
+    pub idle_rpm: f64,
+    /// Rev limiter, rpm: no drive torque at or above it.
+    pub limiter_rpm: f64,
+    /// Closed-throttle braking torque at the limiter, N·m (grows linearly
+    /// from zero at idle).
+    pub engine_braking: f64,
+}
+
+/// How gears are chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ShiftMode {
+    /// The input's gear is the gear.
+    Manual,
+    /// Gear input ≥ 0 means drive: the shift schedule picks the gear.
+    Automatic,
+}
+
+/// Gearbox and final drive.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GearboxDefinition {
+    /// Forward ratios, first gear first, decreasing.
+    pub ratios: Vec<f64>,
+    /// Reverse ratio, given as a positive number.
+    pub reverse_ratio: f64,
+    /// Final-drive ratio.
+    pub final_drive: f64,
+    /// Fraction of engine torque that reaches the wheels.
+    pub efficiency: f64,
+    /// Manual or automatic.
+    pub mode: ShiftMode,
+    /// Automatic: shift up at this engine speed, rpm.
+    pub upshift_rpm: f64,
+    /// Automatic: shift down below this engine speed, rpm.
+    pub downshift_rpm: f64,
+}
+
+/// Driven wheels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DriveLayout {
+    /// Front-wheel drive through an open differential.
+    Fwd,
+    /// Rear-wheel drive through an open differential.
+    Rwd,
+}
+
+impl DriveLayout {
+    /// Indices of the driven wheels.
+    #[must_use]
+    pub fn driven_wheels(self) -> &'static [usize] {
+        match self {
+            DriveLayout::Fwd => &[0, 1],
+            DriveLayout::Rwd => &[2, 3],
+        }
+    }
+}
+
+/// Brakes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BrakeDefinition {
+    /// Total brake torque of all four wheels at full pedal, N·m.
+    pub max_torque: f64,
+    /// Fraction of `max_torque` on the front axle.
+    pub front_bias: f64,
+    /// Handbrake torque per rear wheel at full lever, N·m.
+    pub handbrake_torque: f64,
+}
+
+/// Aerodynamics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AeroDefinition {
+    /// Drag coefficient × frontal area, m².
+    pub drag_area: f64,
+    /// Lift coefficient × area at each axle, m²; negative is downforce.
+    pub lift_area: PerAxle<f64>,
+}
+
+/// Checks one number; `field` is the dotted path used in the error.
+pub(crate) fn check(field: &str, value: f64, ok: bool, reason: &str) -> Result<()> {
+    if value.is_finite() && ok {
+        Ok(())
+    } else {
+        Err(CoreError::InvalidDefinition {
+            field: field.to_owned(),
+            reason: format!("{reason}, got {value}"),
+        })
+    }
+}
+
+fn positive(field: &str, v: f64) -> Result<()> {
+    check(field, v, v > 0.0, "must be positive and finite")
+}
+
+fn non_negative(field: &str, v: f64) -> Result<()> {
+    check(field, v, v >= 0.0, "must be non-negative and finite")
+}
+
+fn in_range(field: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
+    check(
+        field,
+        v,
+        (lo..=hi).contains(&v),
+        &format!("must be in [{lo}, {hi}]"),
+    )
+}
+
+fn invalid(field: impl Into<String>, reason: impl Into<String>) -> CoreError {
+    CoreError::InvalidDefinition {
+        field: field.into(),
+        reason: reason.into(),
+    }
+}
+
+impl CarDefinition {
+    /// Parses and validates a JSON definition. Unknown or missing fields and
+    /// out-of-range values give an error naming the field.
+    pub fn from_json(json: &str) -> Result<CarDefinition> {
+        let def: CarDefinition = serde_json::from_str(json).map_err(|e| CoreError::Parse {
+            what: "car definition",
+            message: e.to_string(),
+        })?;
+        def.validate()?;
+        Ok(def)
+    }
+
+    /// The definition as pretty JSON, in the schema `from_json` reads.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        // Serializing plain structs of numbers and strings cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Checks every field; the error names the first bad one.
+    pub fn validate(&self) -> Result<()> {
+        let c = &self.chassis;
+        in_range("chassis.mass", c.mass, 50.0, 50_000.0)?;
+        for (i, axis) in ["roll", "pitch", "yaw"].iter().enumerate() {
+            positive(&format!("chassis.inertia[{i}] ({axis})"), c.inertia[i])?;
+        }
+        in_range("chassis.cg_height", c.cg_height, 0.05, 3.0)?;
+        in_range("chassis.wheelbase", c.wheelbase, 0.5, 10.0)?;
+        check(
+            "chassis.cg_to_front_axle",
+            c.cg_to_front_axle,
+            c.cg_to_front_axle > 0.0 && c.cg_to_front_axle < c.wheelbase,
+            "must lie strictly between 0 and the wheelbase",
+        )?;
+        in_range("chassis.track.front", c.track.front, 0.3, 4.0)?;
+        in_range("chassis.track.rear", c.track.rear, 0.3, 4.0)?;
+
+        for (axle, front) in [("front", true), ("rear", false)] {
+            let s = self.suspension.get(front);
+            let p = |name: &str| format!("suspension.{axle}.{name}");
+            positive(&p("spring_rate"), s.spring_rate)?;
+            non_negative(&p("bump_damping"), s.bump_damping)?;
+            non_negative(&p("rebound_damping"), s.rebound_damping)?;
+            in_range(&p("rest_length"), s.rest_length, 0.05, 2.0)?;
+            check(
+                &p("max_travel"),
+                s.max_travel,
+                s.max_travel > 0.0 && s.max_travel < s.rest_length,
+                "must be positive and shorter than rest_length",
+            )?;
+            positive(&p("bump_stop_rate"), s.bump_stop_rate)?;
+            non_negative(&p("anti_roll_rate"), s.anti_roll_rate)?;
+
+            let w = self.wheels.get(front);
+            in_range(&format!("wheels.{axle}.radius"), w.radius, 0.05, 1.5)?;
+            positive(&format!("wheels.{axle}.inertia"), w.inertia)?;
+            self.tires.get(front).validate(&format!("tires.{axle}"))?;
+
+            // The car must be able to carry its static load before the bump
+            // stop; otherwise it would sit on the stops at rest.
+            let load = crate::car_params::static_axle_load(self, front) / 2.0;
+            let compression = load / s.spring_rate;
+            if compression >= s.max_travel {
+                return Err(invalid(
+                    p("spring_rate"),
+                    format!(
+                        "is too soft: static compression {compression:.3} m reaches max_travel {} m",
+                        s.max_travel
+                    ),
+                ));
+            }
+        }
+
+        in_range("steering.max_angle", self.steering.max_angle, 0.05, 1.2)?;
+        in_range("steering.ackermann", self.steering.ackermann, 0.0, 1.0)?;
+
+        let e = &self.engine;
+        if e.torque_curve.len() < 2 {
+            return Err(invalid("engine.torque_curve", "needs at least 2 points"));
+        }
+        for (i, [rpm, torque]) in e.torque_curve.iter().copied().enumerate() {
+            non_negative(&format!("engine.torque_curve[{i}][0]"), rpm)?;
+            non_negative(&format!("engine.torque_curve[{i}][1]"), torque)?;
+            if i > 0 && rpm <= e.torque_curve[i - 1][0] {
+                return Err(invalid(
+                    format!("engine.torque_curve[{i}][0]"),
+                    "rpm must increase from point to point",
+                ));
+            }
+        }
+        in_range("engine.idle_rpm", e.idle_rpm, 100.0, 5_000.0)?;
+        check(
+            "engine.limiter_rpm",
+            e.limiter_rpm,
+            e.limiter_rpm > e.idle_rpm && e.limiter_rpm <= 25_000.0,
+            "must exceed idle_rpm and be at most 25000",
+        )?;
+        non_negative("engine.engine_braking", e.engine_braking)?;
+
+        let g = &self.gearbox;
+        if g.ratios.is_empty() || g.ratios.len() > 10 {
+            return Err(invalid("gearbox.ratios", "needs 1 to 10 forward gears"));
+        }
+        for (i, r) in g.ratios.iter().copied().enumerate() {
+            positive(&format!("gearbox.ratios[{i}]"), r)?;
+            if i > 0 && r >= g.ratios[i - 1] {
+                return Err(invalid(
+                    format!("gearbox.ratios[{i}]"),
+                    "ratios must decrease from gear to gear",
+                ));
+            }
+        }
+        positive("gearbox.reverse_ratio", g.reverse_ratio)?;
+        positive("gearbox.final_drive", g.final_drive)?;
+        check(
+            "gearbox.efficiency",
+            g.efficiency,
+            g.efficiency > 0.0 && g.efficiency <= 1.0,
+            "must be in (0, 1]",
+        )?;
+        check(
+            "gearbox.upshift_rpm",
+            g.upshift_rpm,
+            g.upshift_rpm > e.idle_rpm && g.upshift_rpm <= e.limiter_rpm,
+            "must lie between idle_rpm and limiter_rpm",
+        )?;
+        check(
+            "gearbox.downshift_rpm",
+            g.downshift_rpm,
+            g.downshift_rpm >= e.idle_rpm && g.downshift_rpm < g.upshift_rpm,
+            "must be at least idle_rpm and below upshift_rpm",
+        )?;
+        // Anti-hunting: just after an upshift the engine must be above the
+        // downshift point, or the schedule would shift straight back down.
+        for i in 1..g.ratios.len() {
+            let after = g.upshift_rpm * g.ratios[i] / g.ratios[i - 1];
+            if after <= g.downshift_rpm {
+                return Err(invalid(
+                    "gearbox.downshift_rpm",
+                    format!(
+                        "must be below {after:.0} rpm, the speed just after shifting from gear {i} to {}, or the gearbox would hunt",
+                        i + 1
+                    ),
+                ));
+            }
+        }
+
+        let b = &self.brakes;
+        non_negative("brakes.max_torque", b.max_torque)?;
+        in_range("brakes.front_bias", b.front_bias, 0.0, 1.0)?;
+        non_negative("brakes.handbrake_torque", b.handbrake_torque)?;
+
+        let a = &self.aero;
+        non_negative("aero.drag_area", a.drag_area)?;
+        in_range("aero.lift_area.front", a.lift_area.front, -10.0, 10.0)?;
+        in_range("aero.lift_area.rear", a.lift_area.rear, -10.0, 10.0)?;
+
+        in_range(
+            "substep_rate",
+            self.substep_rate,
+            crate::lod::MIN_SUBSTEP_RATE,
+            crate::lod::MAX_SUBSTEP_RATE,
+        )?;
+        Ok(())
+    }
+
+    /// Largest forward gear number.
+    #[must_use]
+    pub fn top_gear(&self) -> i32 {
+        // Validation caps the gear count at 10.
+        self.gearbox.ratios.len() as i32
+    }
+}

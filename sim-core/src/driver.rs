@@ -1,0 +1,239 @@
+//! The path-following AI driver (SPEC §4.4).
+//!
+//! Steering is pure pursuit toward a point on the racing line a
+//! speed-dependent distance ahead. Speed follows a profile made once per
+//! car and track: a cornering limit from curvature, then a backward
+//! (braking) and a forward (acceleration) pass around the closed lap.
+//!
+//! The driver keeps no state between steps: its output is a function of
+//! the car's state alone. That keeps a recording world (with drivers) and
+//! its playback world (without) hashing alike.
+
+use std::sync::Arc;
+
+use glam::DVec2;
+
+use crate::car_params::{STANDARD_GRAVITY, static_axle_load};
+use crate::definition::{CarDefinition, ShiftMode};
+use crate::drivetrain::gearbox;
+use crate::input::CarInput;
+use crate::pose::yaw_pitch_roll;
+use crate::state::CarState;
+use crate::track::Track;
+
+/// Tunable behaviour of an [`AiDriver`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DriverStyle {
+    /// Fraction of the tyres' peak lateral grip used in corners.
+    pub cornering_grip: f64,
+    /// Fraction of peak grip used when braking.
+    pub braking_grip: f64,
+    /// Longitudinal acceleration assumed by the forward pass, m/s².
+    pub acceleration: f64,
+    /// Look-ahead distance at standstill, m.
+    pub lookahead_base: f64,
+    /// Extra look-ahead per m/s of speed, s.
+    pub lookahead_time: f64,
+    /// Highest target speed, m/s.
+    pub top_speed: f64,
+}
+
+impl Default for DriverStyle {
+    fn default() -> Self {
+        DriverStyle {
+            cornering_grip: 0.72,
+            braking_grip: 0.6,
+            acceleration: 4.0,
+            lookahead_base: 6.0,
+            lookahead_time: 0.45,
+            top_speed: 70.0,
+        }
+    }
+}
+
+/// A driver that laps a track.
+#[derive(Clone, Debug)]
+pub struct AiDriver {
+    track: Arc<Track>,
+    style: DriverStyle,
+    /// Target speed at each track point, m/s.
+    speed_profile: Vec<f64>,
+    /// Highest brake pedal that does not lock the wheels at static load.
+    brake_limit: f64,
+}
+
+impl AiDriver {
+    /// A driver for this car on this track.
+    #[must_use]
+    pub fn new(track: Arc<Track>, def: &CarDefinition, style: DriverStyle) -> Self {
+        let grip = def.tires.front.pdy1.min(def.tires.rear.pdy1);
+        let lateral = style.cornering_grip * grip * STANDARD_GRAVITY;
+        let braking = style.braking_grip * grip * STANDARD_GRAVITY;
+        let speed_profile = speed_profile(
+            &track,
+            lateral,
+            braking,
+            style.acceleration,
+            style.top_speed,
+        );
+        AiDriver {
+            track,
+            style,
+            speed_profile,
+            brake_limit: brake_limit(def),
+        }
+    }
+
+    /// The track being driven.
+    #[must_use]
+    pub fn track(&self) -> &Arc<Track> {
+        &self.track
+    }
+
+    /// Target speed at each track point, m/s.
+    #[must_use]
+    pub fn speed_profile(&self) -> &[f64] {
+        &self.speed_profile
+    }
+
+    /// The input for the car's current state.
+    pub(crate) fn drive(&self, def: &CarDefinition, state: &CarState) -> CarInput {
+        let position = DVec2::new(state.position.x, state.position.y);
+        let (yaw, _, _) = yaw_pitch_roll(state.orientation);
+        let heading = DVec2::new(libm::cos(yaw), libm::sin(yaw));
+        let speed = DVec2::new(state.velocity.x, state.velocity.y).dot(heading);
+        let here = self.track.locate(position);
+
+        // Pure pursuit: the arc through the target point has curvature
+        // 2·sin(α)/L, which the steered axle meets at angle atan(wheelbase·k).
+        let lookahead = self.style.lookahead_base + self.style.lookahead_time * speed.max(0.0);
+        let (target, _) = self.track.point_at(here.distance + lookahead);
+        let to_target = target - position;
+        let alpha = libm::atan2(heading.perp_dot(to_target), heading.dot(to_target));
+        let curvature = 2.0 * libm::sin(alpha) / to_target.length().max(1.0);
+        let road_wheel = libm::atan(def.chassis.wheelbase * curvature);
+        let steer = (-road_wheel / def.steering.max_angle).clamp(-1.0, 1.0);
+
+        // Speed: aim at the profile a little ahead to cover pedal lag.
+        let preview = here.distance + speed.max(0.0) * 0.5;
+        let target_speed = self.profile_at(preview).min(self.profile_at(here.distance));
+        let error = target_speed - speed;
+        let (throttle, brake) = if error >= -1.0 {
+            let wanted = (0.3 + 0.5 * error).clamp(0.0, 1.0);
+            (wanted * self.traction_factor(def, state, speed), 0.0)
+        } else {
+            (0.0, (-(error + 1.0) * 0.25).clamp(0.0, self.brake_limit))
+        };
+        let gear = match def.gearbox.mode {
+            ShiftMode::Automatic => 0.0,
+            ShiftMode::Manual => {
+                let driven = def.drive.driven_wheels();
+                let carrier =
+                    driven.iter().map(|&i| state.wheel_omega[i]).sum::<f64>() / driven.len() as f64;
+                f64::from(gearbox::scheduled_gear(def, state.gear.max(1), carrier))
+            }
+        };
+        CarInput {
+            steer,
+            throttle,
+            brake,
+            handbrake: 0.0,
+            clutch: 0.0,
+            gear,
+        }
+    }
+
+    /// Eases off the throttle when the driven wheels spin or the car slides,
+    /// as a driver would: 1 with grip, falling to 0 as slip grows.
+    fn traction_factor(&self, def: &CarDefinition, state: &CarState, speed: f64) -> f64 {
+        let driven = def.drive.driven_wheels();
+        let reference = speed.abs().max(3.0);
+        let worst_slip = driven
+            .iter()
+            .map(|&i| {
+                let radius = def.wheels.get(i < 2).radius;
+                (state.wheel_omega[i] * radius - speed) / reference
+            })
+            .fold(0.0_f64, f64::max);
+        let body = state.orientation.inverse() * state.velocity;
+        let slide = if body.x > 3.0 {
+            libm::atan(body.y.abs() / body.x)
+        } else {
+            0.0
+        };
+        let from_slip = ((0.25 - worst_slip) / 0.15).clamp(0.0, 1.0);
+        let from_slide = ((0.12 - slide) / 0.06).clamp(0.0, 1.0);
+        from_slip.min(from_slide)
+    }
+
+    fn profile_at(&self, s: f64) -> f64 {
+        let s = s.rem_euclid(self.track.length());
+        let d = self.track.distances();
+        let i = match d.binary_search_by(|x| x.total_cmp(&s)) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        self.speed_profile[i]
+    }
+}
+
+/// Cornering limit, then braking (backward) and acceleration (forward)
+/// passes. Two laps of each pass let the limits wrap across the start.
+fn speed_profile(track: &Track, lateral: f64, braking: f64, accel: f64, top: f64) -> Vec<f64> {
+    let k = track.curvature();
+    let d = track.distances();
+    let n = k.len();
+    let mut v: Vec<f64> = k
+        .iter()
+        .map(|k| {
+            if k.abs() > 1e-9 {
+                (lateral / k.abs()).sqrt().min(top)
+            } else {
+                top
+            }
+        })
+        .collect();
+    let gap = |i: usize| {
+        let j = (i + 1) % n;
+        if j == 0 {
+            track.length() - d[i]
+        } else {
+            d[j] - d[i]
+        }
+    };
+    for _ in 0..2 {
+        for i in (0..n).rev() {
+            let next = v[(i + 1) % n];
+            v[i] = v[i].min((next * next + 2.0 * braking * gap(i)).sqrt());
+        }
+    }
+    for _ in 0..2 {
+        for i in 0..n {
+            let j = (i + 1) % n;
+            v[j] = v[j].min((v[i] * v[i] + 2.0 * accel * gap(i)).sqrt());
+        }
+    }
+    v
+}
+
+/// Pedal fraction at which the first axle would lock under static load and
+/// a typical braking load transfer, with a 15 % margin.
+fn brake_limit(def: &CarDefinition) -> f64 {
+    let b = &def.brakes;
+    if b.max_torque <= 0.0 {
+        return 0.0;
+    }
+    let transfer =
+        def.chassis.mass * 0.6 * STANDARD_GRAVITY * def.chassis.cg_height / def.chassis.wheelbase;
+    let mut limit: f64 = 1.0;
+    for (front, share) in [(true, b.front_bias), (false, 1.0 - b.front_bias)] {
+        if share <= 0.0 {
+            continue;
+        }
+        let load = static_axle_load(def, front) + if front { transfer } else { -transfer };
+        let tire = def.tires.get(front);
+        let lock_torque = tire.pdx1 * load.max(0.0) * def.wheels.get(front).radius;
+        limit = limit.min(0.85 * lock_torque / (b.max_torque * share));
+    }
+    limit.clamp(0.05, 1.0)
+}

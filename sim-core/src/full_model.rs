@@ -1,0 +1,185 @@
+//! The four-wheel model: a 6-DOF rigid chassis on four raycast struts.
+//!
+//! One substep: ray-cast each strut against the ground plane, compute
+//! spring, damper, bump-stop and anti-roll forces, run each wheel (tyre
+//! forces and spin, see `wheel.rs`), add gravity and aero, then integrate
+//! the body with semi-implicit Euler: velocities first, then position and
+//! orientation from the new velocities. Angular motion is integrated in the
+//! body frame with the gyroscopic term ω × Iω. Wheels are processed in
+//! index order, so the force sums have a fixed grouping (SPEC §3.3).
+
+use glam::{DQuat, DVec3};
+
+use crate::aero;
+use crate::car_params::CarParams;
+use crate::definition::CarDefinition;
+use crate::drivetrain;
+use crate::ids::Wheel;
+use crate::state::{CarState, StepOutputs, WheelOutput};
+use crate::steering;
+use crate::surface::SurfaceTable;
+use crate::wheel::{WheelContact, ploughing_force, step_wheel};
+
+/// World quantities every model reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Environment<'a> {
+    pub gravity: f64,
+    pub air_density: f64,
+    pub surfaces: &'a SurfaceTable,
+}
+
+/// A strut whose ray reached the ground.
+#[derive(Clone, Copy, Debug)]
+struct StrutHit {
+    point: DVec3,
+    compression: f64,
+}
+
+/// Advances the car by one substep of `h` seconds.
+pub(crate) fn substep(
+    def: &CarDefinition,
+    params: &CarParams,
+    env: &Environment<'_>,
+    state: &mut CarState,
+    out: &mut StepOutputs,
+    h: f64,
+) {
+    let rot = state.orientation;
+    let up = rot * DVec3::Z;
+    let forward = rot * DVec3::X;
+    let omega_world = rot * state.angular_velocity;
+    let mass = def.chassis.mass;
+    let steer = steering::wheel_angles(def, state.input.steer);
+    let torques = drivetrain::torques(def, &state.input, &state.wheel_omega, &mut state.gear);
+    let slip_floor = params.slip_floor(h);
+
+    // Ray-cast each strut along the body's down axis to the plane z = 0.
+    let hits: [Option<StrutHit>; 4] = Wheel::ALL.map(|w| {
+        let geometry = &params.wheels[w.index()];
+        let mount = state.position + rot * geometry.mount;
+        // A body tipped past horizontal has no strut pointing at the ground.
+        if up.z <= 1e-3 {
+            return None;
+        }
+        let distance = mount.z / up.z;
+        let compression = geometry.ray_length - distance;
+        (compression > 0.0).then(|| StrutHit {
+            point: mount - up * distance,
+            compression,
+        })
+    });
+    let travel = hits.map(|hit| hit.map_or(0.0, |h| h.compression));
+
+    let speed = state.velocity.length();
+    let forward_speed = state.velocity.dot(forward);
+    let aero = aero::forces(def, env.air_density, speed, forward_speed);
+    let mut force = state.slope.gravity(env.gravity) * mass;
+    let mut torque = DVec3::ZERO;
+    if speed > 0.0 {
+        force -= state.velocity * (aero.drag / speed);
+    }
+    let front_x = def.chassis.cg_to_front_axle;
+    let rear_x = front_x - def.chassis.wheelbase;
+    for (x, lift) in [(front_x, aero.lift_front), (rear_x, aero.lift_rear)] {
+        let f = up * lift;
+        force += f;
+        torque += (rot * DVec3::new(x, 0.0, 0.0)).cross(f);
+    }
+
+    for w in Wheel::ALL {
+        let i = w.index();
+        let front = w.is_front();
+        let susp = def.suspension.get(front);
+        let wheel_def = def.wheels.get(front);
+        let surface = env
+            .surfaces
+            .get(state.surfaces[i])
+            .unwrap_or(&env.surfaces.surfaces()[0]);
+        let mut contact = WheelContact {
+            tire: def.tires.get(front),
+            surface,
+            load: 0.0,
+            vx: 0.0,
+            vy: 0.0,
+            radius: wheel_def.radius,
+            inertia: wheel_def.inertia,
+            drive_torque: torques.drive[i],
+            brake_torque: torques.brake[i],
+            slip_floor,
+        };
+        let Some(hit) = hits[i] else {
+            // Airborne: the wheel only spins up or down under its torques.
+            let result = step_wheel(&contact, state.wheel_omega[i], h);
+            state.wheel_omega[i] = result.omega;
+            out.wheels[i] = WheelOutput {
+                steer: steer[i],
+                ..WheelOutput::default()
+            };
+            continue;
+        };
+        let arm = hit.point - state.position;
+        let point_velocity = state.velocity + omega_world.cross(arm);
+        // Positive while the strut shortens (body moving toward the ground).
+        let compression_rate = -point_velocity.dot(up);
+        let damping = if compression_rate > 0.0 {
+            susp.bump_damping
+        } else {
+            susp.rebound_damping
+        };
+        let other = travel[i ^ 1];
+        let mut strut = susp.spring_rate * hit.compression
+            + damping * compression_rate
+            + susp.anti_roll_rate * (hit.compression - other);
+        if hit.compression > susp.max_travel {
+            strut += susp.bump_stop_rate * (hit.compression - susp.max_travel);
+        }
+        let strut = strut.max(0.0);
+
+        // Tyre frame on the ground: heading is the steered wheel's forward
+        // axis flattened onto the plane.
+        let (sin_d, cos_d) = (libm::sin(steer[i]), libm::cos(steer[i]));
+        let wheel_forward = rot * DVec3::new(cos_d, sin_d, 0.0);
+        let heading = DVec3::new(wheel_forward.x, wheel_forward.y, 0.0).normalize_or_zero();
+        let lateral = DVec3::new(-heading.y, heading.x, 0.0);
+        contact.load = strut * up.z;
+        contact.vx = point_velocity.dot(heading);
+        contact.vy = point_velocity.dot(lateral);
+        let result = step_wheel(&contact, state.wheel_omega[i], h);
+        let (plough_x, plough_y) = ploughing_force(&contact);
+        state.wheel_omega[i] = result.omega;
+
+        let f = up * strut + heading * (result.fx + plough_x) + lateral * (result.fy + plough_y);
+        force += f;
+        torque += arm.cross(f);
+        out.wheels[i] = WheelOutput {
+            load: contact.load,
+            slip_ratio: result.slip_ratio,
+            slip_angle: result.slip_angle,
+            fx: result.fx,
+            fy: result.fy,
+            travel: hit.compression,
+            contact: true,
+            steer: steer[i],
+        };
+    }
+
+    // Semi-implicit Euler on the body.
+    let acceleration = force / mass;
+    state.velocity += acceleration * h;
+    state.position += state.velocity * h;
+    let body_torque = rot.inverse() * torque;
+    let w = state.angular_velocity;
+    let gyroscopic = w.cross(params.inertia * w);
+    state.angular_velocity += params.inv_inertia * (body_torque - gyroscopic) * h;
+    let w = state.angular_velocity;
+    let spin = DQuat::from_xyzw(w.x, w.y, w.z, 0.0);
+    let q = rot + rot * spin * (0.5 * h);
+    state.orientation = q.normalize();
+
+    out.acceleration = rot.inverse() * acceleration;
+    out.engine_rpm = torques.engine_rpm;
+    out.engine_torque = torques.engine_torque;
+    out.drag = aero.drag;
+    out.lift_front = aero.lift_front;
+    out.lift_rear = aero.lift_rear;
+}

@@ -1,0 +1,68 @@
+//! The built-in host: a flat ground plane at z = 0, with a per-car slope
+//! that tilts gravity in that car's ground frame (SPEC §4.2).
+//!
+//! Tilting gravity instead of the plane keeps ray casts trivial and lets a
+//! game model hills and banking per car without a mesh.
+
+use glam::DVec3;
+
+use crate::{CoreError, Result};
+
+/// Steepest grade accepted, as rise over run (100 % = 45°).
+pub const MAX_GRADE: f64 = 1.0;
+
+/// A car's ground slope. Grade is rise over run along world +x (positive:
+/// the ground climbs towards +x); cross slope is rise over run along world
+/// +y (positive: the ground climbs towards +y).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct GroundSlope {
+    /// Rise over run along world +x.
+    pub grade: f64,
+    /// Rise over run along world +y.
+    pub cross_slope: f64,
+}
+
+impl GroundSlope {
+    /// Flat ground.
+    pub const FLAT: GroundSlope = GroundSlope {
+        grade: 0.0,
+        cross_slope: 0.0,
+    };
+
+    /// Checks that both components are finite and at most [`MAX_GRADE`] in
+    /// size, and canonicalizes negative zero.
+    pub fn validated(self) -> Result<GroundSlope> {
+        for (what, v) in [("grade", self.grade), ("cross_slope", self.cross_slope)] {
+            if !(v.is_finite() && v.abs() <= MAX_GRADE) {
+                return Err(CoreError::InvalidArgument {
+                    what: "ground slope",
+                    reason: format!("{what} must be finite and within ±{MAX_GRADE}, got {v}"),
+                });
+            }
+        }
+        Ok(GroundSlope {
+            grade: self.grade + 0.0,
+            cross_slope: self.cross_slope + 0.0,
+        })
+    }
+
+    /// Gravity in the car's ground frame, where the ground is z = 0.
+    ///
+    /// The slope's surface normal in an untilted world is (−gx, −gy, 1)
+    /// normalized; gravity points against the true vertical, so in the
+    /// ground frame it gains the components that pull the car downhill.
+    #[must_use]
+    pub fn gravity(self, g: f64) -> DVec3 {
+        let n = DVec3::new(-self.grade, -self.cross_slope, 1.0);
+        let inv_len = 1.0 / n.length();
+        // In the ground frame the true "down" is −n expressed with the
+        // plane's normal as +z: rotate so that n maps to z. For small and
+        // moderate slopes this is the vector below, exact for either axis
+        // alone and consistent (unit length) for both together.
+        DVec3::new(
+            -self.grade * g * inv_len,
+            -self.cross_slope * g * inv_len,
+            -g * inv_len,
+        )
+    }
+}

@@ -1,0 +1,78 @@
+//! Small typed identifiers: cars and wheels.
+
+use std::fmt;
+
+use crate::{CoreError, Result};
+
+/// Identifies a car within one [`World`](crate::World). Ids are dense and
+/// given out in the order cars are added, which is also the order in which
+/// they are stepped and hashed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CarId(pub u32);
+
+impl fmt::Display for CarId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A wheel position. The index order (front-left, front-right, rear-left,
+/// rear-right) is the evaluation order of every per-wheel loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Wheel {
+    /// Front left, index 0.
+    FrontLeft,
+    /// Front right, index 1.
+    FrontRight,
+    /// Rear left, index 2.
+    RearLeft,
+    /// Rear right, index 3.
+    RearRight,
+}
+
+impl Wheel {
+    /// All wheels in index order.
+    pub const ALL: [Wheel; 4] = [
+        Wheel::FrontLeft,
+        Wheel::FrontRight,
+        Wheel::RearLeft,
+        Wheel::RearRight,
+    ];
+
+    /// The wheel's index, 0..4.
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// The wheel with this index, or an error outside 0..4.
+    pub fn from_index(index: u8) -> Result<Wheel> {
+        Wheel::ALL
+            .get(usize::from(index))
+            .copied()
+            .ok_or(CoreError::InvalidWheel(index))
+    }
+
+    /// True for the two front wheels.
+    #[must_use]
+    pub const fn is_front(self) -> bool {
+        matches!(self, Wheel::FrontLeft | Wheel::FrontRight)
+    }
+
+    /// True for the two left wheels (positive y in the body frame).
+    #[must_use]
+    pub const fn is_left(self) -> bool {
+        matches!(self, Wheel::FrontLeft | Wheel::RearLeft)
+    }
+
+    /// Short name used in telemetry channel names: `fl`, `fr`, `rl`, `rr`.
+    #[must_use]
+    pub const fn short_name(self) -> &'static str {
+        match self {
+            Wheel::FrontLeft => "fl",
+            Wheel::FrontRight => "fr",
+            Wheel::RearLeft => "rl",
+            Wheel::RearRight => "rr",
+        }
+    }
+}

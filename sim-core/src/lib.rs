@@ -1,0 +1,79 @@
+//! skidpad-core: a deterministic vehicle-dynamics core.
+//!
+//! A [`World`] holds cars built from [`CarDefinition`]s (JSON, with
+//! [`preset`]s). Each host [`World::step`] advances every car in id order
+//! with either the four-wheel model or the single-track model, subdivided
+//! into fixed substeps. Given the same calls, the state bits are the same on
+//! every target (SPEC §3); [`World::world_hash`] proves it.
+//!
+//! ```
+//! use skidpad_core::{preset, CarInput, InitialPose, World, WorldConfig};
+//!
+//! let mut world = World::new(WorldConfig::default()).unwrap();
+//! let car = world.add_car(&preset("fwd_hatchback").unwrap(), InitialPose::default()).unwrap();
+//! world.set_input(car, CarInput { throttle: 1.0, ..CarInput::default() }).unwrap();
+//! for _ in 0..120 {
+//!     world.step(1.0 / 60.0).unwrap();
+//! }
+//! assert!(world.channel(car, "speed").unwrap() > 5.0);
+//! ```
+
+// Public items are the SDK's contract; each must say what it is.
+#![deny(missing_docs)]
+// Nothing here needs unsafe; forbidding it keeps snapshot and hash code
+// honest about what they read.
+#![forbid(unsafe_code)]
+
+mod aero;
+mod car;
+mod car_params;
+mod definition;
+mod driver;
+mod drivetrain;
+mod error;
+mod full_model;
+mod ground;
+mod ids;
+mod input;
+mod lod;
+mod pose;
+mod presets;
+pub mod scenario;
+mod single_track;
+mod snapshot;
+mod state;
+mod steering;
+mod surface;
+mod telemetry;
+mod tire;
+mod track;
+mod wheel;
+mod world;
+
+pub use car::InitialPose;
+pub use definition::{
+    AeroDefinition, BrakeDefinition, CarDefinition, ChassisDefinition, DriveLayout,
+    EngineDefinition, GearboxDefinition, PerAxle, ShiftMode, SteeringDefinition,
+    SuspensionDefinition, WheelDefinition,
+};
+pub use driver::{AiDriver, DriverStyle};
+pub use error::{CoreError, Result};
+pub use ground::{GroundSlope, MAX_GRADE};
+pub use ids::{CarId, Wheel};
+pub use input::CarInput;
+pub use lod::{Lod, LodSetting, MAX_SUBSTEP_RATE, MIN_SUBSTEP_RATE, SINGLE_TRACK_DEFAULT_RATE};
+pub use pose::{CarPose, rotation_from_yaw_pitch_roll, yaw_pitch_roll};
+pub use presets::{preset, preset_names};
+pub use snapshot::SNAPSHOT_LEN;
+pub use surface::{MAX_SURFACES, Surface, SurfaceId, SurfaceTable};
+pub use telemetry::{CHANNEL_COUNT, CHANNELS, Channel, channel_index};
+pub use tire::TireParameters;
+pub use track::{Track, TrackPosition, track_names};
+pub use world::{MAX_TIMESTEP, World, WorldConfig};
+
+/// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and
+/// snapshots from another version are refused.
+pub const SIMULATION_VERSION: u32 = 1;
+
+/// This crate's version.
+pub const CORE_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,93 @@
+//! Level of detail: which vehicle model steps a car, and how finely.
+
+use crate::{CoreError, Result};
+
+/// Default substep rate of the single-track model, in Hz.
+pub const SINGLE_TRACK_DEFAULT_RATE: f64 = 240.0;
+/// Lowest substep-rate override accepted, in Hz.
+pub const MIN_SUBSTEP_RATE: f64 = 30.0;
+/// Highest substep-rate override accepted, in Hz.
+pub const MAX_SUBSTEP_RATE: f64 = 10_000.0;
+
+/// Which model steps a car.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Lod {
+    /// The four-wheel model with suspension (the default).
+    #[default]
+    Full,
+    /// The planar single-track (bicycle) model.
+    SingleTrack,
+    /// Not stepped at all: the state keeps its bits.
+    Frozen,
+}
+
+impl Lod {
+    /// Stable numeric code used in snapshots and replays.
+    #[must_use]
+    pub const fn code(self) -> u8 {
+        match self {
+            Lod::Full => 0,
+            Lod::SingleTrack => 1,
+            Lod::Frozen => 2,
+        }
+    }
+
+    /// The level with this code.
+    pub fn from_code(code: u8) -> Result<Lod> {
+        match code {
+            0 => Ok(Lod::Full),
+            1 => Ok(Lod::SingleTrack),
+            2 => Ok(Lod::Frozen),
+            _ => Err(CoreError::InvalidArgument {
+                what: "level of detail",
+                reason: format!("unknown code {code}"),
+            }),
+        }
+    }
+}
+
+/// A level plus an optional substep-rate override.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LodSetting {
+    /// The model.
+    pub level: Lod,
+    /// Substeps per second; `None` uses the model's default (the
+    /// definition's rate for `Full`, [`SINGLE_TRACK_DEFAULT_RATE`] for
+    /// `SingleTrack`).
+    pub substep_rate: Option<f64>,
+}
+
+impl LodSetting {
+    /// A level with its default rate.
+    #[must_use]
+    pub const fn new(level: Lod) -> Self {
+        LodSetting {
+            level,
+            substep_rate: None,
+        }
+    }
+
+    /// A level with an explicit substep rate.
+    #[must_use]
+    pub const fn with_rate(level: Lod, rate_hz: f64) -> Self {
+        LodSetting {
+            level,
+            substep_rate: Some(rate_hz),
+        }
+    }
+
+    /// Checks the override's range.
+    pub fn validated(self) -> Result<LodSetting> {
+        if let Some(rate) = self.substep_rate {
+            if !(rate.is_finite() && (MIN_SUBSTEP_RATE..=MAX_SUBSTEP_RATE).contains(&rate)) {
+                return Err(CoreError::InvalidArgument {
+                    what: "substep rate",
+                    reason: format!(
+                        "must be finite and in [{MIN_SUBSTEP_RATE}, {MAX_SUBSTEP_RATE}] Hz, got {rate}"
+                    ),
+                });
+            }
+        }
+        Ok(self)
+    }
+}

@@ -1,0 +1,48 @@
+//! Ackermann steering: the inner front wheel turns tighter than the outer
+//! so both roll about a common turn centre on the rear axle's line.
+
+use crate::definition::CarDefinition;
+
+/// Road-wheel angles (ISO: positive left) for a steer input in [−1, 1]
+/// (positive right, as a stick). Rear wheels do not steer.
+pub(crate) fn wheel_angles(def: &CarDefinition, steer_input: f64) -> [f64; 4] {
+    let centre = -steer_input * def.steering.max_angle;
+    if centre == 0.0 {
+        return [0.0; 4];
+    }
+    let wheelbase = def.chassis.wheelbase;
+    let half_track = def.chassis.track.front / 2.0;
+    // Turn radius of the axle centre line about the turn centre.
+    let radius = wheelbase / libm::tan(centre.abs());
+    let inner = libm::atan(wheelbase / (radius - half_track).max(1e-3));
+    let outer = libm::atan(wheelbase / (radius + half_track));
+    let a = def.steering.ackermann;
+    let blend = |geometric: f64| centre.abs() + a * (geometric - centre.abs());
+    let (left, right) = if centre > 0.0 {
+        (blend(inner), blend(outer))
+    } else {
+        (-blend(outer), -blend(inner))
+    };
+    [left, right, 0.0, 0.0]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn left_turn_steers_the_left_wheel_more() {
+        let def = crate::presets::preset("fwd_hatchback").unwrap();
+        let [l, r, rl, rr] = wheel_angles(&def, -0.5);
+        assert!(l > r && r > 0.0, "{l} {r}");
+        assert_eq!((rl, rr), (0.0, 0.0));
+        let [l2, r2, ..] = wheel_angles(&def, 0.5);
+        assert_eq!((l2, r2), (-r, -l));
+        // Both wheels point at one turn centre on the rear-axle line.
+        let x_centre_l = def.chassis.wheelbase / libm::tan(l);
+        let x_centre_r = def.chassis.wheelbase / libm::tan(r);
+        let track = def.chassis.track.front;
+        let full = (x_centre_r - x_centre_l - track).abs();
+        assert!(def.steering.ackermann < 1.0 || full < 1e-9);
+    }
+}

@@ -1,0 +1,186 @@
+//! Telemetry: named channels per car, filled after every step.
+//!
+//! [`CHANNELS`] lists every channel with its unit; a car's values are a
+//! `[f64]` in that order. Names are a published contract: new channels are
+//! appended, existing names never change meaning.
+
+use glam::DVec3;
+
+use crate::definition::CarDefinition;
+use crate::pose::yaw_pitch_roll;
+use crate::state::{CarState, StepOutputs};
+
+/// One telemetry channel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Channel {
+    /// Stable snake_case name.
+    pub name: &'static str,
+    /// SI unit (`1` for dimensionless, `id`/`bool` for codes).
+    pub unit: &'static str,
+    /// What it measures and its sign convention.
+    pub description: &'static str,
+}
+
+/// Channels per wheel.
+const WHEEL_CHANNELS: usize = 11;
+/// Channels before the per-wheel block.
+const CAR_CHANNELS: usize = 32;
+/// Number of channels.
+pub const CHANNEL_COUNT: usize = CAR_CHANNELS + 4 * WHEEL_CHANNELS;
+
+macro_rules! channel {
+    ($name:expr, $unit:literal, $description:expr) => {
+        Channel {
+            name: $name,
+            unit: $unit,
+            description: $description,
+        }
+    };
+}
+
+macro_rules! channel_table {
+    ($($w:literal),*) => {
+        [
+            channel!("time", "s", "simulated time this car has been stepped"),
+            channel!("x", "m", "centre of mass, world x"),
+            channel!("y", "m", "centre of mass, world y"),
+            channel!("z", "m", "centre of mass, world z"),
+            channel!("yaw", "rad", "heading about world z, positive left"),
+            channel!("pitch", "rad", "pitch, positive nose down"),
+            channel!("roll", "rad", "roll, positive right side down"),
+            channel!("vx", "m/s", "velocity along the body x axis"),
+            channel!("vy", "m/s", "velocity along the body y axis"),
+            channel!("vz", "m/s", "velocity along the body z axis"),
+            channel!("speed", "m/s", "speed over ground"),
+            channel!("roll_rate", "rad/s", "angular velocity about body x"),
+            channel!("pitch_rate", "rad/s", "angular velocity about body y"),
+            channel!("yaw_rate", "rad/s", "angular velocity about body z, positive left"),
+            channel!("ax", "m/s²", "acceleration along body x"),
+            channel!("ay", "m/s²", "acceleration along body y"),
+            channel!("az", "m/s²", "acceleration along body z"),
+            channel!("body_slip", "rad", "angle of the velocity from the body x axis"),
+            channel!("input_steer", "1", "steer input, -1 full left … +1 full right"),
+            channel!("input_throttle", "1", "throttle pedal"),
+            channel!("input_brake", "1", "brake pedal"),
+            channel!("input_handbrake", "1", "handbrake lever"),
+            channel!("input_clutch", "1", "clutch pedal, 1 fully open"),
+            channel!("input_gear", "1", "requested gear"),
+            channel!("engine_rpm", "rpm", "engine speed"),
+            channel!("engine_torque", "N·m", "engine output torque, negative when engine braking"),
+            channel!("gear", "1", "engaged gear, -1 reverse, 0 neutral"),
+            channel!("steer_angle", "rad", "mean front road-wheel angle, positive left"),
+            channel!("lod", "id", "level of detail: 0 full, 1 single-track, 2 frozen"),
+            channel!("aero_drag", "N", "aerodynamic drag"),
+            channel!("aero_lift_front", "N", "lift at the front axle, negative is downforce"),
+            channel!("aero_lift_rear", "N", "lift at the rear axle, negative is downforce"),
+            $(
+                channel!(concat!("wheel_", $w, "_speed"), "m/s", "rim speed ω·R"),
+                channel!(concat!("wheel_", $w, "_omega"), "rad/s", "wheel spin"),
+                channel!(concat!("wheel_", $w, "_load"), "N", "tyre normal load"),
+                channel!(concat!("wheel_", $w, "_slip_ratio"), "1", "longitudinal slip ratio"),
+                channel!(concat!("wheel_", $w, "_slip_angle"), "rad", "slip angle, positive when the lateral force points left"),
+                channel!(concat!("wheel_", $w, "_fx"), "N", "tyre force along the wheel heading"),
+                channel!(concat!("wheel_", $w, "_fy"), "N", "tyre force to the wheel's left"),
+                channel!(concat!("wheel_", $w, "_travel"), "m", "suspension compression"),
+                channel!(concat!("wheel_", $w, "_contact"), "bool", "1 while the strut touches the ground"),
+                channel!(concat!("wheel_", $w, "_surface"), "id", "surface id under the wheel"),
+                channel!(concat!("wheel_", $w, "_steer"), "rad", "road-wheel steer angle, positive left"),
+            )*
+        ]
+    };
+}
+
+/// Every channel, in value order.
+pub static CHANNELS: [Channel; CHANNEL_COUNT] = channel_table!("fl", "fr", "rl", "rr");
+
+/// Index of the channel with this name.
+#[must_use]
+pub fn channel_index(name: &str) -> Option<usize> {
+    CHANNELS.iter().position(|c| c.name == name)
+}
+
+/// Fills `out` (length [`CHANNEL_COUNT`]) from a state and its last outputs.
+pub(crate) fn write(def: &CarDefinition, s: &CarState, o: &StepOutputs, out: &mut [f64]) {
+    let (yaw, pitch, roll) = yaw_pitch_roll(s.orientation);
+    let body_velocity: DVec3 = s.orientation.inverse() * s.velocity;
+    let w = s.angular_velocity;
+    let i = s.input;
+    let body_slip = if body_velocity.x.abs() + body_velocity.y.abs() > 1e-3 {
+        libm::atan2(body_velocity.y, body_velocity.x)
+    } else {
+        0.0
+    };
+    let car = [
+        s.elapsed,
+        s.position.x,
+        s.position.y,
+        s.position.z,
+        yaw,
+        pitch,
+        roll,
+        body_velocity.x,
+        body_velocity.y,
+        body_velocity.z,
+        s.velocity.length(),
+        w.x,
+        w.y,
+        w.z,
+        o.acceleration.x,
+        o.acceleration.y,
+        o.acceleration.z,
+        body_slip,
+        i.steer,
+        i.throttle,
+        i.brake,
+        i.handbrake,
+        i.clutch,
+        i.gear,
+        o.engine_rpm,
+        o.engine_torque,
+        f64::from(s.gear),
+        (o.wheels[0].steer + o.wheels[1].steer) / 2.0,
+        f64::from(s.lod.level.code()),
+        o.drag,
+        o.lift_front,
+        o.lift_rear,
+    ];
+    out[..CAR_CHANNELS].copy_from_slice(&car);
+    for (k, wheel) in o.wheels.iter().enumerate() {
+        let radius = def.wheels.get(k < 2).radius;
+        let values = [
+            s.wheel_omega[k] * radius,
+            s.wheel_omega[k],
+            wheel.load,
+            wheel.slip_ratio,
+            wheel.slip_angle,
+            wheel.fx,
+            wheel.fy,
+            wheel.travel,
+            if wheel.contact { 1.0 } else { 0.0 },
+            f64::from(s.surfaces[k].0),
+            wheel.steer,
+        ];
+        let start = CAR_CHANNELS + k * WHEEL_CHANNELS;
+        out[start..start + WHEEL_CHANNELS].copy_from_slice(&values);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_snake_case() {
+        for (k, c) in CHANNELS.iter().enumerate() {
+            assert!(
+                c.name
+                    .chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+            );
+            assert_eq!(channel_index(c.name), Some(k), "duplicate {}", c.name);
+            assert!(!c.unit.is_empty() && !c.description.is_empty());
+        }
+        assert_eq!(CHANNELS[CAR_CHANNELS].name, "wheel_fl_speed");
+        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "wheel_rr_steer");
+    }
+}

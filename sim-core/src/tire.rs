@@ -1,0 +1,212 @@
+//! Magic Formula tyre: pure longitudinal and lateral slip with load
+//! sensitivity, after Pacejka's PAC2002 (a subset of its coefficients, with
+//! the published names).
+//!
+//! Conventions: slip ratio κ = (ωR − vx)/|vx|, positive when driving;
+//! slip angle α here is signed so that a positive α gives a positive
+//! (leftward) lateral force, i.e. α = −atan(vy/|vx|).
+
+use serde::{Deserialize, Serialize};
+
+use crate::Result;
+use crate::definition::check;
+
+/// Lowest friction coefficient the load-sensitivity terms may produce; keeps
+/// forces sane under loads far beyond the nominal one.
+const MIN_FRICTION: f64 = 0.1;
+
+/// PAC2002 coefficients used by the pure-slip model (dimensionless unless
+/// noted).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TireParameters {
+    /// FNOMIN: nominal load, N.
+    pub nominal_load: f64,
+    /// PCX1: longitudinal shape factor.
+    pub pcx1: f64,
+    /// PDX1: longitudinal friction at nominal load.
+    pub pdx1: f64,
+    /// PDX2: change of longitudinal friction with load.
+    pub pdx2: f64,
+    /// PEX1: longitudinal curvature factor.
+    pub pex1: f64,
+    /// PKX1: longitudinal slip stiffness / load at nominal load.
+    pub pkx1: f64,
+    /// PKX2: change of longitudinal slip stiffness with load.
+    pub pkx2: f64,
+    /// PKX3: exponent of the slip-stiffness change with load.
+    pub pkx3: f64,
+    /// PCY1: lateral shape factor.
+    pub pcy1: f64,
+    /// PDY1: lateral friction at nominal load.
+    pub pdy1: f64,
+    /// PDY2: change of lateral friction with load.
+    pub pdy2: f64,
+    /// PEY1: lateral curvature factor.
+    pub pey1: f64,
+    /// PKY1: maximum cornering stiffness / nominal load.
+    pub pky1: f64,
+    /// PKY2: load at which cornering stiffness peaks / nominal load.
+    pub pky2: f64,
+}
+
+impl TireParameters {
+    pub(crate) fn validate(&self, prefix: &str) -> Result<()> {
+        let f = |name: &str| format!("{prefix}.{name}");
+        let pos = |name: &str, v: f64| check(&f(name), v, v > 0.0, "must be positive and finite");
+        let range = |name: &str, v: f64, lo: f64, hi: f64| {
+            check(
+                &f(name),
+                v,
+                (lo..=hi).contains(&v),
+                &format!("must be in [{lo}, {hi}]"),
+            )
+        };
+        pos("nominal_load", self.nominal_load)?;
+        range("pcx1", self.pcx1, 1.0, 2.0)?;
+        range("pdx1", self.pdx1, 0.1, 3.0)?;
+        range("pdx2", self.pdx2, -1.0, 1.0)?;
+        range("pex1", self.pex1, -10.0, 1.0)?;
+        range("pkx1", self.pkx1, 1.0, 100.0)?;
+        range("pkx2", self.pkx2, -50.0, 50.0)?;
+        range("pkx3", self.pkx3, -5.0, 5.0)?;
+        range("pcy1", self.pcy1, 1.0, 2.0)?;
+        range("pdy1", self.pdy1, 0.1, 3.0)?;
+        range("pdy2", self.pdy2, -1.0, 1.0)?;
+        range("pey1", self.pey1, -10.0, 1.0)?;
+        range("pky1", self.pky1, 1.0, 100.0)?;
+        range("pky2", self.pky2, 0.1, 10.0)?;
+        Ok(())
+    }
+
+    fn load_change(&self, fz: f64) -> f64 {
+        (fz - self.nominal_load) / self.nominal_load
+    }
+
+    /// Peak longitudinal force at load `fz` (N).
+    #[must_use]
+    pub fn peak_fx(&self, fz: f64) -> f64 {
+        (self.pdx1 + self.pdx2 * self.load_change(fz)).max(MIN_FRICTION) * fz
+    }
+
+    /// Peak lateral force at load `fz` (N).
+    #[must_use]
+    pub fn peak_fy(&self, fz: f64) -> f64 {
+        (self.pdy1 + self.pdy2 * self.load_change(fz)).max(MIN_FRICTION) * fz
+    }
+
+    /// Longitudinal slip stiffness dFx/dκ at κ = 0 (N per unit slip).
+    #[must_use]
+    pub fn slip_stiffness(&self, fz: f64) -> f64 {
+        let dfz = self.load_change(fz);
+        (fz * (self.pkx1 + self.pkx2 * dfz) * libm::exp(self.pkx3 * dfz)).max(0.0)
+    }
+
+    /// Cornering stiffness dFy/dα at α = 0 (N/rad).
+    #[must_use]
+    pub fn cornering_stiffness(&self, fz: f64) -> f64 {
+        let f0 = self.nominal_load;
+        self.pky1 * f0 * libm::sin(2.0 * libm::atan(fz / (self.pky2 * f0)))
+    }
+
+    /// Pure longitudinal force and its slope dFx/dκ at slip ratio `kappa`.
+    #[must_use]
+    pub fn longitudinal(&self, fz: f64, kappa: f64) -> (f64, f64) {
+        if fz <= 0.0 {
+            return (0.0, 0.0);
+        }
+        let d = self.peak_fx(fz);
+        let k = self.slip_stiffness(fz);
+        magic_formula(self.pcx1, d, k, self.pex1, kappa)
+    }
+
+    /// Pure lateral force at slip angle `alpha` (sign convention in the
+    /// module docs).
+    #[must_use]
+    pub fn lateral(&self, fz: f64, alpha: f64) -> f64 {
+        if fz <= 0.0 {
+            return 0.0;
+        }
+        let d = self.peak_fy(fz);
+        let k = self.cornering_stiffness(fz);
+        magic_formula(self.pcy1, d, k, self.pey1, alpha).0
+    }
+}
+
+/// y = D sin(C atan(Bx − E(Bx − atan Bx))) with B = K/(CD), and dy/dx.
+fn magic_formula(c: f64, d: f64, stiffness: f64, e: f64, x: f64) -> (f64, f64) {
+    if d <= 0.0 || stiffness <= 0.0 {
+        return (0.0, 0.0);
+    }
+    let b = stiffness / (c * d);
+    let bx = b * x;
+    let phi = bx - e * (bx - libm::atan(bx));
+    let dphi = b * (1.0 - e + e / (1.0 + bx * bx));
+    let angle = c * libm::atan(phi);
+    let y = d * libm::sin(angle);
+    let dy = d * libm::cos(angle) * c / (1.0 + phi * phi) * dphi;
+    (y, dy)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tyre() -> TireParameters {
+        TireParameters {
+            nominal_load: 4000.0,
+            pcx1: 1.65,
+            pdx1: 1.1,
+            pdx2: -0.08,
+            pex1: 0.3,
+            pkx1: 22.0,
+            pkx2: 0.0,
+            pkx3: 0.2,
+            pcy1: 1.3,
+            pdy1: 1.05,
+            pdy2: -0.1,
+            pey1: -0.5,
+            pky1: 18.0,
+            pky2: 1.8,
+        }
+    }
+
+    #[test]
+    fn initial_slopes_equal_the_stiffnesses() {
+        let t = tyre();
+        let (_, slope) = t.longitudinal(4000.0, 0.0);
+        assert!((slope - t.slip_stiffness(4000.0)).abs() < 1e-6 * slope);
+        let h = 1e-7;
+        let fy_slope = (t.lateral(4000.0, h) - t.lateral(4000.0, -h)) / (2.0 * h);
+        let k = t.cornering_stiffness(4000.0);
+        assert!((fy_slope - k).abs() < 1e-4 * k, "{fy_slope} vs {k}");
+    }
+
+    #[test]
+    fn analytic_slope_matches_finite_difference_everywhere() {
+        let t = tyre();
+        for i in -40..=40 {
+            let kappa = f64::from(i) * 0.025;
+            let h = 1e-7;
+            let fd = (t.longitudinal(5000.0, kappa + h).0 - t.longitudinal(5000.0, kappa - h).0)
+                / (2.0 * h);
+            let (_, slope) = t.longitudinal(5000.0, kappa);
+            assert!(
+                (fd - slope).abs() < 1e-3 * (1.0 + slope.abs()),
+                "κ={kappa}: {fd} vs {slope}"
+            );
+        }
+    }
+
+    #[test]
+    fn peak_is_mu_times_load_and_falls_with_load() {
+        let t = tyre();
+        let peak = (0..2000)
+            .map(|i| t.longitudinal(4000.0, f64::from(i) * 0.0005).0)
+            .fold(0.0, f64::max);
+        assert!((peak - 1.1 * 4000.0).abs() < 1.0, "{peak}");
+        assert!(t.peak_fy(8000.0) / 8000.0 < t.peak_fy(4000.0) / 4000.0);
+        assert_eq!(t.longitudinal(0.0, 0.2), (0.0, 0.0));
+        assert!(t.lateral(4000.0, 0.05) > 0.0 && t.lateral(4000.0, -0.05) < 0.0);
+    }
+}

@@ -1,0 +1,280 @@
+//! Tracks: a closed centre line plus a width, stored as JSON data
+//! (`tracks/`). The stored control points are smoothed with a closed
+//! uniform Catmull-Rom spline into a dense polyline at load time, using
+//! arithmetic only, so every target builds the same points.
+
+use glam::DVec2;
+use serde::Deserialize;
+
+use crate::{CoreError, Result};
+
+/// Polyline points generated per control-point segment.
+const SAMPLES_PER_SEGMENT: usize = 12;
+/// Most control points a track file may hold.
+const MAX_CONTROL_POINTS: usize = 4096;
+
+/// (name, JSON) of the built-in tracks.
+const TRACKS: &[(&str, &str)] = &[("brandwood", include_str!("../tracks/brandwood.json"))];
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TrackFile {
+    name: String,
+    width: f64,
+    centre_line: Vec<[f64; 2]>,
+}
+
+/// A closed track.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Track {
+    name: String,
+    width: f64,
+    points: Vec<DVec2>,
+    /// Arc length at each point, from point 0.
+    distance: Vec<f64>,
+    /// Signed curvature at each point, 1/m (positive: turning left).
+    curvature: Vec<f64>,
+    length: f64,
+}
+
+/// Where a position lies relative to the centre line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TrackPosition {
+    /// Index of the polyline segment start nearest to the position.
+    pub segment: usize,
+    /// Distance along the centre line from the start, m, in [0, length).
+    pub distance: f64,
+    /// Signed distance from the centre line, m (positive: to the left).
+    pub offset: f64,
+}
+
+/// Names of the built-in tracks.
+#[must_use]
+pub fn track_names() -> Vec<&'static str> {
+    TRACKS.iter().map(|(n, _)| *n).collect()
+}
+
+impl Track {
+    /// A built-in track by name.
+    pub fn builtin(name: &str) -> Result<Track> {
+        let (_, json) =
+            TRACKS
+                .iter()
+                .find(|(n, _)| *n == name)
+                .ok_or_else(|| CoreError::UnknownName {
+                    kind: "track",
+                    name: name.to_owned(),
+                    known: track_names().join(", "),
+                })?;
+        Track::from_json(json)
+    }
+
+    /// Parses a track file: `{"name", "width", "centre_line": [[x, y], …]}`
+    /// with the centre line's control points in driving order.
+    pub fn from_json(json: &str) -> Result<Track> {
+        let file: TrackFile = serde_json::from_str(json).map_err(|e| CoreError::Parse {
+            what: "track",
+            message: e.to_string(),
+        })?;
+        let bad = |reason: String| CoreError::InvalidArgument {
+            what: "track",
+            reason,
+        };
+        if !(file.width.is_finite() && file.width > 1.0) {
+            return Err(bad(format!(
+                "width must be finite and > 1 m, got {}",
+                file.width
+            )));
+        }
+        let n = file.centre_line.len();
+        if !(4..=MAX_CONTROL_POINTS).contains(&n) {
+            return Err(bad(format!(
+                "centre_line needs 4..={MAX_CONTROL_POINTS} points, got {n}"
+            )));
+        }
+        let control: Vec<DVec2> = file
+            .centre_line
+            .iter()
+            .map(|&p| DVec2::from_array(p))
+            .collect();
+        if let Some(i) = control.iter().position(|p| !p.is_finite()) {
+            return Err(bad(format!("centre_line[{i}] is not finite")));
+        }
+        let points = catmull_rom_closed(&control);
+        Track::from_points(file.name, file.width, points).map_err(bad)
+    }
+
+    fn from_points(name: String, width: f64, points: Vec<DVec2>) -> Result<Track, String> {
+        let n = points.len();
+        let mut distance = Vec::with_capacity(n);
+        let mut total = 0.0;
+        for i in 0..n {
+            distance.push(total);
+            let step = points[i].distance(points[(i + 1) % n]);
+            if step < 1e-6 {
+                return Err(format!("centre line repeats a point near index {i}"));
+            }
+            total += step;
+        }
+        let curvature = (0..n)
+            .map(|i| menger_curvature(points[(i + n - 1) % n], points[i], points[(i + 1) % n]))
+            .collect();
+        Ok(Track {
+            name,
+            width,
+            points,
+            distance,
+            curvature,
+            length: total,
+        })
+    }
+
+    /// Track name.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Full width, m.
+    #[must_use]
+    pub fn width(&self) -> f64 {
+        self.width
+    }
+
+    /// Length of one lap along the centre line, m.
+    #[must_use]
+    pub fn length(&self) -> f64 {
+        self.length
+    }
+
+    /// The dense centre-line polyline.
+    #[must_use]
+    pub fn points(&self) -> &[DVec2] {
+        &self.points
+    }
+
+    /// Signed curvature at each polyline point, 1/m.
+    #[must_use]
+    pub fn curvature(&self) -> &[f64] {
+        &self.curvature
+    }
+
+    /// Arc length at each polyline point, m.
+    #[must_use]
+    pub fn distances(&self) -> &[f64] {
+        &self.distance
+    }
+
+    /// The point at arc length `s` (wrapped to the lap), and the unit
+    /// direction of travel there.
+    #[must_use]
+    pub fn point_at(&self, s: f64) -> (DVec2, DVec2) {
+        let s = s.rem_euclid(self.length);
+        // Binary search for the segment holding s.
+        let i = match self.distance.binary_search_by(|d| d.total_cmp(&s)) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let n = self.points.len();
+        let (p0, p1) = (self.points[i], self.points[(i + 1) % n]);
+        let seg = p1 - p0;
+        let len = seg.length();
+        let t = (s - self.distance[i]) / len;
+        (p0 + seg * t, seg / len)
+    }
+
+    /// Projects a position onto the centre line (nearest segment, searched
+    /// over the whole lap so the answer has no history).
+    #[must_use]
+    pub fn locate(&self, p: DVec2) -> TrackPosition {
+        let n = self.points.len();
+        let mut best = (f64::INFINITY, 0, 0.0);
+        for i in 0..n {
+            let (a, b) = (self.points[i], self.points[(i + 1) % n]);
+            let seg = b - a;
+            let t = ((p - a).dot(seg) / seg.length_squared()).clamp(0.0, 1.0);
+            let d2 = (a + seg * t).distance_squared(p);
+            // Strict < keeps the lowest index on ties: a fixed answer.
+            if d2 < best.0 {
+                best = (d2, i, t);
+            }
+        }
+        let (_, i, t) = best;
+        let (a, b) = (self.points[i], self.points[(i + 1) % n]);
+        let seg = b - a;
+        let side = seg.perp_dot(p - a).signum();
+        let distance = (self.distance[i] + t * seg.length()).rem_euclid(self.length);
+        TrackPosition {
+            segment: i,
+            distance,
+            offset: side * best.0.sqrt(),
+        }
+    }
+}
+
+/// Closed uniform Catmull-Rom through the control points.
+fn catmull_rom_closed(c: &[DVec2]) -> Vec<DVec2> {
+    let n = c.len();
+    let mut out = Vec::with_capacity(n * SAMPLES_PER_SEGMENT);
+    for i in 0..n {
+        let (p0, p1, p2, p3) = (c[(i + n - 1) % n], c[i], c[(i + 1) % n], c[(i + 2) % n]);
+        for k in 0..SAMPLES_PER_SEGMENT {
+            let t = k as f64 / SAMPLES_PER_SEGMENT as f64;
+            let (t2, t3) = (t * t, t * t * t);
+            let p = (p1 * 2.0
+                + (p2 - p0) * t
+                + (p0 * 2.0 - p1 * 5.0 + p2 * 4.0 - p3) * t2
+                + (p1 * 3.0 - p0 - p2 * 3.0 + p3) * t3)
+                * 0.5;
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Signed curvature of the circle through three points.
+fn menger_curvature(a: DVec2, b: DVec2, c: DVec2) -> f64 {
+    let cross = (b - a).perp_dot(c - b);
+    let denom = a.distance(b) * b.distance(c) * c.distance(a);
+    if denom > 0.0 {
+        2.0 * cross / denom
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_track_is_a_sane_closed_loop() {
+        let t = Track::builtin("brandwood").unwrap();
+        assert!(t.length() > 1000.0 && t.length() < 5000.0, "{}", t.length());
+        let tightest = t.curvature().iter().fold(0.0_f64, |m, k| m.max(k.abs()));
+        assert!(1.0 / tightest > 15.0, "tightest radius {}", 1.0 / tightest);
+        let p = t.points()[37];
+        let at = t.locate(p + DVec2::new(0.0, 0.0));
+        assert!(at.offset.abs() < 1e-9);
+        let (q, _) = t.point_at(at.distance);
+        assert!(q.distance(p) < 1e-9);
+    }
+
+    #[test]
+    fn bad_files_are_refused() {
+        assert!(Track::from_json("{").is_err());
+        let few = r#"{"name":"x","width":10,"centre_line":[[0,0],[1,0],[1,1]]}"#;
+        assert!(
+            Track::from_json(few)
+                .unwrap_err()
+                .to_string()
+                .contains("4..")
+        );
+        assert!(
+            Track::builtin("nowhere")
+                .unwrap_err()
+                .to_string()
+                .contains("brandwood")
+        );
+    }
+}

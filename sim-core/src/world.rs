@@ -1,0 +1,325 @@
+//! The `World`: cars stepped together, in id order, on the built-in ground.
+//!
+//! Every mutating call validates its arguments first and changes nothing on
+//! error. `step` is transactional as well: if any car's state stops being
+//! finite, every car is put back as it was before the step.
+
+use std::sync::Arc;
+
+use crate::car::{Car, InitialPose};
+use crate::definition::CarDefinition;
+use crate::driver::{AiDriver, DriverStyle};
+use crate::full_model::Environment;
+use crate::ground::GroundSlope;
+use crate::ids::{CarId, Wheel};
+use crate::input::CarInput;
+use crate::lod::LodSetting;
+use crate::pose::{CarPose, yaw_pitch_roll};
+use crate::snapshot;
+use crate::state::CarState;
+use crate::surface::{SurfaceId, SurfaceTable};
+use crate::track::Track;
+use crate::{CoreError, Result};
+
+/// Longest host step accepted, s.
+pub const MAX_TIMESTEP: f64 = 0.25;
+
+/// World-wide settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldConfig {
+    /// Surfaces that wheels can stand on.
+    pub surfaces: SurfaceTable,
+    /// Gravitational acceleration, m/s².
+    pub gravity: f64,
+    /// Air density, kg/m³.
+    pub air_density: f64,
+}
+
+impl Default for WorldConfig {
+    fn default() -> Self {
+        WorldConfig {
+            surfaces: SurfaceTable::presets(),
+            gravity: 9.80665,
+            air_density: 1.225,
+        }
+    }
+}
+
+/// A set of cars simulated together.
+#[derive(Clone, Debug)]
+pub struct World {
+    config: WorldConfig,
+    cars: Vec<Car>,
+    step_count: u64,
+    /// Reused buffer holding the pre-step states for rollback.
+    rollback: Vec<CarState>,
+}
+
+impl World {
+    /// An empty world. Gravity and air density must be finite and
+    /// non-negative.
+    pub fn new(config: WorldConfig) -> Result<World> {
+        for (what, v) in [
+            ("gravity", config.gravity),
+            ("air density", config.air_density),
+        ] {
+            if !(v.is_finite() && (0.0..=100.0).contains(&v)) {
+                return Err(CoreError::InvalidArgument {
+                    what: "world config",
+                    reason: format!("{what} must be finite and in [0, 100], got {v}"),
+                });
+            }
+        }
+        Ok(World {
+            config,
+            cars: Vec::new(),
+            step_count: 0,
+            rollback: Vec::new(),
+        })
+    }
+
+    /// The world's settings.
+    #[must_use]
+    pub fn config(&self) -> &WorldConfig {
+        &self.config
+    }
+
+    /// Adds a car at rest on flat ground (or rolling at `pose.speed`).
+    pub fn add_car(&mut self, def: &CarDefinition, pose: InitialPose) -> Result<CarId> {
+        let id = u32::try_from(self.cars.len()).map_err(|_| CoreError::InvalidArgument {
+            what: "car count",
+            reason: "a world holds at most 2^32 cars".into(),
+        })?;
+        self.cars.push(Car::new(def, pose)?);
+        Ok(CarId(id))
+    }
+
+    /// Ids of all cars, in stepping order.
+    pub fn car_ids(&self) -> impl Iterator<Item = CarId> + '_ {
+        (0..self.cars.len() as u32).map(CarId)
+    }
+
+    /// Number of cars.
+    #[must_use]
+    pub fn car_count(&self) -> usize {
+        self.cars.len()
+    }
+
+    fn car(&self, id: CarId) -> Result<&Car> {
+        self.cars
+            .get(id.0 as usize)
+            .ok_or(CoreError::UnknownCar(id))
+    }
+
+    fn car_mut(&mut self, id: CarId) -> Result<&mut Car> {
+        self.cars
+            .get_mut(id.0 as usize)
+            .ok_or(CoreError::UnknownCar(id))
+    }
+
+    /// The car's definition.
+    pub fn definition(&self, id: CarId) -> Result<&CarDefinition> {
+        Ok(&self.car(id)?.def)
+    }
+
+    /// Sets the input the car runs with from the next step on. Non-finite
+    /// fields are an error (nothing changes); the rest is clamped to range.
+    pub fn set_input(&mut self, id: CarId, input: CarInput) -> Result<()> {
+        let car = self.car_mut(id)?;
+        car.state.input = input.sanitized(car.def.top_gear())?;
+        Ok(())
+    }
+
+    /// The input the car ran with in the last step (after any AI driver
+    /// wrote it), or the one set since.
+    pub fn input(&self, id: CarId) -> Result<CarInput> {
+        Ok(self.car(id)?.state.input)
+    }
+
+    /// Gives the car a path-following AI driver on `track`, or removes it
+    /// with `None`.
+    pub fn set_driver(&mut self, id: CarId, track: Option<Arc<Track>>) -> Result<()> {
+        self.set_driver_with_style(id, track, DriverStyle::default())
+    }
+
+    /// As [`set_driver`](Self::set_driver), with a driving style.
+    pub fn set_driver_with_style(
+        &mut self,
+        id: CarId,
+        track: Option<Arc<Track>>,
+        style: DriverStyle,
+    ) -> Result<()> {
+        let car = self.car_mut(id)?;
+        car.driver = track.map(|t| AiDriver::new(t, &car.def, style));
+        Ok(())
+    }
+
+    /// The car's AI driver, if it has one.
+    pub fn driver(&self, id: CarId) -> Result<Option<&AiDriver>> {
+        Ok(self.car(id)?.driver.as_ref())
+    }
+
+    /// Advances every car by `dt` seconds, in id order. `dt` must be finite
+    /// and in (0, [`MAX_TIMESTEP`]]; otherwise nothing changes.
+    pub fn step(&mut self, dt: f64) -> Result<()> {
+        if !(dt.is_finite() && dt > 0.0 && dt <= MAX_TIMESTEP) {
+            return Err(CoreError::InvalidTimestep(dt));
+        }
+        self.rollback.clear();
+        self.rollback
+            .extend(self.cars.iter().map(|c| c.state.clone()));
+        let env = Environment {
+            gravity: self.config.gravity,
+            air_density: self.config.air_density,
+            surfaces: &self.config.surfaces,
+        };
+        let mut unstable = None;
+        for (i, car) in self.cars.iter_mut().enumerate() {
+            car.step(dt, &env);
+            if !car.state.is_finite() {
+                unstable = Some(CarId(i as u32));
+                break;
+            }
+        }
+        if let Some(car) = unstable {
+            for (c, saved) in self.cars.iter_mut().zip(self.rollback.drain(..)) {
+                c.state = saved;
+            }
+            return Err(CoreError::NumericalInstability { car });
+        }
+        for car in &mut self.cars {
+            car.refresh_telemetry();
+        }
+        self.step_count += 1;
+        Ok(())
+    }
+
+    /// Host steps taken.
+    #[must_use]
+    pub fn step_count(&self) -> u64 {
+        self.step_count
+    }
+
+    /// Sets the step counter; the replay player uses it to line hashes up
+    /// with the recording.
+    pub fn set_step_count(&mut self, steps: u64) {
+        self.step_count = steps;
+    }
+
+    /// Sets the surface under all four wheels.
+    pub fn set_surface(&mut self, id: CarId, surface: SurfaceId) -> Result<()> {
+        self.config.surfaces.get(surface)?;
+        self.car_mut(id)?.state.surfaces = [surface; 4];
+        Ok(())
+    }
+
+    /// Sets the surface under one wheel.
+    pub fn set_wheel_surface(&mut self, id: CarId, wheel: Wheel, surface: SurfaceId) -> Result<()> {
+        self.config.surfaces.get(surface)?;
+        self.car_mut(id)?.state.surfaces[wheel.index()] = surface;
+        Ok(())
+    }
+
+    /// The surface under each wheel.
+    pub fn wheel_surfaces(&self, id: CarId) -> Result<[SurfaceId; 4]> {
+        Ok(self.car(id)?.state.surfaces)
+    }
+
+    /// Sets the ground slope under the car.
+    pub fn set_ground_slope(&mut self, id: CarId, slope: GroundSlope) -> Result<()> {
+        let slope = slope.validated()?;
+        self.car_mut(id)?.state.slope = slope;
+        Ok(())
+    }
+
+    /// The ground slope under the car.
+    pub fn ground_slope(&self, id: CarId) -> Result<GroundSlope> {
+        Ok(self.car(id)?.state.slope)
+    }
+
+    /// Switches the car's model and substep rate. Pose, velocities, wheel
+    /// speeds and the engaged gear carry over.
+    pub fn set_lod(&mut self, id: CarId, lod: LodSetting) -> Result<()> {
+        let lod = lod.validated()?;
+        self.car_mut(id)?.state.lod = lod;
+        Ok(())
+    }
+
+    /// The car's level of detail.
+    pub fn lod(&self, id: CarId) -> Result<LodSetting> {
+        Ok(self.car(id)?.state.lod)
+    }
+
+    /// Substeps the car takes for a host step of `dt`.
+    pub fn substeps_for(&self, id: CarId, dt: f64) -> Result<u32> {
+        Ok(self.car(id)?.substeps(dt))
+    }
+
+    /// Serializes the car's state (layout in `snapshot.rs`).
+    pub fn snapshot(&self, id: CarId) -> Result<Vec<u8>> {
+        let car = self.car(id)?;
+        Ok(snapshot::encode(&car.state, &car.fingerprint))
+    }
+
+    /// Restores a snapshot made by [`snapshot`](Self::snapshot) of a car
+    /// with the same definition. On error nothing changes.
+    pub fn restore(&mut self, id: CarId, bytes: &[u8]) -> Result<()> {
+        let surface_count = self.config.surfaces.surfaces().len();
+        let car = self.car_mut(id)?;
+        let state = snapshot::decode(bytes, &car.fingerprint, surface_count, car.def.top_gear())?;
+        car.state = state;
+        car.outputs = Default::default();
+        car.refresh_telemetry();
+        Ok(())
+    }
+
+    /// blake3 of the car's canonical state.
+    pub fn car_hash(&self, id: CarId) -> Result<[u8; 32]> {
+        let car = self.car(id)?;
+        Ok(snapshot::car_hash(&car.state, &car.fingerprint))
+    }
+
+    /// blake3 over the step count and every car's hash in id order.
+    #[must_use]
+    pub fn world_hash(&self) -> [u8; 32] {
+        snapshot::world_hash(
+            self.step_count,
+            self.cars
+                .iter()
+                .map(|c| snapshot::car_hash(&c.state, &c.fingerprint)),
+        )
+    }
+
+    /// The car's telemetry values, in [`CHANNELS`](crate::CHANNELS) order.
+    pub fn telemetry(&self, id: CarId) -> Result<&[f64]> {
+        Ok(&self.car(id)?.telemetry)
+    }
+
+    /// One telemetry value by channel name.
+    pub fn channel(&self, id: CarId, name: &str) -> Result<f64> {
+        let index =
+            crate::telemetry::channel_index(name).ok_or_else(|| CoreError::UnknownName {
+                kind: "telemetry channel",
+                name: name.to_owned(),
+                known: "see skidpad_core::CHANNELS".into(),
+            })?;
+        Ok(self.car(id)?.telemetry[index])
+    }
+
+    /// The car's pose.
+    pub fn pose(&self, id: CarId) -> Result<CarPose> {
+        let car = self.car(id)?;
+        let s = &car.state;
+        let (yaw, pitch, roll) = yaw_pitch_roll(s.orientation);
+        let steer = crate::steering::wheel_angles(&car.def, s.input.steer);
+        Ok(CarPose {
+            position: s.position,
+            orientation: s.orientation,
+            yaw,
+            pitch,
+            roll,
+            steer_angle: (steer[0] + steer[1]) / 2.0,
+            speed: s.velocity.length(),
+        })
+    }
+}
