@@ -41,7 +41,7 @@ pub struct DriverStyle {
 impl Default for DriverStyle {
     fn default() -> Self {
         DriverStyle {
-            cornering_grip: 0.72,
+            cornering_grip: 0.65,
             braking_grip: 0.6,
             acceleration: 4.0,
             lookahead_base: 6.0,
@@ -114,15 +114,15 @@ impl AiDriver {
         let road_wheel = libm::atan(def.chassis.wheelbase * curvature);
         let steer = (-road_wheel / def.steering.max_angle).clamp(-1.0, 1.0);
 
-        // Speed: aim at the profile a little ahead to cover pedal lag.
-        let preview = here.distance + speed.max(0.0) * 0.5;
-        let target_speed = self.profile_at(preview).min(self.profile_at(here.distance));
+        // Speed: hold the lowest profile speed over the next stretch the
+        // pedals need to act (their lag, plus the look-ahead's bias).
+        let target_speed = self.profile_min(here.distance, 3.0 + speed.max(0.0) * 0.4);
         let error = target_speed - speed;
-        let (throttle, brake) = if error >= -1.0 {
-            let wanted = (0.3 + 0.5 * error).clamp(0.0, 1.0);
+        let (throttle, brake) = if error >= -0.3 {
+            let wanted = (0.4 + 0.6 * error).clamp(0.0, 1.0);
             (wanted * self.traction_factor(def, state, speed), 0.0)
         } else {
-            (0.0, (-(error + 1.0) * 0.25).clamp(0.0, self.brake_limit))
+            (0.0, (-(error + 0.3) * 0.4).clamp(0.0, self.brake_limit))
         };
         let gear = match def.gearbox.mode {
             ShiftMode::Automatic => 0.0,
@@ -166,14 +166,25 @@ impl AiDriver {
         from_slip.min(from_slide)
     }
 
-    fn profile_at(&self, s: f64) -> f64 {
-        let s = s.rem_euclid(self.track.length());
+    /// Lowest profile speed from `s` over the next `ahead` metres.
+    fn profile_min(&self, s: f64, ahead: f64) -> f64 {
+        let length = self.track.length();
         let d = self.track.distances();
-        let i = match d.binary_search_by(|x| x.total_cmp(&s)) {
+        let n = d.len();
+        let s = s.rem_euclid(length);
+        let mut i = match d.binary_search_by(|x| x.total_cmp(&s)) {
             Ok(i) => i,
             Err(i) => i - 1,
         };
-        self.speed_profile[i]
+        let mut lowest = self.speed_profile[i];
+        let mut covered = 0.0;
+        while covered < ahead {
+            let j = (i + 1) % n;
+            covered += if j == 0 { length - d[i] } else { d[j] - d[i] };
+            lowest = lowest.min(self.speed_profile[j]);
+            i = j;
+        }
+        lowest
     }
 }
 
