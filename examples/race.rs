@@ -34,7 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let ids: Vec<_> = world.car_ids().collect();
     let mut last_distance: Vec<f64> = vec![0.0; CARS];
-    let mut lap_start = vec![0.0; CARS];
+    let mut lap_start = [0.0; CARS];
     let mut laps: Vec<Vec<f64>> = vec![Vec::new(); CARS];
     let mut worst_offset: f64 = 0.0;
     let half_width = track.width() / 2.0;

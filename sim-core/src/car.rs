@@ -7,7 +7,7 @@ use glam::{DQuat, DVec3};
 use crate::car_params::CarParams;
 use crate::definition::CarDefinition;
 use crate::driver::AiDriver;
-use crate::full_model::{self, Environment};
+use crate::full_model::{self, Environment, HostStep};
 use crate::ground::GroundSlope;
 use crate::input::CarInput;
 use crate::lod::{Lod, LodSetting, SINGLE_TRACK_DEFAULT_RATE};
@@ -131,6 +131,7 @@ impl Car {
         }
         let n = self.substeps(dt);
         let h = dt / f64::from(n);
+        let host = HostStep::new(&self.def, &self.state, env);
         for _ in 0..n {
             match level {
                 Lod::Full => full_model::substep(
@@ -139,6 +140,7 @@ impl Car {
                     env,
                     &mut self.state,
                     &mut self.outputs,
+                    &host,
                     h,
                 ),
                 Lod::SingleTrack => single_track::substep(
@@ -147,6 +149,7 @@ impl Car {
                     env,
                     &mut self.state,
                     &mut self.outputs,
+                    &host,
                     h,
                 ),
                 Lod::Frozen => {}

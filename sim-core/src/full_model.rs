@@ -8,7 +8,7 @@
 //! body frame with the gyroscopic term ω × Iω. Wheels are processed in
 //! index order, so the force sums have a fixed grouping (SPEC §3.3).
 
-use glam::{DQuat, DVec3};
+use glam::{DMat3, DQuat, DVec3};
 
 use crate::aero;
 use crate::car_params::CarParams;
@@ -16,7 +16,7 @@ use crate::definition::CarDefinition;
 use crate::drivetrain;
 use crate::ids::Wheel;
 use crate::state::{CarState, StepOutputs, WheelOutput};
-use crate::steering;
+use crate::steering::SteerGeometry;
 use crate::surface::SurfaceTable;
 use crate::wheel::{WheelContact, ploughing_force, step_wheel};
 
@@ -26,6 +26,24 @@ pub(crate) struct Environment<'a> {
     pub gravity: f64,
     pub air_density: f64,
     pub surfaces: &'a SurfaceTable,
+}
+
+/// What stays constant over one host step, computed once before its
+/// substeps: the input's steer geometry and the slope-tilted gravity.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct HostStep {
+    pub steer: SteerGeometry,
+    /// Gravity in the car's ground frame, m/s².
+    pub gravity: DVec3,
+}
+
+impl HostStep {
+    pub(crate) fn new(def: &CarDefinition, state: &CarState, env: &Environment<'_>) -> Self {
+        HostStep {
+            steer: SteerGeometry::new(def, state.input.steer),
+            gravity: state.slope.gravity(env.gravity),
+        }
+    }
 }
 
 /// A strut whose ray reached the ground.
@@ -42,21 +60,24 @@ pub(crate) fn substep(
     env: &Environment<'_>,
     state: &mut CarState,
     out: &mut StepOutputs,
+    host: &HostStep,
     h: f64,
 ) {
+    let steer = &host.steer;
     let rot = state.orientation;
-    let up = rot * DVec3::Z;
-    let forward = rot * DVec3::X;
-    let omega_world = rot * state.angular_velocity;
+    // One matrix per substep: cheaper than rotating each vector by the
+    // quaternion, and its columns are the body axes.
+    let m = DMat3::from_quat(rot);
+    let (forward, left, up) = (m.x_axis, m.y_axis, m.z_axis);
+    let omega_world = m * state.angular_velocity;
     let mass = def.chassis.mass;
-    let steer = steering::wheel_angles(def, state.input.steer);
     let torques = drivetrain::torques(def, &state.input, &state.wheel_omega, &mut state.gear);
     let slip_floor = params.slip_floor(h);
 
     // Ray-cast each strut along the body's down axis to the plane z = 0.
     let hits: [Option<StrutHit>; 4] = Wheel::ALL.map(|w| {
         let geometry = &params.wheels[w.index()];
-        let mount = state.position + rot * geometry.mount;
+        let mount = state.position + m * geometry.mount;
         // A body tipped past horizontal has no strut pointing at the ground.
         if up.z <= 1e-3 {
             return None;
@@ -73,7 +94,7 @@ pub(crate) fn substep(
     let speed = state.velocity.length();
     let forward_speed = state.velocity.dot(forward);
     let aero = aero::forces(def, env.air_density, speed, forward_speed);
-    let mut force = state.slope.gravity(env.gravity) * mass;
+    let mut force = host.gravity * mass;
     let mut torque = DVec3::ZERO;
     if speed > 0.0 {
         force -= state.velocity * (aero.drag / speed);
@@ -83,7 +104,7 @@ pub(crate) fn substep(
     for (x, lift) in [(front_x, aero.lift_front), (rear_x, aero.lift_rear)] {
         let f = up * lift;
         force += f;
-        torque += (rot * DVec3::new(x, 0.0, 0.0)).cross(f);
+        torque += (forward * x).cross(f);
     }
 
     for w in Wheel::ALL {
@@ -91,10 +112,7 @@ pub(crate) fn substep(
         let front = w.is_front();
         let susp = def.suspension.get(front);
         let wheel_def = def.wheels.get(front);
-        let surface = env
-            .surfaces
-            .get(state.surfaces[i])
-            .unwrap_or(&env.surfaces.surfaces()[0]);
+        let surface = env.surfaces.get_checked(state.surfaces[i]);
         let mut contact = WheelContact {
             tire: def.tires.get(front),
             surface,
@@ -112,7 +130,7 @@ pub(crate) fn substep(
             let result = step_wheel(&contact, state.wheel_omega[i], h);
             state.wheel_omega[i] = result.omega;
             out.wheels[i] = WheelOutput {
-                steer: steer[i],
+                steer: steer.angle[i],
                 ..WheelOutput::default()
             };
             continue;
@@ -137,8 +155,8 @@ pub(crate) fn substep(
 
         // Tyre frame on the ground: heading is the steered wheel's forward
         // axis flattened onto the plane.
-        let (sin_d, cos_d) = (libm::sin(steer[i]), libm::cos(steer[i]));
-        let wheel_forward = rot * DVec3::new(cos_d, sin_d, 0.0);
+        let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
+        let wheel_forward = forward * cos_d + left * sin_d;
         let heading = DVec3::new(wheel_forward.x, wheel_forward.y, 0.0).normalize_or_zero();
         let lateral = DVec3::new(-heading.y, heading.x, 0.0);
         contact.load = strut * up.z;
@@ -159,7 +177,7 @@ pub(crate) fn substep(
             fy: result.fy,
             travel: hit.compression,
             contact: true,
-            steer: steer[i],
+            steer: steer.angle[i],
         };
     }
 
@@ -167,7 +185,8 @@ pub(crate) fn substep(
     let acceleration = force / mass;
     state.velocity += acceleration * h;
     state.position += state.velocity * h;
-    let body_torque = rot.inverse() * torque;
+    let to_body = m.transpose();
+    let body_torque = to_body * torque;
     let w = state.angular_velocity;
     let gyroscopic = w.cross(params.inertia * w);
     state.angular_velocity += params.inv_inertia * (body_torque - gyroscopic) * h;
@@ -176,7 +195,7 @@ pub(crate) fn substep(
     let q = rot + rot * spin * (0.5 * h);
     state.orientation = q.normalize();
 
-    out.acceleration = rot.inverse() * acceleration;
+    out.acceleration = to_body * acceleration;
     out.engine_rpm = torques.engine_rpm;
     out.engine_torque = torques.engine_torque;
     out.drag = aero.drag;

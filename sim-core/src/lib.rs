@@ -67,7 +67,7 @@ pub use presets::{preset, preset_names};
 pub use snapshot::SNAPSHOT_LEN;
 pub use surface::{MAX_SURFACES, Surface, SurfaceId, SurfaceTable};
 pub use telemetry::{CHANNEL_COUNT, CHANNELS, Channel, channel_index};
-pub use tire::TireParameters;
+pub use tire::{TireAtLoad, TireParameters};
 pub use track::{Track, TrackPosition, track_names};
 pub use world::{MAX_TIMESTEP, World, WorldConfig};
 

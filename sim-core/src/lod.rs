@@ -78,15 +78,15 @@ impl LodSetting {
 
     /// Checks the override's range.
     pub fn validated(self) -> Result<LodSetting> {
-        if let Some(rate) = self.substep_rate {
-            if !(rate.is_finite() && (MIN_SUBSTEP_RATE..=MAX_SUBSTEP_RATE).contains(&rate)) {
-                return Err(CoreError::InvalidArgument {
-                    what: "substep rate",
-                    reason: format!(
-                        "must be finite and in [{MIN_SUBSTEP_RATE}, {MAX_SUBSTEP_RATE}] Hz, got {rate}"
-                    ),
-                });
-            }
+        if let Some(rate) = self.substep_rate
+            && !(rate.is_finite() && (MIN_SUBSTEP_RATE..=MAX_SUBSTEP_RATE).contains(&rate))
+        {
+            return Err(CoreError::InvalidArgument {
+                what: "substep rate",
+                reason: format!(
+                    "must be finite and in [{MIN_SUBSTEP_RATE}, {MAX_SUBSTEP_RATE}] Hz, got {rate}"
+                ),
+            });
         }
         Ok(self)
     }

@@ -3,7 +3,7 @@
 //! The body is planar: x, y, yaw and their rates. Pitch and roll are held at
 //! zero and the centre of mass at its static height. Axle loads are static
 //! plus aero lift plus longitudinal load transfer, estimated from the
-//! previous pass of this same substep (one fixed-point iteration, no state).
+//! tyre force the drivetrain and brakes ask for (no extra state).
 //! Each wheel keeps its own spin, surface and torques, but both wheels of an
 //! axle share the axle's kinematics; the lateral load transfer of the full
 //! model is ignored.
@@ -14,12 +14,22 @@ use crate::aero;
 use crate::car_params::CarParams;
 use crate::definition::CarDefinition;
 use crate::drivetrain;
-use crate::full_model::Environment;
+use crate::full_model::{Environment, HostStep};
 use crate::ids::Wheel;
 use crate::pose::yaw_pitch_roll;
 use crate::state::{CarState, StepOutputs, WheelOutput};
-use crate::steering;
 use crate::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
+
+/// What distinguishes two wheels of one axle in this model.
+#[derive(Clone, Copy, PartialEq)]
+struct WheelKey {
+    surface: u8,
+    vx: f64,
+    vy: f64,
+    drive: f64,
+    brake: f64,
+    omega: f64,
+}
 
 /// Advances the car by one substep of `h` seconds.
 pub(crate) fn substep(
@@ -28,8 +38,10 @@ pub(crate) fn substep(
     env: &Environment<'_>,
     state: &mut CarState,
     out: &mut StepOutputs,
+    host: &HostStep,
     h: f64,
 ) {
+    let steer = &host.steer;
     let c = &def.chassis;
     let mass = c.mass;
     let a = c.cg_to_front_axle;
@@ -40,86 +52,96 @@ pub(crate) fn substep(
     let vx = v.x * cos_yaw + v.y * sin_yaw;
     let vy = -v.x * sin_yaw + v.y * cos_yaw;
     let r = state.angular_velocity.z;
-    let gravity = state.slope.gravity(env.gravity);
+    let gravity = host.gravity;
     let gx = gravity.x * cos_yaw + gravity.y * sin_yaw;
     let gy = -gravity.x * sin_yaw + gravity.y * cos_yaw;
     let weight = -gravity.z * mass;
 
-    let steer = steering::wheel_angles(def, state.input.steer);
     let torques = drivetrain::torques(def, &state.input, &state.wheel_omega, &mut state.gear);
     let slip_floor = params.slip_floor(h);
     let aero = aero::forces(def, env.air_density, (vx * vx + vy * vy).sqrt(), vx);
     let static_front = weight * b / c.wheelbase - aero.lift_front;
     let static_rear = weight * a / c.wheelbase - aero.lift_rear;
 
-    // Wheel kinematics in the body frame.
-    let axle_velocity = |w: Wheel| {
-        if w.is_front() {
-            (vx, vy + a * r)
-        } else {
-            (vx, vy - b * r)
-        }
-    };
-    let run = |transfer: f64, commit: bool, state: &mut CarState, out: &mut StepOutputs| {
-        let mut body_force = (0.0, 0.0);
-        let mut yaw_moment = 0.0;
-        for w in Wheel::ALL {
+    // Longitudinal load transfer from the force the drivetrain and brakes
+    // ask of the tyres, capped at what the tyres can give: a stateless
+    // estimate that needs no second tyre pass.
+    let against_motion = if vx < 0.0 { 1.0 } else { -1.0 };
+    let asked: f64 = Wheel::ALL
+        .iter()
+        .map(|w| {
             let i = w.index();
-            let front = w.is_front();
-            let axle_load = if front {
-                static_front - transfer
-            } else {
-                static_rear + transfer
-            };
-            let (bx, by) = axle_velocity(w);
-            let (sin_d, cos_d) = (libm::sin(steer[i]), libm::cos(steer[i]));
-            let wheel_def = def.wheels.get(front);
-            let contact = WheelContact {
-                tire: def.tires.get(front),
-                surface: env
-                    .surfaces
-                    .get(state.surfaces[i])
-                    .unwrap_or(&env.surfaces.surfaces()[0]),
-                load: (axle_load / 2.0).max(0.0),
-                vx: bx * cos_d + by * sin_d,
-                vy: -bx * sin_d + by * cos_d,
-                radius: wheel_def.radius,
-                inertia: wheel_def.inertia,
-                drive_torque: torques.drive[i],
-                brake_torque: torques.brake[i],
-                slip_floor,
-            };
-            let result: WheelResult = step_wheel(&contact, state.wheel_omega[i], h);
-            let (px, py) = ploughing_force(&contact);
-            let (fx, fy) = (result.fx + px, result.fy + py);
-            let (fbx, fby) = (fx * cos_d - fy * sin_d, fx * sin_d + fy * cos_d);
-            body_force.0 += fbx;
-            body_force.1 += fby;
-            let x = if front { a } else { -b };
-            let y = c.track.get(front) / 2.0 * if w.is_left() { 1.0 } else { -1.0 };
-            yaw_moment += x * fby - y * fbx;
-            if commit {
-                state.wheel_omega[i] = result.omega;
-                out.wheels[i] = WheelOutput {
-                    load: contact.load,
-                    slip_ratio: result.slip_ratio,
-                    slip_angle: result.slip_angle,
-                    fx: result.fx,
-                    fy: result.fy,
-                    travel: params.static_wheel_load[i] / def.suspension.get(front).spring_rate,
-                    contact: true,
-                    steer: steer[i],
-                };
-            }
-        }
-        (body_force, yaw_moment)
-    };
+            let radius = def.wheels.get(w.is_front()).radius;
+            (torques.drive[i] + against_motion * torques.brake[i]) / radius
+        })
+        .sum();
+    let grip = def.tires.front.pdx1.max(def.tires.rear.pdx1) * weight;
+    let transfer =
+        (asked.clamp(-grip, grip) * c.cg_height / c.wheelbase).clamp(-static_front, static_rear);
 
-    // First pass with static loads estimates the longitudinal acceleration;
-    // the committed pass uses the load transfer it implies.
-    let ((fx_estimate, _), _) = run(0.0, false, &mut state.clone(), out);
-    let transfer = (fx_estimate * c.cg_height / c.wheelbase).clamp(-static_front, static_rear);
-    let ((fx_body, fy_body), yaw_moment) = run(transfer, true, state, out);
+    let mut fx_body = 0.0;
+    let mut fy_body = 0.0;
+    let mut yaw_moment = 0.0;
+    // Both wheels of an axle share load and body velocity here, so when the
+    // wheel's own inputs match too, the right wheel's result is the left
+    // one's: reuse it (step_wheel is a pure function of its inputs).
+    let mut left: Option<(WheelKey, WheelResult)> = None;
+    for w in Wheel::ALL {
+        let i = w.index();
+        let front = w.is_front();
+        let (x, axle_load) = if front {
+            (a, static_front - transfer)
+        } else {
+            (-b, static_rear + transfer)
+        };
+        let (bx, by) = (vx, vy + x * r);
+        let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
+        let wheel_def = def.wheels.get(front);
+        let contact = WheelContact {
+            tire: def.tires.get(front),
+            surface: env.surfaces.get_checked(state.surfaces[i]),
+            load: (axle_load / 2.0).max(0.0),
+            vx: bx * cos_d + by * sin_d,
+            vy: -bx * sin_d + by * cos_d,
+            radius: wheel_def.radius,
+            inertia: wheel_def.inertia,
+            drive_torque: torques.drive[i],
+            brake_torque: torques.brake[i],
+            slip_floor,
+        };
+        let key = WheelKey {
+            surface: state.surfaces[i].0,
+            vx: contact.vx,
+            vy: contact.vy,
+            drive: contact.drive_torque,
+            brake: contact.brake_torque,
+            omega: state.wheel_omega[i],
+        };
+        let result = match left {
+            Some((k, r)) if !w.is_left() && k == key => r,
+            _ => step_wheel(&contact, state.wheel_omega[i], h),
+        };
+        left = w.is_left().then_some((key, result));
+        state.wheel_omega[i] = result.omega;
+
+        let (px, py) = ploughing_force(&contact);
+        let (fx, fy) = (result.fx + px, result.fy + py);
+        let (fbx, fby) = (fx * cos_d - fy * sin_d, fx * sin_d + fy * cos_d);
+        fx_body += fbx;
+        fy_body += fby;
+        let y = c.track.get(front) / 2.0 * if w.is_left() { 1.0 } else { -1.0 };
+        yaw_moment += x * fby - y * fbx;
+        out.wheels[i] = WheelOutput {
+            load: contact.load,
+            slip_ratio: result.slip_ratio,
+            slip_angle: result.slip_angle,
+            fx: result.fx,
+            fy: result.fy,
+            travel: params.static_wheel_load[i] / def.suspension.get(front).spring_rate,
+            contact: true,
+            steer: steer.angle[i],
+        };
+    }
 
     let speed = (vx * vx + vy * vy).sqrt();
     let (drag_x, drag_y) = if speed > 0.0 {

@@ -169,7 +169,7 @@ pub(crate) fn decode(
     }
     .validated()
     .map_err(|e| bad(e.to_string()))?;
-    Ok(CarState {
+    let state = CarState {
         position: DVec3::new(f[0], f[1], f[2]),
         orientation,
         velocity: DVec3::new(f[7], f[8], f[9]),
@@ -181,7 +181,11 @@ pub(crate) fn decode(
         lod,
         surfaces,
         slope,
-    })
+    };
+    if !state.is_sane() {
+        return Err(bad("a value is outside the physical bounds of a car state"));
+    }
+    Ok(state)
 }
 
 /// blake3 of a car's canonical bytes.

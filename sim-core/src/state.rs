@@ -9,6 +9,15 @@ use crate::input::CarInput;
 use crate::lod::LodSetting;
 use crate::surface::SurfaceId;
 
+/// Largest coordinate a state may hold, m.
+pub(crate) const MAX_POSITION: f64 = 1e7;
+/// Largest velocity component, m/s.
+pub(crate) const MAX_SPEED: f64 = 1e4;
+/// Largest body or wheel rotation rate, rad/s.
+pub(crate) const MAX_RATE: f64 = 1e5;
+/// Longest simulated time, s (about 31 700 years).
+pub(crate) const MAX_ELAPSED: f64 = 1e12;
+
 /// A car's dynamic state.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct CarState {
@@ -37,15 +46,19 @@ pub(crate) struct CarState {
 }
 
 impl CarState {
-    /// True when every float is finite (SPEC §3.5: NaN and ±inf never
-    /// enter the state).
-    pub(crate) fn is_finite(&self) -> bool {
-        self.position.is_finite()
+    /// True when every float is finite and within physical bounds (SPEC
+    /// §3.5: NaN and ±inf never enter the state). The bounds are far beyond
+    /// anything a car does, and keep derived values such as |v|² finite.
+    pub(crate) fn is_sane(&self) -> bool {
+        let within = |v: f64, limit: f64| v.is_finite() && v.abs() <= limit;
+        let vec_within = |v: DVec3, limit: f64| v.to_array().iter().all(|&c| within(c, limit));
+        vec_within(self.position, MAX_POSITION)
             && self.orientation.is_finite()
-            && self.velocity.is_finite()
-            && self.angular_velocity.is_finite()
-            && self.wheel_omega.iter().all(|w| w.is_finite())
-            && self.elapsed.is_finite()
+            && vec_within(self.velocity, MAX_SPEED)
+            && vec_within(self.angular_velocity, MAX_RATE)
+            && self.wheel_omega.iter().all(|&w| within(w, MAX_RATE))
+            && within(self.elapsed, MAX_ELAPSED)
+            && self.elapsed >= 0.0
     }
 }
 

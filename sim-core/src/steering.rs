@@ -3,6 +3,27 @@
 
 use crate::definition::CarDefinition;
 
+/// Steer angles with their sines and cosines. The input is constant over a
+/// host step, so this is computed once per step, not per substep.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct SteerGeometry {
+    pub angle: [f64; 4],
+    pub sin: [f64; 4],
+    pub cos: [f64; 4],
+}
+
+impl SteerGeometry {
+    pub(crate) fn new(def: &CarDefinition, steer_input: f64) -> Self {
+        let angle = wheel_angles(def, steer_input);
+        let sin_cos = angle.map(libm::sincos);
+        SteerGeometry {
+            angle,
+            sin: sin_cos.map(|(s, _)| s),
+            cos: sin_cos.map(|(_, c)| c),
+        }
+    }
+}
+
 /// Road-wheel angles (ISO: positive left) for a steer input in [−1, 1]
 /// (positive right, as a stick). Rear wheels do not steer.
 pub(crate) fn wheel_angles(def: &CarDefinition, steer_input: f64) -> [f64; 4] {

@@ -130,6 +130,15 @@ impl SurfaceTable {
             })
     }
 
+    /// The surface for an id that was validated when it was set; an id
+    /// outside the table (impossible through the public API) reads as the
+    /// first surface instead of failing inside a step.
+    pub(crate) fn get_checked(&self, id: SurfaceId) -> &Surface {
+        self.surfaces
+            .get(usize::from(id.0))
+            .unwrap_or(&self.surfaces[0])
+    }
+
     /// The id of the surface with this name, if any.
     #[must_use]
     pub fn id_of(&self, name: &str) -> Option<SurfaceId> {

@@ -105,47 +105,111 @@ impl TireParameters {
     /// Cornering stiffness dFy/dα at α = 0 (N/rad).
     #[must_use]
     pub fn cornering_stiffness(&self, fz: f64) -> f64 {
-        let f0 = self.nominal_load;
-        self.pky1 * f0 * libm::sin(2.0 * libm::atan(fz / (self.pky2 * f0)))
+        // PAC2002 writes this as PKY1·Fz0·sin(2·atan(Fz/(PKY2·Fz0))); with
+        // u = Fz/(PKY2·Fz0), sin(2·atan u) = 2u/(1 + u²) exactly, which
+        // saves two transcendental calls per wheel and substep.
+        let u = fz / (self.pky2 * self.nominal_load);
+        self.pky1 * self.nominal_load * 2.0 * u / (1.0 + u * u)
+    }
+
+    /// The load-dependent coefficients at normal load `fz`; evaluate forces
+    /// on the result. Computing them once per wheel and substep saves
+    /// repeating the load terms for each force.
+    #[must_use]
+    pub fn at_load(&self, fz: f64) -> TireAtLoad {
+        if fz <= 0.0 {
+            return TireAtLoad::default();
+        }
+        TireAtLoad {
+            peak_x: self.peak_fx(fz),
+            stiffness_x: self.slip_stiffness(fz),
+            shape_x: self.pcx1,
+            curvature_x: self.pex1,
+            peak_y: self.peak_fy(fz),
+            stiffness_y: self.cornering_stiffness(fz),
+            shape_y: self.pcy1,
+            curvature_y: self.pey1,
+        }
     }
 
     /// Pure longitudinal force and its slope dFx/dκ at slip ratio `kappa`.
     #[must_use]
     pub fn longitudinal(&self, fz: f64, kappa: f64) -> (f64, f64) {
-        if fz <= 0.0 {
-            return (0.0, 0.0);
-        }
-        let d = self.peak_fx(fz);
-        let k = self.slip_stiffness(fz);
-        magic_formula(self.pcx1, d, k, self.pex1, kappa)
+        self.at_load(fz).longitudinal(kappa)
     }
 
     /// Pure lateral force at slip angle `alpha` (sign convention in the
     /// module docs).
     #[must_use]
     pub fn lateral(&self, fz: f64, alpha: f64) -> f64 {
-        if fz <= 0.0 {
-            return 0.0;
-        }
-        let d = self.peak_fy(fz);
-        let k = self.cornering_stiffness(fz);
-        magic_formula(self.pcy1, d, k, self.pey1, alpha).0
+        self.at_load(fz).lateral(alpha)
     }
 }
 
-/// y = D sin(C atan(Bx − E(Bx − atan Bx))) with B = K/(CD), and dy/dx.
+/// A tyre's Magic Formula coefficients at one normal load (all zero when
+/// the tyre is unloaded, which gives zero force).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TireAtLoad {
+    /// Peak longitudinal force D, N.
+    pub peak_x: f64,
+    /// Longitudinal slip stiffness K, N per unit slip.
+    pub stiffness_x: f64,
+    shape_x: f64,
+    curvature_x: f64,
+    /// Peak lateral force D, N.
+    pub peak_y: f64,
+    /// Cornering stiffness K, N/rad.
+    pub stiffness_y: f64,
+    shape_y: f64,
+    curvature_y: f64,
+}
+
+impl TireAtLoad {
+    /// Pure longitudinal force and its slope dFx/dκ at slip ratio `kappa`.
+    #[must_use]
+    pub fn longitudinal(&self, kappa: f64) -> (f64, f64) {
+        magic_formula(
+            self.shape_x,
+            self.peak_x,
+            self.stiffness_x,
+            self.curvature_x,
+            kappa,
+        )
+    }
+
+    /// Pure lateral force at slip angle `alpha`.
+    #[must_use]
+    pub fn lateral(&self, alpha: f64) -> f64 {
+        let (d, k, c) = (self.peak_y, self.stiffness_y, self.shape_y);
+        if d <= 0.0 || k <= 0.0 {
+            return 0.0;
+        }
+        let phi = curvature_term(k / (c * d) * alpha, self.curvature_y);
+        d * libm::sin(c * libm::atan(phi))
+    }
+}
+
+/// The Magic Formula's inner argument φ = Bx − E(Bx − atan Bx). With E = 0
+/// it is Bx exactly, so the atan is skipped without changing a bit.
+fn curvature_term(bx: f64, e: f64) -> f64 {
+    if e == 0.0 {
+        bx
+    } else {
+        bx - e * (bx - libm::atan(bx))
+    }
+}
+
+/// y = D sin(C atan φ) with B = K/(CD), and its slope dy/dx.
 fn magic_formula(c: f64, d: f64, stiffness: f64, e: f64, x: f64) -> (f64, f64) {
     if d <= 0.0 || stiffness <= 0.0 {
         return (0.0, 0.0);
     }
     let b = stiffness / (c * d);
     let bx = b * x;
-    let phi = bx - e * (bx - libm::atan(bx));
+    let phi = curvature_term(bx, e);
     let dphi = b * (1.0 - e + e / (1.0 + bx * bx));
-    let angle = c * libm::atan(phi);
-    let y = d * libm::sin(angle);
-    let dy = d * libm::cos(angle) * c / (1.0 + phi * phi) * dphi;
-    (y, dy)
+    let (sin, cos) = libm::sincos(c * libm::atan(phi));
+    (d * sin, d * cos * c / (1.0 + phi * phi) * dphi)
 }
 
 #[cfg(test)]

@@ -87,9 +87,11 @@ impl Track {
             )));
         }
         let n = file.centre_line.len();
-        if !(4..=MAX_CONTROL_POINTS).contains(&n) {
+        // At least 5 control points, so the search window of `locate` (two
+        // spans either side) never wraps onto itself.
+        if !(5..=MAX_CONTROL_POINTS).contains(&n) {
             return Err(bad(format!(
-                "centre_line needs 4..={MAX_CONTROL_POINTS} points, got {n}"
+                "centre_line needs 5..={MAX_CONTROL_POINTS} points, got {n}"
             )));
         }
         let control: Vec<DVec2> = file
@@ -183,18 +185,33 @@ impl Track {
         (p0 + seg * t, seg / len)
     }
 
-    /// Projects a position onto the centre line (nearest segment, searched
-    /// over the whole lap so the answer has no history).
+    /// Projects a position onto the centre line.
+    ///
+    /// The search has no history (the answer depends on `p` alone): it
+    /// finds the nearest of every [`SAMPLES_PER_SEGMENT`]-th point over the
+    /// whole lap, then the nearest segment within two control spans of it.
+    /// That is the true nearest segment for any position closer to the line
+    /// than to a part of the track more than two control spans away along
+    /// it, which holds on and near the racing surface of any sane track.
     #[must_use]
     pub fn locate(&self, p: DVec2) -> TrackPosition {
         let n = self.points.len();
+        let mut coarse = (f64::INFINITY, 0);
+        for i in (0..n).step_by(SAMPLES_PER_SEGMENT) {
+            let d2 = self.points[i].distance_squared(p);
+            if d2 < coarse.0 {
+                coarse = (d2, i);
+            }
+        }
+        let window = 2 * SAMPLES_PER_SEGMENT;
         let mut best = (f64::INFINITY, 0, 0.0);
-        for i in 0..n {
+        for k in 0..=2 * window {
+            let i = (coarse.1 + n + k - window) % n;
             let (a, b) = (self.points[i], self.points[(i + 1) % n]);
             let seg = b - a;
             let t = ((p - a).dot(seg) / seg.length_squared()).clamp(0.0, 1.0);
             let d2 = (a + seg * t).distance_squared(p);
-            // Strict < keeps the lowest index on ties: a fixed answer.
+            // Strict < keeps the first candidate on ties: a fixed answer.
             if d2 < best.0 {
                 best = (d2, i, t);
             }
@@ -263,12 +280,12 @@ mod tests {
     #[test]
     fn bad_files_are_refused() {
         assert!(Track::from_json("{").is_err());
-        let few = r#"{"name":"x","width":10,"centre_line":[[0,0],[1,0],[1,1]]}"#;
+        let few = r#"{"name":"x","width":10,"centre_line":[[0,0],[1,0],[1,1],[0,1]]}"#;
         assert!(
             Track::from_json(few)
                 .unwrap_err()
                 .to_string()
-                .contains("4..")
+                .contains("5..")
         );
         assert!(
             Track::builtin("nowhere")

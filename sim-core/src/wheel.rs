@@ -49,10 +49,10 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
     let slip_ratio = (omega * c.radius - c.vx) / denom;
     let slip_angle = -libm::atan(c.vy / denom);
     let grip = c.surface.grip;
-    let (fx_pure, dfx_dkappa) = c.tire.longitudinal(c.load, slip_ratio);
-    let fy_pure = c.tire.lateral(c.load, slip_angle);
-    let peak_x = c.tire.peak_fx(c.load.max(0.0));
-    let peak_y = c.tire.peak_fy(c.load.max(0.0));
+    let tire = c.tire.at_load(c.load);
+    let (fx_pure, dfx_dkappa) = tire.longitudinal(slip_ratio);
+    let fy_pure = tire.lateral(slip_angle);
+    let (peak_x, peak_y) = (tire.peak_x, tire.peak_y);
 
     // Friction ellipse: pure-slip forces are each below their peak, but
     // together they may not exceed it.

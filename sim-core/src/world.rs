@@ -160,7 +160,9 @@ impl World {
     }
 
     /// Advances every car by `dt` seconds, in id order. `dt` must be finite
-    /// and in (0, [`MAX_TIMESTEP`]]; otherwise nothing changes.
+    /// and in (0, [`MAX_TIMESTEP`]]; otherwise nothing changes. If a car's
+    /// state would leave its finite, physical bounds, every car is put back
+    /// as it was and the error names the car.
     pub fn step(&mut self, dt: f64) -> Result<()> {
         if !(dt.is_finite() && dt > 0.0 && dt <= MAX_TIMESTEP) {
             return Err(CoreError::InvalidTimestep(dt));
@@ -176,7 +178,7 @@ impl World {
         let mut unstable = None;
         for (i, car) in self.cars.iter_mut().enumerate() {
             car.step(dt, &env);
-            if !car.state.is_finite() {
+            if !car.state.is_sane() {
                 unstable = Some(CarId(i as u32));
                 break;
             }

@@ -1,0 +1,366 @@
+//! Bad input gets a clear error and changes nothing (SPEC §3.5, §4.1).
+//! Every check compares the whole observable state before and after.
+
+use skidpad_core::{
+    CarDefinition, CarId, CarInput, CoreError, GroundSlope, InitialPose, Lod, LodSetting,
+    SurfaceId, Wheel, World, WorldConfig, preset,
+};
+
+/// Everything a caller can observe about a world, bit for bit.
+#[derive(PartialEq)]
+struct Observed {
+    world_hash: [u8; 32],
+    snapshots: Vec<Vec<u8>>,
+    telemetry_bits: Vec<Vec<u64>>,
+    step_count: u64,
+}
+
+fn observe(world: &World) -> Observed {
+    let ids: Vec<CarId> = world.car_ids().collect();
+    let bits = |id| {
+        world
+            .telemetry(id)
+            .unwrap()
+            .iter()
+            .map(|v: &f64| v.to_bits())
+            .collect()
+    };
+    Observed {
+        world_hash: world.world_hash(),
+        snapshots: ids.iter().map(|&id| world.snapshot(id).unwrap()).collect(),
+        telemetry_bits: ids.iter().map(|&id| bits(id)).collect(),
+        step_count: world.step_count(),
+    }
+}
+
+fn driven_world() -> World {
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    for name in ["fwd_hatchback", "rwd_sports"] {
+        let id = world
+            .add_car(&preset(name).unwrap(), InitialPose::default())
+            .unwrap();
+        world
+            .set_input(
+                id,
+                CarInput {
+                    throttle: 0.7,
+                    steer: 0.2,
+                    ..CarInput::default()
+                },
+            )
+            .unwrap();
+    }
+    for _ in 0..30 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    world
+}
+
+/// Runs `call`, requires an error whose message contains `expected`, and
+/// requires the world to be exactly as before.
+fn check_rejected<T: std::fmt::Debug>(
+    world: &mut World,
+    expected: &str,
+    call: impl FnOnce(&mut World) -> Result<T, CoreError>,
+) {
+    let before = observe(world);
+    let err = call(world).expect_err("bad input must be rejected");
+    let message = err.to_string();
+    assert!(
+        message.contains(expected),
+        "{message:?} should mention {expected:?}"
+    );
+    assert!(
+        observe(world) == before,
+        "rejected call changed the world: {message}"
+    );
+}
+
+#[test]
+fn non_finite_inputs_are_rejected_by_field() {
+    let mut world = driven_world();
+    for field in 0..6 {
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            let mut values = CarInput::default().to_array();
+            values[field] = bad;
+            let name = CarInput::FIELD_NAMES[field];
+            check_rejected(&mut world, name, |w| {
+                w.set_input(CarId(0), CarInput::from_array(values))
+            });
+        }
+    }
+}
+
+#[test]
+fn out_of_range_inputs_are_clamped_and_gear_rounded() {
+    let mut world = driven_world();
+    let wild = CarInput {
+        steer: -7.0,
+        throttle: 3.0,
+        brake: -1.0,
+        handbrake: 2.0,
+        clutch: -0.0,
+        gear: 2.6,
+    };
+    world.set_input(CarId(0), wild).unwrap();
+    let got = world.input(CarId(0)).unwrap();
+    assert_eq!(
+        got,
+        CarInput {
+            steer: -1.0,
+            throttle: 1.0,
+            brake: 0.0,
+            handbrake: 1.0,
+            clutch: 0.0,
+            gear: 3.0
+        }
+    );
+    assert!(
+        got.clutch.is_sign_positive(),
+        "negative zero is canonicalized"
+    );
+}
+
+#[test]
+fn bad_timesteps_are_rejected_and_change_nothing() {
+    let mut world = driven_world();
+    for dt in [
+        f64::NAN,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -0.0,
+        -1.0 / 60.0,
+        0.250_000_1,
+        1e300,
+    ] {
+        check_rejected(&mut world, "timestep", |w| w.step(dt));
+    }
+    world.step(0.25).expect("the longest legal step");
+}
+
+#[test]
+fn unknown_car_ids_are_errors_everywhere() {
+    let mut world = driven_world();
+    let ghost = CarId(2);
+    let msg = "unknown car id 2";
+    check_rejected(&mut world, msg, |w| w.set_input(ghost, CarInput::default()));
+    check_rejected(&mut world, msg, |w| w.set_surface(ghost, SurfaceId::ICE));
+    check_rejected(&mut world, msg, |w| {
+        w.set_wheel_surface(ghost, Wheel::RearLeft, SurfaceId::ICE)
+    });
+    check_rejected(&mut world, msg, |w| {
+        w.set_ground_slope(ghost, GroundSlope::FLAT)
+    });
+    check_rejected(&mut world, msg, |w| {
+        w.set_lod(ghost, LodSetting::new(Lod::Frozen))
+    });
+    check_rejected(&mut world, msg, |w| w.set_driver(ghost, None));
+    check_rejected(&mut world, msg, |w| w.restore(ghost, &[]));
+    assert!(world.snapshot(ghost).is_err());
+    assert!(world.car_hash(ghost).is_err());
+    assert!(world.telemetry(ghost).is_err());
+    assert!(world.pose(ghost).is_err());
+    assert!(world.input(ghost).is_err());
+}
+
+#[test]
+fn bad_settings_are_rejected() {
+    let mut world = driven_world();
+    let car = CarId(1);
+    check_rejected(&mut world, "surface id 16", |w| {
+        w.set_surface(car, SurfaceId(16))
+    });
+    check_rejected(&mut world, "surface id 8", |w| {
+        w.set_wheel_surface(car, Wheel::FrontLeft, SurfaceId(8))
+    });
+    for rate in [f64::NAN, 0.0, 5.0, 1e9] {
+        check_rejected(&mut world, "substep rate", |w| {
+            w.set_lod(car, LodSetting::with_rate(Lod::Full, rate))
+        });
+    }
+    for grade in [f64::NAN, 1.5, -2.0] {
+        check_rejected(&mut world, "grade", |w| {
+            w.set_ground_slope(
+                car,
+                GroundSlope {
+                    grade,
+                    cross_slope: 0.0,
+                },
+            )
+        });
+    }
+    check_rejected(&mut world, "cross_slope", |w| {
+        w.set_ground_slope(
+            car,
+            GroundSlope {
+                grade: 0.0,
+                cross_slope: f64::INFINITY,
+            },
+        )
+    });
+    check_rejected(&mut world, "initial pose", |w| {
+        w.add_car(
+            &preset("rwd_sports").unwrap(),
+            InitialPose {
+                x: f64::NAN,
+                ..InitialPose::default()
+            },
+        )
+    });
+    assert!(Wheel::from_index(4).is_err());
+}
+
+/// A preset with one JSON field replaced; `path` is a list of keys/indices.
+fn mutated(path: &[&str], value: serde_json::Value) -> String {
+    let mut json: serde_json::Value =
+        serde_json::from_str(&preset("fwd_hatchback").unwrap().to_json()).unwrap();
+    let mut node = &mut json;
+    for key in &path[..path.len() - 1] {
+        node = match key.parse::<usize>() {
+            Ok(i) => &mut node[i],
+            Err(_) => &mut node[*key],
+        };
+    }
+    let last = path[path.len() - 1];
+    match last.parse::<usize>() {
+        Ok(i) => node[i] = value,
+        Err(_) => node[last] = value,
+    }
+    json.to_string()
+}
+
+#[test]
+fn invalid_definitions_name_the_bad_field() {
+    use serde_json::json;
+    let cases: &[(&[&str], serde_json::Value, &str)] = &[
+        (&["chassis", "mass"], json!(-5.0), "chassis.mass"),
+        (
+            &["chassis", "inertia"],
+            json!([450.0, 0.0, 1.0]),
+            "chassis.inertia[1]",
+        ),
+        (
+            &["chassis", "cg_to_front_axle"],
+            json!(9.0),
+            "chassis.cg_to_front_axle",
+        ),
+        (
+            &["suspension", "rear", "max_travel"],
+            json!(0.5),
+            "suspension.rear.max_travel",
+        ),
+        (
+            &["suspension", "front", "spring_rate"],
+            json!(1000.0),
+            "suspension.front.spring_rate",
+        ),
+        (&["tires", "front", "pcx1"], json!(7.0), "tires.front.pcx1"),
+        (
+            &["tires", "rear", "nominal_load"],
+            json!(0.0),
+            "tires.rear.nominal_load",
+        ),
+        (
+            &["engine", "torque_curve"],
+            json!([[1000.0, 100.0]]),
+            "engine.torque_curve",
+        ),
+        (
+            &["engine", "torque_curve", "2", "0"],
+            json!(100.0),
+            "engine.torque_curve[2][0]",
+        ),
+        (
+            &["engine", "limiter_rpm"],
+            json!(500.0),
+            "engine.limiter_rpm",
+        ),
+        (
+            &["gearbox", "ratios"],
+            json!([3.0, 3.5]),
+            "gearbox.ratios[1]",
+        ),
+        (
+            &["gearbox", "downshift_rpm"],
+            json!(5000.0),
+            "gearbox.downshift_rpm",
+        ),
+        (&["gearbox", "efficiency"], json!(1.5), "gearbox.efficiency"),
+        (&["brakes", "front_bias"], json!(-0.1), "brakes.front_bias"),
+        (&["steering", "max_angle"], json!(3.0), "steering.max_angle"),
+        (&["substep_rate"], json!(1.0), "substep_rate"),
+        (&["drive"], json!("six_wheel"), "unknown variant"),
+        (&["chassis", "wheelbase"], json!("long"), "invalid type"),
+    ];
+    for (path, value, field) in cases {
+        let err = CarDefinition::from_json(&mutated(path, value.clone())).expect_err(field);
+        assert!(err.to_string().contains(field), "{err} should name {field}");
+    }
+    let mut extra: serde_json::Value =
+        serde_json::from_str(&preset("rwd_sports").unwrap().to_json()).unwrap();
+    extra["chassis"]["colour"] = json!("red");
+    let err = CarDefinition::from_json(&extra.to_string()).unwrap_err();
+    assert!(err.to_string().contains("colour"), "{err}");
+    assert!(CarDefinition::from_json("{\"name\": 1").is_err());
+    assert!(
+        preset("hovercraft")
+            .unwrap_err()
+            .to_string()
+            .contains("fwd_hatchback")
+    );
+}
+
+#[test]
+fn corrupt_snapshots_are_refused_and_change_nothing() {
+    let mut world = driven_world();
+    let good = world.snapshot(CarId(0)).unwrap();
+    for len in 0..good.len() {
+        check_rejected(&mut world, "expected", |w| {
+            w.restore(CarId(0), &good[..len])
+        });
+    }
+    let mut longer = good.clone();
+    longer.push(0);
+    check_rejected(&mut world, "expected", |w| w.restore(CarId(0), &longer));
+    let mut bad_magic = good.clone();
+    bad_magic[0] ^= 0xff;
+    check_rejected(&mut world, "magic", |w| w.restore(CarId(0), &bad_magic));
+    let mut bad_version = good.clone();
+    bad_version[6] ^= 0x01;
+    check_rejected(&mut world, "simulation version", |w| {
+        w.restore(CarId(0), &bad_version)
+    });
+    check_rejected(&mut world, "different car definition", |w| {
+        w.restore(CarId(1), &good)
+    });
+    let mut nan = good.clone();
+    nan[18..26].copy_from_slice(&f64::NAN.to_le_bytes());
+    check_rejected(&mut world, "not finite", |w| w.restore(CarId(0), &nan));
+    let mut gear = good.clone();
+    let gear_at = skidpad_core::SNAPSHOT_LEN - 9;
+    gear[gear_at..gear_at + 4].copy_from_slice(&99_i32.to_le_bytes());
+    check_rejected(&mut world, "gear 99", |w| w.restore(CarId(0), &gear));
+    let mut surface = good.clone();
+    *surface.last_mut().unwrap() = 200;
+    check_rejected(&mut world, "surface id 200", |w| {
+        w.restore(CarId(0), &surface)
+    });
+    // Every single-byte corruption is either refused or yields a finite,
+    // steppable state: never a panic.
+    for i in 0..good.len() {
+        let mut probe = world.clone();
+        let mut bytes = good.clone();
+        bytes[i] ^= 0x5a;
+        if probe.restore(CarId(0), &bytes).is_ok() {
+            let _ = probe.step(1.0 / 60.0);
+            assert!(
+                probe
+                    .telemetry(CarId(0))
+                    .unwrap()
+                    .iter()
+                    .all(|v| v.is_finite())
+            );
+        }
+    }
+}

@@ -1,0 +1,35 @@
+//! Shared set-up for the integration tests: a mixed field of AI cars and a
+//! script of level-of-detail and surface changes.
+
+#![allow(dead_code)] // Each test binary uses a different part of this file.
+
+use skidpad_core::scenario::reference_world;
+use skidpad_core::{CarId, Lod, LodSetting, SurfaceId, Wheel, World};
+
+/// Four AI cars of both presets on the built-in track.
+pub fn mixed_world() -> World {
+    reference_world().expect("reference world builds")
+}
+
+/// A repeating 500-step script that touches every kind of change the
+/// determinism contract covers: LOD levels and rates, whole-car and
+/// per-wheel surfaces.
+pub fn scripted_events(world: &mut World, step: u64) {
+    let phase = step % 500;
+    let round = step / 500;
+    let car = CarId((round % 4) as u32);
+    let result = match phase {
+        50 => world.set_lod(car, LodSetting::new(Lod::SingleTrack)),
+        120 => world.set_wheel_surface(car, Wheel::RearRight, SurfaceId::GRAVEL),
+        160 => world.set_surface(car, SurfaceId::WET_ASPHALT),
+        200 => world.set_lod(car, LodSetting::with_rate(Lod::Full, 750.0)),
+        260 => world.set_surface(car, SurfaceId::DRY_ASPHALT),
+        300 => world.set_lod(car, LodSetting::new(Lod::Frozen)),
+        330 => world.set_lod(car, LodSetting::with_rate(Lod::SingleTrack, 120.0)),
+        400 => world.set_lod(car, LodSetting::new(Lod::Full)),
+        _ => Ok(()),
+    };
+    result.expect("scripted event is valid");
+}
+
+pub const DT: f64 = 1.0 / 60.0;

@@ -1,0 +1,27 @@
+//! The pinned reference hash (SPEC §3, STYLE "Pin golden results").
+//!
+//! This file also compiles for wasm32-unknown-unknown and runs under node
+//! (`cargo test --target wasm32-unknown-unknown -p skidpad-core --test
+//! golden`, which `cargo xtask test` does), so one constant is checked on
+//! native debug, native release and wasm.
+//!
+//! The constant changes only together with a `SIMULATION_VERSION` bump.
+
+use skidpad_core::SIMULATION_VERSION;
+use skidpad_core::scenario::{hex, reference_world_hash};
+
+/// Final world hash of `skidpad_core::scenario` at simulation version 1.
+const GOLDEN: &str = "8da19dc72aed766b3a7afca0a0dec1b1fd42a07eae9fc6fb96674ac9967751ec";
+/// The simulation version GOLDEN was recorded with.
+const GOLDEN_VERSION: u32 = 1;
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn reference_scenario_matches_the_pinned_hash() {
+    assert_eq!(
+        SIMULATION_VERSION, GOLDEN_VERSION,
+        "SIMULATION_VERSION changed: re-pin GOLDEN in the same commit"
+    );
+    let hash = hex(&reference_world_hash().expect("scenario runs"));
+    assert_eq!(hash, GOLDEN, "the reference scenario's bits changed");
+}
