@@ -1,1 +1,107 @@
-fn main() {}
+//! `cargo xtask <command>`: the project's automation, in Rust so that it runs
+//! wherever cargo does.
+//!
+//! - `test`: every check, in the order a failure is cheapest to report:
+//!   formatting, clippy, the whole workspace's tests, the golden hash in
+//!   release, the golden hash compiled to wasm and run under node, and the
+//!   race example. Missing tools (the wasm target, a wasm-bindgen CLI of the
+//!   pinned version) are installed first.
+
+mod tools;
+
+use std::process::{Command, ExitCode};
+
+use tools::{ensure_wasm_tools, project_root, run};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("test") => test(),
+        _ => {
+            eprintln!("usage: cargo xtask test");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("xtask: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// One named check: a cargo invocation.
+struct Check {
+    name: &'static str,
+    args: &'static [&'static str],
+}
+
+const CHECKS: &[Check] = &[
+    Check {
+        name: "format",
+        args: &["fmt", "--all", "--", "--check"],
+    },
+    Check {
+        name: "clippy",
+        args: &[
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    },
+    Check {
+        name: "tests (debug)",
+        args: &["test", "--workspace"],
+    },
+    Check {
+        name: "golden hash (release)",
+        args: &[
+            "test",
+            "--release",
+            "-p",
+            "skidpad-core",
+            "--test",
+            "golden",
+        ],
+    },
+    Check {
+        name: "golden hash (wasm32 under node)",
+        args: &[
+            "test",
+            "--target",
+            "wasm32-unknown-unknown",
+            "-p",
+            "skidpad-core",
+            "--test",
+            "golden",
+        ],
+    },
+    Check {
+        name: "race example",
+        args: &[
+            "run",
+            "--release",
+            "-p",
+            "skidpad-examples",
+            "--example",
+            "race",
+        ],
+    },
+];
+
+fn test() -> Result<(), String> {
+    let root = project_root()?;
+    ensure_wasm_tools(&root)?;
+    for (k, check) in CHECKS.iter().enumerate() {
+        println!("\n==> [{}/{}] {}", k + 1, CHECKS.len(), check.name);
+        let mut cmd = Command::new(tools::cargo());
+        cmd.args(check.args).current_dir(&root);
+        run(&mut cmd).map_err(|e| format!("{} failed: {e}", check.name))?;
+    }
+    println!("\nxtask test: all {} checks passed", CHECKS.len());
+    Ok(())
+}
