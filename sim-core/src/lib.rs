@@ -75,5 +75,10 @@ pub use world::{MAX_TIMESTEP, World, WorldConfig};
 /// snapshots from another version are refused.
 pub const SIMULATION_VERSION: u32 = 1;
 
+/// The README's example runs as a doctest, so the front page cannot rot.
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 /// This crate's version.
 pub const CORE_VERSION: &str = env!("CARGO_PKG_VERSION");
