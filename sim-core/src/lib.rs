@@ -50,6 +50,9 @@ mod track;
 mod wheel;
 mod world;
 
+/// The vector types of this crate's API (f64, `libm`, `scalar-math`).
+pub use glam;
+
 pub use car::InitialPose;
 pub use definition::{
     AeroDefinition, BrakeDefinition, CarDefinition, ChassisDefinition, DriveLayout,

@@ -1,0 +1,144 @@
+//! `GhostRecorder`: samples a car's pose after each step.
+//!
+//! A frame's time is the time at the end of the step it follows. `restart`
+//! turns the last sampled pose into frame 0 at t = 0 of the next lap, so
+//! that ghost time t is exactly t / dt steps into the lap.
+
+use skidpad_core::{CarId, World};
+
+use crate::{Ghost, GhostError, GhostFrame, GhostPose, Result};
+
+/// Options of a [`GhostRecorder`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecorderOptions {
+    /// Keep one sample every `every` steps (1 = every step).
+    pub every: u32,
+}
+
+impl Default for RecorderOptions {
+    fn default() -> Self {
+        RecorderOptions { every: 1 }
+    }
+}
+
+/// Records one car's poses.
+#[derive(Clone, Debug)]
+pub struct GhostRecorder {
+    car: CarId,
+    every: u32,
+    /// Steps since the last kept sample.
+    pending_steps: u32,
+    /// Seconds since the current recording's time zero.
+    elapsed: f64,
+    frames: Vec<GhostFrame>,
+    /// The most recent pose sampled, kept or not: `restart` makes it frame 0.
+    latest: Option<GhostPose>,
+}
+
+impl GhostRecorder {
+    /// A recorder for `car`, sampling every step.
+    #[must_use]
+    pub fn new(car: CarId) -> Self {
+        Self::with_options(car, RecorderOptions::default()).expect("every = 1 is valid")
+    }
+
+    /// A recorder with options; `every` must be at least 1.
+    pub fn with_options(car: CarId, options: RecorderOptions) -> Result<Self> {
+        if options.every == 0 {
+            return Err(GhostError::InvalidArgument {
+                what: "sampling interval",
+                reason: "every must be at least 1".into(),
+            });
+        }
+        Ok(GhostRecorder {
+            car,
+            every: options.every,
+            pending_steps: 0,
+            elapsed: 0.0,
+            frames: Vec::new(),
+            latest: None,
+        })
+    }
+
+    /// The car being recorded.
+    #[must_use]
+    pub fn car(&self) -> CarId {
+        self.car
+    }
+
+    /// Frames recorded so far.
+    #[must_use]
+    pub fn frames(&self) -> &[GhostFrame] {
+        &self.frames
+    }
+
+    /// Call after each step of `dt` seconds; keeps a frame every
+    /// `every`-th call.
+    pub fn sample(&mut self, world: &World, dt: f64) -> Result<()> {
+        if !(dt.is_finite() && dt > 0.0) {
+            return Err(GhostError::InvalidArgument {
+                what: "dt",
+                reason: format!("must be finite and positive, got {dt}"),
+            });
+        }
+        let pose = pose_of(world, self.car)?;
+        self.elapsed += dt;
+        self.pending_steps += 1;
+        self.latest = Some(pose);
+        if self.pending_steps >= self.every {
+            self.pending_steps = 0;
+            self.push(self.elapsed as f32, pose);
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, t: f32, pose: GhostPose) {
+        // f32 time can stop rising on very long recordings (beyond about
+        // 10^5 s at 60 Hz); such a sample would break the ghost's ordering.
+        if self.frames.last().is_none_or(|last| t > last.t) {
+            self.frames.push(GhostFrame { t, pose });
+        }
+    }
+
+    /// The ghost recorded so far, re-timed so the first frame is at t = 0.
+    /// The recorder keeps its frames; call [`restart`](Self::restart) to
+    /// begin the next lap.
+    pub fn finish(&self) -> Result<Ghost> {
+        let t0 = self.frames.first().ok_or(GhostError::Empty)?.t;
+        let frames = self
+            .frames
+            .iter()
+            .map(|f| GhostFrame {
+                t: f.t - t0,
+                pose: f.pose,
+            })
+            .collect();
+        Ghost::from_frames(frames)
+    }
+
+    /// Starts the next lap: the latest sampled pose becomes frame 0 at
+    /// t = 0, and time counts from there.
+    pub fn restart(&mut self) {
+        self.frames.clear();
+        self.elapsed = 0.0;
+        self.pending_steps = 0;
+        if let Some(pose) = self.latest {
+            self.frames.push(GhostFrame { t: 0.0, pose });
+        }
+    }
+}
+
+/// A car's pose as a ghost stores it (f32).
+pub fn pose_of(world: &World, car: CarId) -> Result<GhostPose> {
+    let p = world.pose(car)?;
+    Ok(GhostPose {
+        x: p.position.x as f32,
+        y: p.position.y as f32,
+        z: p.position.z as f32,
+        yaw: p.yaw as f32,
+        pitch: p.pitch as f32,
+        roll: p.roll as f32,
+        steer: p.steer_angle as f32,
+        speed: p.speed as f32,
+    })
+}

@@ -1,0 +1,68 @@
+//! Recording real ghosts for the tests: an AI car lapping the built-in
+//! track.
+
+#![allow(dead_code)] // Each test binary uses part of this file.
+
+use std::sync::Arc;
+
+use skidpad_core::{CarId, InitialPose, Track, World, WorldConfig, preset};
+use skidpad_ghost::{Ghost, GhostRecorder, LapReference, RecorderOptions};
+
+pub const DT: f64 = 1.0 / 60.0;
+
+pub fn track() -> Arc<Track> {
+    Arc::new(Track::builtin("brandwood").unwrap())
+}
+
+/// A world with one AI car at the start line, rolling at 20 m/s.
+pub fn ai_world(name: &str, track: &Arc<Track>) -> (World, CarId) {
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    let (p, d) = track.point_at(0.0);
+    let car = world
+        .add_car(
+            &preset(name).unwrap(),
+            InitialPose {
+                x: p.x,
+                y: p.y,
+                yaw: libm::atan2(d.y, d.x),
+                speed: 20.0,
+            },
+        )
+        .unwrap();
+    world.set_driver(car, Some(track.clone())).unwrap();
+    (world, car)
+}
+
+/// Records `laps` laps after a 1 s run-up (so the lap starts at speed);
+/// returns the ghost of the last lap, sampled every `every` steps, and the
+/// world positioned at its end.
+pub fn ai_lap(name: &str, every: u32) -> (Ghost, Arc<Track>) {
+    let track = track();
+    let (mut world, car) = ai_world(name, &track);
+    let mut recorder = GhostRecorder::with_options(car, RecorderOptions { every }).unwrap();
+    for _ in 0..60 {
+        world.step(DT).unwrap();
+        recorder.sample(&world, DT).unwrap();
+    }
+    recorder.restart();
+    let start = recorder.frames()[0].pose;
+    let reference_start = LapReference::new(
+        &Ghost::from_frames(recorder.frames().to_vec()).unwrap(),
+        &track,
+    );
+    let mut last = 0.0;
+    loop {
+        world.step(DT).unwrap();
+        recorder.sample(&world, DT).unwrap();
+        let p = world.pose(car).unwrap().position;
+        let d = reference_start.distance_from_start(&track, p.x, p.y);
+        if d < last - track.length() / 2.0 {
+            break; // crossed the start line again
+        }
+        last = d;
+        assert!(world.step_count() < 60 * 200, "lap did not finish");
+    }
+    let ghost = recorder.finish().unwrap();
+    assert_eq!(ghost.frames()[0].pose, start);
+    (ghost, track)
+}
