@@ -12,6 +12,9 @@ const FORWARD_WALK: usize = 8;
 #[derive(Clone, Debug)]
 pub struct GhostPlayer {
     ghost: Ghost,
+    /// Frame times, apart from the frames so that searches touch little
+    /// memory.
+    times: Vec<f32>,
     /// Index of the frame at or before the last lookup's time.
     cursor: usize,
 }
@@ -20,7 +23,12 @@ impl GhostPlayer {
     /// A player positioned at the ghost's start.
     #[must_use]
     pub fn new(ghost: Ghost) -> Self {
-        GhostPlayer { ghost, cursor: 0 }
+        let times = ghost.frames().iter().map(|f| f.t).collect();
+        GhostPlayer {
+            ghost,
+            times,
+            cursor: 0,
+        }
     }
 
     /// The ghost being played.
@@ -70,28 +78,58 @@ impl GhostPlayer {
         Ok(())
     }
 
-    /// Index of the last frame with time ≤ t (t already clamped). Walks
-    /// forward from the cursor for sequential playback; otherwise binary
-    /// searches.
+    /// Index of the last frame with time ≤ t (t already clamped).
+    ///
+    /// Forward from the cursor it walks a few frames, which is all that
+    /// sequential playback needs (O(1)). Anything else is a binary search
+    /// over the frame times, narrowed first around the index that uniform
+    /// sampling would put `t` at, so random lookups stay near O(1) too.
     fn locate(&mut self, t: f32) -> usize {
-        let frames = self.ghost.frames();
-        let mut i = self.cursor.min(frames.len() - 1);
-        if frames[i].t <= t {
-            let mut walked = 0;
-            while i + 1 < frames.len() && frames[i + 1].t <= t {
+        let times = &self.times;
+        let last = times.len() - 1;
+        let mut i = self.cursor.min(last);
+        if times[i] <= t {
+            let stop = (i + FORWARD_WALK).min(last);
+            while i < stop && times[i + 1] <= t {
                 i += 1;
-                walked += 1;
-                if walked == FORWARD_WALK {
-                    i += frames[i..].partition_point(|f| f.t <= t) - 1;
-                    break;
-                }
+            }
+            if i < last && times[i + 1] <= t {
+                i = search(times, t);
             }
         } else {
-            i = frames[..i].partition_point(|f| f.t <= t).saturating_sub(1);
+            i = search(times, t);
         }
         self.cursor = i;
         i
     }
+}
+
+/// Binary search for the last index with `times[i] ≤ t` (t within range).
+/// The bracket starts at the index uniform sampling predicts and doubles
+/// until it holds `t`, then halves.
+fn search(times: &[f32], t: f32) -> usize {
+    let last = times.len() - 1;
+    let span = times[last] - times[0];
+    let guess = if span > 0.0 {
+        (((t - times[0]) / span) * last as f32) as usize
+    } else {
+        0
+    }
+    .min(last);
+    let (mut lo, mut hi) = (guess, guess + 1);
+    let mut step = 1;
+    while lo > 0 && times[lo] > t {
+        hi = lo;
+        lo = lo.saturating_sub(step);
+        step *= 2;
+    }
+    while hi <= last && times[hi] <= t {
+        lo = hi;
+        hi = (hi + step).min(last + 1);
+        step *= 2;
+    }
+    // Now times[lo] ≤ t (or lo = 0) and times[hi] > t (or hi = len).
+    lo + times[lo..hi].partition_point(|&x| x <= t).saturating_sub(1)
 }
 
 /// Several ghosts played on one clock.

@@ -192,3 +192,17 @@ fn another_version_is_refused_naming_both() {
             .contains("magic")
     );
 }
+
+#[test]
+fn fuzz_regressions_decode_without_panicking() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "bin") {
+            let bytes = std::fs::read(&path).unwrap();
+            if let Ok(g) = decode_ghost(&bytes) {
+                assert_eq!(encode_ghost(&g), bytes, "{}", path.display());
+            }
+        }
+    }
+}
