@@ -28,6 +28,16 @@ pub struct CarInput {
 
 const _: () = assert!(std::mem::size_of::<CarInput>() == 48);
 
+/// Steps per unit of the analog input fields: inputs run rounded to
+/// multiples of 1/65536.
+pub const INPUT_RESOLUTION: f64 = 65_536.0;
+
+/// Rounds to the nearest multiple of 1/INPUT_RESOLUTION. Scaling by a power
+/// of two and rounding are exact, so this gives the same bits everywhere.
+fn quantized(v: f64) -> f64 {
+    (v * INPUT_RESOLUTION).round() / INPUT_RESOLUTION + 0.0
+}
+
 impl CarInput {
     /// Size of one input record in bytes.
     pub const SIZE: usize = 48;
@@ -63,9 +73,14 @@ impl CarInput {
         }
     }
 
-    /// Rejects non-finite fields, then clamps each field to its range and
-    /// rounds the gear. Negative zero becomes positive zero so that inputs
-    /// that mean the same thing hash the same.
+    /// Rejects non-finite fields, then clamps each field to its range,
+    /// rounds the analog fields to [`INPUT_RESOLUTION`] and the gear to a
+    /// whole number. Negative zero becomes positive zero so that inputs that
+    /// mean the same thing hash the same.
+    ///
+    /// The rounding is finer than any game controller, keeps the bits the
+    /// same whatever arithmetic produced the input (a JS host's, say), and
+    /// lets a replay store inputs as small integer steps.
     pub fn sanitized(self, max_gear: i32) -> Result<CarInput> {
         for (field, value) in Self::FIELD_NAMES.iter().zip(self.to_array()) {
             if !value.is_finite() {
@@ -74,11 +89,11 @@ impl CarInput {
         }
         let gear = self.gear.round().clamp(-1.0, f64::from(max_gear));
         Ok(CarInput {
-            steer: self.steer.clamp(-1.0, 1.0) + 0.0,
-            throttle: self.throttle.clamp(0.0, 1.0) + 0.0,
-            brake: self.brake.clamp(0.0, 1.0) + 0.0,
-            handbrake: self.handbrake.clamp(0.0, 1.0) + 0.0,
-            clutch: self.clutch.clamp(0.0, 1.0) + 0.0,
+            steer: quantized(self.steer.clamp(-1.0, 1.0)),
+            throttle: quantized(self.throttle.clamp(0.0, 1.0)),
+            brake: quantized(self.brake.clamp(0.0, 1.0)),
+            handbrake: quantized(self.handbrake.clamp(0.0, 1.0)),
+            clutch: quantized(self.clutch.clamp(0.0, 1.0)),
             gear: gear + 0.0,
         })
     }

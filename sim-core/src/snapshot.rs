@@ -188,13 +188,81 @@ pub(crate) fn decode(
     Ok(state)
 }
 
+/// Names of the 27 floats, in layout order.
+const FLOAT_NAMES: [&str; FLOATS] = [
+    "position.x",
+    "position.y",
+    "position.z",
+    "orientation.x",
+    "orientation.y",
+    "orientation.z",
+    "orientation.w",
+    "velocity.x",
+    "velocity.y",
+    "velocity.z",
+    "angular_velocity.x",
+    "angular_velocity.y",
+    "angular_velocity.z",
+    "wheel_omega.fl",
+    "wheel_omega.fr",
+    "wheel_omega.rl",
+    "wheel_omega.rr",
+    "elapsed",
+    "input.steer",
+    "input.throttle",
+    "input.brake",
+    "input.handbrake",
+    "input.clutch",
+    "input.gear",
+    "lod.substep_rate",
+    "slope.grade",
+    "slope.cross_slope",
+];
+
+/// Every named value of a snapshot, in layout order, for reports that
+/// compare two snapshots field by field (a replay's desync report). Only
+/// the length and magic are checked: this reads, it does not restore.
+pub fn snapshot_fields(bytes: &[u8]) -> Result<Vec<(&'static str, f64)>> {
+    if bytes.len() != SNAPSHOT_LEN || &bytes[0..4] != MAGIC {
+        return Err(bad(format!(
+            "not a {SNAPSHOT_LEN}-byte skidpad car snapshot"
+        )));
+    }
+    let mut fields: Vec<(&'static str, f64)> = bytes[18..18 + FLOATS * 8]
+        .chunks_exact(8)
+        .zip(FLOAT_NAMES)
+        .map(|(chunk, name)| {
+            let mut b = [0u8; 8];
+            b.copy_from_slice(chunk);
+            (name, f64::from_le_bytes(b))
+        })
+        .collect();
+    let tail = &bytes[18 + FLOATS * 8..];
+    let gear = i32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    fields.push(("gear", f64::from(gear)));
+    fields.push(("lod.level", f64::from(tail[4])));
+    for (name, &id) in ["surface.fl", "surface.fr", "surface.rl", "surface.rr"]
+        .into_iter()
+        .zip(&tail[5..9])
+    {
+        fields.push((name, f64::from(id)));
+    }
+    Ok(fields)
+}
+
 /// blake3 of a car's canonical bytes.
 pub(crate) fn car_hash(state: &CarState, fingerprint: &[u8; 8]) -> [u8; 32] {
     *blake3::hash(&encode(state, fingerprint)).as_bytes()
 }
 
-/// blake3 over the step count and every car's hash in id order.
-pub(crate) fn world_hash(step_count: u64, car_hashes: impl Iterator<Item = [u8; 32]>) -> [u8; 32] {
+/// blake3 over the step count and car hashes in id order: what
+/// [`World::world_hash`](crate::World::world_hash) returns for a world
+/// holding exactly these cars. A replay that records some of a world's cars
+/// uses it to compute the hash its playback world will have.
+pub fn combine_world_hash(
+    step_count: u64,
+    car_hashes: impl IntoIterator<Item = [u8; 32]>,
+) -> [u8; 32] {
     let mut h = blake3::Hasher::new();
     h.update(b"skidpad world v1");
     h.update(&step_count.to_le_bytes());

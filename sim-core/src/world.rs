@@ -284,7 +284,7 @@ impl World {
     /// blake3 over the step count and every car's hash in id order.
     #[must_use]
     pub fn world_hash(&self) -> [u8; 32] {
-        snapshot::world_hash(
+        snapshot::combine_world_hash(
             self.step_count,
             self.cars
                 .iter()
