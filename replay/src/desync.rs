@@ -1,0 +1,63 @@
+//! Desync reports: which keyframe first diverged, and which named state
+//! fields of which cars differ (recorded against re-simulated).
+
+use skidpad_core::{CarId, snapshot_fields};
+
+/// One state field that differs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldDiff {
+    /// Playback id of the car.
+    pub car: CarId,
+    /// Snapshot field name (`position.x`, `wheel_omega.rl`, `gear`, …).
+    pub field: &'static str,
+    /// The value in the recording.
+    pub recorded: f64,
+    /// The value the playback produced.
+    pub simulated: f64,
+}
+
+/// A keyframe whose re-simulated state did not match the recording.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DesyncReport {
+    /// The keyframe's step.
+    pub step: u64,
+    /// Cars whose hash differed.
+    pub cars: Vec<CarId>,
+    /// Every differing field of those cars.
+    pub fields: Vec<FieldDiff>,
+}
+
+/// Compares recorded and simulated snapshots of one car field by field.
+pub(crate) fn diff_car(car: CarId, recorded: &[u8], simulated: &[u8]) -> Vec<FieldDiff> {
+    let (Ok(a), Ok(b)) = (snapshot_fields(recorded), snapshot_fields(simulated)) else {
+        return Vec::new();
+    };
+    a.into_iter()
+        .zip(b)
+        .filter(|((_, x), (_, y))| x.to_bits() != y.to_bits())
+        .map(|((field, recorded), (_, simulated))| FieldDiff {
+            car,
+            field,
+            recorded,
+            simulated,
+        })
+        .collect()
+}
+
+impl std::fmt::Display for DesyncReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "desync at keyframe step {}: cars {:?}",
+            self.step, self.cars
+        )?;
+        for d in &self.fields {
+            writeln!(
+                f,
+                "  car {} {}: recorded {} simulated {}",
+                d.car, d.field, d.recorded, d.simulated
+            )?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,94 @@
+//! The input streams: each of the six input fields of each car, coded as
+//! small integer steps.
+//!
+//! The core rounds analog inputs to multiples of 1/65536 (and gears to
+//! whole numbers), so every value the core ran with is `q / 65536` for an
+//! integer `q`. A value is coded as the zigzagged difference to the
+//! previous such `q` of the same stream, shifted left one bit, as a LEB128
+//! varint: a constant pedal costs one zero byte a step, which the section's
+//! deflate then squeezes to almost nothing. Any other f64 (a replay built by
+//! hand) is the escape token `1` followed by its 8 raw bytes, so the coding
+//! is lossless for every input.
+
+use skidpad_core::CarInput;
+
+use super::bytes::{Reader, Writer};
+use crate::Result;
+
+const SCALE: f64 = 65_536.0;
+/// Grid integers stay within f64's exact integer range.
+const MAX_GRID: f64 = 9_007_199_254_740_992.0;
+
+/// The grid integer of `v`, if `v` is exactly one (−0 is not: it escapes,
+/// which keeps its sign bit).
+fn grid(v: f64) -> Option<i64> {
+    let q = v * SCALE;
+    let exact = q.is_finite() && q.abs() <= MAX_GRID && q.fract() == 0.0;
+    (exact && (q / SCALE).to_bits() == v.to_bits()).then_some(q as i64)
+}
+
+fn zigzag(d: i64) -> u64 {
+    ((d << 1) ^ (d >> 63)) as u64
+}
+
+fn unzigzag(z: u64) -> i64 {
+    ((z >> 1) as i64) ^ -((z & 1) as i64)
+}
+
+/// Appends the token streams of one car: field by field, step by step.
+pub(crate) fn encode_car(inputs: &[CarInput], w: &mut Writer) {
+    for field in 0..6 {
+        let mut previous = 0_i64;
+        for input in inputs {
+            let v = input.to_array()[field];
+            match grid(v) {
+                Some(q) => {
+                    w.varint(zigzag(q - previous) << 1);
+                    previous = q;
+                }
+                None => {
+                    w.varint(1);
+                    w.f64(v);
+                }
+            }
+        }
+    }
+}
+
+/// Reads one car's `steps` inputs back.
+pub(crate) fn decode_car(r: &mut Reader<'_>, steps: usize) -> Result<Vec<CarInput>> {
+    // Every token is at least one byte, so this allocation is bounded by the
+    // decompressed section.
+    if steps.saturating_mul(6) > r.remaining() {
+        return Err(r.error(format!(
+            "{steps} steps of inputs cannot fit in {} bytes",
+            r.remaining()
+        )));
+    }
+    let mut fields = vec![vec![0.0_f64; steps]; 6];
+    for column in &mut fields {
+        let mut previous = 0_i64;
+        for slot in column.iter_mut() {
+            let token = r.varint()?;
+            if token == 1 {
+                let v = r.f64()?;
+                if grid(v).is_some() {
+                    return Err(r.error("escaped value lies on the grid: not canonical"));
+                }
+                *slot = v;
+            } else if token & 1 == 1 {
+                return Err(r.error(format!("unknown input token {token}")));
+            } else {
+                let q = previous
+                    .checked_add(unzigzag(token >> 1))
+                    .filter(|q| (*q as f64).abs() <= MAX_GRID)
+                    .ok_or_else(|| r.error("input step leaves the exact range"))?;
+                previous = q;
+                *slot = q as f64 / SCALE;
+            }
+        }
+    }
+    Ok((0..steps)
+        .map(|i| CarInput::from_array(std::array::from_fn(|f| fields[f][i])))
+        .collect())
+}

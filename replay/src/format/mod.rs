@@ -1,0 +1,643 @@
+//! The replay file format (`.skr`), version 1. `replay/FORMAT.md` gives
+//! every byte; in short, little-endian throughout:
+//!
+//! ```text
+//! magic "SKRP" | version u16 | flags u16
+//! sections: id u16 | flags u16 (bit 0 = required) | length u32 | payload
+//!   1 header (first, required)   5 lod runs (required)
+//!   2 definitions (required)     6 surface runs (required)
+//!   3 dt runs (required)         7 keyframes (required, deflated)
+//!   4 inputs (required, deflated) 8 ghosts (optional)
+//! end section: id 0, flags 1, length 0
+//! blake3 of everything before, 32 bytes
+//! ```
+//!
+//! Sections appear in rising id order. A reader skips optional sections it
+//! does not know and refuses unknown required ones. The header comes first
+//! so it can be read without the body (`read_replay_header`). Encoding is
+//! deterministic and the decoder refuses non-canonical fields (overlong
+//! varints, split runs, re-formatted JSON, trailing bytes); see FORMAT.md
+//! for the one exception, the deflate streams.
+//!
+//! Decoding never panics, checks every count against the bytes that remain
+//! before allocating, and bounds every decompression.
+
+mod bytes;
+mod compress;
+mod inputs;
+
+use skidpad_core::{
+    CarDefinition, CarId, CarInput, Lod, LodSetting, SNAPSHOT_LEN, SurfaceId, SurfaceTable,
+};
+use skidpad_ghost::{decode_ghost, encode_ghost};
+
+pub use compress::{MAX_DECOMPRESSED, gunzip, gzip, is_gzip};
+
+use self::bytes::{Reader, Writer};
+use self::compress::{deflate, gunzip_prefix, inflate};
+use crate::replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};
+use crate::runs::Runs;
+use crate::{ReplayError, Result};
+
+const MAGIC: &[u8; 4] = b"SKRP";
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u16 = 1;
+const PREAMBLE: usize = 8;
+const SECTION_HEADER: usize = 8;
+const CHECKSUM: usize = 32;
+const REQUIRED: u16 = 1;
+
+const END: u16 = 0;
+const HEADER: u16 = 1;
+const DEFINITIONS: u16 = 2;
+const DT: u16 = 3;
+const INPUTS: u16 = 4;
+const LOD: u16 = 5;
+const SURFACES: u16 = 6;
+const KEYFRAMES: u16 = 7;
+const GHOSTS: u16 = 8;
+
+/// Longest header section accepted by the header-only reader, bytes.
+const MAX_HEADER: usize = 1 << 20;
+
+fn section_name(id: u16) -> &'static str {
+    match id {
+        HEADER => "header",
+        DEFINITIONS => "definitions",
+        DT => "dt",
+        INPUTS => "inputs",
+        LOD => "lod",
+        SURFACES => "surfaces",
+        KEYFRAMES => "keyframes",
+        GHOSTS => "ghosts",
+        _ => "unknown",
+    }
+}
+
+/// Encodes a replay (uncompressed; see [`encode_replay_gzip`]).
+#[must_use]
+pub fn encode_replay(replay: &Replay) -> Vec<u8> {
+    let mut out = Writer::default();
+    out.bytes(MAGIC);
+    out.u16(FORMAT_VERSION);
+    out.u16(0);
+    let mut section = |id: u16, flags: u16, payload: Vec<u8>| {
+        out.u16(id);
+        out.u16(flags);
+        out.u32(u32::try_from(payload.len()).unwrap_or(u32::MAX));
+        out.bytes(&payload);
+    };
+    section(HEADER, REQUIRED, encode_header(&replay.header));
+    section(
+        DEFINITIONS,
+        REQUIRED,
+        encode_definitions(&replay.definitions),
+    );
+    section(DT, REQUIRED, encode_runs(&replay.dt, |w, v| w.f64(v)));
+    section(INPUTS, REQUIRED, encode_inputs(&replay.cars));
+    section(LOD, REQUIRED, encode_lods(&replay.cars));
+    section(SURFACES, REQUIRED, encode_surfaces(&replay.cars));
+    section(KEYFRAMES, REQUIRED, encode_keyframes(&replay.keyframes));
+    if let Some(ghosts) = &replay.ghosts {
+        let mut w = Writer::default();
+        w.u32(ghosts.len() as u32);
+        for g in ghosts {
+            w.blob(&encode_ghost(g));
+        }
+        section(GHOSTS, 0, w.buf);
+    }
+    section(END, REQUIRED, Vec::new());
+    let checksum = blake3::hash(&out.buf);
+    out.bytes(checksum.as_bytes());
+    out.buf
+}
+
+/// Encodes a replay and gzips it (`.skr.gz`).
+#[must_use]
+pub fn encode_replay_gzip(replay: &Replay) -> Vec<u8> {
+    gzip(&encode_replay(replay))
+}
+
+/// Decodes replay bytes, plain or gzip (detected by its magic).
+pub fn decode_replay(bytes: &[u8]) -> Result<Replay> {
+    if is_gzip(bytes) {
+        return decode_plain(&gunzip(bytes)?);
+    }
+    decode_plain(bytes)
+}
+
+/// Reads only the header: versions, counts, world settings and metadata,
+/// without decoding (or checksumming) the body. Works on gzip too, inflating
+/// only the first bytes.
+pub fn read_replay_header(bytes: &[u8]) -> Result<ReplayHeader> {
+    if is_gzip(bytes) {
+        let prefix = gunzip_prefix(bytes, PREAMBLE + SECTION_HEADER)?;
+        let length = header_section_length(&prefix)?;
+        let all = gunzip_prefix(bytes, PREAMBLE + SECTION_HEADER + length)?;
+        return parse_header_only(&all);
+    }
+    parse_header_only(bytes)
+}
+
+fn check_preamble(bytes: &[u8]) -> Result<()> {
+    let mut r = Reader::new(bytes, 0, "preamble");
+    if r.take(4)? != MAGIC {
+        return Err(r.error("bad magic: not a skidpad replay"));
+    }
+    let version = r.u16()?;
+    if version != FORMAT_VERSION {
+        return Err(ReplayError::FormatVersion {
+            expected: FORMAT_VERSION,
+            found: version,
+        });
+    }
+    if r.u16()? != 0 {
+        return Err(r.error("unknown file flags"));
+    }
+    Ok(())
+}
+
+fn header_section_length(bytes: &[u8]) -> Result<usize> {
+    check_preamble(bytes)?;
+    let mut r = Reader::new(&bytes[PREAMBLE..], PREAMBLE, "header");
+    if r.u16()? != HEADER {
+        return Err(r.error("the first section is not the header"));
+    }
+    r.u16()?;
+    let length = r.u32()? as usize;
+    if length > MAX_HEADER {
+        return Err(r.error(format!("header of {length} bytes exceeds {MAX_HEADER}")));
+    }
+    Ok(length)
+}
+
+fn parse_header_only(bytes: &[u8]) -> Result<ReplayHeader> {
+    let length = header_section_length(bytes)?;
+    let start = PREAMBLE + SECTION_HEADER;
+    let payload = bytes
+        .get(start..start + length)
+        .ok_or_else(|| ReplayError::Decode {
+            section: "header",
+            offset: bytes.len(),
+            reason: "file ends inside the header".into(),
+        })?;
+    decode_header(&mut Reader::new(payload, start, "header"))
+}
+
+fn decode_plain(bytes: &[u8]) -> Result<Replay> {
+    check_preamble(bytes)?;
+    if bytes.len() < PREAMBLE + SECTION_HEADER + CHECKSUM {
+        return Err(ReplayError::Decode {
+            section: "file",
+            offset: bytes.len(),
+            reason: "too short for a replay".into(),
+        });
+    }
+    let body_end = bytes.len() - CHECKSUM;
+    if blake3::hash(&bytes[..body_end]).as_bytes() != &bytes[body_end..] {
+        return Err(ReplayError::Decode {
+            section: "file",
+            offset: body_end,
+            reason: "checksum mismatch: the file is corrupt or truncated".into(),
+        });
+    }
+
+    let mut r = Reader::new(&bytes[PREAMBLE..body_end], PREAMBLE, "sections");
+    let mut sections: Vec<(u16, Reader<'_>)> = Vec::new();
+    loop {
+        let id = r.u16()?;
+        let flags = r.u16()?;
+        if flags & !REQUIRED != 0 {
+            return Err(r.error(format!("section {id}: unknown flags {flags:#x}")));
+        }
+        let length = r.u32()? as usize;
+        let base = r.offset();
+        let payload = r.take(length)?;
+        if id == END {
+            if length != 0 || flags != REQUIRED {
+                return Err(r.error("malformed end section"));
+            }
+            break;
+        }
+        if sections.last().is_some_and(|(last, _)| *last >= id) {
+            return Err(r.error(format!("section {id} out of order")));
+        }
+        let known = id <= GHOSTS;
+        let required_flag = flags & REQUIRED != 0;
+        if known && required_flag != (id != GHOSTS) {
+            return Err(r.error(format!(
+                "section {} has the wrong required flag",
+                section_name(id)
+            )));
+        }
+        match (known, required_flag) {
+            (true, _) => sections.push((id, Reader::new(payload, base, section_name(id)))),
+            (false, true) => {
+                return Err(r.error(format!(
+                    "unknown required section {id}: written by a newer format"
+                )));
+            }
+            (false, false) => {} // an optional section from a newer writer
+        }
+    }
+    r.finish()?;
+
+    let mut take = |id: u16| -> Result<Option<Reader<'_>>> {
+        Ok(sections
+            .iter()
+            .position(|(s, _)| *s == id)
+            .map(|i| sections.remove(i).1))
+    };
+    let missing = |id: u16| ReplayError::Decode {
+        section: section_name(id),
+        offset: PREAMBLE,
+        reason: "required section missing".into(),
+    };
+    let mut header_r = take(HEADER)?.ok_or_else(|| missing(HEADER))?;
+    let header = decode_header(&mut header_r)?;
+    let mut defs_r = take(DEFINITIONS)?.ok_or_else(|| missing(DEFINITIONS))?;
+    let definitions = decode_definitions(&mut defs_r, header.car_count)?;
+    let mut dt_r = take(DT)?.ok_or_else(|| missing(DT))?;
+    let dt = decode_runs(&mut dt_r, |r| {
+        let v = r.f64()?;
+        if !(v.is_finite() && v > 0.0 && v <= skidpad_core::MAX_TIMESTEP) {
+            return Err(r.error(format!("dt {v} outside (0, 0.25]")));
+        }
+        Ok(v)
+    })?;
+    check_len(&dt_r, dt.len(), header.step_count, "dt")?;
+    let inputs_r = take(INPUTS)?.ok_or_else(|| missing(INPUTS))?;
+    let inputs = decode_inputs(inputs_r, &header)?;
+    let lod_r = take(LOD)?.ok_or_else(|| missing(LOD))?;
+    let lods = decode_lods(lod_r, &header)?;
+    let surfaces_r = take(SURFACES)?.ok_or_else(|| missing(SURFACES))?;
+    let surfaces = decode_surfaces(surfaces_r, &header)?;
+    let keyframes_r = take(KEYFRAMES)?.ok_or_else(|| missing(KEYFRAMES))?;
+    let keyframes = decode_keyframes(keyframes_r, &header)?;
+    let ghosts = match take(GHOSTS)? {
+        Some(mut g) => {
+            let n = g.count(4, "ghosts")?;
+            if n != header.car_count as usize {
+                return Err(g.error(format!("{n} ghosts for {} cars", header.car_count)));
+            }
+            let mut out = Vec::with_capacity(n);
+            for _ in 0..n {
+                let at = g.offset();
+                let blob = g.blob()?;
+                out.push(decode_ghost(blob).map_err(|e| ReplayError::Decode {
+                    section: "ghosts",
+                    offset: at,
+                    reason: e.to_string(),
+                })?);
+            }
+            g.finish()?;
+            Some(out)
+        }
+        None => None,
+    };
+
+    let cars = inputs
+        .into_iter()
+        .zip(lods)
+        .zip(surfaces)
+        .map(|((inputs, lod), surfaces)| CarTrack {
+            inputs,
+            lod,
+            surfaces,
+        })
+        .collect();
+    Ok(Replay {
+        header,
+        definitions,
+        dt,
+        cars,
+        keyframes,
+        ghosts,
+    })
+}
+
+fn check_len(r: &Reader<'_>, got: u64, expected: u64, what: &str) -> Result<()> {
+    if got != expected {
+        return Err(r.error(format!(
+            "{what} covers {got} steps, the header says {expected}"
+        )));
+    }
+    Ok(())
+}
+
+fn encode_str16(w: &mut Writer, s: &str) {
+    w.u16(u16::try_from(s.len()).unwrap_or(u16::MAX));
+    w.bytes(&s.as_bytes()[..s.len().min(usize::from(u16::MAX))]);
+}
+
+fn decode_str<'a>(r: &mut Reader<'a>, len: usize) -> Result<&'a str> {
+    let at = r.offset();
+    let raw = r.take(len)?;
+    std::str::from_utf8(raw).map_err(|_| ReplayError::Decode {
+        section: r.section,
+        offset: at,
+        reason: "text is not UTF-8".into(),
+    })
+}
+
+fn encode_header(h: &ReplayHeader) -> Vec<u8> {
+    let mut w = Writer::default();
+    encode_str16(&mut w, &h.core_version);
+    w.u32(h.simulation_version);
+    w.u32(h.car_count);
+    w.u64(h.step_count);
+    w.u32(h.keyframe_every);
+    w.u64(h.start_step);
+    w.f64(h.gravity);
+    w.f64(h.air_density);
+    w.blob(surfaces_json(&h.surfaces).as_bytes());
+    w.u32(h.metadata.len() as u32);
+    for (k, v) in &h.metadata {
+        encode_str16(&mut w, k);
+        w.blob(v.as_bytes());
+    }
+    for car in &h.source_cars {
+        w.u32(car.0);
+    }
+    w.buf
+}
+
+fn surfaces_json(table: &SurfaceTable) -> String {
+    serde_json::to_string(table).unwrap_or_default()
+}
+
+fn decode_header(r: &mut Reader<'_>) -> Result<ReplayHeader> {
+    let len = usize::from(r.u16()?);
+    let core_version = decode_str(r, len)?.to_owned();
+    let simulation_version = r.u32()?;
+    let car_count = r.u32()?;
+    let step_count = r.u64()?;
+    let keyframe_every = r.u32()?;
+    if keyframe_every == 0 {
+        return Err(r.error("keyframe interval 0"));
+    }
+    let start_step = r.u64()?;
+    let gravity = r.f64()?;
+    let air_density = r.f64()?;
+    let json_len = r.u32()? as usize;
+    let json_at = r.offset();
+    let json = decode_str(r, json_len)?;
+    let surfaces: SurfaceTable = serde_json::from_str(json)
+        .ok()
+        .and_then(|t: SurfaceTable| SurfaceTable::new(t.surfaces().to_vec()).ok())
+        .ok_or_else(|| ReplayError::Decode {
+            section: "header",
+            offset: json_at,
+            reason: "invalid surface table".into(),
+        })?;
+    if surfaces_json(&surfaces) != json {
+        return Err(r.error("surface table JSON is not in canonical form"));
+    }
+    let n = r.count(6, "metadata entries")?;
+    let mut metadata = Vec::with_capacity(n);
+    for _ in 0..n {
+        let klen = usize::from(r.u16()?);
+        let key = decode_str(r, klen)?.to_owned();
+        let vlen = r.u32()? as usize;
+        let value = decode_str(r, vlen)?.to_owned();
+        metadata.push((key, value));
+    }
+    let n = car_count as usize;
+    if n.saturating_mul(4) != r.remaining() {
+        return Err(r.error(format!("expected {n} source car ids to end the header")));
+    }
+    let source_cars = (0..n)
+        .map(|_| r.u32().map(CarId))
+        .collect::<Result<Vec<_>>>()?;
+    r.finish()?;
+    Ok(ReplayHeader {
+        core_version,
+        simulation_version,
+        car_count,
+        step_count,
+        keyframe_every,
+        start_step,
+        gravity,
+        air_density,
+        surfaces,
+        metadata,
+        source_cars,
+    })
+}
+
+fn definition_json(def: &CarDefinition) -> String {
+    serde_json::to_string(def).unwrap_or_default()
+}
+
+fn encode_definitions(defs: &[CarDefinition]) -> Vec<u8> {
+    let mut w = Writer::default();
+    w.u32(defs.len() as u32);
+    for d in defs {
+        w.blob(definition_json(d).as_bytes());
+    }
+    w.buf
+}
+
+fn decode_definitions(r: &mut Reader<'_>, car_count: u32) -> Result<Vec<CarDefinition>> {
+    let n = r.count(4, "definitions")?;
+    if n != 0 && n != car_count as usize {
+        return Err(r.error(format!("{n} definitions for {car_count} cars")));
+    }
+    let mut defs = Vec::with_capacity(n);
+    for i in 0..n {
+        let len = r.u32()? as usize;
+        let at = r.offset();
+        let json = decode_str(r, len)?;
+        let def = CarDefinition::from_json(json).map_err(|e| ReplayError::Decode {
+            section: "definitions",
+            offset: at,
+            reason: format!("car {i}: {e}"),
+        })?;
+        if definition_json(&def) != json {
+            return Err(r.error(format!("car {i}: definition JSON is not in canonical form")));
+        }
+        defs.push(def);
+    }
+    r.finish()?;
+    Ok(defs)
+}
+
+fn encode_runs<T: Copy + PartialEq>(runs: &Runs<T>, put: impl Fn(&mut Writer, T)) -> Vec<u8> {
+    let mut w = Writer::default();
+    put_runs(&mut w, runs, put);
+    w.buf
+}
+
+fn put_runs<T: Copy + PartialEq>(w: &mut Writer, runs: &Runs<T>, put: impl Fn(&mut Writer, T)) {
+    w.u32(runs.run_count() as u32);
+    for (length, value) in runs.runs() {
+        w.varint(length);
+        put(w, value);
+    }
+}
+
+fn decode_runs<T: Copy + PartialEq>(
+    r: &mut Reader<'_>,
+    get: impl Fn(&mut Reader<'_>) -> Result<T>,
+) -> Result<Runs<T>> {
+    let n = r.count(2, "runs")?;
+    let mut items = Vec::with_capacity(n);
+    for _ in 0..n {
+        let length = r.varint()?;
+        items.push((length, get(r)?));
+    }
+    Runs::from_runs(items).map_err(|e| r.error(e))
+}
+
+fn encode_inputs(cars: &[CarTrack]) -> Vec<u8> {
+    let mut raw = Writer::default();
+    for car in cars {
+        inputs::encode_car(&car.inputs, &mut raw);
+    }
+    let mut w = Writer::default();
+    w.u64(raw.buf.len() as u64);
+    w.bytes(&deflate(&raw.buf));
+    w.buf
+}
+
+fn decode_inputs(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Vec<CarInput>>> {
+    let raw_len = usize::try_from(r.u64()?).map_err(|_| r.error("inputs too large"))?;
+    let at = r.offset();
+    let compressed = r.take(r.remaining())?;
+    let raw = inflate(compressed, raw_len, "inputs", at)?;
+    let mut t = Reader::new(&raw, at, "inputs (inflated)");
+    let steps = usize::try_from(header.step_count).map_err(|_| t.error("too many steps"))?;
+    let mut cars = Vec::new();
+    for _ in 0..header.car_count {
+        cars.push(inputs::decode_car(&mut t, steps)?);
+    }
+    t.finish()?;
+    Ok(cars)
+}
+
+fn put_lod(w: &mut Writer, lod: LodSetting) {
+    w.u8(lod.level.code());
+    w.f64(lod.substep_rate.unwrap_or(0.0));
+}
+
+fn encode_lods(cars: &[CarTrack]) -> Vec<u8> {
+    let mut w = Writer::default();
+    for car in cars {
+        put_runs(&mut w, &car.lod, put_lod);
+    }
+    w.buf
+}
+
+fn decode_lods(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Runs<LodSetting>>> {
+    let mut out = Vec::new();
+    for _ in 0..header.car_count {
+        let runs = decode_runs(&mut r, |r| {
+            let level = Lod::from_code(r.u8()?).map_err(|e| r.error(e.to_string()))?;
+            let rate = r.f64()?;
+            if rate.to_bits() == (-0.0_f64).to_bits() {
+                return Err(r.error("negative zero rate: not canonical"));
+            }
+            LodSetting {
+                level,
+                substep_rate: (rate != 0.0).then_some(rate),
+            }
+            .validated()
+            .map_err(|e| r.error(e.to_string()))
+        })?;
+        check_len(&r, runs.len(), header.step_count, "lod")?;
+        out.push(runs);
+    }
+    r.finish()?;
+    Ok(out)
+}
+
+fn encode_surfaces(cars: &[CarTrack]) -> Vec<u8> {
+    let mut w = Writer::default();
+    for car in cars {
+        for wheel in &car.surfaces {
+            put_runs(&mut w, wheel, |w, s| w.u8(s.0));
+        }
+    }
+    w.buf
+}
+
+fn decode_surfaces(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<[Runs<SurfaceId>; 4]>> {
+    let count = header.surfaces.surfaces().len();
+    let mut out = Vec::new();
+    for _ in 0..header.car_count {
+        let mut wheels: [Runs<SurfaceId>; 4] = Default::default();
+        for wheel in &mut wheels {
+            *wheel = decode_runs(&mut r, |r| {
+                let id = r.u8()?;
+                if usize::from(id) >= count {
+                    return Err(
+                        r.error(format!("surface id {id} not in the {count}-surface table"))
+                    );
+                }
+                Ok(SurfaceId(id))
+            })?;
+            check_len(&r, wheel.len(), header.step_count, "surfaces")?;
+        }
+        out.push(wheels);
+    }
+    r.finish()?;
+    Ok(out)
+}
+
+fn encode_keyframes(keyframes: &[Keyframe]) -> Vec<u8> {
+    let mut raw = Writer::default();
+    raw.u32(keyframes.len() as u32);
+    for k in keyframes {
+        raw.u64(k.step);
+        raw.bytes(&k.world_hash);
+        raw.blob(&k.game_state);
+        for car in &k.cars {
+            raw.bytes(&car.snapshot);
+            raw.bytes(&car.hash);
+        }
+    }
+    let mut w = Writer::default();
+    w.u64(raw.buf.len() as u64);
+    w.bytes(&deflate(&raw.buf));
+    w.buf
+}
+
+fn decode_keyframes(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Keyframe>> {
+    let raw_len = usize::try_from(r.u64()?).map_err(|_| r.error("keyframes too large"))?;
+    let at = r.offset();
+    let compressed = r.take(r.remaining())?;
+    let raw = inflate(compressed, raw_len, "keyframes", at)?;
+    let mut k = Reader::new(&raw, at, "keyframes (inflated)");
+    let cars = header.car_count as usize;
+    let per_keyframe = 8 + 32 + 4 + cars.saturating_mul(SNAPSHOT_LEN + 32);
+    let n = k.count(per_keyframe, "keyframes")?;
+    let expected = header.keyframe_count();
+    if n as u64 != expected {
+        return Err(k.error(format!("{n} keyframes, the header implies {expected}")));
+    }
+    let every = u64::from(header.keyframe_every);
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let step = k.u64()?;
+        let want = (i as u64 * every).min(header.step_count);
+        if step != want {
+            return Err(k.error(format!("keyframe {i} is at step {step}, expected {want}")));
+        }
+        let world_hash = k.hash()?;
+        let game_state = k.blob()?.to_vec();
+        let mut car_frames = Vec::with_capacity(cars);
+        for _ in 0..cars {
+            let snapshot = k.take(SNAPSHOT_LEN)?.to_vec();
+            let hash = k.hash()?;
+            car_frames.push(CarKeyframe { snapshot, hash });
+        }
+        out.push(Keyframe {
+            step,
+            world_hash,
+            cars: car_frames,
+            game_state,
+        });
+    }
+    k.finish()?;
+    Ok(out)
+}

@@ -1,0 +1,46 @@
+//! `ReplayHooks`: how a game takes part in playback.
+
+use skidpad_core::World;
+
+/// Game logic during playback (SPEC §5). Every method has a default that
+/// does nothing, for a game with no logic of its own.
+pub trait ReplayHooks {
+    /// Runs before each step, after the recorded inputs, surfaces and level
+    /// of detail are written: re-apply game rules here (ground slopes,
+    /// resets).
+    fn before_step(&mut self, _step: u64, _world: &mut World) {}
+
+    /// Runs whenever the player restores a keyframe or cached point (at the
+    /// start, on a seek, on a re-sync), with the game state bytes recorded
+    /// for that step.
+    fn on_restore(&mut self, _step: u64, _state: &[u8]) {}
+
+    /// The game's state now, in the same bytes the recorder's
+    /// `keyframe_state` produces. It lets the player cache points between
+    /// keyframes for fast seeks. Return `None` if the game cannot save its
+    /// state: seeks then restore from keyframes only. The default (a game
+    /// without state) returns empty bytes.
+    fn save_state(&mut self, _step: u64) -> Option<Vec<u8>> {
+        Some(Vec::new())
+    }
+}
+
+/// Hooks for a game with no logic of its own.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoHooks;
+
+impl ReplayHooks for NoHooks {}
+
+impl<H: ReplayHooks + ?Sized> ReplayHooks for &mut H {
+    fn before_step(&mut self, step: u64, world: &mut World) {
+        (**self).before_step(step, world);
+    }
+
+    fn on_restore(&mut self, step: u64, state: &[u8]) {
+        (**self).on_restore(step, state);
+    }
+
+    fn save_state(&mut self, step: u64) -> Option<Vec<u8>> {
+        (**self).save_state(step)
+    }
+}

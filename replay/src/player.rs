@@ -1,0 +1,306 @@
+//! `ReplayPlayer`: plays a replay back into a world, checks every keyframe,
+//! re-syncs on a mismatch, and seeks (SPEC §5).
+
+use skidpad_core::{CarId, SIMULATION_VERSION, SNAPSHOT_LEN, Wheel, World};
+
+use crate::cache::{CachedPoint, DEFAULT_CACHE_BUDGET, SnapshotCache};
+use crate::desync::{DesyncReport, diff_car};
+use crate::hooks::ReplayHooks;
+use crate::replay::{Keyframe, Replay};
+use crate::{ReplayError, Result};
+
+/// Playback settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PlayerOptions {
+    /// Set the world's step counter on every restore, so `world_hash`
+    /// matches the recording's.
+    pub follow_step_count: bool,
+    /// Memory for cached intermediate points, bytes (0 turns the cache
+    /// off).
+    pub cache_budget: usize,
+}
+
+impl Default for PlayerOptions {
+    fn default() -> Self {
+        PlayerOptions {
+            follow_step_count: true,
+            cache_budget: DEFAULT_CACHE_BUDGET,
+        }
+    }
+}
+
+/// Plays a [`Replay`] into a [`World`] that holds the recorded cars (car i
+/// of the world is the replay's car i), for example one made by
+/// [`create_replay_world`](crate::create_replay_world).
+pub struct ReplayPlayer<'r, H: ReplayHooks> {
+    world: World,
+    replay: &'r Replay,
+    hooks: H,
+    options: PlayerOptions,
+    /// Steps played since the recording's start.
+    step: u64,
+    desyncs: u64,
+    first_desync: Option<DesyncReport>,
+    cache: SnapshotCache,
+}
+
+impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
+    /// A player with default options, positioned at step 0 (keyframe 0
+    /// restored, `on_restore` called).
+    pub fn new(world: World, replay: &'r Replay, hooks: H) -> Result<Self> {
+        Self::with_options(world, replay, hooks, PlayerOptions::default())
+    }
+
+    /// A player with options.
+    pub fn with_options(
+        world: World,
+        replay: &'r Replay,
+        hooks: H,
+        options: PlayerOptions,
+    ) -> Result<Self> {
+        if replay.header.simulation_version != SIMULATION_VERSION {
+            return Err(ReplayError::VersionMismatch {
+                replay: replay.header.simulation_version,
+                core: SIMULATION_VERSION,
+            });
+        }
+        if world.car_count() != replay.cars.len() {
+            return Err(ReplayError::Mismatch(format!(
+                "the world holds {} cars, the replay {}",
+                world.car_count(),
+                replay.cars.len()
+            )));
+        }
+        let point_bytes = replay.cars.len() * (SNAPSHOT_LEN + 24) + 64;
+        let cache = SnapshotCache::new(options.cache_budget, replay.header.step_count, point_bytes);
+        let mut player = ReplayPlayer {
+            world,
+            replay,
+            hooks,
+            options,
+            step: 0,
+            desyncs: 0,
+            first_desync: None,
+            cache,
+        };
+        let first = replay
+            .keyframes
+            .first()
+            .filter(|k| k.step == 0)
+            .ok_or_else(|| ReplayError::Mismatch("the replay has no keyframe at step 0".into()))?;
+        player.restore_keyframe(first)?;
+        Ok(player)
+    }
+
+    /// Steps played since the recording's start.
+    #[must_use]
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+
+    /// True when every recorded step has been played.
+    #[must_use]
+    pub fn at_end(&self) -> bool {
+        self.step >= self.replay.header.step_count
+    }
+
+    /// Keyframes whose hashes did not match (each was restored).
+    #[must_use]
+    pub fn desyncs(&self) -> u64 {
+        self.desyncs
+    }
+
+    /// The first mismatch, field by field.
+    #[must_use]
+    pub fn first_desync(&self) -> Option<&DesyncReport> {
+        self.first_desync.as_ref()
+    }
+
+    /// The playback world.
+    #[must_use]
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The hooks.
+    #[must_use]
+    pub fn hooks(&self) -> &H {
+        &self.hooks
+    }
+
+    /// The hooks, mutably.
+    pub fn hooks_mut(&mut self) -> &mut H {
+        &mut self.hooks
+    }
+
+    /// Steps between cached points, and how many are cached and their
+    /// bytes: for tuning and benchmarks.
+    #[must_use]
+    pub fn cache_stats(&self) -> (u64, usize, usize) {
+        (
+            self.cache.interval(),
+            self.cache.len(),
+            self.cache.used_bytes(),
+        )
+    }
+
+    /// Gives back the world and hooks.
+    pub fn into_parts(self) -> (World, H) {
+        (self.world, self.hooks)
+    }
+
+    /// Plays one recorded step; `Ok(false)` at the end.
+    pub fn advance(&mut self) -> Result<bool> {
+        if self.at_end() {
+            return Ok(false);
+        }
+        let step = self.step;
+        let dt = self.replay.dt.at(step).ok_or_else(|| corrupt("dt", step))?;
+        for (i, track) in self.replay.cars.iter().enumerate() {
+            let car = CarId(i as u32);
+            let input = *track
+                .inputs
+                .get(step as usize)
+                .ok_or_else(|| corrupt("inputs", step))?;
+            self.world.set_input(car, input)?;
+            let lod = track.lod.at(step).ok_or_else(|| corrupt("lod", step))?;
+            self.world.set_lod(car, lod)?;
+            for (wheel, runs) in Wheel::ALL.into_iter().zip(&track.surfaces) {
+                let surface = runs.at(step).ok_or_else(|| corrupt("surfaces", step))?;
+                self.world.set_wheel_surface(car, wheel, surface)?;
+            }
+        }
+        self.hooks.before_step(step, &mut self.world);
+        self.world.step(dt)?;
+        self.step += 1;
+        if let Some(keyframe) = self.replay.keyframe_at(self.step) {
+            self.check_keyframe(keyframe)?;
+        } else if self.cache.wants(self.step) {
+            self.cache_point();
+        }
+        Ok(true)
+    }
+
+    /// Plays to the end.
+    pub fn play_to_end(&mut self) -> Result<()> {
+        while self.advance()? {}
+        Ok(())
+    }
+
+    /// Moves to `target` (0 ..= step count), forward or backward: restores
+    /// the latest keyframe or cached point at or before it, unless playing
+    /// on from the current step is shorter, then re-simulates.
+    pub fn seek(&mut self, target: u64) -> Result<()> {
+        let end = self.replay.header.step_count;
+        if target > end {
+            return Err(ReplayError::InvalidArgument {
+                what: "seek step",
+                reason: format!("{target} is past the replay's last step {end}"),
+            });
+        }
+        let keyframe = self.replay.keyframe_at_or_before(target).map(|k| k.step);
+        let cached = self.cache.at_or_before(target).map(|(s, _)| s);
+        let best = keyframe.max(cached).unwrap_or(0);
+        let play_on = self.step <= target && self.step >= best;
+        if !play_on {
+            if cached.is_some_and(|c| Some(c) > keyframe) {
+                self.restore_cached(best)?;
+            } else {
+                let k = self
+                    .replay
+                    .keyframe_at_or_before(target)
+                    .ok_or_else(|| ReplayError::Mismatch("no keyframe before the target".into()))?;
+                self.restore_keyframe(k)?;
+            }
+        }
+        while self.step < target {
+            self.advance()?;
+        }
+        Ok(())
+    }
+
+    fn check_keyframe(&mut self, keyframe: &Keyframe) -> Result<()> {
+        let mut diverged = Vec::new();
+        for (i, recorded) in keyframe.cars.iter().enumerate() {
+            let car = CarId(i as u32);
+            if self.world.car_hash(car)? != recorded.hash {
+                diverged.push(car);
+            }
+        }
+        if diverged.is_empty() {
+            return Ok(());
+        }
+        self.desyncs += 1;
+        if self.first_desync.is_none() {
+            let mut fields = Vec::new();
+            for &car in &diverged {
+                let now = self.world.snapshot(car)?;
+                fields.extend(diff_car(car, &keyframe.cars[car.0 as usize].snapshot, &now));
+            }
+            self.first_desync = Some(DesyncReport {
+                step: keyframe.step,
+                cars: diverged,
+                fields,
+            });
+        }
+        self.restore_keyframe(keyframe)
+    }
+
+    fn restore_keyframe(&mut self, keyframe: &Keyframe) -> Result<()> {
+        for (i, car) in keyframe.cars.iter().enumerate() {
+            self.world.restore(CarId(i as u32), &car.snapshot)?;
+        }
+        self.finish_restore(keyframe.step, &keyframe.game_state);
+        Ok(())
+    }
+
+    fn restore_cached(&mut self, step: u64) -> Result<()> {
+        let Some((_, point)) = self.cache.at_or_before(step) else {
+            return Err(ReplayError::Mismatch(format!(
+                "no cached point at step {step}"
+            )));
+        };
+        // Clone out of the cache: restoring borrows the world mutably.
+        let point = point.clone();
+        for (i, snapshot) in point.snapshots.iter().enumerate() {
+            self.world.restore(CarId(i as u32), snapshot)?;
+        }
+        self.finish_restore(step, &point.game_state);
+        Ok(())
+    }
+
+    fn finish_restore(&mut self, step: u64, game_state: &[u8]) {
+        self.step = step;
+        if self.options.follow_step_count {
+            self.world
+                .set_step_count(self.replay.header.start_step + step);
+        }
+        self.hooks.on_restore(step, game_state);
+    }
+
+    fn cache_point(&mut self) {
+        let Some(game_state) = self.hooks.save_state(self.step) else {
+            return;
+        };
+        let snapshots: Option<Vec<Vec<u8>>> = self
+            .world
+            .car_ids()
+            .map(|c| self.world.snapshot(c).ok())
+            .collect();
+        if let Some(snapshots) = snapshots {
+            self.cache.insert(
+                self.step,
+                CachedPoint {
+                    snapshots,
+                    game_state,
+                },
+            );
+        }
+    }
+}
+
+fn corrupt(stream: &str, step: u64) -> ReplayError {
+    ReplayError::Mismatch(format!(
+        "the replay's {stream} stream ends before step {step}"
+    ))
+}

@@ -1,0 +1,252 @@
+//! `ReplayRecorder`: records every step of a world (SPEC §5).
+//!
+//! Keyframe 0 is taken when the recorder is made; then each recorded step
+//! stores dt, each car's input as it ran (after any AI driver wrote it),
+//! its level of detail and wheel surfaces, and every `keyframe_every` steps
+//! a keyframe. `finish` adds a final keyframe, so a verifier checks the end
+//! state too.
+
+use skidpad_core::{
+    CORE_VERSION, CarId, LodSetting, SIMULATION_VERSION, World, combine_world_hash,
+};
+use skidpad_ghost::GhostRecorder;
+
+use crate::replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};
+use crate::runs::Runs;
+use crate::{ReplayError, Result};
+
+/// Default steps between keyframes (10 s at 60 Hz).
+pub const DEFAULT_KEYFRAME_EVERY: u32 = 600;
+
+/// The game's own state at a keyframe (lap timers, race clock, …), given
+/// the keyframe's step.
+pub type KeyframeState<'a> = Box<dyn FnMut(u64) -> Vec<u8> + 'a>;
+
+/// What to record.
+pub struct RecorderOptions<'a> {
+    /// Which cars, in playback order; `None` records every car.
+    pub cars: Option<Vec<CarId>>,
+    /// Steps between keyframes, at least 1.
+    pub keyframe_every: u32,
+    /// Embed the car definitions, so `create_replay_world` can rebuild the
+    /// world from the replay alone.
+    pub embed_definitions: bool,
+    /// Free-form key/value pairs stored in the header.
+    pub metadata: Vec<(String, String)>,
+    /// Called at every keyframe for the game's own state bytes.
+    pub keyframe_state: Option<KeyframeState<'a>>,
+    /// Also record each car's pose track as an embedded ghost (SPEC §5.6).
+    pub embed_ghosts: bool,
+}
+
+impl Default for RecorderOptions<'_> {
+    fn default() -> Self {
+        RecorderOptions {
+            cars: None,
+            keyframe_every: DEFAULT_KEYFRAME_EVERY,
+            embed_definitions: true,
+            metadata: Vec::new(),
+            keyframe_state: None,
+            embed_ghosts: false,
+        }
+    }
+}
+
+/// Records a world's steps into a [`Replay`].
+pub struct ReplayRecorder<'a> {
+    cars: Vec<CarId>,
+    keyframe_state: Option<KeyframeState<'a>>,
+    ghosts: Option<Vec<GhostRecorder>>,
+    replay: Replay,
+}
+
+impl<'a> ReplayRecorder<'a> {
+    /// Starts recording `world` as it is now; takes keyframe 0.
+    pub fn new(world: &World, options: RecorderOptions<'a>) -> Result<Self> {
+        if options.keyframe_every == 0 {
+            return Err(ReplayError::InvalidArgument {
+                what: "keyframe_every",
+                reason: "must be at least 1".into(),
+            });
+        }
+        let cars = options.cars.unwrap_or_else(|| world.car_ids().collect());
+        for (k, &car) in cars.iter().enumerate() {
+            world.definition(car)?;
+            if cars[..k].contains(&car) {
+                return Err(ReplayError::InvalidArgument {
+                    what: "cars",
+                    reason: format!("car {car} is listed twice"),
+                });
+            }
+        }
+        let definitions = if options.embed_definitions {
+            cars.iter()
+                .map(|&c| world.definition(c).cloned())
+                .collect::<Result<_, _>>()?
+        } else {
+            Vec::new()
+        };
+        let config = world.config();
+        let header = ReplayHeader {
+            core_version: CORE_VERSION.to_owned(),
+            simulation_version: SIMULATION_VERSION,
+            car_count: u32::try_from(cars.len()).map_err(|_| ReplayError::InvalidArgument {
+                what: "cars",
+                reason: "too many cars".into(),
+            })?,
+            step_count: 0,
+            keyframe_every: options.keyframe_every,
+            start_step: world.step_count(),
+            gravity: config.gravity,
+            air_density: config.air_density,
+            surfaces: config.surfaces.clone(),
+            metadata: options.metadata,
+            source_cars: cars.clone(),
+        };
+        let tracks = cars
+            .iter()
+            .map(|_| CarTrack {
+                inputs: Vec::new(),
+                lod: Runs::new(),
+                surfaces: Default::default(),
+            })
+            .collect();
+        let ghosts = options.embed_ghosts.then(|| {
+            cars.iter()
+                .map(|&c| GhostRecorder::new(c))
+                .collect::<Vec<_>>()
+        });
+        let mut recorder = ReplayRecorder {
+            cars,
+            keyframe_state: options.keyframe_state,
+            ghosts,
+            replay: Replay {
+                header,
+                definitions,
+                dt: Runs::new(),
+                cars: tracks,
+                keyframes: Vec::new(),
+                ghosts: None,
+            },
+        };
+        recorder.take_keyframe(world)?;
+        if let Some(ghosts) = &mut recorder.ghosts {
+            // Frame 0 of each ghost is the starting pose at t = 0.
+            for g in ghosts.iter_mut() {
+                g.sample(world, 1.0)?;
+                g.restart();
+            }
+        }
+        Ok(recorder)
+    }
+
+    /// Steps the world by `dt` and records the step.
+    pub fn step(&mut self, world: &mut World, dt: f64) -> Result<()> {
+        self.check_position(world, 0)?;
+        world.step(dt)?;
+        self.capture(world, dt)
+    }
+
+    /// Records a step of `dt` that the caller has just taken with
+    /// `world.step(dt)`. Call it right after the step: the levels of
+    /// detail and surfaces are read now, and must be the ones the step ran
+    /// with.
+    pub fn capture(&mut self, world: &World, dt: f64) -> Result<()> {
+        self.check_position(world, 1)?;
+        self.replay.dt.push(dt);
+        for (track, &car) in self.replay.cars.iter_mut().zip(&self.cars) {
+            track.inputs.push(world.input(car)?);
+            track.lod.push(world.lod(car)?);
+            let surfaces = world.wheel_surfaces(car)?;
+            for (runs, surface) in track.surfaces.iter_mut().zip(surfaces) {
+                runs.push(surface);
+            }
+        }
+        if let Some(ghosts) = &mut self.ghosts {
+            for g in ghosts.iter_mut() {
+                g.sample(world, dt)?;
+            }
+        }
+        self.replay.header.step_count += 1;
+        if self
+            .replay
+            .header
+            .step_count
+            .is_multiple_of(u64::from(self.replay.header.keyframe_every))
+        {
+            self.take_keyframe(world)?;
+        }
+        Ok(())
+    }
+
+    /// Sets a car's level of detail through the recorder (the change is
+    /// recorded with the next step either way; this mirrors the JS API).
+    pub fn set_lod(&mut self, world: &mut World, car: CarId, lod: LodSetting) -> Result<()> {
+        world.set_lod(car, lod)?;
+        Ok(())
+    }
+
+    /// Steps recorded so far.
+    #[must_use]
+    pub fn step_count(&self) -> u64 {
+        self.replay.header.step_count
+    }
+
+    /// Ends the recording; `world` must be as the last recorded step left
+    /// it. Adds the final keyframe if the last step was not one.
+    pub fn finish(mut self, world: &World) -> Result<Replay> {
+        self.check_position(world, 0)?;
+        let last = self.replay.header.step_count;
+        if self.replay.keyframes.last().map(|k| k.step) != Some(last) {
+            self.take_keyframe(world)?;
+        }
+        if let Some(ghosts) = &self.ghosts {
+            self.replay.ghosts = Some(
+                ghosts
+                    .iter()
+                    .map(|g| g.finish())
+                    .collect::<Result<_, _>>()?,
+            );
+        }
+        Ok(self.replay)
+    }
+
+    /// Refuses to record when the world has taken steps the recorder did
+    /// not see (or is behind): the replay would not play back.
+    fn check_position(&self, world: &World, just_stepped: u64) -> Result<()> {
+        let expected = self.replay.header.start_step + self.replay.header.step_count + just_stepped;
+        if world.step_count() != expected {
+            return Err(ReplayError::Mismatch(format!(
+                "the world is at step {}, the recording expects {expected}: every step must be recorded (use step or capture)",
+                world.step_count()
+            )));
+        }
+        Ok(())
+    }
+
+    fn take_keyframe(&mut self, world: &World) -> Result<()> {
+        let step = self.replay.header.step_count;
+        let cars = self
+            .cars
+            .iter()
+            .map(|&c| {
+                Ok(CarKeyframe {
+                    snapshot: world.snapshot(c)?,
+                    hash: world.car_hash(c)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let world_hash = combine_world_hash(world.step_count(), cars.iter().map(|c| c.hash));
+        let game_state = self
+            .keyframe_state
+            .as_mut()
+            .map_or_else(Vec::new, |f| f(step));
+        self.replay.keyframes.push(Keyframe {
+            step,
+            world_hash,
+            cars,
+            game_state,
+        });
+        Ok(())
+    }
+}

@@ -1,0 +1,120 @@
+//! The in-memory replay: what a recording holds (SPEC §5).
+
+use skidpad_core::{CarDefinition, CarId, CarInput, LodSetting, SurfaceId, SurfaceTable};
+use skidpad_ghost::Ghost;
+
+use crate::runs::Runs;
+
+/// A recorded run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Replay {
+    /// Versions, sizes, world settings and metadata.
+    pub header: ReplayHeader,
+    /// One definition per recorded car, in playback order; empty when the
+    /// recorder was told not to embed them.
+    pub definitions: Vec<CarDefinition>,
+    /// Host step length of every step, s.
+    pub dt: Runs<f64>,
+    /// Per recorded car, in playback order.
+    pub cars: Vec<CarTrack>,
+    /// Keyframes, by rising step; the first is at step 0 and the last at
+    /// the final step.
+    pub keyframes: Vec<Keyframe>,
+    /// Optional pose track per recorded car (SPEC §5.6), so the run stays
+    /// watchable as ghosts after a core update.
+    pub ghosts: Option<Vec<Ghost>>,
+}
+
+/// What a replay says about itself; readable without decoding the body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayHeader {
+    /// `CORE_VERSION` of the core that recorded.
+    pub core_version: String,
+    /// `SIMULATION_VERSION` of the core that recorded.
+    pub simulation_version: u32,
+    /// Number of recorded cars.
+    pub car_count: u32,
+    /// Number of recorded steps.
+    pub step_count: u64,
+    /// Steps between keyframes.
+    pub keyframe_every: u32,
+    /// The recording world's step counter when recording began.
+    pub start_step: u64,
+    /// The recording world's gravity, m/s².
+    pub gravity: f64,
+    /// The recording world's air density, kg/m³.
+    pub air_density: f64,
+    /// The recording world's surface table.
+    pub surfaces: SurfaceTable,
+    /// Free-form key/value pairs (track, player, claimed lap time, …).
+    pub metadata: Vec<(String, String)>,
+    /// Each recorded car's id in the recording world, in playback order
+    /// (playback car i is `CarId(i)`).
+    pub source_cars: Vec<CarId>,
+}
+
+impl ReplayHeader {
+    /// Simulated seconds are not in the header (they need the dt runs); the
+    /// number of keyframes is, implicitly: one every `keyframe_every` steps
+    /// plus the final one.
+    #[must_use]
+    pub fn keyframe_count(&self) -> u64 {
+        let every = u64::from(self.keyframe_every.max(1));
+        self.step_count / every + 1 + u64::from(!self.step_count.is_multiple_of(every))
+    }
+}
+
+/// One car's recorded streams.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CarTrack {
+    /// The input the car ran with at each step.
+    pub inputs: Vec<CarInput>,
+    /// Level of detail and substep rate at each step.
+    pub lod: Runs<LodSetting>,
+    /// Surface under each wheel at each step.
+    pub surfaces: [Runs<SurfaceId>; 4],
+}
+
+/// Full state at one step: every car's snapshot and hash, the world hash
+/// and the game's own state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Keyframe {
+    /// Steps since the recording began.
+    pub step: u64,
+    /// Hash of the playback world at this step (recorded cars only).
+    pub world_hash: [u8; 32],
+    /// Per recorded car.
+    pub cars: Vec<CarKeyframe>,
+    /// The bytes the recorder's `keyframe_state` callback returned.
+    pub game_state: Vec<u8>,
+}
+
+/// One car in a keyframe.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CarKeyframe {
+    /// `World::snapshot` bytes.
+    pub snapshot: Vec<u8>,
+    /// `World::car_hash`.
+    pub hash: [u8; 32],
+}
+
+impl Replay {
+    /// Simulated time covered, s.
+    #[must_use]
+    pub fn duration(&self) -> f64 {
+        self.dt.runs().map(|(n, dt)| n as f64 * dt).sum()
+    }
+
+    /// The last keyframe at or before `step`.
+    #[must_use]
+    pub fn keyframe_at_or_before(&self, step: u64) -> Option<&Keyframe> {
+        let i = self.keyframes.partition_point(|k| k.step <= step);
+        i.checked_sub(1).map(|i| &self.keyframes[i])
+    }
+
+    /// The keyframe exactly at `step`, if there is one.
+    #[must_use]
+    pub fn keyframe_at(&self, step: u64) -> Option<&Keyframe> {
+        self.keyframe_at_or_before(step).filter(|k| k.step == step)
+    }
+}

@@ -1,0 +1,71 @@
+//! Leaderboard verification: re-simulate replay bytes headless and report.
+
+use skidpad_core::SIMULATION_VERSION;
+
+use crate::desync::DesyncReport;
+use crate::format::decode_replay;
+use crate::hooks::ReplayHooks;
+use crate::player::{PlayerOptions, ReplayPlayer};
+use crate::world::create_replay_world;
+use crate::{ReplayError, Result};
+
+/// What verification found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerifyReport {
+    /// The replay's simulation version (equal to this core's, or
+    /// verification would have been refused).
+    pub simulation_version: u32,
+    /// The core version that recorded it.
+    pub recorded_by: String,
+    /// Steps re-simulated.
+    pub steps: u64,
+    /// Simulated seconds.
+    pub duration: f64,
+    /// Keyframes compared.
+    pub keyframes: usize,
+    /// Keyframes that did not match.
+    pub desyncs: u64,
+    /// The first mismatch, field by field.
+    pub first_desync: Option<DesyncReport>,
+    /// World hash after the last step.
+    pub final_hash: [u8; 32],
+}
+
+impl VerifyReport {
+    /// True when every keyframe matched.
+    #[must_use]
+    pub fn is_valid(&self) -> bool {
+        self.desyncs == 0
+    }
+}
+
+/// Decodes replay bytes (plain or gzip), refuses another simulation
+/// version, rebuilds the world from the embedded definitions and plays
+/// every step with `hooks` (which see the game-state bytes and can compute
+/// the game's result, such as lap times). No intermediate cache is kept.
+pub fn verify<H: ReplayHooks>(bytes: &[u8], hooks: H) -> Result<VerifyReport> {
+    let replay = decode_replay(bytes)?;
+    if replay.header.simulation_version != SIMULATION_VERSION {
+        return Err(ReplayError::VersionMismatch {
+            replay: replay.header.simulation_version,
+            core: SIMULATION_VERSION,
+        });
+    }
+    let world = create_replay_world(&replay)?;
+    let options = PlayerOptions {
+        follow_step_count: true,
+        cache_budget: 0,
+    };
+    let mut player = ReplayPlayer::with_options(world, &replay, hooks, options)?;
+    player.play_to_end()?;
+    Ok(VerifyReport {
+        simulation_version: replay.header.simulation_version,
+        recorded_by: replay.header.core_version.clone(),
+        steps: player.step(),
+        duration: replay.duration(),
+        keyframes: replay.keyframes.len(),
+        desyncs: player.desyncs(),
+        first_desync: player.first_desync().cloned(),
+        final_hash: player.world().world_hash(),
+    })
+}
