@@ -59,6 +59,11 @@ pub(crate) fn inflate(
             out.len()
         )));
     }
+    // Many deflate streams inflate to the same bytes; only the one this
+    // encoder writes is accepted, so decode → encode gives back the input.
+    if deflate(&out) != data {
+        return Err(err("deflate stream is not in canonical form".into()));
+    }
     Ok(out)
 }
 

@@ -23,8 +23,13 @@ const MAX_GRID: f64 = 9_007_199_254_740_992.0;
 /// which keeps its sign bit).
 fn grid(v: f64) -> Option<i64> {
     let q = v * SCALE;
-    let exact = q.is_finite() && q.abs() <= MAX_GRID && q.fract() == 0.0;
-    (exact && (q / SCALE).to_bits() == v.to_bits()).then_some(q as i64)
+    if !(q.is_finite() && q.abs() <= MAX_GRID && q.fract() == 0.0) {
+        return None;
+    }
+    let q = q as i64;
+    // Decoding gives (q as f64) / SCALE; only a value that comes back with
+    // the same bits is on the grid.
+    ((q as f64 / SCALE).to_bits() == v.to_bits()).then_some(q)
 }
 
 fn zigzag(d: i64) -> u64 {

@@ -1,0 +1,157 @@
+//! Recording replays for the tests: AI races with level-of-detail and
+//! surface changes, and a game with a lap timer of its own.
+
+#![allow(dead_code)] // Each test binary uses part of this file.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use skidpad_core::{
+    CarId, InitialPose, Lod, LodSetting, SurfaceId, Track, Wheel, World, WorldConfig, preset,
+};
+use skidpad_replay::{RecorderOptions, Replay, ReplayHooks, ReplayRecorder};
+
+pub const DT: f64 = 1.0 / 60.0;
+
+/// `cars` AI cars of alternating presets on the built-in track.
+pub fn race_world(cars: usize) -> World {
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    let names = ["fwd_hatchback", "rwd_sports"];
+    for k in 0..cars {
+        let (p, d) = track.point_at(track.length() - 12.0 * k as f64);
+        let id = world
+            .add_car(
+                &preset(names[k % 2]).unwrap(),
+                InitialPose {
+                    x: p.x,
+                    y: p.y,
+                    yaw: d.y.atan2(d.x),
+                    speed: 10.0,
+                },
+            )
+            .unwrap();
+        world.set_driver(id, Some(track.clone())).unwrap();
+    }
+    world
+}
+
+/// The scripted changes a recording goes through: LOD levels and rates,
+/// whole-car and per-wheel surfaces.
+pub fn script(world: &mut World, step: u64) {
+    let car = CarId((step / 300 % world.car_count() as u64) as u32);
+    let r = match step % 300 {
+        40 => world.set_lod(car, LodSetting::new(Lod::SingleTrack)),
+        90 => world.set_wheel_surface(car, Wheel::FrontRight, SurfaceId::GRASS),
+        120 => world.set_lod(car, LodSetting::with_rate(Lod::Full, 600.0)),
+        150 => world.set_surface(car, SurfaceId::WET_ASPHALT),
+        200 => world.set_lod(car, LodSetting::new(Lod::Frozen)),
+        230 => world.set_lod(car, LodSetting::new(Lod::Full)),
+        260 => world.set_surface(car, SurfaceId::DRY_ASPHALT),
+        _ => Ok(()),
+    };
+    r.unwrap();
+}
+
+/// Records `steps` steps of a `cars`-car race with the script; returns the
+/// replay, the recording world's hash after every step, and the world.
+pub fn record_race(cars: usize, steps: u64, keyframe_every: u32) -> (Replay, Vec<[u8; 32]>, World) {
+    let mut world = race_world(cars);
+    let options = RecorderOptions {
+        keyframe_every,
+        ..RecorderOptions::default()
+    };
+    let mut recorder = ReplayRecorder::new(&world, options).unwrap();
+    let mut hashes = vec![world.world_hash()];
+    for step in 0..steps {
+        script(&mut world, step);
+        recorder.step(&mut world, DT).unwrap();
+        hashes.push(world.world_hash());
+    }
+    let replay = recorder.finish(&world).unwrap();
+    (replay, hashes, world)
+}
+
+/// A game's own state: the steps at which car 0 crossed the line x = 100
+/// (either way), as a lap timer's checkpoint log.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LapTimer {
+    pub crossings: Vec<u64>,
+    pub last_x: Option<f64>,
+}
+
+impl LapTimer {
+    /// Game logic, run before each step with the world as the previous
+    /// step left it.
+    pub fn observe(&mut self, step: u64, world: &World) {
+        let x = world.pose(CarId(0)).unwrap().position.x;
+        if let Some(last) = self.last_x {
+            if (last < 100.0) != (x < 100.0) {
+                self.crossings.push(step);
+            }
+        }
+        self.last_x = Some(x);
+    }
+
+    pub fn save(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&self.last_x.unwrap_or(f64::NAN).to_le_bytes());
+        for c in &self.crossings {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        out
+    }
+
+    pub fn load(bytes: &[u8]) -> LapTimer {
+        let x = f64::from_le_bytes(bytes[..8].try_into().unwrap());
+        LapTimer {
+            last_x: (!x.is_nan()).then_some(x),
+            crossings: bytes[8..]
+                .chunks(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+                .collect(),
+        }
+    }
+}
+
+/// The lap-timer game as playback hooks.
+#[derive(Default)]
+pub struct LapGame {
+    pub timer: LapTimer,
+    pub restores: Vec<u64>,
+}
+
+impl ReplayHooks for LapGame {
+    fn before_step(&mut self, step: u64, world: &mut World) {
+        self.timer.observe(step, world);
+    }
+    fn on_restore(&mut self, step: u64, state: &[u8]) {
+        self.timer = LapTimer::load(state);
+        self.restores.push(step);
+    }
+    fn save_state(&mut self, _step: u64) -> Option<Vec<u8>> {
+        Some(self.timer.save())
+    }
+}
+
+/// Records a lap-timer game: 3 cars, `steps` steps; the timer's state goes
+/// into every keyframe. Returns the replay and the timer at the end.
+pub fn record_lap_game(steps: u64, keyframe_every: u32) -> (Replay, LapTimer) {
+    let mut world = race_world(3);
+    let timer = Rc::new(RefCell::new(LapTimer::default()));
+    let saved = timer.clone();
+    let options = RecorderOptions {
+        keyframe_every,
+        keyframe_state: Some(Box::new(move |_| saved.borrow().save())),
+        ..RecorderOptions::default()
+    };
+    let mut recorder = ReplayRecorder::new(&world, options).unwrap();
+    for step in 0..steps {
+        timer.borrow_mut().observe(step, &world);
+        recorder.step(&mut world, DT).unwrap();
+    }
+    let replay = recorder.finish(&world).unwrap();
+    let end = timer.borrow().clone();
+    (replay, end)
+}

@@ -1,0 +1,231 @@
+//! Record, then play: bit for bit, with seeks, game state and re-syncs.
+
+mod common;
+
+use common::{DT, LapGame, record_lap_game, record_race};
+use proptest::prelude::*;
+use skidpad_core::{CarId, SIMULATION_VERSION, World};
+use skidpad_replay::{
+    NoHooks, PlayerOptions, RecorderOptions, ReplayError, ReplayPlayer, ReplayRecorder,
+    create_replay_world,
+};
+
+#[test]
+fn playback_matches_the_recording_at_every_step() {
+    let (replay, hashes, _) = record_race(4, 1500, 240);
+    assert!(
+        replay.cars[0].lod.run_count() > 1,
+        "the script changed levels of detail"
+    );
+    assert!(
+        replay.cars[0].surfaces[1].run_count() > 1,
+        "and wheel surfaces"
+    );
+    let mut player =
+        ReplayPlayer::new(create_replay_world(&replay).unwrap(), &replay, NoHooks).unwrap();
+    assert_eq!(player.world().world_hash(), hashes[0]);
+    let mut step = 0;
+    while player.advance().unwrap() {
+        step += 1;
+        assert_eq!(
+            player.world().world_hash(),
+            hashes[step],
+            "diverged at step {step}"
+        );
+    }
+    assert_eq!(step, 1500);
+    assert_eq!(player.desyncs(), 0);
+    assert!(player.first_desync().is_none());
+}
+
+#[test]
+fn a_reset_behind_the_recorders_back_is_resynced_at_the_next_keyframe() {
+    let mut world = common::race_world(3);
+    let mut recorder = ReplayRecorder::new(
+        &world,
+        RecorderOptions {
+            keyframe_every: 100,
+            ..RecorderOptions::default()
+        },
+    )
+    .unwrap();
+    let mut early = None;
+    let mut hashes = vec![world.world_hash()];
+    for step in 0..400 {
+        if step == 20 {
+            early = Some(world.snapshot(CarId(1)).unwrap());
+        }
+        if step == 150 {
+            // The game resets car 1 to where it was at step 20; the replay
+            // cannot see this.
+            world.restore(CarId(1), early.as_ref().unwrap()).unwrap();
+        }
+        recorder.step(&mut world, DT).unwrap();
+        hashes.push(world.world_hash());
+    }
+    let replay = recorder.finish(&world).unwrap();
+    let mut player =
+        ReplayPlayer::new(create_replay_world(&replay).unwrap(), &replay, NoHooks).unwrap();
+    player.play_to_end().unwrap();
+    assert_eq!(player.desyncs(), 1);
+    let report = player.first_desync().unwrap();
+    assert_eq!(report.step, 200);
+    assert_eq!(report.cars, vec![CarId(1)]);
+    let fields: Vec<&str> = report.fields.iter().map(|f| f.field).collect();
+    assert!(
+        fields.contains(&"position.x") && fields.contains(&"elapsed"),
+        "{fields:?}"
+    );
+    assert!(
+        report
+            .fields
+            .iter()
+            .all(|f| f.car == CarId(1) && f.recorded != f.simulated)
+    );
+    assert_eq!(
+        player.world().world_hash(),
+        hashes[400],
+        "in sync again at the end"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn seek_to_n_equals_playing_n_steps(targets in prop::collection::vec(0..=600_u64, 1..12), budget in prop_oneof![Just(0_usize), Just(64 << 20)]) {
+        let (replay, hashes, _) = shared_race();
+        let options = PlayerOptions { cache_budget: budget, ..PlayerOptions::default() };
+        let mut player = ReplayPlayer::with_options(create_replay_world(replay).unwrap(), replay, NoHooks, options).unwrap();
+        for &n in &targets {
+            player.seek(n).unwrap();
+            prop_assert_eq!(player.step(), n);
+            prop_assert_eq!(player.world().world_hash(), hashes[n as usize], "after seek({})", n);
+        }
+        prop_assert_eq!(player.desyncs(), 0);
+    }
+}
+
+/// One recording shared by the proptest cases.
+fn shared_race() -> &'static (skidpad_replay::Replay, Vec<[u8; 32]>, World) {
+    static RACE: std::sync::OnceLock<(skidpad_replay::Replay, Vec<[u8; 32]>, World)> =
+        std::sync::OnceLock::new();
+    RACE.get_or_init(|| record_race(3, 600, 150))
+}
+
+#[test]
+fn seeking_past_the_end_is_an_error() {
+    let (replay, _, _) = shared_race();
+    let mut player =
+        ReplayPlayer::new(create_replay_world(replay).unwrap(), replay, NoHooks).unwrap();
+    assert!(matches!(
+        player.seek(601),
+        Err(ReplayError::InvalidArgument { .. })
+    ));
+    player.seek(600).unwrap();
+    assert!(!player.advance().unwrap());
+}
+
+#[test]
+fn the_cache_fills_while_playing_and_stays_in_budget() {
+    let (replay, _, _) = shared_race();
+    let options = PlayerOptions {
+        cache_budget: 20_000,
+        ..PlayerOptions::default()
+    };
+    let mut player = ReplayPlayer::with_options(
+        create_replay_world(replay).unwrap(),
+        replay,
+        NoHooks,
+        options,
+    )
+    .unwrap();
+    player.play_to_end().unwrap();
+    let (interval, points, bytes) = player.cache_stats();
+    assert!(points > 0 && bytes <= 20_000, "{interval} {points} {bytes}");
+}
+
+#[test]
+fn a_lap_timer_in_keyframe_state_gives_the_same_laps_after_seeks() {
+    let (replay, recorded) = record_lap_game(2400, 300);
+    assert!(
+        recorded.crossings.len() >= 2,
+        "car 0 crossed x = 100 during the run: {:?}",
+        recorded.crossings
+    );
+
+    let world = create_replay_world(&replay).unwrap();
+    let mut player = ReplayPlayer::new(world, &replay, LapGame::default()).unwrap();
+    player.play_to_end().unwrap();
+    assert_eq!(player.hooks().timer.crossings, recorded.crossings);
+
+    for target in [1900_u64, 350, 1200, 5, 2399, 700] {
+        player.seek(target).unwrap();
+        let expected: Vec<u64> = recorded
+            .crossings
+            .iter()
+            .copied()
+            .filter(|&c| c < target)
+            .collect();
+        assert_eq!(
+            player.hooks().timer.crossings,
+            expected,
+            "after seek({target})"
+        );
+    }
+    player.play_to_end().unwrap();
+    assert_eq!(player.hooks().timer.crossings, recorded.crossings);
+    assert_eq!(player.desyncs(), 0);
+    assert_eq!(player.hooks().restores[0], 0, "on_restore ran at the start");
+}
+
+#[test]
+fn wrong_worlds_and_versions_are_refused() {
+    let (replay, _, _) = shared_race();
+    let small = common::race_world(2);
+    assert!(matches!(
+        ReplayPlayer::new(small, replay, NoHooks),
+        Err(ReplayError::Mismatch(_))
+    ));
+    let mut old = replay.clone();
+    old.header.simulation_version = SIMULATION_VERSION + 1;
+    let err = ReplayPlayer::new(create_replay_world(&old).unwrap(), &old, NoHooks)
+        .err()
+        .unwrap();
+    let text = err.to_string();
+    assert!(
+        text.contains(&SIMULATION_VERSION.to_string())
+            && text.contains(&(SIMULATION_VERSION + 1).to_string()),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_recorder_refuses_steps_it_did_not_see() {
+    let mut world = common::race_world(2);
+    let mut recorder = ReplayRecorder::new(&world, RecorderOptions::default()).unwrap();
+    recorder.step(&mut world, DT).unwrap();
+    world.step(DT).unwrap();
+    recorder.capture(&world, DT).unwrap();
+    world.step(DT).unwrap();
+    world.step(DT).unwrap();
+    assert!(matches!(
+        recorder.capture(&world, DT),
+        Err(ReplayError::Mismatch(_))
+    ));
+    assert!(
+        ReplayRecorder::new(
+            &world,
+            RecorderOptions {
+                keyframe_every: 0,
+                ..RecorderOptions::default()
+            }
+        )
+        .is_err()
+    );
+    let dupes = RecorderOptions {
+        cars: Some(vec![CarId(0), CarId(0)]),
+        ..RecorderOptions::default()
+    };
+    assert!(ReplayRecorder::new(&world, dupes).is_err());
+}
