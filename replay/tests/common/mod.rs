@@ -86,10 +86,10 @@ impl LapTimer {
     /// step left it.
     pub fn observe(&mut self, step: u64, world: &World) {
         let x = world.pose(CarId(0)).unwrap().position.x;
-        if let Some(last) = self.last_x {
-            if (last < 100.0) != (x < 100.0) {
-                self.crossings.push(step);
-            }
+        if let Some(last) = self.last_x
+            && (last < 100.0) != (x < 100.0)
+        {
+            self.crossings.push(step);
         }
         self.last_x = Some(x);
     }
