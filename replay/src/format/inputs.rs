@@ -40,16 +40,29 @@ fn unzigzag(z: u64) -> i64 {
     ((z >> 1) as i64) ^ -((z & 1) as i64)
 }
 
+/// Prediction order per field, from how the field moves: steering is
+/// smooth, so its next value is extrapolated from the last two (order 2);
+/// pedals, clutch and gear hold still and jump, so the last value is the
+/// best guess (order 1).
+const ORDER: [u8; 6] = [ORDER_STEER, ORDER_THROTTLE, 1, 1, 1, 1];
+const ORDER_STEER: u8 = 2;
+const ORDER_THROTTLE: u8 = 2;
+
+/// The grid value predicted from the last two (`p1` newest).
+fn predict(order: u8, p1: i64, p2: i64) -> i64 {
+    if order == 2 { 2 * p1 - p2 } else { p1 }
+}
+
 /// Appends the token streams of one car: field by field, step by step.
 pub(crate) fn encode_car(inputs: &[CarInput], w: &mut Writer) {
-    for field in 0..6 {
-        let mut previous = 0_i64;
+    for (field, order) in ORDER.into_iter().enumerate() {
+        let (mut p1, mut p2) = (0_i64, 0_i64);
         for input in inputs {
             let v = input.to_array()[field];
             match grid(v) {
                 Some(q) => {
-                    w.varint(zigzag(q - previous) << 1);
-                    previous = q;
+                    w.varint(zigzag(q - predict(order, p1, p2)) << 1);
+                    (p2, p1) = (p1, q);
                 }
                 None => {
                     w.varint(1);
@@ -71,8 +84,8 @@ pub(crate) fn decode_car(r: &mut Reader<'_>, steps: usize) -> Result<Vec<CarInpu
         )));
     }
     let mut fields = vec![vec![0.0_f64; steps]; 6];
-    for column in &mut fields {
-        let mut previous = 0_i64;
+    for (column, order) in fields.iter_mut().zip(ORDER) {
+        let (mut p1, mut p2) = (0_i64, 0_i64);
         for slot in column.iter_mut() {
             let token = r.varint()?;
             if token == 1 {
@@ -84,11 +97,11 @@ pub(crate) fn decode_car(r: &mut Reader<'_>, steps: usize) -> Result<Vec<CarInpu
             } else if token & 1 == 1 {
                 return Err(r.error(format!("unknown input token {token}")));
             } else {
-                let q = previous
+                let q = predict(order, p1, p2)
                     .checked_add(unzigzag(token >> 1))
                     .filter(|q| (*q as f64).abs() <= MAX_GRID)
                     .ok_or_else(|| r.error("input step leaves the exact range"))?;
-                previous = q;
+                (p2, p1) = (p1, q);
                 *slot = q as f64 / SCALE;
             }
         }

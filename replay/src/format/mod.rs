@@ -28,6 +28,7 @@ mod inputs;
 
 use skidpad_core::{
     CarDefinition, CarId, CarInput, Lod, LodSetting, SNAPSHOT_LEN, SurfaceId, SurfaceTable,
+    combine_world_hash,
 };
 use skidpad_ghost::{decode_ghost, encode_ghost};
 
@@ -587,13 +588,13 @@ fn decode_surfaces(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<[Runs
 fn encode_keyframes(keyframes: &[Keyframe]) -> Vec<u8> {
     let mut raw = Writer::default();
     raw.u32(keyframes.len() as u32);
+    // Car and world hashes are not stored: they are blake3 of the snapshot
+    // bytes and of the step plus those hashes, recomputed on decoding.
     for k in keyframes {
         raw.u64(k.step);
-        raw.bytes(&k.world_hash);
         raw.blob(&k.game_state);
         for car in &k.cars {
             raw.bytes(&car.snapshot);
-            raw.bytes(&car.hash);
         }
     }
     let mut w = Writer::default();
@@ -609,7 +610,7 @@ fn decode_keyframes(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Keyf
     let raw = inflate(compressed, raw_len, "keyframes", at)?;
     let mut k = Reader::new(&raw, at, "keyframes (inflated)");
     let cars = header.car_count as usize;
-    let per_keyframe = 8 + 32 + 4 + cars.saturating_mul(SNAPSHOT_LEN + 32);
+    let per_keyframe = 8 + 4 + cars.saturating_mul(SNAPSHOT_LEN);
     let n = k.count(per_keyframe, "keyframes")?;
     let expected = header.keyframe_count();
     if n as u64 != expected {
@@ -623,14 +624,17 @@ fn decode_keyframes(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Keyf
         if step != want {
             return Err(k.error(format!("keyframe {i} is at step {step}, expected {want}")));
         }
-        let world_hash = k.hash()?;
         let game_state = k.blob()?.to_vec();
         let mut car_frames = Vec::with_capacity(cars);
         for _ in 0..cars {
             let snapshot = k.take(SNAPSHOT_LEN)?.to_vec();
-            let hash = k.hash()?;
+            let hash = *blake3::hash(&snapshot).as_bytes();
             car_frames.push(CarKeyframe { snapshot, hash });
         }
+        let world_hash = combine_world_hash(
+            header.start_step.saturating_add(step),
+            car_frames.iter().map(|c| c.hash),
+        );
         out.push(Keyframe {
             step,
             world_hash,
