@@ -8,7 +8,8 @@
 //! warm cache; verification speed as a multiple of real time.
 //!
 //! Run: `cargo bench -p skidpad-replay --bench replay` (about a minute).
-//! `REPLAY_BENCH_MINUTES` shortens the race for a quick look.
+//! `REPLAY_BENCH_MINUTES` shortens the race for a quick look;
+//! `REPLAY_BENCH_KEYFRAME_EVERY` changes the keyframe interval.
 
 use std::hint::black_box;
 use std::io::Write;
@@ -36,7 +37,12 @@ fn reference_world() -> World {
         let id = world
             .add_car(
                 &preset(names[k % 2]).expect("preset"),
-                InitialPose { x: p.x, y: p.y, yaw: d.y.atan2(d.x), speed: 15.0 },
+                InitialPose {
+                    x: p.x,
+                    y: p.y,
+                    yaw: d.y.atan2(d.x),
+                    speed: 15.0,
+                },
             )
             .expect("car");
         world.set_driver(id, Some(track.clone())).expect("driver");
@@ -70,29 +76,49 @@ fn main() {
     let steps = minutes * 60 * 60;
 
     // Recorder overhead: two identical worlds, alternating blocks of plain
-    // and recorded stepping so that machine noise hits both alike.
+    // and recorded stepping, in A-B-B-A order, so that machine noise and
+    // drift hit both alike.
     let mut plain = reference_world();
     let mut recorded = reference_world();
-    let mut recorder = ReplayRecorder::new(&recorded, RecorderOptions::default()).expect("recorder");
+    let mut recorder =
+        ReplayRecorder::new(&recorded, RecorderOptions::default()).expect("recorder");
     let (mut t_plain, mut t_recorded) = (Duration::ZERO, Duration::ZERO);
+    let mut t_capture = Duration::ZERO;
     let mut done = 0;
+    let mut block = 0;
     while done < steps {
         let n = BLOCK.min(steps - done);
-        let start = Instant::now();
-        for _ in 0..n {
-            plain.step(DT).expect("step");
+        let mut run_plain = || {
+            let start = Instant::now();
+            for _ in 0..n {
+                plain.step(DT).expect("step");
+            }
+            start.elapsed()
+        };
+        let mut run_recorded = || {
+            let start = Instant::now();
+            for _ in 0..n {
+                recorded.step(DT).expect("step");
+                let before_capture = Instant::now();
+                recorder.capture(&recorded, DT).expect("capture");
+                t_capture += before_capture.elapsed();
+            }
+            start.elapsed()
+        };
+        if block % 2 == 0 {
+            t_plain += run_plain();
+            t_recorded += run_recorded();
+        } else {
+            t_recorded += run_recorded();
+            t_plain += run_plain();
         }
-        t_plain += start.elapsed();
-        let start = Instant::now();
-        for _ in 0..n {
-            recorder.step(&mut recorded, DT).expect("recorded step");
-        }
-        t_recorded += start.elapsed();
         done += n;
+        block += 1;
     }
     assert_eq!(plain.world_hash(), recorded.world_hash());
     let replay = recorder.finish(&recorded).expect("finish");
     let overhead = (t_recorded.as_secs_f64() / t_plain.as_secs_f64() - 1.0) * 100.0;
+    let capture_share = t_capture.as_secs_f64() / (t_recorded - t_capture).as_secs_f64() * 100.0;
 
     // Sizes.
     let mut raw = Vec::with_capacity(steps as usize * CARS * CarInput::SIZE);
@@ -120,7 +146,12 @@ fn main() {
     let mut targets = Targets(0x2545_f491_4f6c_dd1d);
     let mut cold = Vec::new();
     for _ in 0..40 {
-        let mut player = ReplayPlayer::new(create_replay_world(&replay).expect("world"), &replay, NoHooks).expect("player");
+        let mut player = ReplayPlayer::new(
+            create_replay_world(&replay).expect("world"),
+            &replay,
+            NoHooks,
+        )
+        .expect("player");
         let target = targets.next(steps + 1);
         let start = Instant::now();
         player.seek(target).expect("seek");
@@ -129,7 +160,12 @@ fn main() {
     cold.sort();
 
     // Warm seeks: play through once, then seek anywhere.
-    let mut player = ReplayPlayer::new(create_replay_world(&replay).expect("world"), &replay, NoHooks).expect("player");
+    let mut player = ReplayPlayer::new(
+        create_replay_world(&replay).expect("world"),
+        &replay,
+        NoHooks,
+    )
+    .expect("player");
     player.play_to_end().expect("play");
     let (interval, points, cache_bytes) = player.cache_stats();
     let mut warm = Vec::new();
@@ -149,13 +185,46 @@ fn main() {
     assert!(report.is_valid());
 
     println!("reference race: {CARS} AI cars, 60 Hz, {minutes} min ({steps} steps)");
-    println!("recorder overhead over plain stepping: {overhead:.3} % (plain {:.2} s, recorded {:.2} s)", t_plain.as_secs_f64(), t_recorded.as_secs_f64());
-    println!("bytes per car-minute: raw {:.0}, gzip -9 of raw {:.0}, encoded {:.0}, encoded+gzip {:.0}", raw.len() as f64 / car_minutes, gzip_raw as f64 / car_minutes, encoded.len() as f64 / car_minutes, encoded_gzip as f64 / car_minutes);
-    println!("encoded / gzip(raw) = {:.3}", encoded.len() as f64 / gzip_raw as f64);
+    println!(
+        "recorder overhead, time inside capture over time stepping: {capture_share:.3} % ({:.3} s of {:.2} s)",
+        t_capture.as_secs_f64(),
+        t_recorded.as_secs_f64()
+    );
+    println!(
+        "A/B blocks, recorded world over plain world (includes noise): {overhead:+.3} % (plain {:.2} s, recorded {:.2} s)",
+        t_plain.as_secs_f64(),
+        t_recorded.as_secs_f64()
+    );
+    println!(
+        "bytes per car-minute: raw {:.0}, gzip -9 of raw {:.0}, encoded {:.0}, encoded+gzip {:.0}",
+        raw.len() as f64 / car_minutes,
+        gzip_raw as f64 / car_minutes,
+        encoded.len() as f64 / car_minutes,
+        encoded_gzip as f64 / car_minutes
+    );
+    println!(
+        "encoded / gzip(raw) = {:.3}",
+        encoded.len() as f64 / gzip_raw as f64
+    );
     println!("header-only read: {header_us:.2} µs");
-    println!("seek cold: p50 {:.2} ms, p99 {:.2} ms ({} seeks)", percentile(&cold, 0.5), percentile(&cold, 0.99), cold.len());
-    println!("seek warm: p50 {:.2} ms, p99 {:.2} ms ({} seeks; cache every {interval} steps, {points} points, {:.1} MiB)", percentile(&warm, 0.5), percentile(&warm, 0.99), warm.len(), cache_bytes as f64 / (1 << 20) as f64);
-    println!("verify: {verify_s:.2} s for {:.0} s of racing = {:.1}× real time", report.duration, report.duration / verify_s);
+    println!(
+        "seek cold: p50 {:.2} ms, p99 {:.2} ms ({} seeks)",
+        percentile(&cold, 0.5),
+        percentile(&cold, 0.99),
+        cold.len()
+    );
+    println!(
+        "seek warm: p50 {:.2} ms, p99 {:.2} ms ({} seeks; cache every {interval} steps, {points} points, {:.1} MiB)",
+        percentile(&warm, 0.5),
+        percentile(&warm, 0.99),
+        warm.len(),
+        cache_bytes as f64 / (1 << 20) as f64
+    );
+    println!(
+        "verify: {verify_s:.2} s for {:.0} s of racing = {:.1}× real time",
+        report.duration,
+        report.duration / verify_s
+    );
 }
 
 fn bytemuck_bytes(input: &CarInput) -> &[u8] {

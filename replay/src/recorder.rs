@@ -7,7 +7,7 @@
 //! state too.
 
 use skidpad_core::{
-    CORE_VERSION, CarId, LodSetting, SIMULATION_VERSION, World, combine_world_hash,
+    CORE_VERSION, CarId, CarInput, LodSetting, SIMULATION_VERSION, World, combine_world_hash,
 };
 use skidpad_ghost::GhostRecorder;
 
@@ -55,6 +55,10 @@ impl Default for RecorderOptions<'_> {
 /// Records a world's steps into a [`Replay`].
 pub struct ReplayRecorder<'a> {
     cars: Vec<CarId>,
+    /// Inputs of all cars, step by step: one stream of sequential writes
+    /// while recording (cheaper than one growing vector per car), split
+    /// per car by `finish`.
+    inputs: Vec<CarInput>,
     keyframe_state: Option<KeyframeState<'a>>,
     ghosts: Option<Vec<GhostRecorder>>,
     replay: Replay,
@@ -118,6 +122,7 @@ impl<'a> ReplayRecorder<'a> {
         });
         let mut recorder = ReplayRecorder {
             cars,
+            inputs: Vec::new(),
             keyframe_state: options.keyframe_state,
             ghosts,
             replay: Replay {
@@ -148,17 +153,20 @@ impl<'a> ReplayRecorder<'a> {
     }
 
     /// Records a step of `dt` that the caller has just taken with
-    /// `world.step(dt)`. Call it right after the step: the levels of
-    /// detail and surfaces are read now, and must be the ones the step ran
-    /// with.
+    /// `world.step(dt)`: what each car ran with comes from
+    /// `World::last_step_records`, so changes made after the step (for the
+    /// next one) do not leak into this one.
     pub fn capture(&mut self, world: &World, dt: f64) -> Result<()> {
         self.check_position(world, 1)?;
         self.replay.dt.push(dt);
+        let records = world.last_step_records();
         for (track, &car) in self.replay.cars.iter_mut().zip(&self.cars) {
-            track.inputs.push(world.input(car)?);
-            track.lod.push(world.lod(car)?);
-            let surfaces = world.wheel_surfaces(car)?;
-            for (runs, surface) in track.surfaces.iter_mut().zip(surfaces) {
+            let record = records
+                .get(car.0 as usize)
+                .ok_or(skidpad_core::CoreError::UnknownCar(car))?;
+            self.inputs.push(record.input);
+            track.lod.push(record.lod);
+            for (runs, &surface) in track.surfaces.iter_mut().zip(&record.surfaces) {
                 runs.push(surface);
             }
         }
@@ -207,6 +215,10 @@ impl<'a> ReplayRecorder<'a> {
                     .map(|g| g.finish())
                     .collect::<Result<_, _>>()?,
             );
+        }
+        let cars = self.cars.len();
+        for (k, track) in self.replay.cars.iter_mut().enumerate() {
+            track.inputs = self.inputs.iter().skip(k).step_by(cars).copied().collect();
         }
         Ok(self.replay)
     }

@@ -72,7 +72,7 @@ pub use surface::{MAX_SURFACES, Surface, SurfaceId, SurfaceTable};
 pub use telemetry::{CHANNEL_COUNT, CHANNELS, Channel, channel_index};
 pub use tire::{TireAtLoad, TireParameters};
 pub use track::{Track, TrackPosition, track_names};
-pub use world::{MAX_TIMESTEP, World, WorldConfig};
+pub use world::{MAX_TIMESTEP, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and
 /// snapshots from another version are refused.

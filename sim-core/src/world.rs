@@ -45,12 +45,28 @@ impl Default for WorldConfig {
     }
 }
 
+/// What one car ran with in the last step: the input (after any AI driver
+/// wrote it), the level of detail and the wheel surfaces. Exactly what a
+/// replay must store to play the step again.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepRecord {
+    /// The input the car ran with.
+    pub input: CarInput,
+    /// Its level of detail and substep rate.
+    pub lod: LodSetting,
+    /// The surface under each wheel.
+    pub surfaces: [SurfaceId; 4],
+}
+
 /// A set of cars simulated together.
 #[derive(Clone, Debug)]
 pub struct World {
     config: WorldConfig,
     cars: Vec<Car>,
     step_count: u64,
+    /// Per car, what the last step ran with; written while each car's data
+    /// is hot, so a recorder reads one small contiguous array.
+    last_step: Vec<StepRecord>,
     /// Reused buffer holding the pre-step states for rollback.
     rollback: Vec<CarState>,
 }
@@ -74,6 +90,7 @@ impl World {
             config,
             cars: Vec::new(),
             step_count: 0,
+            last_step: Vec::new(),
             rollback: Vec::new(),
         })
     }
@@ -91,6 +108,7 @@ impl World {
             reason: "a world holds at most 2^32 cars".into(),
         })?;
         self.cars.push(Car::new(def, pose)?);
+        self.last_step.push(StepRecord::default());
         Ok(CarId(id))
     }
 
@@ -189,11 +207,23 @@ impl World {
             }
             return Err(CoreError::NumericalInstability { car });
         }
-        for car in &mut self.cars {
+        for (car, record) in self.cars.iter_mut().zip(&mut self.last_step) {
             car.refresh_telemetry();
+            *record = StepRecord {
+                input: car.state.input,
+                lod: car.state.lod,
+                surfaces: car.state.surfaces,
+            };
         }
         self.step_count += 1;
         Ok(())
+    }
+
+    /// Per car (by id), what the last step ran with. All default before
+    /// the first step.
+    #[must_use]
+    pub fn last_step_records(&self) -> &[StepRecord] {
+        &self.last_step
     }
 
     /// Host steps taken.

@@ -112,9 +112,6 @@ impl<'a> Reader<'a> {
     pub fn f64(&mut self) -> Result<f64> {
         Ok(f64::from_le_bytes(self.array()?))
     }
-    pub fn hash(&mut self) -> Result<[u8; 32]> {
-        self.array()
-    }
 
     /// LEB128; refuses overlong forms and values past 64 bits, so each
     /// value has exactly one encoding.
