@@ -52,13 +52,27 @@ impl Default for RecorderOptions<'_> {
     }
 }
 
+/// Inputs per recording chunk (3 MiB).
+const INPUT_CHUNK: usize = 1 << 16;
+
+fn push_chunked(chunks: &mut Vec<Vec<CarInput>>, input: CarInput) {
+    match chunks.last_mut() {
+        Some(chunk) if chunk.len() < INPUT_CHUNK => chunk.push(input),
+        _ => {
+            let mut chunk = Vec::with_capacity(INPUT_CHUNK);
+            chunk.push(input);
+            chunks.push(chunk);
+        }
+    }
+}
+
 /// Records a world's steps into a [`Replay`].
 pub struct ReplayRecorder<'a> {
     cars: Vec<CarId>,
-    /// Inputs of all cars, step by step: one stream of sequential writes
-    /// while recording (cheaper than one growing vector per car), split
-    /// per car by `finish`.
-    inputs: Vec<CarInput>,
+    /// Inputs of all cars, step by step, in fixed-size chunks: sequential
+    /// writes that never copy what is already recorded (a growing vector
+    /// would copy tens of MB over a long race). `finish` splits them per car.
+    inputs: Vec<Vec<CarInput>>,
     keyframe_state: Option<KeyframeState<'a>>,
     ghosts: Option<Vec<GhostRecorder>>,
     replay: Replay,
@@ -164,7 +178,7 @@ impl<'a> ReplayRecorder<'a> {
             let record = records
                 .get(car.0 as usize)
                 .ok_or(skidpad_core::CoreError::UnknownCar(car))?;
-            self.inputs.push(record.input);
+            push_chunked(&mut self.inputs, record.input);
             track.lod.push(record.lod);
             for (runs, &surface) in track.surfaces.iter_mut().zip(&record.surfaces) {
                 runs.push(surface);
@@ -217,8 +231,12 @@ impl<'a> ReplayRecorder<'a> {
             );
         }
         let cars = self.cars.len();
+        let steps = self.replay.header.step_count as usize;
         for (k, track) in self.replay.cars.iter_mut().enumerate() {
-            track.inputs = self.inputs.iter().skip(k).step_by(cars).copied().collect();
+            track.inputs = Vec::with_capacity(steps);
+            track
+                .inputs
+                .extend(self.inputs.iter().flatten().skip(k).step_by(cars).copied());
         }
         Ok(self.replay)
     }

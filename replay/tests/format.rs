@@ -250,3 +250,18 @@ fn verify_counts_a_tampered_input() {
     assert_eq!(first.step, 200);
     assert_eq!(first.cars, vec![CarId(0)]);
 }
+
+#[test]
+fn fuzz_regressions_decode_without_panicking() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/regressions");
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "bin") {
+            let bytes = std::fs::read(&path).unwrap();
+            let _ = read_replay_header(&bytes);
+            if let Ok(r) = decode_replay(&bytes) {
+                assert!(encode_replay(&r) == bytes, "{}", path.display());
+            }
+        }
+    }
+}
