@@ -44,3 +44,17 @@ impl<H: ReplayHooks + ?Sized> ReplayHooks for &mut H {
         (**self).save_state(step)
     }
 }
+
+impl<H: ReplayHooks + ?Sized> ReplayHooks for Box<H> {
+    fn before_step(&mut self, step: u64, world: &mut World) {
+        (**self).before_step(step, world);
+    }
+
+    fn on_restore(&mut self, step: u64, state: &[u8]) {
+        (**self).on_restore(step, state);
+    }
+
+    fn save_state(&mut self, step: u64) -> Option<Vec<u8>> {
+        (**self).save_state(step)
+    }
+}

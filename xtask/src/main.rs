@@ -2,10 +2,12 @@
 //! wherever cargo does.
 //!
 //! - `test`: every check, in the order a failure is cheapest to report:
-//!   formatting, clippy, the whole workspace's tests, the golden hash in
-//!   release, the golden hash compiled to wasm and run under node, and the
-//!   race example. Missing tools (the wasm target, a wasm-bindgen CLI of the
+//!   formatting, clippy, the whole workspace's tests (goldens included),
+//!   the core's golden hash and the golden corpus in release and compiled
+//!   to wasm under node, and the race example. Missing tools (the wasm target, a wasm-bindgen CLI of the
 //!   pinned version) are installed first.
+//! - `golden`: records the golden corpus for the current
+//!   `SIMULATION_VERSION` (golden/README.md says when that is allowed).
 
 mod tools;
 
@@ -17,8 +19,9 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test(),
+        Some("golden") => golden(),
         _ => {
-            eprintln!("usage: cargo xtask test");
+            eprintln!("usage: cargo xtask test | golden");
             return ExitCode::from(2);
         }
     };
@@ -81,6 +84,29 @@ const CHECKS: &[Check] = &[
         ],
     },
     Check {
+        name: "goldens (release)",
+        args: &[
+            "test",
+            "--release",
+            "-p",
+            "skidpad-golden",
+            "--test",
+            "golden",
+        ],
+    },
+    Check {
+        name: "goldens (wasm32 under node)",
+        args: &[
+            "test",
+            "--target",
+            "wasm32-unknown-unknown",
+            "-p",
+            "skidpad-golden",
+            "--test",
+            "golden",
+        ],
+    },
+    Check {
         name: "race example",
         args: &[
             "run",
@@ -92,6 +118,23 @@ const CHECKS: &[Check] = &[
         ],
     },
 ];
+
+/// Records `golden/v<SIMULATION_VERSION>/` (refuses if it exists: see
+/// golden/README.md).
+fn golden() -> Result<(), String> {
+    let root = project_root()?;
+    let mut cmd = Command::new(tools::cargo());
+    cmd.args([
+        "run",
+        "--release",
+        "-p",
+        "skidpad-golden",
+        "--bin",
+        "golden-regenerate",
+    ])
+    .current_dir(&root);
+    run(&mut cmd)
+}
 
 fn test() -> Result<(), String> {
     let root = project_root()?;

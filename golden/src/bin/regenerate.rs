@@ -1,0 +1,62 @@
+//! Writes `golden/v<SIMULATION_VERSION>/`: every scenario's replay and
+//! ghosts, and `HASHES`. Run through `cargo xtask golden`.
+//!
+//! It refuses to touch an existing version directory: goldens change only
+//! together with a `SIMULATION_VERSION` bump (golden/README.md), so the
+//! files of a released version stay exactly as they were.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use skidpad_core::SIMULATION_VERSION;
+use skidpad_ghost::encode_ghost;
+use skidpad_golden::{Scenario, current_dir, hashes};
+use skidpad_replay::encode_replay;
+
+fn main() -> ExitCode {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = root.join(current_dir());
+    if dir.exists() {
+        eprintln!(
+            "golden/{} already exists. Goldens are regenerated only together with a SIMULATION_VERSION bump: bump it in sim-core/src/lib.rs (now {SIMULATION_VERSION}), then run `cargo xtask golden` again.",
+            current_dir()
+        );
+        return ExitCode::FAILURE;
+    }
+    match write_all(&dir) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("golden: {e}");
+            let _ = std::fs::remove_dir_all(&dir);
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn write_all(dir: &std::path::Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
+    let mut lines = vec![
+        format!(
+            "# Golden hashes for simulation version {SIMULATION_VERSION}, written by `cargo xtask golden`."
+        ),
+        "# <file> <keyframe step | final> <world hash>, and <ghost file> file <blake3 of the file>"
+            .to_owned(),
+    ];
+    for scenario in Scenario::ALL {
+        println!("recording {}", scenario.name());
+        let recording = scenario.record()?;
+        let file = format!("{}.skr", scenario.name());
+        std::fs::write(dir.join(&file), encode_replay(&recording.replay))
+            .map_err(|e| e.to_string())?;
+        lines.extend(hashes::replay_lines(&file, &recording.replay));
+        for (name, ghost) in &recording.ghosts {
+            let bytes = encode_ghost(ghost);
+            std::fs::write(dir.join(name), &bytes).map_err(|e| e.to_string())?;
+            lines.push(hashes::ghost_line(name, &bytes));
+        }
+    }
+    lines.push(String::new());
+    std::fs::write(dir.join("HASHES"), lines.join("\n")).map_err(|e| e.to_string())?;
+    println!("wrote golden/{}", current_dir());
+    Ok(())
+}

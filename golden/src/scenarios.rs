@@ -1,0 +1,319 @@
+//! The fixed scenarios behind the golden files. Each one is a function of
+//! nothing: same core, same bits. Game logic and ghost extraction are
+//! written once here and run both while recording and while checking.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use skidpad_core::{
+    CarId, GroundSlope, InitialPose, Lod, LodSetting, SurfaceId, Track, Wheel, World, WorldConfig,
+    preset,
+};
+use skidpad_ghost::{Ghost, GhostRecorder};
+use skidpad_replay::{RecorderOptions, Replay, ReplayHooks, ReplayRecorder};
+
+/// Host step of every scenario, s.
+pub const DT: f64 = 1.0 / 60.0;
+
+/// A golden scenario.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scenario {
+    /// One AI sports car, one flat lap from a standing start.
+    FlatLap,
+    /// Six AI cars of both presets with level-of-detail and surface changes.
+    MixedField,
+    /// Three AI cars on a hill the game applies as ground slopes each step,
+    /// with a checkpoint log kept in the keyframes' game state.
+    GameLogic,
+    /// Two AI cars for ten minutes.
+    LongRun,
+}
+
+/// A recorded scenario: the replay and its named ghosts.
+pub struct Recording {
+    /// The replay.
+    pub replay: Replay,
+    /// (file name, ghost).
+    pub ghosts: Vec<(String, Ghost)>,
+}
+
+impl Scenario {
+    /// Every scenario, in file order.
+    pub const ALL: [Scenario; 4] = [
+        Scenario::FlatLap,
+        Scenario::MixedField,
+        Scenario::GameLogic,
+        Scenario::LongRun,
+    ];
+
+    /// File stem.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Scenario::FlatLap => "flat_lap",
+            Scenario::MixedField => "mixed_field",
+            Scenario::GameLogic => "game_logic",
+            Scenario::LongRun => "long_run",
+        }
+    }
+
+    /// The scenario recorded in a replay file named `file`.
+    #[must_use]
+    pub fn from_file(file: &str) -> Option<Scenario> {
+        Scenario::ALL
+            .into_iter()
+            .find(|s| file.strip_suffix(".skr") == Some(s.name()))
+    }
+
+    fn steps(self) -> u64 {
+        match self {
+            Scenario::FlatLap => 60 * 80,
+            Scenario::MixedField => 60 * 90,
+            Scenario::GameLogic => 60 * 60,
+            Scenario::LongRun => 60 * 60 * 10,
+        }
+    }
+
+    /// The starting world.
+    #[must_use]
+    pub fn world(self) -> World {
+        let track = track();
+        let mut world = World::new(WorldConfig::default()).expect("default config");
+        let (names, speed): (&[&str], f64) = match self {
+            Scenario::FlatLap => (&["rwd_sports"], 0.0),
+            Scenario::MixedField => (
+                &[
+                    "fwd_hatchback",
+                    "rwd_sports",
+                    "rwd_sports",
+                    "fwd_hatchback",
+                    "fwd_hatchback",
+                    "rwd_sports",
+                ],
+                8.0,
+            ),
+            Scenario::GameLogic => (&["rwd_sports", "fwd_hatchback", "rwd_sports"], 12.0),
+            Scenario::LongRun => (&["rwd_sports", "fwd_hatchback"], 10.0),
+        };
+        for (k, name) in names.iter().enumerate() {
+            let (p, d) = track.point_at(track.length() - 10.0 * k as f64);
+            let id = world
+                .add_car(
+                    &preset(name).expect("preset"),
+                    InitialPose {
+                        x: p.x,
+                        y: p.y,
+                        yaw: d.y.atan2(d.x),
+                        speed,
+                    },
+                )
+                .expect("car");
+            world.set_driver(id, Some(track.clone())).expect("driver");
+        }
+        world
+    }
+
+    /// The game logic for playback (and recording): hooks that re-apply it.
+    #[must_use]
+    pub fn hooks(self) -> Box<dyn ReplayHooks> {
+        match self {
+            Scenario::GameLogic => Box::new(HillGame::default()),
+            _ => Box::new(skidpad_replay::NoHooks),
+        }
+    }
+
+    /// Watches a run step by step and cuts the scenario's ghost laps.
+    #[must_use]
+    pub fn ghost_cutter(self) -> Option<LapGhostCutter> {
+        match self {
+            Scenario::FlatLap => Some(LapGhostCutter::new("flat_lap.skg", CarId(0), 1)),
+            Scenario::LongRun => Some(LapGhostCutter::new("long_run_lap3.skg", CarId(0), 3)),
+            _ => None,
+        }
+    }
+
+    /// Records the scenario.
+    pub fn record(self) -> Result<Recording, String> {
+        let mut world = self.world();
+        let game = Rc::new(RefCell::new(HillGame::default()));
+        let saved = game.clone();
+        let options = RecorderOptions {
+            metadata: vec![
+                ("scenario".into(), self.name().into()),
+                ("track".into(), "brandwood".into()),
+            ],
+            keyframe_state: (self == Scenario::GameLogic).then(|| {
+                Box::new(move |_| saved.borrow().save()) as Box<dyn FnMut(u64) -> Vec<u8>>
+            }),
+            ..RecorderOptions::default()
+        };
+        let mut recorder = ReplayRecorder::new(&world, options).map_err(|e| e.to_string())?;
+        let mut cutter = self.ghost_cutter();
+        for step in 0..self.steps() {
+            match self {
+                Scenario::MixedField => mixed_field_script(&mut world, step),
+                Scenario::GameLogic => game.borrow_mut().apply(step, &mut world),
+                _ => {}
+            }
+            recorder.step(&mut world, DT).map_err(|e| e.to_string())?;
+            if let Some(c) = &mut cutter {
+                c.observe(&world)?;
+            }
+        }
+        let replay = recorder.finish(&world).map_err(|e| e.to_string())?;
+        let ghosts = match cutter {
+            Some(c) => vec![c.finish()?],
+            None => Vec::new(),
+        };
+        Ok(Recording { replay, ghosts })
+    }
+}
+
+fn track() -> Arc<Track> {
+    Arc::new(Track::builtin("brandwood").expect("built-in track"))
+}
+
+/// Level-of-detail and surface changes, cycling over the cars.
+fn mixed_field_script(world: &mut World, step: u64) {
+    let car = CarId((step / 400 % world.car_count() as u64) as u32);
+    let r = match step % 400 {
+        30 => world.set_lod(car, LodSetting::new(Lod::SingleTrack)),
+        80 => world.set_wheel_surface(car, Wheel::RearLeft, SurfaceId::GRAVEL),
+        110 => world.set_surface(car, SurfaceId::WET_ASPHALT),
+        150 => world.set_lod(car, LodSetting::with_rate(Lod::Full, 500.0)),
+        220 => world.set_lod(car, LodSetting::new(Lod::Frozen)),
+        240 => world.set_lod(car, LodSetting::new(Lod::Full)),
+        300 => world.set_surface(car, SurfaceId::DRY_ASPHALT),
+        _ => Ok(()),
+    };
+    r.expect("scripted change is valid");
+}
+
+/// The game-logic scenario's game: a hill between x = 150 and x = 260 on
+/// the start straight (a grade the game sets per car each step), and a log
+/// of the steps at which car 0 crossed x = 100.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HillGame {
+    /// Steps at which car 0 crossed x = 100 (either way).
+    pub checkpoints: Vec<u64>,
+    last_x: Option<f64>,
+}
+
+impl HillGame {
+    /// Runs before each step: slopes for every car, the checkpoint log.
+    pub fn apply(&mut self, step: u64, world: &mut World) {
+        for id in world.car_ids().collect::<Vec<_>>() {
+            let p = world.pose(id).expect("car").position;
+            let on_hill = p.x > 150.0 && p.x < 260.0 && p.y.abs() < 30.0;
+            let slope = GroundSlope {
+                grade: if on_hill { 0.08 } else { 0.0 },
+                cross_slope: if on_hill { 0.02 } else { 0.0 },
+            };
+            world.set_ground_slope(id, slope).expect("valid slope");
+        }
+        let x = world.pose(CarId(0)).expect("car 0").position.x;
+        if let Some(last) = self.last_x
+            && (last < 100.0) != (x < 100.0)
+        {
+            self.checkpoints.push(step);
+        }
+        self.last_x = Some(x);
+    }
+
+    /// The state as keyframe bytes.
+    #[must_use]
+    pub fn save(&self) -> Vec<u8> {
+        let mut out = self.last_x.unwrap_or(f64::NAN).to_le_bytes().to_vec();
+        for c in &self.checkpoints {
+            out.extend_from_slice(&c.to_le_bytes());
+        }
+        out
+    }
+
+    /// Restores `save`'s bytes (anything malformed reads as a fresh game).
+    #[must_use]
+    pub fn load(bytes: &[u8]) -> HillGame {
+        let Some((head, rest)) = bytes.split_first_chunk::<8>() else {
+            return HillGame::default();
+        };
+        let x = f64::from_le_bytes(*head);
+        HillGame {
+            last_x: (!x.is_nan()).then_some(x),
+            checkpoints: rest
+                .chunks_exact(8)
+                .map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default()))
+                .collect(),
+        }
+    }
+}
+
+impl ReplayHooks for HillGame {
+    fn before_step(&mut self, step: u64, world: &mut World) {
+        self.apply(step, world);
+    }
+
+    fn on_restore(&mut self, _step: u64, state: &[u8]) {
+        *self = HillGame::load(state);
+    }
+
+    fn save_state(&mut self, _step: u64) -> Option<Vec<u8>> {
+        Some(self.save())
+    }
+}
+
+/// Cuts lap `lap` of one car into a ghost: samples every step, restarts at
+/// each crossing of the car's starting line.
+pub struct LapGhostCutter {
+    file: String,
+    car: CarId,
+    lap: u32,
+    laps_done: u32,
+    track: Arc<Track>,
+    start: Option<f64>,
+    last: f64,
+    recorder: GhostRecorder,
+    result: Option<Ghost>,
+}
+
+impl LapGhostCutter {
+    fn new(file: &str, car: CarId, lap: u32) -> Self {
+        LapGhostCutter {
+            file: file.to_owned(),
+            car,
+            lap,
+            laps_done: 0,
+            track: track(),
+            start: None,
+            last: 0.0,
+            recorder: GhostRecorder::new(car),
+            result: None,
+        }
+    }
+
+    /// Call after every step.
+    pub fn observe(&mut self, world: &World) -> Result<(), String> {
+        self.recorder.sample(world, DT).map_err(|e| e.to_string())?;
+        let p = world.pose(self.car).map_err(|e| e.to_string())?.position;
+        let s = self.track.locate(p.truncate()).distance;
+        let start = *self.start.get_or_insert(s);
+        let along = (s - start).rem_euclid(self.track.length());
+        if along < self.last - self.track.length() / 2.0 {
+            self.laps_done += 1;
+            if self.laps_done == self.lap && self.result.is_none() {
+                self.result = Some(self.recorder.finish().map_err(|e| e.to_string())?);
+            }
+            self.recorder.restart();
+        }
+        self.last = along;
+        Ok(())
+    }
+
+    /// The file name and the cut lap.
+    pub fn finish(self) -> Result<(String, Ghost), String> {
+        let ghost = self
+            .result
+            .ok_or_else(|| format!("{}: lap {} was not completed", self.file, self.lap))?;
+        Ok((self.file, ghost))
+    }
+}
