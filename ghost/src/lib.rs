@@ -31,6 +31,7 @@
 // Nothing here needs unsafe; the decoder in particular must not.
 #![forbid(unsafe_code)]
 
+mod cutter;
 mod error;
 mod format;
 mod ghost;
@@ -40,6 +41,7 @@ mod player;
 mod recorder;
 mod slice;
 
+pub use cutter::{CutLap, LapCutter};
 pub use error::{GhostError, Result};
 pub use format::{FORMAT_VERSION, MAX_FRAMES, decode_ghost, encode_ghost};
 pub use ghost::{Ghost, GhostFrame, GhostPose};

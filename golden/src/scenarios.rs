@@ -10,7 +10,7 @@ use skidpad_core::{
     CarId, GroundSlope, InitialPose, Lod, LodSetting, SurfaceId, Track, Wheel, World, WorldConfig,
     preset,
 };
-use skidpad_ghost::{Ghost, GhostRecorder};
+use skidpad_ghost::{Ghost, LapCutter};
 use skidpad_replay::{RecorderOptions, Replay, ReplayHooks, ReplayRecorder};
 
 /// Host step of every scenario, s.
@@ -262,17 +262,11 @@ impl ReplayHooks for HillGame {
     }
 }
 
-/// Cuts lap `lap` of one car into a ghost: samples every step, restarts at
-/// each crossing of the car's starting line.
+/// Cuts lap `lap` of one car into a named ghost file.
 pub struct LapGhostCutter {
     file: String,
-    car: CarId,
     lap: u32,
-    laps_done: u32,
-    track: Arc<Track>,
-    start: Option<f64>,
-    last: f64,
-    recorder: GhostRecorder,
+    cutter: LapCutter,
     result: Option<Ghost>,
 }
 
@@ -280,32 +274,19 @@ impl LapGhostCutter {
     fn new(file: &str, car: CarId, lap: u32) -> Self {
         LapGhostCutter {
             file: file.to_owned(),
-            car,
             lap,
-            laps_done: 0,
-            track: track(),
-            start: None,
-            last: 0.0,
-            recorder: GhostRecorder::new(car),
+            cutter: LapCutter::new(car, track()),
             result: None,
         }
     }
 
     /// Call after every step.
     pub fn observe(&mut self, world: &World) -> Result<(), String> {
-        self.recorder.sample(world, DT).map_err(|e| e.to_string())?;
-        let p = world.pose(self.car).map_err(|e| e.to_string())?.position;
-        let s = self.track.locate(p.truncate()).distance;
-        let start = *self.start.get_or_insert(s);
-        let along = (s - start).rem_euclid(self.track.length());
-        if along < self.last - self.track.length() / 2.0 {
-            self.laps_done += 1;
-            if self.laps_done == self.lap && self.result.is_none() {
-                self.result = Some(self.recorder.finish().map_err(|e| e.to_string())?);
-            }
-            self.recorder.restart();
+        if let Some(done) = self.cutter.observe(world, DT).map_err(|e| e.to_string())?
+            && done.lap == self.lap
+        {
+            self.result = Some(done.ghost);
         }
-        self.last = along;
         Ok(())
     }
 
