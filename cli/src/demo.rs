@@ -1,0 +1,272 @@
+//! `skidpad demo`: race AI cars on the built-in track, record the race and
+//! the best lap's ghost, verify the replay, and summarise.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Result, bail};
+use serde::Serialize;
+use skidpad_core::scenario::hex;
+use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+use skidpad_ghost::{CutLap, LapCutter, encode_ghost};
+use skidpad_replay::{RecorderOptions, ReplayRecorder, encode_replay, encode_replay_gzip, verify};
+
+use crate::files;
+
+const DT: f64 = 1.0 / 60.0;
+/// Presets raced, alternating.
+const PRESETS: [&str; 2] = ["fwd_hatchback", "rwd_sports"];
+
+/// What the demo does.
+#[derive(Clone, Debug)]
+pub struct DemoOptions {
+    /// Output directory.
+    pub out: PathBuf,
+    /// Cars raced.
+    pub cars: usize,
+    /// Laps each car drives.
+    pub laps: u32,
+}
+
+/// One car's race.
+#[derive(Clone, Debug, Serialize)]
+pub struct CarResult {
+    /// Car index.
+    pub car: usize,
+    /// Preset name.
+    pub preset: String,
+    /// Lap times, s.
+    pub laps: Vec<f32>,
+}
+
+/// Sizes of the replay.
+#[derive(Clone, Debug, Serialize)]
+pub struct Sizes {
+    /// 48 bytes per car and step.
+    pub raw: u64,
+    /// The `.skr` file.
+    pub encoded: usize,
+    /// The same, gzipped.
+    pub gzip: usize,
+}
+
+/// The best lap's ghost.
+#[derive(Clone, Debug, Serialize)]
+pub struct BestLap {
+    /// Car index.
+    pub car: usize,
+    /// Lap number.
+    pub lap: u32,
+    /// Lap time, s.
+    pub time: f32,
+    /// Frames in the ghost.
+    pub frames: usize,
+    /// Bytes of the `.skg` file.
+    pub bytes: usize,
+}
+
+/// The demo's summary.
+#[derive(Clone, Debug, Serialize)]
+pub struct DemoReport {
+    /// Track name.
+    pub track: String,
+    /// Steps raced.
+    pub steps: u64,
+    /// Simulated seconds.
+    pub duration: f64,
+    /// Per car.
+    pub cars: Vec<CarResult>,
+    /// The replay file written.
+    pub replay_file: PathBuf,
+    /// The ghost file written.
+    pub ghost_file: PathBuf,
+    /// Replay sizes.
+    pub sizes: Sizes,
+    /// Keyframes in the replay.
+    pub keyframes: usize,
+    /// Desyncs found when verifying the replay.
+    pub desyncs: u64,
+    /// World hash at the end of the race.
+    pub final_hash: String,
+    /// World hash the verification reached.
+    pub verified_hash: String,
+    /// The best lap.
+    pub best_lap: BestLap,
+}
+
+impl DemoReport {
+    /// True when verification reproduced the race bit for bit.
+    #[must_use]
+    pub fn verified(&self) -> bool {
+        self.desyncs == 0 && self.final_hash == self.verified_hash
+    }
+}
+
+/// Runs the demo.
+pub fn run(options: &DemoOptions) -> Result<DemoReport> {
+    if options.cars == 0 || options.cars > 64 || options.laps == 0 || options.laps > 20 {
+        bail!("the demo races 1 to 64 cars for 1 to 20 laps");
+    }
+    let track = Arc::new(Track::builtin("brandwood")?);
+    let mut world = World::new(WorldConfig::default())?;
+    for k in 0..options.cars {
+        // A grid behind the line, two abreast.
+        let (p, d) = track.point_at(track.length() - 8.0 * (k / 2) as f64 - 6.0);
+        let side = if k % 2 == 0 { 2.5 } else { -2.5 };
+        let (x, y) = (p.x - d.y * side, p.y + d.x * side);
+        let id = world.add_car(
+            &preset(PRESETS[k % 2])?,
+            InitialPose {
+                x,
+                y,
+                yaw: d.y.atan2(d.x),
+                speed: 0.0,
+            },
+        )?;
+        world.set_driver(id, Some(track.clone()))?;
+    }
+    let metadata = vec![
+        ("track".to_owned(), "brandwood".to_owned()),
+        ("laps".to_owned(), options.laps.to_string()),
+    ];
+    let mut recorder = ReplayRecorder::new(
+        &world,
+        RecorderOptions {
+            metadata,
+            ..RecorderOptions::default()
+        },
+    )?;
+    let mut cutters: Vec<LapCutter> = world
+        .car_ids()
+        .map(|c| LapCutter::new(c, track.clone()))
+        .collect();
+    let mut laps: Vec<Vec<f32>> = vec![Vec::new(); options.cars];
+    let mut best: Option<(usize, CutLap)> = None;
+    // Generous: three minutes a lap.
+    let limit = u64::from(options.laps) * 60 * 180;
+    while laps.iter().any(|l| (l.len() as u32) < options.laps) {
+        if recorder.step_count() >= limit {
+            bail!("the race did not finish in {} steps", limit);
+        }
+        recorder.step(&mut world, DT)?;
+        for (k, cutter) in cutters.iter_mut().enumerate() {
+            if let Some(done) = cutter.observe(&world, DT)?
+                && (laps[k].len() as u32) < options.laps
+            {
+                laps[k].push(done.time);
+                if best.as_ref().is_none_or(|(_, b)| done.time < b.time) {
+                    best = Some((k, done));
+                }
+            }
+        }
+    }
+    let final_hash = hex(&world.world_hash());
+    let replay = recorder.finish(&world)?;
+    let encoded = encode_replay(&replay);
+    let gzip = encode_replay_gzip(&replay);
+    let replay_file = options.out.join("demo.skr");
+    files::write_atomic(&replay_file, &encoded)?;
+    let (best_car, best_lap) = best.ok_or_else(|| anyhow::anyhow!("no lap was completed"))?;
+    let ghost_bytes = encode_ghost(&best_lap.ghost);
+    let ghost_file = options.out.join("best_lap.skg");
+    files::write_atomic(&ghost_file, &ghost_bytes)?;
+
+    let report = verify(&encoded, skidpad_replay::NoHooks)?;
+    Ok(DemoReport {
+        track: track.name().to_owned(),
+        steps: replay.header.step_count,
+        duration: replay.duration(),
+        cars: laps
+            .into_iter()
+            .enumerate()
+            .map(|(car, laps)| CarResult {
+                car,
+                preset: PRESETS[car % 2].to_owned(),
+                laps,
+            })
+            .collect(),
+        replay_file,
+        ghost_file,
+        sizes: Sizes {
+            raw: replay.header.step_count * options.cars as u64 * 48,
+            encoded: encoded.len(),
+            gzip: gzip.len(),
+        },
+        keyframes: replay.keyframes.len(),
+        desyncs: report.desyncs,
+        final_hash,
+        verified_hash: hex(&report.final_hash),
+        best_lap: BestLap {
+            car: best_car,
+            lap: best_lap.lap,
+            time: best_lap.time,
+            frames: best_lap.ghost.len(),
+            bytes: ghost_bytes.len(),
+        },
+    })
+}
+
+fn display_path(p: &Path) -> String {
+    p.display().to_string()
+}
+
+impl fmt::Display for DemoReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "skidpad demo: {} AI cars on {} ({} steps, {:.1} s simulated)",
+            self.cars.len(),
+            self.track,
+            self.steps,
+            self.duration
+        )?;
+        writeln!(f)?;
+        let laps = self.cars.iter().map(|c| c.laps.len()).max().unwrap_or(0);
+        write!(f, "{:<4} {:<14}", "car", "preset")?;
+        for l in 1..=laps {
+            write!(f, " {:>9}", format!("lap {l}"))?;
+        }
+        writeln!(f, " {:>9}", "best")?;
+        for c in &self.cars {
+            write!(f, "{:<4} {:<14}", c.car, c.preset)?;
+            for t in &c.laps {
+                write!(f, " {:>8.2}s", t)?;
+            }
+            let best = c.laps.iter().copied().fold(f32::INFINITY, f32::min);
+            writeln!(f, " {:>8.2}s", best)?;
+        }
+        writeln!(f)?;
+        writeln!(f, "replay        {}", display_path(&self.replay_file))?;
+        writeln!(f, "  raw inputs  {:>9} bytes", self.sizes.raw)?;
+        writeln!(
+            f,
+            "  encoded     {:>9} bytes ({:.1}% of raw)",
+            self.sizes.encoded,
+            100.0 * self.sizes.encoded as f64 / self.sizes.raw as f64
+        )?;
+        writeln!(f, "  gzip        {:>9} bytes", self.sizes.gzip)?;
+        writeln!(f, "  keyframes   {:>9}", self.keyframes)?;
+        writeln!(
+            f,
+            "best lap      car {} lap {}: {:.2} s -> {} ({} frames, {} bytes)",
+            self.best_lap.car,
+            self.best_lap.lap,
+            self.best_lap.time,
+            display_path(&self.ghost_file),
+            self.best_lap.frames,
+            self.best_lap.bytes
+        )?;
+        writeln!(
+            f,
+            "verify        {} desyncs, {}",
+            self.desyncs,
+            if self.verified() {
+                "bit for bit"
+            } else {
+                "MISMATCH"
+            }
+        )?;
+        writeln!(f, "final hash    {}", self.final_hash)
+    }
+}

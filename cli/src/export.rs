@@ -1,0 +1,127 @@
+//! `skidpad export REPLAY --json`: a dense per-step state track with
+//! events, for external tools (plotting, analysis, other engines).
+//!
+//! The JSON object is `{ "cars", "channels", "steps": [ {"step", "t",
+//! "cars": [[value per channel], …]} … ], "events": [ … ] }`, written as it
+//! is produced so a long replay never sits in memory as one JSON value.
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+use skidpad_core::CarId;
+use skidpad_ghost::LapCutter;
+use skidpad_replay::{PlayerOptions, ReplayPlayer, create_replay_world, decode_replay};
+
+use crate::files;
+
+/// Telemetry channels exported per car and step.
+pub const CHANNELS: [&str; 13] = [
+    "x",
+    "y",
+    "z",
+    "yaw",
+    "pitch",
+    "roll",
+    "speed",
+    "steer_angle",
+    "gear",
+    "engine_rpm",
+    "input_steer",
+    "input_throttle",
+    "input_brake",
+];
+
+#[derive(Serialize)]
+struct Event {
+    step: u64,
+    kind: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    car: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lap: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    time: Option<f32>,
+}
+
+/// Writes the export of `replay_path` to `out`; returns the steps written.
+pub fn export_json(replay_path: &Path, out: &mut dyn Write) -> Result<u64> {
+    let replay = decode_replay(&files::read(replay_path)?)
+        .with_context(|| format!("cannot decode {}", replay_path.display()))?;
+    let track = Arc::new(files::track_of(&replay)?);
+    let world = create_replay_world(&replay)?;
+    let options = PlayerOptions {
+        cache_budget: 0,
+        ..PlayerOptions::default()
+    };
+    let mut player =
+        ReplayPlayer::with_options(world, &replay, files::hooks_for(&replay), options)?;
+    let mut cutters: Vec<LapCutter> = (0..replay.cars.len() as u32)
+        .map(|c| LapCutter::new(CarId(c), track.clone()))
+        .collect();
+    let mut events = Vec::new();
+    let names: Vec<&str> = replay.definitions.iter().map(|d| d.name.as_str()).collect();
+    write!(
+        out,
+        "{{\"cars\":{},\"channels\":{},\"steps\":[",
+        serde_json::to_string(&names)?,
+        serde_json::to_string(&CHANNELS)?
+    )?;
+    let mut time = 0.0;
+    let mut desyncs = 0;
+    while player.advance()? {
+        let step = player.step();
+        let dt = replay.dt.at(step - 1).unwrap_or(0.0);
+        time += dt;
+        let world = player.world();
+        let mut rows = Vec::with_capacity(cutters.len());
+        for (c, cutter) in cutters.iter_mut().enumerate() {
+            let id = CarId(c as u32);
+            let row = CHANNELS
+                .iter()
+                .map(|name| world.channel(id, name))
+                .collect::<Result<Vec<f64>, _>>()?;
+            rows.push(row);
+            if let Some(done) = cutter.observe(world, dt)? {
+                events.push(Event {
+                    step,
+                    kind: "lap",
+                    car: Some(c as u32),
+                    lap: Some(done.lap),
+                    time: Some(done.time),
+                });
+            }
+        }
+        if step > 1 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(
+            &mut *out,
+            &serde_json::json!({ "step": step, "t": time, "cars": rows }),
+        )?;
+        if replay.keyframe_at(step).is_some() {
+            events.push(Event {
+                step,
+                kind: "keyframe",
+                car: None,
+                lap: None,
+                time: None,
+            });
+        }
+        if player.desyncs() > desyncs {
+            desyncs = player.desyncs();
+            events.push(Event {
+                step,
+                kind: "desync",
+                car: None,
+                lap: None,
+                time: None,
+            });
+        }
+    }
+    write!(out, "],\"events\":{}}}", serde_json::to_string(&events)?)?;
+    out.flush()?;
+    Ok(player.step())
+}

@@ -1,0 +1,83 @@
+//! Reading inputs with clear errors, writing outputs atomically, and
+//! telling replays from ghosts.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use skidpad_core::Track;
+use skidpad_replay::{NoHooks, Replay, ReplayHooks, is_gzip};
+
+/// What a file holds, by its magic bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// A `.skr` replay, plain or gzipped.
+    Replay,
+    /// A `.skg` ghost.
+    Ghost,
+}
+
+/// Reads a file; the error names it.
+pub fn read(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// The kind of a file's bytes, or an error naming the file.
+pub fn kind(path: &Path, bytes: &[u8]) -> Result<Kind> {
+    if bytes.starts_with(b"SKGH") {
+        Ok(Kind::Ghost)
+    } else if bytes.starts_with(b"SKRP") || is_gzip(bytes) {
+        Ok(Kind::Replay)
+    } else {
+        bail!("{} is neither a skidpad replay nor a ghost", path.display())
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same
+/// directory, flushed, then renamed over the target, so a crash never
+/// leaves a half-written file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)
+        .and_then(|()| tmp.as_file().sync_all())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    tmp.persist(path)
+        .map_err(|e| e.error)
+        .with_context(|| format!("cannot move the new file into {}", path.display()))?;
+    Ok(())
+}
+
+/// The game logic a replay needs to play back: the golden scenarios' own
+/// (named in the `scenario` metadata), or none.
+#[must_use]
+pub fn hooks_for(replay: &Replay) -> Box<dyn ReplayHooks> {
+    let scenario = metadata(replay, "scenario")
+        .and_then(|name| skidpad_golden::Scenario::from_file(&format!("{name}.skr")));
+    match scenario {
+        Some(s) => s.hooks(),
+        None => Box::new(NoHooks),
+    }
+}
+
+/// A metadata value.
+#[must_use]
+pub fn metadata<'a>(replay: &'a Replay, key: &str) -> Option<&'a str> {
+    replay
+        .header
+        .metadata
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+/// The replay's track (`track` metadata), or the built-in default.
+pub fn track_of(replay: &Replay) -> Result<Track> {
+    let name = metadata(replay, "track").unwrap_or("brandwood");
+    Track::builtin(name).with_context(|| format!("the replay's track `{name}`"))
+}

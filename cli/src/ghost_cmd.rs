@@ -1,0 +1,73 @@
+//! `skidpad ghost REPLAY --car N --lap K -o FILE`: re-simulate a replay
+//! and export one lap of one car as a ghost.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use skidpad_core::CarId;
+use skidpad_ghost::{LapCutter, encode_ghost};
+use skidpad_replay::{PlayerOptions, ReplayPlayer, create_replay_world, decode_replay};
+
+use crate::files;
+
+/// What was exported.
+#[derive(Clone, Debug, Serialize)]
+pub struct GhostExport {
+    /// Car index in the replay.
+    pub car: u32,
+    /// Lap number (1 = first).
+    pub lap: u32,
+    /// Lap time, s.
+    pub time: f32,
+    /// Frames written.
+    pub frames: usize,
+    /// Bytes written.
+    pub bytes: usize,
+}
+
+/// Re-simulates `replay_path` and writes lap `lap` of car `car` to `out`.
+pub fn export_lap(replay_path: &Path, car: u32, lap: u32, out: &Path) -> Result<GhostExport> {
+    if lap == 0 {
+        bail!("laps count from 1");
+    }
+    let replay = decode_replay(&files::read(replay_path)?)
+        .with_context(|| format!("cannot decode {}", replay_path.display()))?;
+    if car as usize >= replay.cars.len() {
+        bail!(
+            "the replay has {} cars (0..{}), not car {car}",
+            replay.cars.len(),
+            replay.cars.len()
+        );
+    }
+    let track = Arc::new(files::track_of(&replay)?);
+    let world = create_replay_world(&replay)?;
+    let options = PlayerOptions {
+        cache_budget: 0,
+        ..PlayerOptions::default()
+    };
+    let mut player =
+        ReplayPlayer::with_options(world, &replay, files::hooks_for(&replay), options)?;
+    let mut cutter = LapCutter::new(CarId(car), track);
+    while player.advance()? {
+        let dt = replay.dt.at(player.step() - 1).unwrap_or(1.0 / 60.0);
+        if let Some(done) = cutter.observe(player.world(), dt)?
+            && done.lap == lap
+        {
+            let bytes = encode_ghost(&done.ghost);
+            files::write_atomic(out, &bytes)?;
+            return Ok(GhostExport {
+                car,
+                lap,
+                time: done.time,
+                frames: done.ghost.len(),
+                bytes: bytes.len(),
+            });
+        }
+    }
+    bail!(
+        "car {car} completed {} laps in the replay, not {lap}",
+        cutter.laps()
+    )
+}

@@ -1,0 +1,10 @@
+//! The `skidpad` command's work, as functions that return reports: the
+//! binary (`main.rs`) parses arguments and prints; tests snapshot the same
+//! reports. Every report prints as text (`Display`) or JSON (`Serialize`).
+
+pub mod demo;
+pub mod export;
+pub mod files;
+pub mod ghost_cmd;
+pub mod inspect;
+pub mod verify;

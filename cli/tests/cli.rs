@@ -1,0 +1,131 @@
+//! The command's reports on the golden files and a short demo race:
+//! human-readable text as insta snapshots, the rest as assertions.
+
+use std::path::Path;
+
+use skidpad_cli::{demo, export, ghost_cmd, inspect, verify};
+
+fn golden(name: &str) -> &'static Path {
+    // Tests run in the crate's directory; the path stays relative so the
+    // snapshots do not depend on where the repository lives.
+    Box::leak(Path::new("../golden/v1").join(name).into_boxed_path())
+}
+
+#[test]
+fn inspect_replay_text() {
+    let text = inspect::inspect(golden("flat_lap.skr"))
+        .unwrap()
+        .to_string();
+    insta::assert_snapshot!("inspect_flat_lap_skr", text);
+}
+
+#[test]
+fn inspect_ghost_text() {
+    let text = inspect::inspect(golden("flat_lap.skg"))
+        .unwrap()
+        .to_string();
+    insta::assert_snapshot!("inspect_flat_lap_skg", text);
+}
+
+#[test]
+fn verify_text_and_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let corrupt = dir.path().join("corrupt.skr");
+    let mut bytes = std::fs::read(golden("mixed_field.skr")).unwrap();
+    bytes[200] ^= 0xff;
+    std::fs::write(&corrupt, bytes).unwrap();
+    let files = [
+        golden("flat_lap.skr"),
+        golden("game_logic.skr"),
+        golden("flat_lap.skg"),
+    ];
+    let report = verify::VerifyReport {
+        files: files.iter().map(|f| verify::verify_file(f)).collect(),
+    };
+    assert!(report.all_ok());
+    insta::assert_snapshot!("verify_goldens", report.to_string());
+
+    let bad = verify::verify_file(&corrupt);
+    assert!(!bad.ok && bad.detail.contains("checksum"), "{}", bad.detail);
+    let missing = verify::verify_file(Path::new("no/such/file.skr"));
+    assert!(
+        !missing.ok && missing.detail.contains("cannot read"),
+        "{}",
+        missing.detail
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["files"][0]["steps"], 4800);
+}
+
+#[test]
+fn ghost_export_reproduces_the_golden_lap() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("lap.skg");
+    let done = ghost_cmd::export_lap(golden("flat_lap.skr"), 0, 1, &out).unwrap();
+    assert_eq!(done.lap, 1);
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        std::fs::read(golden("flat_lap.skg")).unwrap()
+    );
+    assert!(
+        ghost_cmd::export_lap(golden("flat_lap.skr"), 0, 2, &out).is_err(),
+        "only one lap"
+    );
+    assert!(
+        ghost_cmd::export_lap(golden("flat_lap.skr"), 3, 1, &out).is_err(),
+        "only one car"
+    );
+}
+
+#[test]
+fn export_is_dense_json_with_events() {
+    let mut out = Vec::new();
+    let steps = export::export_json(golden("game_logic.skr"), &mut out).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(steps, 3600);
+    assert_eq!(json["steps"].as_array().unwrap().len(), 3600);
+    assert_eq!(json["cars"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        json["steps"][0]["cars"][0].as_array().unwrap().len(),
+        export::CHANNELS.len()
+    );
+    let events = json["events"].as_array().unwrap();
+    assert!(events.iter().any(|e| e["kind"] == "keyframe"));
+    assert!(
+        !events.iter().any(|e| e["kind"] == "desync"),
+        "the game's hooks keep it in sync"
+    );
+}
+
+#[test]
+fn a_short_demo_race_writes_verified_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = demo::run(&demo::DemoOptions {
+        out: dir.path().to_owned(),
+        cars: 2,
+        laps: 1,
+    })
+    .unwrap();
+    assert!(report.verified());
+    assert!(report.replay_file.exists() && report.ghost_file.exists());
+    // The layout is what this snapshot pins. Lap times, sizes and hashes
+    // are simulated results that a SIMULATION_VERSION bump may change, so
+    // their digits are masked (the goldens pin the bits).
+    let text = report
+        .to_string()
+        .replace(&dir.path().display().to_string(), "<out>")
+        .replace(&report.final_hash, "<hash>");
+    let masked: String = text
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '#' } else { c })
+        .collect();
+    insta::assert_snapshot!("demo_two_cars_one_lap", masked);
+    assert!(
+        demo::run(&demo::DemoOptions {
+            out: dir.path().to_owned(),
+            cars: 0,
+            laps: 1
+        })
+        .is_err()
+    );
+}
