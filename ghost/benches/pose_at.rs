@@ -66,9 +66,55 @@ fn pose_at(c: &mut Criterion) {
     });
 }
 
+/// Bytes per frame of a 60 Hz AI lap, written for `cargo xtask bench`
+/// when `SKIDPAD_BENCH_OUT` names a directory.
+fn ai_lap_size() {
+    use std::sync::Arc;
+
+    use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+    use skidpad_ghost::{LapCutter, encode_ghost};
+
+    let Ok(dir) = std::env::var("SKIDPAD_BENCH_OUT") else {
+        return;
+    };
+    let track = Arc::new(Track::builtin("brandwood").expect("track"));
+    let mut world = World::new(WorldConfig::default()).expect("world");
+    let (p, d) = track.point_at(0.0);
+    let car = world
+        .add_car(
+            &preset("rwd_sports").expect("preset"),
+            InitialPose {
+                x: p.x,
+                y: p.y,
+                yaw: d.y.atan2(d.x),
+                speed: 20.0,
+            },
+        )
+        .expect("car");
+    world.set_driver(car, Some(track.clone())).expect("driver");
+    let mut cutter = LapCutter::new(car, track);
+    let lap = loop {
+        world.step(1.0 / 60.0).expect("step");
+        if let Some(lap) = cutter.observe(&world, 1.0 / 60.0).expect("sample") {
+            break lap;
+        }
+    };
+    let per_frame = encode_ghost(&lap.ghost).len() as f64 / lap.ghost.len() as f64;
+    std::fs::write(
+        std::path::Path::new(&dir).join("ghost-bench.json"),
+        format!("{{\"ghost_bytes_per_frame\":{per_frame}}}"),
+    )
+    .expect("write bench json");
+}
+
+fn pose_at_and_size(c: &mut Criterion) {
+    ai_lap_size();
+    pose_at(c);
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().measurement_time(std::time::Duration::from_secs(3));
-    targets = pose_at
+    targets = pose_at_and_size
 }
 criterion_main!(benches);

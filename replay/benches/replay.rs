@@ -184,6 +184,23 @@ fn main() {
     let verify_s = start.elapsed().as_secs_f64();
     assert!(report.is_valid());
 
+    if let Ok(dir) = std::env::var("SKIDPAD_BENCH_OUT") {
+        // Read by `cargo xtask bench` for target/bench-report.json.
+        let json = format!(
+            "{{\"recorder_overhead_pct\":{capture_share},\"recorder_ab_overhead_pct\":{overhead},\"replay_bytes_per_car_min\":{{\"raw\":{},\"gzip_raw\":{},\"encoded\":{},\"encoded_gzip\":{}}},\"seek_ms\":{{\"cold_p50\":{},\"cold_p99\":{},\"warm_p50\":{},\"warm_p99\":{}}},\"verify_realtime_factor\":{},\"header_read_us\":{header_us}}}",
+            raw.len() as f64 / car_minutes,
+            gzip_raw as f64 / car_minutes,
+            encoded.len() as f64 / car_minutes,
+            encoded_gzip as f64 / car_minutes,
+            percentile(&cold, 0.5),
+            percentile(&cold, 0.99),
+            percentile(&warm, 0.5),
+            percentile(&warm, 0.99),
+            report.duration / verify_s,
+        );
+        std::fs::write(std::path::Path::new(&dir).join("replay-bench.json"), json)
+            .expect("write bench json");
+    }
     println!("reference race: {CARS} AI cars, 60 Hz, {minutes} min ({steps} steps)");
     println!(
         "recorder overhead, time inside capture over time stepping: {capture_share:.3} % ({:.3} s of {:.2} s)",

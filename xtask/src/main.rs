@@ -6,9 +6,12 @@
 //!   the core's golden hash and the golden corpus in release and compiled
 //!   to wasm under node, and the race example. Missing tools (the wasm target, a wasm-bindgen CLI of the
 //!   pinned version) are installed first.
+//! - `bench`: runs the benchmarks and prints the SPEC §10 figures, as a
+//!   table and as `target/bench-report.json`.
 //! - `golden`: records the golden corpus for the current
 //!   `SIMULATION_VERSION` (golden/README.md says when that is allowed).
 
+mod bench;
 mod tools;
 
 use std::process::{Command, ExitCode};
@@ -20,8 +23,9 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test(),
         Some("golden") => golden(),
+        Some("bench") => project_root().and_then(|root| bench::bench_all(&root)),
         _ => {
-            eprintln!("usage: cargo xtask test | golden");
+            eprintln!("usage: cargo xtask test | golden | bench");
             return ExitCode::from(2);
         }
     };

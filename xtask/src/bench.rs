@@ -1,0 +1,126 @@
+//! `cargo xtask bench`: runs the benchmarks and reports the SPEC §10
+//! figures as a table and as `target/bench-report.json`.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::tools::{cargo, run};
+
+/// Median of a criterion benchmark, ns.
+fn criterion_median(target: &Path, id: &str) -> Result<f64, String> {
+    let path = target.join("criterion").join(id).join("new/estimates.json");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let v: Value = serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    v["median"]["point_estimate"]
+        .as_f64()
+        .ok_or_else(|| format!("{}: no median", path.display()))
+}
+
+fn read_json(path: &Path) -> Result<Value, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn bench(root: &Path, target: &Path, args: &[&str]) -> Result<(), String> {
+    let mut cmd = Command::new(cargo());
+    cmd.arg("bench")
+        .args(args)
+        .current_dir(root)
+        .env("SKIDPAD_BENCH_OUT", target);
+    run(&mut cmd)
+}
+
+/// Runs everything and writes the report.
+pub fn bench_all(root: &Path) -> Result<(), String> {
+    let target = root.join("target");
+    std::fs::create_dir_all(&target).map_err(|e| e.to_string())?;
+    bench(
+        root,
+        &target,
+        &["-p", "skidpad-core", "--bench", "car_step", "--", "/20$"],
+    )?;
+    bench(
+        root,
+        &target,
+        &["-p", "skidpad-ghost", "--bench", "pose_at"],
+    )?;
+    bench(
+        root,
+        &target,
+        &["-p", "skidpad-replay", "--bench", "replay"],
+    )?;
+
+    let full = criterion_median(&target, "car_step_full_1khz/20")? / 20.0;
+    let single = criterion_median(&target, "car_step_single_track_240hz/20")? / 20.0;
+    let pose_seq = criterion_median(&target, "ghost_pose_at_sequential")?;
+    let pose_rand = criterion_median(&target, "ghost_pose_at_random")?;
+    let replay = read_json(&target.join("replay-bench.json"))?;
+    let ghost = read_json(&target.join("ghost-bench.json"))?;
+    let report = json!({
+        "car_step_full_ns": full,
+        "car_step_single_track_ns": single,
+        // The wasm bindings do not exist yet (their own issue); no ratio.
+        "wasm_native_ratio": Value::Null,
+        "recorder_overhead_pct": replay["recorder_overhead_pct"],
+        "replay_bytes_per_car_min": replay["replay_bytes_per_car_min"],
+        "seek_ms": replay["seek_ms"],
+        "verify_realtime_factor": replay["verify_realtime_factor"],
+        "ghost_pose_at_ns": { "sequential": pose_seq, "random": pose_rand },
+        "ghost_bytes_per_frame": ghost["ghost_bytes_per_frame"],
+    });
+    let out = target.join("bench-report.json");
+    let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
+    std::fs::write(&out, text).map_err(|e| e.to_string())?;
+
+    let f = |v: &Value| {
+        v.as_f64()
+            .map_or_else(|| "n/a".to_owned(), |x| format!("{x:.3}"))
+    };
+    let r = &report;
+    println!("\n{:<44} {:>14}", "figure", "value");
+    let rows = [
+        (
+            "car_step_full_ns (20 cars, 1 kHz)",
+            f(&r["car_step_full_ns"]),
+        ),
+        (
+            "car_step_single_track_ns (20 cars, 240 Hz)",
+            f(&r["car_step_single_track_ns"]),
+        ),
+        ("wasm_native_ratio", f(&r["wasm_native_ratio"])),
+        ("recorder_overhead_pct", f(&r["recorder_overhead_pct"])),
+        (
+            "replay bytes/car-min raw",
+            f(&r["replay_bytes_per_car_min"]["raw"]),
+        ),
+        (
+            "replay bytes/car-min gzip_raw",
+            f(&r["replay_bytes_per_car_min"]["gzip_raw"]),
+        ),
+        (
+            "replay bytes/car-min encoded",
+            f(&r["replay_bytes_per_car_min"]["encoded"]),
+        ),
+        ("seek_ms cold_p50", f(&r["seek_ms"]["cold_p50"])),
+        ("seek_ms cold_p99", f(&r["seek_ms"]["cold_p99"])),
+        ("seek_ms warm_p50", f(&r["seek_ms"]["warm_p50"])),
+        ("seek_ms warm_p99", f(&r["seek_ms"]["warm_p99"])),
+        ("verify_realtime_factor", f(&r["verify_realtime_factor"])),
+        (
+            "ghost_pose_at_ns sequential",
+            f(&r["ghost_pose_at_ns"]["sequential"]),
+        ),
+        (
+            "ghost_pose_at_ns random",
+            f(&r["ghost_pose_at_ns"]["random"]),
+        ),
+        ("ghost_bytes_per_frame", f(&r["ghost_bytes_per_frame"])),
+    ];
+    for (name, value) in rows {
+        println!("{name:<44} {value:>14}");
+    }
+    println!("\nwrote {}", out.display());
+    Ok(())
+}
