@@ -9,11 +9,10 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::Serialize;
 use skidpad_core::CarId;
 use skidpad_ghost::LapCutter;
-use skidpad_replay::{PlayerOptions, ReplayPlayer, create_replay_world, decode_replay};
 
 use crate::files;
 
@@ -48,16 +47,9 @@ struct Event {
 
 /// Writes the export of `replay_path` to `out`; returns the steps written.
 pub fn export_json(replay_path: &Path, out: &mut dyn Write) -> Result<u64> {
-    let replay = decode_replay(&files::read(replay_path)?)
-        .with_context(|| format!("cannot decode {}", replay_path.display()))?;
+    let replay = files::load_replay(replay_path)?;
     let track = Arc::new(files::track_of(&replay)?);
-    let world = create_replay_world(&replay)?;
-    let options = PlayerOptions {
-        cache_budget: 0,
-        ..PlayerOptions::default()
-    };
-    let mut player =
-        ReplayPlayer::with_options(world, &replay, files::hooks_for(&replay), options)?;
+    let mut player = files::straight_player(&replay)?;
     let mut cutters: Vec<LapCutter> = (0..replay.cars.len() as u32)
         .map(|c| LapCutter::new(CarId(c), track.clone()))
         .collect();

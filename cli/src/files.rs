@@ -6,7 +6,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use skidpad_core::Track;
-use skidpad_replay::{NoHooks, Replay, ReplayHooks, is_gzip};
+use skidpad_replay::{
+    NoHooks, PlayerOptions, Replay, ReplayHooks, ReplayPlayer, create_replay_world, is_gzip,
+};
 
 /// What a file holds, by its magic bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,6 +76,28 @@ pub fn metadata<'a>(replay: &'a Replay, key: &str) -> Option<&'a str> {
         .iter()
         .find(|(k, _)| k == key)
         .map(|(_, v)| v.as_str())
+}
+
+/// Reads and decodes a replay file.
+pub fn load_replay(path: &Path) -> Result<Replay> {
+    skidpad_replay::decode_replay(&read(path)?)
+        .with_context(|| format!("cannot decode {}", path.display()))
+}
+
+/// A player for a straight pass over `replay` (no seek cache), with the
+/// game logic the replay needs.
+pub fn straight_player(replay: &Replay) -> Result<ReplayPlayer<'_, Box<dyn ReplayHooks>>> {
+    let world = create_replay_world(replay)?;
+    let options = PlayerOptions {
+        cache_budget: 0,
+        ..PlayerOptions::default()
+    };
+    Ok(ReplayPlayer::with_options(
+        world,
+        replay,
+        hooks_for(replay),
+        options,
+    )?)
 }
 
 /// The replay's track (`track` metadata), or the built-in default.

@@ -4,11 +4,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
 use serde::Serialize;
 use skidpad_core::CarId;
 use skidpad_ghost::{LapCutter, encode_ghost};
-use skidpad_replay::{PlayerOptions, ReplayPlayer, create_replay_world, decode_replay};
 
 use crate::files;
 
@@ -32,8 +31,7 @@ pub fn export_lap(replay_path: &Path, car: u32, lap: u32, out: &Path) -> Result<
     if lap == 0 {
         bail!("laps count from 1");
     }
-    let replay = decode_replay(&files::read(replay_path)?)
-        .with_context(|| format!("cannot decode {}", replay_path.display()))?;
+    let replay = files::load_replay(replay_path)?;
     if car as usize >= replay.cars.len() {
         bail!(
             "the replay has {} cars (0..{}), not car {car}",
@@ -42,13 +40,7 @@ pub fn export_lap(replay_path: &Path, car: u32, lap: u32, out: &Path) -> Result<
         );
     }
     let track = Arc::new(files::track_of(&replay)?);
-    let world = create_replay_world(&replay)?;
-    let options = PlayerOptions {
-        cache_budget: 0,
-        ..PlayerOptions::default()
-    };
-    let mut player =
-        ReplayPlayer::with_options(world, &replay, files::hooks_for(&replay), options)?;
+    let mut player = files::straight_player(&replay)?;
     let mut cutter = LapCutter::new(CarId(car), track);
     while player.advance()? {
         let dt = replay.dt.at(player.step() - 1).unwrap_or(1.0 / 60.0);

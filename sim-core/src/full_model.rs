@@ -196,9 +196,5 @@ pub(crate) fn substep(
     state.orientation = q.normalize();
 
     out.acceleration = to_body * acceleration;
-    out.engine_rpm = torques.engine_rpm;
-    out.engine_torque = torques.engine_torque;
-    out.drag = aero.drag;
-    out.lift_front = aero.lift_front;
-    out.lift_rear = aero.lift_rear;
+    out.set_drivetrain_and_aero(&torques, &aero);
 }

@@ -168,9 +168,5 @@ pub(crate) fn substep(
     state.angular_velocity = DVec3::new(0.0, 0.0, new_r);
 
     out.acceleration = DVec3::new(ax, ay, 0.0);
-    out.engine_rpm = torques.engine_rpm;
-    out.engine_torque = torques.engine_torque;
-    out.drag = aero.drag;
-    out.lift_front = aero.lift_front;
-    out.lift_rear = aero.lift_rear;
+    out.set_drivetrain_and_aero(&torques, &aero);
 }

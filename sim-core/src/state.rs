@@ -90,3 +90,18 @@ pub(crate) struct StepOutputs {
     pub lift_front: f64,
     pub lift_rear: f64,
 }
+
+impl StepOutputs {
+    /// Records the drivetrain and aero values of a substep.
+    pub(crate) fn set_drivetrain_and_aero(
+        &mut self,
+        torques: &crate::drivetrain::WheelTorques,
+        aero: &crate::aero::AeroForces,
+    ) {
+        self.engine_rpm = torques.engine_rpm;
+        self.engine_torque = torques.engine_torque;
+        self.drag = aero.drag;
+        self.lift_front = aero.lift_front;
+        self.lift_rear = aero.lift_rear;
+    }
+}

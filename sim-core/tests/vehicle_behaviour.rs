@@ -33,6 +33,26 @@ fn a_car_spawned_at_rest_stays_at_rest() {
     }
 }
 
+/// Brakes fully until the car stops; returns the distance along x.
+fn stop_distance(world: &mut World, id: CarId) -> f64 {
+    world
+        .set_input(
+            id,
+            CarInput {
+                brake: 1.0,
+                ..CarInput::default()
+            },
+        )
+        .unwrap();
+    let mut steps = 0;
+    while world.pose(id).unwrap().speed > 0.05 {
+        world.step(DT).unwrap();
+        steps += 1;
+        assert!(steps < 60 * 30, "the car did not stop");
+    }
+    world.pose(id).unwrap().position.x
+}
+
 /// Seconds of full throttle until `speed` m/s, or None within 30 s.
 fn time_to(world: &mut World, id: CarId, speed: f64) -> Option<f64> {
     world
@@ -80,22 +100,7 @@ fn braking_from_100_kmh_stops_within_the_friction_bound() {
                 ..InitialPose::default()
             },
         );
-        world
-            .set_input(
-                id,
-                CarInput {
-                    brake: 1.0,
-                    ..CarInput::default()
-                },
-            )
-            .unwrap();
-        let mut steps = 0;
-        while world.pose(id).unwrap().speed > 0.05 {
-            world.step(DT).unwrap();
-            steps += 1;
-            assert!(steps < 60 * 20, "{name} did not stop");
-        }
-        let distance = world.pose(id).unwrap().position.x;
+        let distance = stop_distance(&mut world, id);
         let mu = def.tires.front.pdx1.max(def.tires.rear.pdx1);
         let v0 = 100.0 / 3.6;
         let bound = v0 * v0 / (2.0 * mu * 9.80665);
@@ -206,19 +211,7 @@ fn low_grip_surfaces_give_less_grip() {
             },
         );
         world.set_surface(id, surface).unwrap();
-        world
-            .set_input(
-                id,
-                CarInput {
-                    brake: 1.0,
-                    ..CarInput::default()
-                },
-            )
-            .unwrap();
-        while world.pose(id).unwrap().speed > 0.05 {
-            world.step(DT).unwrap();
-        }
-        stops.push(world.pose(id).unwrap().position.x);
+        stops.push(stop_distance(&mut world, id));
     }
     assert!(stops[0] < stops[1] && stops[1] < stops[2], "{stops:?}");
 }

@@ -85,15 +85,7 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
 /// deflate maximum ratio of the input.
 pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
     let bound = bytes.len().saturating_mul(MAX_RATIO).min(MAX_DECOMPRESSED);
-    let mut out = Vec::new();
-    GzDecoder::new(bytes)
-        .take(bound as u64 + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| ReplayError::Decode {
-            section: "gzip",
-            offset: 0,
-            reason: format!("corrupt gzip stream: {e}"),
-        })?;
+    let out = gunzip_prefix(bytes, bound + 1)?;
     if out.len() > bound {
         return Err(ReplayError::Decode {
             section: "gzip",
@@ -105,7 +97,7 @@ pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
 }
 
 /// The first `n` decompressed bytes of a gzip stream (fewer if it is
-/// shorter), for reading a header without inflating the body.
+/// shorter): the whole of it under `gunzip`'s bound, or just a header.
 pub(crate) fn gunzip_prefix(bytes: &[u8], n: usize) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(n.min(1 << 20));
     GzDecoder::new(bytes)
