@@ -1,7 +1,7 @@
 //! `GhostPlayer`: poses at any time by interpolation; `GhostSet`: several
 //! ghosts on one clock.
 
-use crate::orientation::lerp_angle;
+use crate::orientation::wrap_angle;
 use crate::{Ghost, GhostError, GhostPose, Result};
 
 /// How many frames a forward lookup walks before it falls back to a binary
@@ -15,6 +15,8 @@ pub struct GhostPlayer {
     /// Frame times, apart from the frames so that searches touch little
     /// memory.
     times: Vec<f32>,
+    /// Per frame pair, the shorter-arc change of yaw, pitch and roll.
+    angle_steps: Vec<[f32; 3]>,
     /// Index of the frame at or before the last lookup's time.
     cursor: usize,
 }
@@ -23,10 +25,23 @@ impl GhostPlayer {
     /// A player positioned at the ghost's start.
     #[must_use]
     pub fn new(ghost: Ghost) -> Self {
-        let times = ghost.frames().iter().map(|f| f.t).collect();
+        let frames = ghost.frames();
+        let times = frames.iter().map(|f| f.t).collect();
+        let angle_steps = frames
+            .windows(2)
+            .map(|w| {
+                let (p, q) = (&w[0].pose, &w[1].pose);
+                [
+                    wrap_angle(q.yaw - p.yaw),
+                    wrap_angle(q.pitch - p.pitch),
+                    wrap_angle(q.roll - p.roll),
+                ]
+            })
+            .collect();
         GhostPlayer {
             ghost,
             times,
+            angle_steps,
             cursor: 0,
         }
     }
@@ -65,13 +80,16 @@ impl GhostPlayer {
         let u = (t - a.t) / (b.t - a.t);
         let lerp = |x: f32, y: f32| x + (y - x) * u;
         let (p, q) = (&a.pose, &b.pose);
+        // The same arithmetic as `lerp_angle`, with the shorter-arc step
+        // of each angle computed once per frame pair in `new`.
+        let [dyaw, dpitch, droll] = self.angle_steps[i];
         *out = GhostPose {
             x: lerp(p.x, q.x),
             y: lerp(p.y, q.y),
             z: lerp(p.z, q.z),
-            yaw: lerp_angle(p.yaw, q.yaw, u),
-            pitch: lerp_angle(p.pitch, q.pitch, u),
-            roll: lerp_angle(p.roll, q.roll, u),
+            yaw: wrap_angle(p.yaw + dyaw * u),
+            pitch: wrap_angle(p.pitch + dpitch * u),
+            roll: wrap_angle(p.roll + droll * u),
             steer: lerp(p.steer, q.steer),
             speed: lerp(p.speed, q.speed),
         };
