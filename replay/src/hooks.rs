@@ -31,30 +31,24 @@ pub struct NoHooks;
 
 impl ReplayHooks for NoHooks {}
 
-impl<H: ReplayHooks + ?Sized> ReplayHooks for &mut H {
-    fn before_step(&mut self, step: u64, world: &mut World) {
-        (**self).before_step(step, world);
-    }
+/// Hooks behind a reference or a box are hooks: the player can borrow a
+/// game's hooks (`&mut game`) or hold a chosen one (`Box<dyn ReplayHooks>`).
+macro_rules! forward_hooks {
+    ($($ty:ty),*) => {$(
+        impl<H: ReplayHooks + ?Sized> ReplayHooks for $ty {
+            fn before_step(&mut self, step: u64, world: &mut World) {
+                (**self).before_step(step, world);
+            }
 
-    fn on_restore(&mut self, step: u64, state: &[u8]) {
-        (**self).on_restore(step, state);
-    }
+            fn on_restore(&mut self, step: u64, state: &[u8]) {
+                (**self).on_restore(step, state);
+            }
 
-    fn save_state(&mut self, step: u64) -> Option<Vec<u8>> {
-        (**self).save_state(step)
-    }
+            fn save_state(&mut self, step: u64) -> Option<Vec<u8>> {
+                (**self).save_state(step)
+            }
+        }
+    )*};
 }
 
-impl<H: ReplayHooks + ?Sized> ReplayHooks for Box<H> {
-    fn before_step(&mut self, step: u64, world: &mut World) {
-        (**self).before_step(step, world);
-    }
-
-    fn on_restore(&mut self, step: u64, state: &[u8]) {
-        (**self).on_restore(step, state);
-    }
-
-    fn save_state(&mut self, step: u64) -> Option<Vec<u8>> {
-        (**self).save_state(step)
-    }
-}
+forward_hooks!(&mut H, Box<H>);

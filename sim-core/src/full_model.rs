@@ -169,16 +169,8 @@ pub(crate) fn substep(
         let f = up * strut + heading * (result.fx + plough_x) + lateral * (result.fy + plough_y);
         force += f;
         torque += arm.cross(f);
-        out.wheels[i] = WheelOutput {
-            load: contact.load,
-            slip_ratio: result.slip_ratio,
-            slip_angle: result.slip_angle,
-            fx: result.fx,
-            fy: result.fy,
-            travel: hit.compression,
-            contact: true,
-            steer: steer.angle[i],
-        };
+        out.wheels[i] =
+            WheelOutput::in_contact(contact.load, &result, hit.compression, steer.angle[i]);
     }
 
     // Semi-implicit Euler on the body.

@@ -131,16 +131,8 @@ pub(crate) fn substep(
         fy_body += fby;
         let y = c.track.get(front) / 2.0 * if w.is_left() { 1.0 } else { -1.0 };
         yaw_moment += x * fby - y * fbx;
-        out.wheels[i] = WheelOutput {
-            load: contact.load,
-            slip_ratio: result.slip_ratio,
-            slip_angle: result.slip_angle,
-            fx: result.fx,
-            fy: result.fy,
-            travel: params.static_wheel_load[i] / def.suspension.get(front).spring_rate,
-            contact: true,
-            steer: steer.angle[i],
-        };
+        let travel = params.static_wheel_load[i] / def.suspension.get(front).spring_rate;
+        out.wheels[i] = WheelOutput::in_contact(contact.load, &result, travel, steer.angle[i]);
     }
 
     let speed = (vx * vx + vy * vy).sqrt();

@@ -77,6 +77,27 @@ pub(crate) struct WheelOutput {
     pub steer: f64,
 }
 
+impl WheelOutput {
+    /// A wheel in contact with the ground after a substep.
+    pub(crate) fn in_contact(
+        load: f64,
+        result: &crate::wheel::WheelResult,
+        travel: f64,
+        steer: f64,
+    ) -> Self {
+        WheelOutput {
+            load,
+            slip_ratio: result.slip_ratio,
+            slip_angle: result.slip_angle,
+            fx: result.fx,
+            fy: result.fy,
+            travel,
+            contact: true,
+            steer,
+        }
+    }
+}
+
 /// Derived values from the last substep that feed telemetry only; they
 /// never influence the future, so they are not hashed.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
