@@ -3,8 +3,8 @@
 //!
 //! - `test`: every check, in the order a failure is cheapest to report:
 //!   formatting, clippy, the whole workspace's tests (goldens included),
-//!   the core's golden hash and the golden corpus in release and compiled
-//!   to wasm under node, and the race example. Missing tools (the wasm target, a wasm-bindgen CLI of the
+//!   the core's golden hash and the golden corpus in release, compiled to
+//!   wasm under node and built for i686, and the race example. Missing tools (the wasm target, a wasm-bindgen CLI of the
 //!   pinned version) are installed first.
 //! - `bench`: runs the benchmarks and prints the SPEC §10 figures, as a
 //!   table and as `target/bench-report.json`.
@@ -111,6 +111,21 @@ const CHECKS: &[Check] = &[
         ],
     },
     Check {
+        name: "golden hashes and corpus (i686, native 32-bit)",
+        args: &[
+            "test",
+            "--release",
+            "--target",
+            "i686-unknown-linux-gnu",
+            "-p",
+            "skidpad-core",
+            "-p",
+            "skidpad-golden",
+            "--test",
+            "golden",
+        ],
+    },
+    Check {
         name: "race example",
         args: &[
             "run",
@@ -143,6 +158,7 @@ fn golden() -> Result<(), String> {
 fn test() -> Result<(), String> {
     let root = project_root()?;
     ensure_wasm_tools(&root)?;
+    tools::ensure_i686_tools()?;
     for (k, check) in CHECKS.iter().enumerate() {
         println!("\n==> [{}/{}] {}", k + 1, CHECKS.len(), check.name);
         let mut cmd = Command::new(tools::cargo());

@@ -78,3 +78,21 @@ pub fn ensure_wasm_tools(root: &Path) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Makes sure the i686 target is installed and the 32-bit C runtime is
+/// there to link it (Debian: libc6-dev-i386 and lib32gcc-12-dev, which
+/// `.ci/run` installs).
+pub fn ensure_i686_tools() -> Result<(), String> {
+    let installed = output("rustup", &["target", "list", "--installed"]).unwrap_or_default();
+    if !installed
+        .lines()
+        .any(|l| l.trim() == "i686-unknown-linux-gnu")
+    {
+        println!("==> installing the i686-unknown-linux-gnu target");
+        run(Command::new("rustup").args(["target", "add", "i686-unknown-linux-gnu"]))?;
+    }
+    if !Path::new("/usr/lib32/crt1.o").exists() {
+        return Err("the i686 check needs a 32-bit C runtime: apt-get install libc6-dev-i386 lib32gcc-12-dev".into());
+    }
+    Ok(())
+}
