@@ -54,9 +54,9 @@ pub struct ReplayHeader {
 }
 
 impl ReplayHeader {
-    /// Simulated seconds are not in the header (they need the dt runs); the
-    /// number of keyframes is, implicitly: one every `keyframe_every` steps
-    /// plus the final one.
+    /// How many keyframes the replay holds: one every `keyframe_every`
+    /// steps from step 0, plus one at the final step when that is not
+    /// already a multiple.
     #[must_use]
     pub fn keyframe_count(&self) -> u64 {
         let every = u64::from(self.keyframe_every.max(1));
