@@ -4,7 +4,8 @@
 //! - `test`: every check, in the order a failure is cheapest to report:
 //!   formatting, clippy, the whole workspace's tests (goldens included),
 //!   the core's golden hash and the golden corpus in release, compiled to
-//!   wasm under node and built for i686, and the race example. Missing tools (the wasm target, a wasm-bindgen CLI of the
+//!   wasm under node, built for i686 and for aarch64 (run under qemu-user),
+//!   and the race example. Missing tools (the wasm target, a wasm-bindgen CLI of the
 //!   pinned version) are installed first.
 //! - `bench`: runs the benchmarks and prints the SPEC §10 figures, as a
 //!   table and as `target/bench-report.json`.
@@ -126,6 +127,21 @@ const CHECKS: &[Check] = &[
         ],
     },
     Check {
+        name: "golden hashes and corpus (aarch64 under qemu-user)",
+        args: &[
+            "test",
+            "--release",
+            "--target",
+            "aarch64-unknown-linux-gnu",
+            "-p",
+            "skidpad-core",
+            "-p",
+            "skidpad-golden",
+            "--test",
+            "golden",
+        ],
+    },
+    Check {
         name: "race example",
         args: &[
             "run",
@@ -158,7 +174,7 @@ fn golden() -> Result<(), String> {
 fn test() -> Result<(), String> {
     let root = project_root()?;
     ensure_wasm_tools(&root)?;
-    tools::ensure_i686_tools()?;
+    tools::ensure_cross_tools()?;
     for (k, check) in CHECKS.iter().enumerate() {
         println!("\n==> [{}/{}] {}", k + 1, CHECKS.len(), check.name);
         let mut cmd = Command::new(tools::cargo());

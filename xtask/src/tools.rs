@@ -79,20 +79,47 @@ pub fn ensure_wasm_tools(root: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Makes sure the i686 target is installed and the 32-bit C runtime is
-/// there to link it (Debian: libc6-dev-i386 and lib32gcc-12-dev, which
-/// `.ci/run` installs).
-pub fn ensure_i686_tools() -> Result<(), String> {
+/// Makes sure the i686 and aarch64 targets are installed, with what links
+/// and runs them: a 32-bit C runtime, the aarch64 cross gcc and libc, and
+/// qemu-user (Debian: libc6-dev-i386, lib32gcc-12-dev,
+/// gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user; `.ci/run`
+/// installs them).
+pub fn ensure_cross_tools() -> Result<(), String> {
     let installed = output("rustup", &["target", "list", "--installed"]).unwrap_or_default();
-    if !installed
-        .lines()
-        .any(|l| l.trim() == "i686-unknown-linux-gnu")
-    {
-        println!("==> installing the i686-unknown-linux-gnu target");
-        run(Command::new("rustup").args(["target", "add", "i686-unknown-linux-gnu"]))?;
+    for target in ["i686-unknown-linux-gnu", "aarch64-unknown-linux-gnu"] {
+        if !installed.lines().any(|l| l.trim() == target) {
+            println!("==> installing the {target} target");
+            run(Command::new("rustup").args(["target", "add", target]))?;
+        }
     }
-    if !Path::new("/usr/lib32/crt1.o").exists() {
-        return Err("the i686 check needs a 32-bit C runtime: apt-get install libc6-dev-i386 lib32gcc-12-dev".into());
+    let needs = [
+        (
+            Path::new("/usr/lib32/crt1.o").exists(),
+            "libc6-dev-i386 lib32gcc-12-dev",
+        ),
+        (
+            output("aarch64-linux-gnu-gcc", &["--version"]).is_some(),
+            "gcc-aarch64-linux-gnu",
+        ),
+        (
+            Path::new("/usr/aarch64-linux-gnu/lib").exists(),
+            "libc6-dev-arm64-cross",
+        ),
+        (
+            output("qemu-aarch64", &["--version"]).is_some(),
+            "qemu-user",
+        ),
+    ];
+    let missing: Vec<&str> = needs
+        .iter()
+        .filter(|(ok, _)| !ok)
+        .map(|(_, p)| *p)
+        .collect();
+    if !missing.is_empty() {
+        return Err(format!(
+            "the cross-target golden checks need: apt-get install {}",
+            missing.join(" ")
+        ));
     }
     Ok(())
 }
