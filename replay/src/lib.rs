@@ -46,6 +46,7 @@ mod player;
 mod recorder;
 mod replay;
 mod runs;
+mod source;
 mod verify;
 mod world;
 
@@ -61,5 +62,6 @@ pub use player::{PlayerOptions, ReplayPlayer};
 pub use recorder::{DEFAULT_KEYFRAME_EVERY, KeyframeState, RecorderOptions, ReplayRecorder};
 pub use replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};
 pub use runs::Runs;
+pub use source::ReplaySource;
 pub use verify::{VerifyReport, verify};
 pub use world::create_replay_world;

@@ -6,7 +6,8 @@ use skidpad_core::{CarId, SIMULATION_VERSION, SNAPSHOT_LEN, Wheel, World};
 use crate::cache::{CachedPoint, DEFAULT_CACHE_BUDGET, SnapshotCache};
 use crate::desync::{DesyncReport, diff_car};
 use crate::hooks::ReplayHooks;
-use crate::replay::{Keyframe, Replay};
+use crate::replay::Keyframe;
+use crate::source::ReplaySource;
 use crate::{ReplayError, Result};
 
 /// Playback settings.
@@ -34,7 +35,7 @@ impl Default for PlayerOptions {
 /// [`create_replay_world`](crate::create_replay_world).
 pub struct ReplayPlayer<'r, H: ReplayHooks> {
     world: World,
-    replay: &'r Replay,
+    replay: ReplaySource<'r>,
     hooks: H,
     options: PlayerOptions,
     /// Steps played since the recording's start.
@@ -47,17 +48,18 @@ pub struct ReplayPlayer<'r, H: ReplayHooks> {
 impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
     /// A player with default options, positioned at step 0 (keyframe 0
     /// restored, `on_restore` called).
-    pub fn new(world: World, replay: &'r Replay, hooks: H) -> Result<Self> {
+    pub fn new(world: World, replay: impl Into<ReplaySource<'r>>, hooks: H) -> Result<Self> {
         Self::with_options(world, replay, hooks, PlayerOptions::default())
     }
 
     /// A player with options.
     pub fn with_options(
         world: World,
-        replay: &'r Replay,
+        replay: impl Into<ReplaySource<'r>>,
         hooks: H,
         options: PlayerOptions,
     ) -> Result<Self> {
+        let replay = replay.into();
         if replay.header.simulation_version != SIMULATION_VERSION {
             return Err(ReplayError::VersionMismatch {
                 replay: replay.header.simulation_version,
@@ -83,6 +85,9 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
             first_desync: None,
             cache,
         };
+        // A second handle (a pointer copy or an Arc count): restoring
+        // borrows the player mutably.
+        let replay = player.replay.clone();
         let first = replay
             .keyframes
             .first()
@@ -173,7 +178,8 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         self.hooks.before_step(step, &mut self.world);
         self.world.step(dt)?;
         self.step += 1;
-        if let Some(keyframe) = self.replay.keyframe_at(self.step) {
+        let replay = self.replay.clone();
+        if let Some(keyframe) = replay.keyframe_at(self.step) {
             self.check_keyframe(keyframe)?;
         } else if self.cache.wants(self.step) {
             self.cache_point();
@@ -206,8 +212,8 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
             if cached.is_some_and(|c| Some(c) > keyframe) {
                 self.restore_cached(best)?;
             } else {
-                let k = self
-                    .replay
+                let replay = self.replay.clone();
+                let k = replay
                     .keyframe_at_or_before(target)
                     .ok_or_else(|| ReplayError::Mismatch("no keyframe before the target".into()))?;
                 self.restore_keyframe(k)?;

@@ -255,3 +255,19 @@ fn without_follow_step_count_the_cars_still_match() {
     }
     assert_ne!(player.world().world_hash(), recording.world_hash());
 }
+
+#[test]
+fn a_player_that_owns_its_replay_plays_the_same_bits() {
+    let (replay, hashes, _) = shared_race();
+    // The player keeps the replay alive itself (as the wasm bindings do).
+    let owned = std::sync::Arc::new(replay.clone());
+    let world = create_replay_world(&owned).unwrap();
+    let mut player = ReplayPlayer::new(world, owned, NoHooks).unwrap();
+    player.seek(450).unwrap();
+    assert_eq!(player.world().world_hash(), hashes[450]);
+    player.seek(120).unwrap();
+    assert_eq!(player.world().world_hash(), hashes[120]);
+    player.play_to_end().unwrap();
+    assert_eq!(player.world().world_hash(), hashes[600]);
+    assert_eq!(player.desyncs(), 0);
+}

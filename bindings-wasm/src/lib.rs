@@ -1,0 +1,94 @@
+//! skidpad for JavaScript: the whole SDK (SPEC §7) through wasm-bindgen.
+//!
+//! The API mirrors the Rust crates in camelCase: `World`, `ReplayRecorder`,
+//! `ReplayPlayer` with JS hooks, `createReplayWorld`, `encodeReplay` /
+//! `decodeReplay`, `verifyReplay`, `GhostRecorder`, `GhostPlayer`,
+//! `ghostQuaternion`, `sliceGhost`, `sliceGhostFrames`, `encodeGhost` /
+//! `decodeGhost`, `simulationVersion` and `coreVersion`.
+//!
+//! Nothing here simulates: every call validates its JS arguments and hands
+//! them to the Rust crates, so a replay recorded in a browser has the same
+//! bits as one recorded natively. Errors are thrown, never trapped: bad
+//! arguments throw `RangeError`, everything else `Error` (see `error.rs`).
+//! `bindings-wasm/build.mjs` turns this crate into the npm package.
+
+#![forbid(unsafe_code)]
+
+mod args;
+mod error;
+mod ghost;
+mod hooks;
+mod player;
+mod replay;
+mod world;
+
+use skidpad_core::scenario::{hex, reference_world_hash};
+use wasm_bindgen::prelude::*;
+
+pub use ghost::{Ghost, GhostPlayer, GhostRecorder};
+pub use player::ReplayPlayer;
+pub use replay::{Replay, ReplayRecorder};
+pub use world::World;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = r#"
+/** Where a new car starts; every field defaults to 0. */
+export interface CarPoseOptions { x?: number; y?: number; yaw?: number; speed?: number }
+/** A car's controls (SPEC §4.1); absent fields are 0. */
+export interface CarInput {
+  steer?: number; throttle?: number; brake?: number;
+  handbrake?: number; clutch?: number; gear?: number;
+}
+/** A car's pose: centre of mass (m), z-y-x angles (rad), steer (rad), speed (m/s). */
+export interface CarPose {
+  x: number; y: number; z: number; yaw: number; pitch: number; roll: number;
+  steer: number; speed: number;
+}
+/** A ghost pose, the same fields as CarPose in f32. */
+export type GhostPose = CarPose;
+/** Game logic during playback and verification. */
+export interface ReplayHooks {
+  beforeStep?: (step: number, world: World) => void;
+  onRestore?: (step: number, state: Uint8Array) => void;
+  keyframeState?: (step: number) => Uint8Array | null;
+}
+export interface ReplayRecorderOptions {
+  cars?: number[]; keyframeEvery?: number; embedDefinitions?: boolean;
+  embedGhosts?: boolean; metadata?: Record<string, string>;
+  keyframeState?: (step: number) => Uint8Array;
+}
+export interface DesyncReport {
+  step: number; cars: number[];
+  fields: { car: number; field: string; recorded: number; simulated: number }[];
+}
+export interface VerifyReport {
+  valid: boolean; simulationVersion: number; recordedBy: string; steps: number;
+  duration: number; keyframes: number; desyncs: number;
+  firstDesync: DesyncReport | null; finalHash: string;
+}
+"#;
+
+/// The simulation version: replays and ghosts recorded with another one
+/// are refused.
+#[wasm_bindgen(js_name = simulationVersion)]
+#[must_use]
+pub fn simulation_version() -> u32 {
+    skidpad_core::SIMULATION_VERSION
+}
+
+/// The core crate's version.
+#[wasm_bindgen(js_name = coreVersion)]
+#[must_use]
+pub fn core_version() -> String {
+    skidpad_core::CORE_VERSION.to_owned()
+}
+
+/// Runs the core's reference scenario (the one behind the pinned `GOLDEN`
+/// hash in `sim-core/tests/golden.rs`) and returns its final world hash, so
+/// any host can compare its bits with native ones.
+#[wasm_bindgen(js_name = referenceScenarioHash)]
+pub fn reference_scenario_hash() -> Result<String, JsValue> {
+    reference_world_hash()
+        .map(|h| hex(&h))
+        .map_err(error::core_error)
+}

@@ -1,0 +1,387 @@
+//! Replays in JavaScript: `Replay`, `ReplayRecorder`, `encodeReplay`,
+//! `decodeReplay`, `createReplayWorld` and `verifyReplay`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use js_sys::{Array, Function, Object, Reflect, Uint8Array};
+use skidpad_core::CarId;
+use skidpad_core::scenario::hex;
+use skidpad_replay::{
+    DesyncReport, KeyframeState, RecorderOptions, decode_replay, encode_replay, encode_replay_gzip,
+};
+use wasm_bindgen::prelude::*;
+
+use crate::args::{self, bool_or, car_id, field, number};
+use crate::error::{JsResult, error, message_of, range_error, replay_error};
+use crate::ghost::Ghost;
+use crate::hooks::JsHooks;
+use crate::world::World;
+
+/// A decoded or freshly recorded replay. Read-only; players share it.
+#[wasm_bindgen]
+pub struct Replay {
+    pub(crate) inner: Arc<skidpad_replay::Replay>,
+}
+
+#[wasm_bindgen]
+impl Replay {
+    /// Recorded host steps.
+    #[wasm_bindgen(getter, js_name = stepCount)]
+    pub fn step_count(&self) -> f64 {
+        self.inner.header.step_count as f64
+    }
+
+    /// Recorded cars.
+    #[wasm_bindgen(getter, js_name = carCount)]
+    pub fn car_count(&self) -> u32 {
+        self.inner.header.car_count
+    }
+
+    /// Keyframes stored.
+    #[wasm_bindgen(getter, js_name = keyframeCount)]
+    pub fn keyframe_count(&self) -> f64 {
+        self.inner.keyframes.len() as f64
+    }
+
+    /// Simulated seconds.
+    #[wasm_bindgen(getter)]
+    pub fn duration(&self) -> f64 {
+        self.inner.duration()
+    }
+
+    /// The simulation version it was recorded with.
+    #[wasm_bindgen(getter, js_name = simulationVersion)]
+    pub fn simulation_version(&self) -> u32 {
+        self.inner.header.simulation_version
+    }
+
+    /// The core version that recorded it.
+    #[wasm_bindgen(getter, js_name = coreVersion)]
+    pub fn core_version(&self) -> String {
+        self.inner.header.core_version.clone()
+    }
+
+    /// The world hash at the last keyframe (the end of the recording), as
+    /// 64 hex digits.
+    #[wasm_bindgen(getter, js_name = finalHash)]
+    pub fn final_hash(&self) -> String {
+        self.inner
+            .keyframes
+            .last()
+            .map(|k| hex(&k.world_hash))
+            .unwrap_or_default()
+    }
+
+    /// The metadata as a plain object of strings.
+    #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
+    pub fn metadata(&self) -> JsResult<JsValue> {
+        let object = Object::new();
+        for (key, value) in &self.inner.header.metadata {
+            Reflect::set(&object, &JsValue::from_str(key), &JsValue::from_str(value))?;
+        }
+        Ok(object.into())
+    }
+
+    /// Car `index`'s embedded ghost, if the recording embedded ghosts.
+    #[wasm_bindgen(js_name = embeddedGhost)]
+    pub fn embedded_ghost(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue,
+    ) -> JsResult<Option<Ghost>> {
+        let index = args::u32_arg(&index, "car index")? as usize;
+        let Some(ghosts) = &self.inner.ghosts else {
+            return Ok(None);
+        };
+        ghosts
+            .get(index)
+            .map(|g| Some(Ghost::from_core(g.clone())))
+            .ok_or_else(|| {
+                range_error(format!(
+                    "car index {index} out of range (0..{})",
+                    ghosts.len()
+                ))
+            })
+    }
+}
+
+/// Shared with the `keyframeState` closure: the first exception it threw.
+type CallbackError = Rc<RefCell<Option<(u64, JsValue)>>>;
+
+/// Records a world's steps (SPEC §5).
+#[wasm_bindgen]
+pub struct ReplayRecorder {
+    inner: Option<skidpad_replay::ReplayRecorder<'static>>,
+    callback_error: CallbackError,
+}
+
+fn recorder_options(
+    options: &JsValue,
+    errors: &CallbackError,
+) -> JsResult<RecorderOptions<'static>> {
+    let mut out = RecorderOptions::default();
+    let cars = field(options, "cars")?;
+    if !cars.is_undefined() && !cars.is_null() {
+        if !Array::is_array(&cars) {
+            return Err(range_error("options.cars must be an array of car ids"));
+        }
+        out.cars = Some(
+            Array::from(&cars)
+                .iter()
+                .map(|c| car_id(&c))
+                .collect::<JsResult<Vec<CarId>>>()?,
+        );
+    }
+    let every = field(options, "keyframeEvery")?;
+    if !every.is_undefined() {
+        out.keyframe_every = args::u32_arg(&every, "keyframeEvery")?;
+    }
+    out.embed_definitions = bool_or(
+        &field(options, "embedDefinitions")?,
+        "embedDefinitions",
+        true,
+    )?;
+    out.embed_ghosts = bool_or(&field(options, "embedGhosts")?, "embedGhosts", false)?;
+    let metadata = field(options, "metadata")?;
+    if !metadata.is_undefined() && !metadata.is_null() {
+        let object = metadata
+            .dyn_into::<Object>()
+            .map_err(|_| range_error("options.metadata must be an object of strings"))?;
+        for entry in Object::entries(&object).iter() {
+            let pair = Array::from(&entry);
+            let key = args::string(&pair.get(0), "metadata key")?;
+            let value = args::string(&pair.get(1), &format!("metadata.{key}"))?;
+            out.metadata.push((key, value));
+        }
+    }
+    let state = field(options, "keyframeState")?;
+    if !state.is_undefined() && !state.is_null() {
+        let f = state
+            .dyn_into::<Function>()
+            .map_err(|_| range_error("options.keyframeState must be a function"))?;
+        let errors = errors.clone();
+        let closure: KeyframeState<'static> = Box::new(move |step| {
+            let result = f
+                .call1(&JsValue::NULL, &JsValue::from_f64(step as f64))
+                .and_then(|v| {
+                    v.dyn_into::<Uint8Array>()
+                        .map(|b| b.to_vec())
+                        .map_err(|_| range_error("keyframeState must return a Uint8Array"))
+                });
+            result.unwrap_or_else(|e| {
+                errors.borrow_mut().get_or_insert((step, e));
+                Vec::new()
+            })
+        });
+        out.keyframe_state = Some(closure);
+    }
+    Ok(out)
+}
+
+/// The error thrown when `keyframeState` failed.
+fn abandoned(step: u64, e: &JsValue) -> JsValue {
+    error(format!(
+        "keyframeState threw at step {step}, so the recording was abandoned: {}",
+        message_of(e)
+    ))
+}
+
+impl ReplayRecorder {
+    /// Runs `f` on the recorder; a `keyframeState` exception during it
+    /// ends the recording (its keyframe would hold no game state).
+    fn run<R>(
+        &mut self,
+        f: impl FnOnce(&mut skidpad_replay::ReplayRecorder<'static>) -> JsResult<R>,
+    ) -> JsResult<R> {
+        let recorder = self
+            .inner
+            .as_mut()
+            .ok_or_else(|| error("this ReplayRecorder has finished or failed"))?;
+        let result = f(recorder);
+        if let Some((step, e)) = self.callback_error.borrow_mut().take() {
+            self.inner = None;
+            return Err(abandoned(step, &e));
+        }
+        result
+    }
+}
+
+#[wasm_bindgen]
+impl ReplayRecorder {
+    /// Starts recording `world` as it is now (keyframe 0). `options`:
+    /// `cars` (ids, in playback order; default all), `keyframeEvery`
+    /// (default 600), `embedDefinitions` (default true), `embedGhosts`
+    /// (default false), `metadata` (object of strings) and
+    /// `keyframeState(step) => Uint8Array` (the game's own state).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        world: &World,
+        #[wasm_bindgen(unchecked_param_type = "ReplayRecorderOptions")] options: JsValue,
+    ) -> JsResult<ReplayRecorder> {
+        let callback_error = CallbackError::default();
+        let options = recorder_options(&options, &callback_error)?;
+        let mut recorder = ReplayRecorder {
+            inner: None,
+            callback_error,
+        };
+        let inner = world
+            .with(|w| skidpad_replay::ReplayRecorder::new(w, options).map_err(replay_error))?;
+        recorder.inner = Some(inner);
+        // Keyframe 0 already ran keyframeState; report its exception now.
+        recorder.run(|_| Ok(()))?;
+        Ok(recorder)
+    }
+
+    /// Steps `world` by `dt` and records the step.
+    pub fn step(
+        &mut self,
+        world: &World,
+        #[wasm_bindgen(unchecked_param_type = "number")] dt: JsValue,
+    ) -> JsResult<()> {
+        let dt = number(&dt, "dt")?;
+        self.run(|r| world.with_mut(|w| r.step(w, dt).map_err(replay_error)))
+    }
+
+    /// Records a step the game already took with `world.step(dt)`.
+    pub fn capture(
+        &mut self,
+        world: &World,
+        #[wasm_bindgen(unchecked_param_type = "number")] dt: JsValue,
+    ) -> JsResult<()> {
+        let dt = number(&dt, "dt")?;
+        self.run(|r| world.with(|w| r.capture(w, dt).map_err(replay_error)))
+    }
+
+    /// Changes a recorded car's level of detail (the replay records it).
+    #[wasm_bindgen(js_name = setLod)]
+    pub fn set_lod(
+        &mut self,
+        world: &World,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "'full' | 'singleTrack' | 'frozen'")] level: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number | undefined")] substep_rate: JsValue,
+    ) -> JsResult<()> {
+        let car = car_id(&car)?;
+        let lod = args::lod(&level, &substep_rate)?;
+        self.run(|r| world.with_mut(|w| r.set_lod(w, car, lod).map_err(replay_error)))
+    }
+
+    /// Steps recorded so far.
+    #[wasm_bindgen(getter, js_name = stepCount)]
+    pub fn step_count(&self) -> JsResult<f64> {
+        self.inner
+            .as_ref()
+            .map(|r| r.step_count() as f64)
+            .ok_or_else(|| error("this ReplayRecorder has finished or failed"))
+    }
+
+    /// Ends the recording (a final keyframe of `world`) and returns the
+    /// replay. The recorder cannot be used afterwards.
+    pub fn finish(&mut self, world: &World) -> JsResult<Replay> {
+        let recorder = self
+            .inner
+            .take()
+            .ok_or_else(|| error("this ReplayRecorder has finished or failed"))?;
+        let replay = world.with(|w| recorder.finish(w).map_err(replay_error))?;
+        if let Some((step, e)) = self.callback_error.borrow_mut().take() {
+            return Err(abandoned(step, &e));
+        }
+        Ok(Replay {
+            inner: Arc::new(replay),
+        })
+    }
+}
+
+/// Encodes a replay to `.skr` bytes; `{gzip: true}` wraps them in gzip.
+#[wasm_bindgen(js_name = encodeReplay)]
+pub fn encode_replay_js(
+    replay: &Replay,
+    #[wasm_bindgen(unchecked_param_type = "{ gzip?: boolean }")] options: JsValue,
+) -> JsResult<Uint8Array> {
+    let gzip = bool_or(&field(&options, "gzip")?, "gzip", false)?;
+    let bytes = if gzip {
+        encode_replay_gzip(&replay.inner)
+    } else {
+        encode_replay(&replay.inner)
+    };
+    Ok(Uint8Array::from(bytes.as_slice()))
+}
+
+/// Decodes `.skr` bytes, plain or gzip (detected). Corrupt, truncated or
+/// foreign bytes throw an `Error` naming the section and offset.
+#[wasm_bindgen(js_name = decodeReplay)]
+pub fn decode_replay_js(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+) -> JsResult<Replay> {
+    let bytes = args::bytes(&bytes, "bytes")?;
+    decode_replay(&bytes)
+        .map(|r| Replay { inner: Arc::new(r) })
+        .map_err(replay_error)
+}
+
+/// A playback world built from the replay alone (its embedded definitions,
+/// surfaces, gravity and air density).
+#[wasm_bindgen(js_name = createReplayWorld)]
+pub fn create_replay_world_js(replay: &Replay) -> JsResult<World> {
+    skidpad_replay::create_replay_world(&replay.inner)
+        .map(World::from_core)
+        .map_err(replay_error)
+}
+
+/// A desync report as `{step, cars, fields: [{car, field, recorded,
+/// simulated}]}`.
+pub(crate) fn desync_object(report: &DesyncReport) -> JsResult<JsValue> {
+    let object = Object::new();
+    Reflect::set(
+        &object,
+        &"step".into(),
+        &JsValue::from_f64(report.step as f64),
+    )?;
+    let cars: Array = report.cars.iter().map(|c| JsValue::from(c.0)).collect();
+    Reflect::set(&object, &"cars".into(), &cars)?;
+    let fields = Array::new();
+    for diff in &report.fields {
+        let f = Object::new();
+        Reflect::set(&f, &"car".into(), &JsValue::from(diff.car.0))?;
+        Reflect::set(&f, &"field".into(), &JsValue::from_str(diff.field))?;
+        Reflect::set(&f, &"recorded".into(), &JsValue::from_f64(diff.recorded))?;
+        Reflect::set(&f, &"simulated".into(), &JsValue::from_f64(diff.simulated))?;
+        fields.push(&f);
+    }
+    Reflect::set(&object, &"fields".into(), &fields)?;
+    Ok(object.into())
+}
+
+/// Re-simulates replay bytes headless, as a leaderboard server does, with
+/// optional hooks, and returns `{valid, simulationVersion, recordedBy,
+/// steps, duration, keyframes, desyncs, firstDesync, finalHash}`.
+#[wasm_bindgen(js_name = verifyReplay)]
+pub fn verify_replay_js(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "ReplayHooks")] hooks: JsValue,
+) -> JsResult<JsValue> {
+    let bytes = args::bytes(&bytes, "bytes")?;
+    let mut hooks = JsHooks::from_object(&hooks)?;
+    let report = skidpad_replay::verify(&bytes, &mut hooks);
+    if let Some(e) = hooks.take_error() {
+        return Err(e);
+    }
+    let report = report.map_err(replay_error)?;
+    let object = Object::new();
+    let set = |key: &str, value: JsValue| Reflect::set(&object, &key.into(), &value);
+    set("valid", report.is_valid().into())?;
+    set("simulationVersion", report.simulation_version.into())?;
+    set("recordedBy", report.recorded_by.as_str().into())?;
+    set("steps", (report.steps as f64).into())?;
+    set("duration", report.duration.into())?;
+    set("keyframes", (report.keyframes as f64).into())?;
+    set("desyncs", (report.desyncs as f64).into())?;
+    let first = match &report.first_desync {
+        Some(d) => desync_object(d)?,
+        None => JsValue::NULL,
+    };
+    set("firstDesync", first)?;
+    set("finalHash", hex(&report.final_hash).into())?;
+    Ok(object.into())
+}

@@ -1,0 +1,491 @@
+//! `World`: the simulation world in JavaScript.
+//!
+//! The core world sits in a shared slot so that a `ReplayPlayer` can lend
+//! its playback world to a `beforeStep` callback as an ordinary `World`
+//! object, and so that a world moved into a player stops working instead of
+//! diverging from it. An empty slot throws a clear `Error`.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+use js_sys::{Array, Float64Array, Uint8Array, Uint32Array};
+use skidpad_core::scenario::hex;
+use skidpad_core::{CarDefinition, CarInput, GroundSlope, InitialPose, Track, WorldConfig, preset};
+use wasm_bindgen::prelude::*;
+
+use crate::args::{self, car_id, field, number, number_or, object_of_numbers};
+use crate::error::{JsResult, core_error, error, range_error};
+
+/// The core world, shared between a JS `World` object and whoever lent it.
+pub(crate) type WorldSlot = Rc<RefCell<Option<skidpad_core::World>>>;
+
+/// Cars simulated together (SPEC §4). Car ids are small whole numbers,
+/// handed out by `addCar` in order.
+#[wasm_bindgen]
+pub struct World {
+    slot: WorldSlot,
+    /// True for a playback world lent to a `beforeStep` callback: usable,
+    /// but it cannot be moved into a player.
+    lent: bool,
+}
+
+impl World {
+    /// A JS world holding `world`.
+    pub(crate) fn from_core(world: skidpad_core::World) -> World {
+        World {
+            slot: Rc::new(RefCell::new(Some(world))),
+            lent: false,
+        }
+    }
+
+    /// A JS world bound to an existing slot (the playback world lent to a
+    /// hook).
+    pub(crate) fn lent(slot: WorldSlot) -> World {
+        World { slot, lent: true }
+    }
+
+    /// Runs `f` on the core world.
+    pub(crate) fn with<R>(
+        &self,
+        f: impl FnOnce(&skidpad_core::World) -> JsResult<R>,
+    ) -> JsResult<R> {
+        let slot = self.slot.try_borrow().map_err(|_| busy())?;
+        f(slot.as_ref().ok_or_else(unavailable)?)
+    }
+
+    /// Runs `f` on the core world, mutably.
+    pub(crate) fn with_mut<R>(
+        &self,
+        f: impl FnOnce(&mut skidpad_core::World) -> JsResult<R>,
+    ) -> JsResult<R> {
+        let mut slot = self.slot.try_borrow_mut().map_err(|_| busy())?;
+        f(slot.as_mut().ok_or_else(unavailable)?)
+    }
+
+    /// Moves the core world out; this object throws from then on.
+    pub(crate) fn take(&self) -> JsResult<skidpad_core::World> {
+        if self.lent {
+            return Err(error(
+                "the playback world lent to beforeStep belongs to its player and cannot be moved",
+            ));
+        }
+        let mut slot = self.slot.try_borrow_mut().map_err(|_| busy())?;
+        slot.take().ok_or_else(unavailable)
+    }
+}
+
+fn unavailable() -> JsValue {
+    error(
+        "this World is not available: it was moved into a ReplayPlayer, or it is a \
+         playback world kept after its beforeStep callback returned",
+    )
+}
+
+fn busy() -> JsValue {
+    error("this World is already in use by the call that is running")
+}
+
+/// The pose of a new car from an options object `{x, y, yaw, speed}`.
+fn initial_pose(options: &JsValue) -> JsResult<InitialPose> {
+    let get = |key: &str| -> JsResult<f64> { number_or(&field(options, key)?, key, 0.0) };
+    Ok(InitialPose {
+        x: get("x")?,
+        y: get("y")?,
+        yaw: get("yaw")?,
+        speed: get("speed")?,
+    })
+}
+
+/// Reads a `CarInput` from `{steer, throttle, brake, handbrake, clutch,
+/// gear}`; absent fields are 0. Non-numbers throw; NaN is left to the core,
+/// whose message names the field.
+fn car_input(value: &JsValue) -> JsResult<CarInput> {
+    if !value.is_object() {
+        return Err(range_error(
+            "input must be an object like {steer, throttle, brake}",
+        ));
+    }
+    let mut fields = [0.0; 6];
+    for (slot, name) in fields.iter_mut().zip(CarInput::FIELD_NAMES) {
+        let v = field(value, name)?;
+        if v.is_undefined() {
+            continue;
+        }
+        *slot = v
+            .as_f64()
+            .ok_or_else(|| range_error(format!("input.{name} must be a number")))?;
+    }
+    Ok(CarInput::from_array(fields))
+}
+
+/// A car's input as a plain object.
+fn input_object(input: CarInput) -> JsResult<JsValue> {
+    let values = input.to_array();
+    let fields: Vec<(&str, f64)> = CarInput::FIELD_NAMES.into_iter().zip(values).collect();
+    object_of_numbers(&fields)
+}
+
+/// Read-only views of a core world shared by `World` and `ReplayPlayer`.
+pub(crate) mod read {
+    use super::*;
+
+    pub fn world_hash(world: &skidpad_core::World) -> String {
+        hex(&world.world_hash())
+    }
+
+    pub fn car_hash(world: &skidpad_core::World, car: &JsValue) -> JsResult<String> {
+        world
+            .car_hash(car_id(car)?)
+            .map(|h| hex(&h))
+            .map_err(core_error)
+    }
+
+    pub fn telemetry(world: &skidpad_core::World, car: &JsValue) -> JsResult<Float64Array> {
+        let values = world.telemetry(car_id(car)?).map_err(core_error)?;
+        Ok(Float64Array::from(values))
+    }
+
+    pub fn channel(world: &skidpad_core::World, car: &JsValue, name: &JsValue) -> JsResult<f64> {
+        let name = args::string(name, "channel name")?;
+        world.channel(car_id(car)?, &name).map_err(core_error)
+    }
+
+    pub fn pose(world: &skidpad_core::World, car: &JsValue) -> JsResult<JsValue> {
+        let p = world.pose(car_id(car)?).map_err(core_error)?;
+        object_of_numbers(&[
+            ("x", p.position.x),
+            ("y", p.position.y),
+            ("z", p.position.z),
+            ("yaw", p.yaw),
+            ("pitch", p.pitch),
+            ("roll", p.roll),
+            ("steer", p.steer_angle),
+            ("speed", p.speed),
+        ])
+    }
+
+    pub fn snapshot(world: &skidpad_core::World, car: &JsValue) -> JsResult<Uint8Array> {
+        let bytes = world.snapshot(car_id(car)?).map_err(core_error)?;
+        Ok(Uint8Array::from(bytes.as_slice()))
+    }
+}
+
+#[wasm_bindgen]
+impl World {
+    /// An empty world with the preset surface table. `options` may set
+    /// `gravity` (m/s²) and `airDensity` (kg/m³).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "{ gravity?: number, airDensity?: number }")]
+        options: JsValue,
+    ) -> JsResult<World> {
+        let defaults = WorldConfig::default();
+        let config = WorldConfig {
+            gravity: number_or(&field(&options, "gravity")?, "gravity", defaults.gravity)?,
+            air_density: number_or(
+                &field(&options, "airDensity")?,
+                "airDensity",
+                defaults.air_density,
+            )?,
+            ..defaults
+        };
+        skidpad_core::World::new(config)
+            .map(World::from_core)
+            .map_err(core_error)
+    }
+
+    /// Adds a car from a definition in JSON (the schema of the preset
+    /// files); `pose` is `{x, y, yaw, speed}`, all optional. Returns its id.
+    #[wasm_bindgen(js_name = addCar)]
+    pub fn add_car(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] definition_json: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "CarPoseOptions")] pose: JsValue,
+    ) -> JsResult<u32> {
+        let json = args::string(&definition_json, "definition")?;
+        let def = CarDefinition::from_json(&json).map_err(core_error)?;
+        let pose = initial_pose(&pose)?;
+        self.with_mut(|w| w.add_car(&def, pose).map(|id| id.0).map_err(core_error))
+    }
+
+    /// Adds a car of a built-in preset (see `presetNames()`).
+    #[wasm_bindgen(js_name = addPresetCar)]
+    pub fn add_preset_car(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "CarPoseOptions")] pose: JsValue,
+    ) -> JsResult<u32> {
+        let name = args::string(&name, "preset name")?;
+        let def = preset(&name).map_err(core_error)?;
+        let pose = initial_pose(&pose)?;
+        self.with_mut(|w| w.add_car(&def, pose).map(|id| id.0).map_err(core_error))
+    }
+
+    /// The car ids, in stepping order.
+    #[wasm_bindgen(js_name = carIds)]
+    pub fn car_ids(&self) -> JsResult<Uint32Array> {
+        self.with(|w| {
+            let ids: Vec<u32> = w.car_ids().map(|c| c.0).collect();
+            Ok(Uint32Array::from(ids.as_slice()))
+        })
+    }
+
+    /// A car's definition as JSON.
+    pub fn definition(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+    ) -> JsResult<String> {
+        self.with(|w| {
+            w.definition(car_id(&car)?)
+                .map(CarDefinition::to_json)
+                .map_err(core_error)
+        })
+    }
+
+    /// Sets a car's input for the next steps. Non-finite values throw;
+    /// the rest is clamped to range.
+    #[wasm_bindgen(js_name = setInput)]
+    pub fn set_input(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "CarInput")] input: JsValue,
+    ) -> JsResult<()> {
+        let car = car_id(&car)?;
+        let input = car_input(&input)?;
+        self.with_mut(|w| w.set_input(car, input).map_err(core_error))
+    }
+
+    /// The input a car ran with in the last step (after its AI driver, if
+    /// any, wrote it), or the input set since.
+    pub fn input(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+    ) -> JsResult<JsValue> {
+        self.with(|w| input_object(w.input(car_id(&car)?).map_err(core_error)?))
+    }
+
+    /// Gives a car the built-in AI driver on a built-in track (see
+    /// `trackNames()`), or takes it away with `null`.
+    #[wasm_bindgen(js_name = setDriver)]
+    pub fn set_driver(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string | null")] track: JsValue,
+    ) -> JsResult<()> {
+        let car = car_id(&car)?;
+        let track = if track.is_null() || track.is_undefined() {
+            None
+        } else {
+            let name = args::string(&track, "track name")?;
+            Some(Arc::new(Track::builtin(&name).map_err(core_error)?))
+        };
+        self.with_mut(|w| w.set_driver(car, track).map_err(core_error))
+    }
+
+    /// Advances every car by `dt` seconds, in (0, 0.25]. On error nothing
+    /// changes.
+    pub fn step(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] dt: JsValue,
+    ) -> JsResult<()> {
+        let dt = number(&dt, "dt")?;
+        self.with_mut(|w| w.step(dt).map_err(core_error))
+    }
+
+    /// Runs `count` steps of `dt`. Stops at the first failing step, which
+    /// changes nothing, and throws its error.
+    #[wasm_bindgen(js_name = stepMany)]
+    pub fn step_many(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] count: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number")] dt: JsValue,
+    ) -> JsResult<()> {
+        let count = args::u64_arg(&count, "count")?;
+        let dt = number(&dt, "dt")?;
+        self.with_mut(|w| {
+            for _ in 0..count {
+                w.step(dt).map_err(core_error)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Host steps taken.
+    #[wasm_bindgen(getter, js_name = stepCount)]
+    pub fn step_count(&self) -> JsResult<f64> {
+        // Exact below 2^53 steps (4.7 million years at 60 Hz).
+        self.with(|w| Ok(w.step_count() as f64))
+    }
+
+    /// The world hash (blake3 of step count and every car), as 64 hex
+    /// digits.
+    #[wasm_bindgen(js_name = worldHash)]
+    pub fn world_hash(&self) -> JsResult<String> {
+        self.with(|w| Ok(read::world_hash(w)))
+    }
+
+    /// One car's state hash, as 64 hex digits.
+    #[wasm_bindgen(js_name = carHash)]
+    pub fn car_hash(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+    ) -> JsResult<String> {
+        self.with(|w| read::car_hash(w, &car))
+    }
+
+    /// A car's state as versioned little-endian bytes.
+    pub fn snapshot(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+    ) -> JsResult<Uint8Array> {
+        self.with(|w| read::snapshot(w, &car))
+    }
+
+    /// Restores a car from `snapshot` bytes; corrupt bytes throw and change
+    /// nothing.
+    pub fn restore(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] snapshot: JsValue,
+    ) -> JsResult<()> {
+        let car = car_id(&car)?;
+        let bytes = args::bytes(&snapshot, "snapshot")?;
+        self.with_mut(|w| w.restore(car, &bytes).map_err(core_error))
+    }
+
+    /// Puts all four wheels of a car on a surface, by id or name
+    /// (`"gravel"`).
+    #[wasm_bindgen(js_name = setSurface)]
+    pub fn set_surface(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number | string")] surface: JsValue,
+    ) -> JsResult<()> {
+        let car = car_id(&car)?;
+        self.with_mut(|w| {
+            let surface = args::surface(&surface, &w.config().surfaces)?;
+            w.set_surface(car, surface).map_err(core_error)
+        })
+    }
+
+    /// Puts one wheel (0..4 or `"fl"`, `"fr"`, `"rl"`, `"rr"`) on a surface.
+    #[wasm_bindgen(js_name = setWheelSurface)]
+    pub fn set_wheel_surface(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number | string")] wheel: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number | string")] surface: JsValue,
+    ) -> JsResult<()> {
+        let car = car_id(&car)?;
+        let wheel = args::wheel(&wheel)?;
+        self.with_mut(|w| {
+            let surface = args::surface(&surface, &w.config().surfaces)?;
+            w.set_wheel_surface(car, wheel, surface).map_err(core_error)
+        })
+    }
+
+    /// Tilts gravity in a car's ground frame: `grade` (rise over run, positive
+    /// uphill ahead) and `crossSlope` (positive: left side up).
+    #[wasm_bindgen(js_name = setGroundSlope)]
+    pub fn set_ground_slope(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number")] grade: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number")] cross_slope: JsValue,
+    ) -> JsResult<()> {
+        let car = car_id(&car)?;
+        let slope = GroundSlope {
+            grade: number(&grade, "grade")?,
+            cross_slope: number_or(&cross_slope, "crossSlope", 0.0)?,
+        };
+        self.with_mut(|w| w.set_ground_slope(car, slope).map_err(core_error))
+    }
+
+    /// Sets a car's level of detail: `"full"`, `"singleTrack"` or
+    /// `"frozen"`, with an optional substep rate in Hz.
+    #[wasm_bindgen(js_name = setLod)]
+    pub fn set_lod(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "'full' | 'singleTrack' | 'frozen'")] level: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "number | undefined")] substep_rate: JsValue,
+    ) -> JsResult<()> {
+        let car = car_id(&car)?;
+        let lod = args::lod(&level, &substep_rate)?;
+        self.with_mut(|w| w.set_lod(car, lod).map_err(core_error))
+    }
+
+    /// A car's telemetry after the last step, one value per channel in the
+    /// order of `channelNames()`. A copy: it stays valid however the wasm
+    /// memory grows.
+    pub fn telemetry(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+    ) -> JsResult<Float64Array> {
+        self.with(|w| read::telemetry(w, &car))
+    }
+
+    /// One telemetry channel by name.
+    pub fn channel(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    ) -> JsResult<f64> {
+        self.with(|w| read::channel(w, &car, &name))
+    }
+
+    /// A car's pose: `{x, y, z, yaw, pitch, roll, steer, speed}`.
+    #[wasm_bindgen(unchecked_return_type = "CarPose")]
+    pub fn pose(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+    ) -> JsResult<JsValue> {
+        self.with(|w| read::pose(w, &car))
+    }
+}
+
+/// Telemetry channel names, in the order of `World.telemetry`.
+#[wasm_bindgen(js_name = channelNames)]
+pub fn channel_names() -> Array {
+    skidpad_core::CHANNELS
+        .iter()
+        .map(|c| JsValue::from_str(c.name))
+        .collect()
+}
+
+/// Telemetry channel units, in the same order.
+#[wasm_bindgen(js_name = channelUnits)]
+pub fn channel_units() -> Array {
+    skidpad_core::CHANNELS
+        .iter()
+        .map(|c| JsValue::from_str(c.unit))
+        .collect()
+}
+
+/// Names of the built-in car presets.
+#[wasm_bindgen(js_name = presetNames)]
+pub fn preset_names() -> Array {
+    skidpad_core::preset_names()
+        .into_iter()
+        .map(JsValue::from_str)
+        .collect()
+}
+
+/// A built-in preset's definition as JSON, to edit and pass to `addCar`.
+#[wasm_bindgen(js_name = presetDefinition)]
+pub fn preset_definition(
+    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+) -> JsResult<String> {
+    let name = args::string(&name, "preset name")?;
+    preset(&name).map(|d| d.to_json()).map_err(core_error)
+}
+
+/// Names of the built-in tracks.
+#[wasm_bindgen(js_name = trackNames)]
+pub fn track_names() -> Array {
+    skidpad_core::track_names()
+        .into_iter()
+        .map(JsValue::from_str)
+        .collect()
+}
