@@ -489,3 +489,22 @@ pub fn track_names() -> Array {
         .map(JsValue::from_str)
         .collect()
 }
+
+/// The benchmarks' racing field (`skidpad_core::scenario::racing_world`):
+/// `cars` cars of alternating presets spread around the built-in track at
+/// speed, at level `"full"` or `"singleTrack"`, with AI drivers unless
+/// `ai` is false. Step it at 1/60 s.
+#[wasm_bindgen(js_name = racingWorld)]
+pub fn racing_world(
+    #[wasm_bindgen(unchecked_param_type = "number")] cars: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "'full' | 'singleTrack' | 'frozen'")] level: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "boolean | undefined")] ai: JsValue,
+) -> JsResult<World> {
+    const MAX_CARS: f64 = 10_000.0;
+    let cars = args::whole(&cars, "cars", MAX_CARS)? as usize;
+    let lod = args::lod(&level, &JsValue::UNDEFINED)?.level;
+    let ai = args::bool_or(&ai, "ai", true)?;
+    skidpad_core::scenario::racing_world(cars, lod, ai)
+        .map(World::from_core)
+        .map_err(core_error)
+}

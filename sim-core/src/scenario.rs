@@ -1,8 +1,10 @@
-//! The reference scenario behind the pinned `GOLDEN` world hash.
+//! Fixed scenarios shared by every target: the reference scenario behind
+//! the pinned `GOLDEN` world hash, and the racing field the speed
+//! benchmarks step.
 //!
-//! It lives in the library, not in a test, so that every target (native,
+//! They live in the library, not in a test, so that every target (native,
 //! wasm in node, wasm in a browser) runs exactly the same calls and can
-//! compare its hash with the pinned constant.
+//! compare its hash or its speed with native ones.
 
 use std::sync::Arc;
 
@@ -64,6 +66,43 @@ pub fn reference_world_hash() -> Result<[u8; 32]> {
         world.step(REFERENCE_DT)?;
     }
     Ok(world.world_hash())
+}
+
+/// Host step of the racing field, s.
+pub const RACING_DT: f64 = 1.0 / 60.0;
+
+/// `cars` AI cars of alternating presets at level `lod`, spread evenly
+/// around the built-in track and already up to speed after 120 warm-up
+/// steps, so a benchmark measures racing rather than standing starts.
+/// Without `ai` the drivers are removed after the warm-up and the cars keep
+/// the inputs they last had, which measures the vehicle model alone.
+pub fn racing_world(cars: usize, lod: Lod, ai: bool) -> Result<World> {
+    let track = Arc::new(Track::builtin("brandwood")?);
+    let mut world = World::new(WorldConfig::default())?;
+    let names = ["fwd_hatchback", "rwd_sports"];
+    for k in 0..cars {
+        let s = track.length() * k as f64 / cars as f64;
+        let (p, dir) = track.point_at(s);
+        let pose = InitialPose {
+            x: p.x,
+            y: p.y,
+            yaw: libm::atan2(dir.y, dir.x),
+            speed: 15.0,
+        };
+        let id = world.add_car(&preset(names[k % 2])?, pose)?;
+        world.set_driver(id, Some(track.clone()))?;
+        world.set_lod(id, LodSetting::new(lod))?;
+    }
+    for _ in 0..120 {
+        world.step(RACING_DT)?;
+    }
+    if !ai {
+        let ids: Vec<CarId> = world.car_ids().collect();
+        for id in ids {
+            world.set_driver(id, None)?;
+        }
+    }
+    Ok(world)
 }
 
 /// Lowercase hex of a hash, for messages and pinned constants.

@@ -14,6 +14,7 @@
 
 mod bench;
 mod tools;
+mod wasm;
 
 use std::process::{Command, ExitCode};
 
@@ -24,9 +25,10 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test(),
         Some("golden") => golden(),
+        Some("wasm") => project_root().and_then(|root| wasm::build_package(&root).map(drop)),
         Some("bench") => project_root().and_then(|root| bench::bench_all(&root)),
         _ => {
-            eprintln!("usage: cargo xtask test | golden | bench");
+            eprintln!("usage: cargo xtask test | golden | bench | wasm");
             return ExitCode::from(2);
         }
     };
