@@ -5,8 +5,12 @@
 //!   formatting, clippy, the whole workspace's tests (goldens included),
 //!   the core's golden hash and the golden corpus in release, compiled to
 //!   wasm under node, built for i686 and for aarch64 (run under qemu-user),
-//!   and the race example. Missing tools (the wasm target, a wasm-bindgen CLI of the
-//!   pinned version) are installed first.
+//!   and the race example; then it builds the npm package, runs the node
+//!   tests on it and the headless-Chromium test, and verifies natively the
+//!   replays those recorded in wasm. Missing tools (the wasm target, a
+//!   wasm-bindgen CLI of the pinned version, playwright-core) are installed
+//!   first.
+//! - `wasm`: builds the npm package into `bindings-wasm/pkg/`.
 //! - `bench`: runs the benchmarks and prints the SPEC §10 figures, as a
 //!   table and as `target/bench-report.json`.
 //! - `golden`: records the golden corpus for the current
@@ -16,6 +20,7 @@ mod bench;
 mod tools;
 mod wasm;
 
+use std::path::Path;
 use std::process::{Command, ExitCode};
 
 use tools::{ensure_wasm_tools, project_root, run};
@@ -173,16 +178,37 @@ fn golden() -> Result<(), String> {
     run(&mut cmd)
 }
 
+/// A check that is not one cargo invocation.
+type StepFn = fn(&Path) -> Result<(), String>;
+
+/// Checks after the cargo ones: the npm package and what runs it.
+const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
+    ("npm package (wasm32 release + wasm-bindgen)", |root| {
+        wasm::build_package(root).map(drop)
+    }),
+    ("node --test on the package", wasm::node_tests),
+    ("headless Chromium", wasm::browser_test),
+    (
+        "wasm recordings verified natively",
+        wasm::verify_wasm_recordings,
+    ),
+];
+
 fn test() -> Result<(), String> {
     let root = project_root()?;
     ensure_wasm_tools(&root)?;
     tools::ensure_cross_tools()?;
+    let total = CHECKS.len() + PACKAGE_CHECKS.len();
     for (k, check) in CHECKS.iter().enumerate() {
-        println!("\n==> [{}/{}] {}", k + 1, CHECKS.len(), check.name);
+        println!("\n==> [{}/{total}] {}", k + 1, check.name);
         let mut cmd = Command::new(tools::cargo());
         cmd.args(check.args).current_dir(&root);
         run(&mut cmd).map_err(|e| format!("{} failed: {e}", check.name))?;
     }
-    println!("\nxtask test: all {} checks passed", CHECKS.len());
+    for (k, (name, check)) in PACKAGE_CHECKS.iter().enumerate() {
+        println!("\n==> [{}/{total}] {name}", CHECKS.len() + k + 1);
+        check(&root).map_err(|e| format!("{name} failed: {e}"))?;
+    }
+    println!("\nxtask test: all {total} checks passed");
     Ok(())
 }

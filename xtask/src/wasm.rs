@@ -14,6 +14,40 @@ use serde_json::json;
 
 use crate::tools::{cargo, ensure_wasm_tools, run};
 
+/// The package's manifest; `{version}` is the workspace version.
+const PACKAGE_JSON: &str = r#"{
+  "name": "skidpad",
+  "version": "{version}",
+  "description": "Deterministic vehicle simulation with replays and ghosts (the skidpad SDK built for wasm)",
+  "license": "MIT OR Apache-2.0",
+  "type": "module",
+  "main": "./node/skidpad_wasm.js",
+  "types": "./web/skidpad_wasm.d.ts",
+  "exports": {
+    ".": {
+      "node": {
+        "types": "./node/skidpad_wasm.d.ts",
+        "default": "./node/skidpad_wasm.js"
+      },
+      "default": {
+        "types": "./web/skidpad_wasm.d.ts",
+        "default": "./web/skidpad_wasm.js"
+      }
+    },
+    "./web": {
+      "types": "./web/skidpad_wasm.d.ts",
+      "default": "./web/skidpad_wasm.js"
+    },
+    "./node": {
+      "types": "./node/skidpad_wasm.d.ts",
+      "default": "./node/skidpad_wasm.js"
+    }
+  },
+  "files": ["web/", "node/", "README.md"],
+  "sideEffects": false
+}
+"#;
+
 /// Where the package is written.
 pub fn package_dir(root: &Path) -> PathBuf {
     root.join("bindings-wasm").join("pkg")
@@ -54,33 +88,10 @@ pub fn build_package(root: &Path) -> Result<PathBuf, String> {
             &json!({ "type": module_type }).to_string(),
         )?;
     }
-    let manifest = json!({
-        "name": "skidpad",
-        "version": env!("CARGO_PKG_VERSION"),
-        "description": "Deterministic vehicle simulation with replays and ghosts (wasm build of the skidpad SDK)",
-        "license": "MIT OR Apache-2.0",
-        "type": "module",
-        "main": "./node/skidpad_wasm.js",
-        "types": "./web/skidpad_wasm.d.ts",
-        "exports": {
-            ".": {
-                "node": {
-                    "types": "./node/skidpad_wasm.d.ts",
-                    "default": "./node/skidpad_wasm.js"
-                },
-                "default": {
-                    "types": "./web/skidpad_wasm.d.ts",
-                    "default": "./web/skidpad_wasm.js"
-                }
-            },
-            "./web": "./web/skidpad_wasm.js",
-            "./node": "./node/skidpad_wasm.js"
-        },
-        "files": ["web/", "node/", "README.md"],
-        "sideEffects": false
-    });
-    let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())?;
-    write(&pkg.join("package.json"), &(text + "\n"))?;
+    // Written as text: condition order in "exports" matters (node takes
+    // the first match), and serde_json's maps would sort the keys.
+    let manifest = PACKAGE_JSON.replace("{version}", env!("CARGO_PKG_VERSION"));
+    write(&pkg.join("package.json"), &manifest)?;
     fs::copy(root.join("bindings-wasm/README.md"), pkg.join("README.md"))
         .map_err(|e| format!("cannot copy the package README: {e}"))?;
     println!("==> npm package written to {}", pkg.display());
@@ -100,4 +111,74 @@ pub fn node_tests(root: &Path) -> Result<(), String> {
         .arg("--test")
         .args(&files)
         .current_dir(root))
+}
+
+/// Installs the browser test's npm dependencies (playwright-core, pinned
+/// in its package-lock.json) if missing, checks for Chromium, and runs
+/// `bindings-wasm/browser/run.mjs`.
+pub fn browser_test(root: &Path) -> Result<(), String> {
+    let dir = root.join("bindings-wasm/browser");
+    let chromium = std::env::var("SKIDPAD_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if !Path::new(&chromium).exists() {
+        return Err(format!(
+            "the browser test needs Chromium at {chromium}: apt-get install chromium"
+        ));
+    }
+    if !dir.join("node_modules/playwright-core").exists() {
+        println!("==> npm ci in bindings-wasm/browser (playwright-core)");
+        run(Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir))?;
+    }
+    run(Command::new("node").arg("run.mjs").current_dir(&dir))
+}
+
+/// Verifies natively (with `skidpad verify --json`) the replays that the
+/// node and Chromium tests recorded in wasm, and checks that each final
+/// hash equals the one wasm computed.
+pub fn verify_wasm_recordings(root: &Path) -> Result<(), String> {
+    let dir = root.join("target/wasm-cross");
+    let names = ["recorded-in-wasm", "recorded-in-chromium"];
+    let files: Vec<PathBuf> = names.iter().map(|n| dir.join(format!("{n}.skr"))).collect();
+    let out = Command::new(cargo())
+        .args([
+            "run",
+            "--release",
+            "-q",
+            "-p",
+            "skidpad-cli",
+            "--",
+            "verify",
+            "--json",
+        ])
+        .args(&files)
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run skidpad verify: {e}"))?;
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).map_err(|e| {
+        format!(
+            "skidpad verify printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    let entries = report["files"].as_array().cloned().unwrap_or_default();
+    if entries.len() != names.len() {
+        return Err(format!("skidpad verify reported {} files", entries.len()));
+    }
+    for (name, entry) in names.iter().zip(&entries) {
+        let wasm_hash = fs::read_to_string(dir.join(format!("{name}.hash")))
+            .map_err(|e| format!("cannot read {name}.hash: {e}"))?;
+        let native_hash = entry["final_hash"].as_str().unwrap_or("");
+        if entry["ok"] != true || entry["desyncs"] != 0 || native_hash != wasm_hash.trim() {
+            return Err(format!(
+                "{name}.skr does not verify natively with wasm's hash {}: {entry}",
+                wasm_hash.trim()
+            ));
+        }
+        println!("ok  {name}.skr verified natively: 0 desyncs, final {native_hash}");
+    }
+    if !out.status.success() {
+        return Err(format!("skidpad verify exited with {}", out.status));
+    }
+    Ok(())
 }
