@@ -32,6 +32,25 @@ fn bench(root: &Path, target: &Path, args: &[&str]) -> Result<(), String> {
     run(&mut cmd)
 }
 
+/// Builds the npm package and runs `bindings-wasm/bench/car_step.mjs`
+/// under node; returns its JSON (wasm ns per car-step, gzipped sizes).
+fn wasm_bench(root: &Path) -> Result<Value, String> {
+    crate::wasm::build_package(root)?;
+    println!("==> wasm car-step benchmark (node)");
+    let out = Command::new("node")
+        .arg("bindings-wasm/bench/car_step.mjs")
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run node: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the wasm benchmark failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    serde_json::from_slice(&out.stdout).map_err(|e| format!("the wasm benchmark printed no JSON: {e}"))
+}
+
 /// Runs everything and writes the report.
 pub fn bench_all(root: &Path) -> Result<(), String> {
     let target = root.join("target");
@@ -41,6 +60,9 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
         &target,
         &["-p", "skidpad-core", "--bench", "car_step", "--", "/20$"],
     )?;
+    // Right after the native car-step bench, so the ratio compares figures
+    // taken minutes apart on the same machine state.
+    let wasm = wasm_bench(root)?;
     bench(
         root,
         &target,
@@ -61,8 +83,10 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
     let report = json!({
         "car_step_full_ns": full,
         "car_step_single_track_ns": single,
-        // The wasm bindings do not exist yet (their own issue); no ratio.
-        "wasm_native_ratio": Value::Null,
+        // Speed ratio: native ns per car-step over wasm's (1 = as fast).
+        "wasm_native_ratio": wasm["wasm_car_step_full_ns"].as_f64().map(|w| full / w),
+        "wasm_car_step_full_ns": wasm["wasm_car_step_full_ns"],
+        "wasm_package_gzip_bytes": wasm["package_gzip_bytes"],
         "recorder_overhead_pct": replay["recorder_overhead_pct"],
         "replay_bytes_per_car_min": replay["replay_bytes_per_car_min"],
         "seek_ms": replay["seek_ms"],
@@ -90,6 +114,14 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
             f(&r["car_step_single_track_ns"]),
         ),
         ("wasm_native_ratio", f(&r["wasm_native_ratio"])),
+        (
+            "wasm car_step_full_ns (node)",
+            f(&r["wasm_car_step_full_ns"]),
+        ),
+        (
+            "wasm package gzip bytes (browser download)",
+            f(&r["wasm_package_gzip_bytes"]["browser_download"]),
+        ),
         ("recorder_overhead_pct", f(&r["recorder_overhead_pct"])),
         (
             "replay bytes/car-min raw",
