@@ -111,7 +111,7 @@ impl GhostRecorder {
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "{ every?: number }")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "{ every?: number }")] options: JsValue,
     ) -> JsResult<GhostRecorder> {
         let car = car_id(&car)?;
         let every = field(&options, "every")?;

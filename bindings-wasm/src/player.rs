@@ -47,7 +47,7 @@ impl ReplayPlayer {
     pub fn new(
         world: &World,
         replay: &Replay,
-        #[wasm_bindgen(unchecked_param_type = "ReplayHooks")] hooks: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "ReplayHooks")] hooks: JsValue,
     ) -> JsResult<ReplayPlayer> {
         let hooks = JsHooks::from_object(&hooks)?;
         let source = ReplaySource::Shared(Arc::clone(&replay.inner));

@@ -217,7 +217,7 @@ impl ReplayRecorder {
     #[wasm_bindgen(constructor)]
     pub fn new(
         world: &World,
-        #[wasm_bindgen(unchecked_param_type = "ReplayRecorderOptions")] options: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "ReplayRecorderOptions")] options: JsValue,
     ) -> JsResult<ReplayRecorder> {
         let callback_error = CallbackError::default();
         let options = recorder_options(&options, &callback_error)?;
@@ -260,7 +260,8 @@ impl ReplayRecorder {
         world: &World,
         #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
         #[wasm_bindgen(unchecked_param_type = "'full' | 'singleTrack' | 'frozen'")] level: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "number | undefined")] substep_rate: JsValue,
+        #[wasm_bindgen(js_name = substepRate, unchecked_optional_param_type = "number")]
+        substep_rate: JsValue,
     ) -> JsResult<()> {
         let car = car_id(&car)?;
         let lod = args::lod(&level, &substep_rate)?;
@@ -297,7 +298,7 @@ impl ReplayRecorder {
 #[wasm_bindgen(js_name = encodeReplay)]
 pub fn encode_replay_js(
     replay: &Replay,
-    #[wasm_bindgen(unchecked_param_type = "{ gzip?: boolean }")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "{ gzip?: boolean }")] options: JsValue,
 ) -> JsResult<Uint8Array> {
     let gzip = bool_or(&field(&options, "gzip")?, "gzip", false)?;
     let bytes = if gzip {
@@ -356,10 +357,10 @@ pub(crate) fn desync_object(report: &DesyncReport) -> JsResult<JsValue> {
 /// Re-simulates replay bytes headless, as a leaderboard server does, with
 /// optional hooks, and returns `{valid, simulationVersion, recordedBy,
 /// steps, duration, keyframes, desyncs, firstDesync, finalHash}`.
-#[wasm_bindgen(js_name = verifyReplay)]
+#[wasm_bindgen(js_name = verifyReplay, unchecked_return_type = "VerifyReport")]
 pub fn verify_replay_js(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "ReplayHooks")] hooks: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "ReplayHooks")] hooks: JsValue,
 ) -> JsResult<JsValue> {
     let bytes = args::bytes(&bytes, "bytes")?;
     let mut hooks = JsHooks::from_object(&hooks)?;

@@ -177,7 +177,9 @@ impl World {
     /// `gravity` (m/s²) and `airDensity` (kg/m³).
     #[wasm_bindgen(constructor)]
     pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "{ gravity?: number, airDensity?: number }")]
+        #[wasm_bindgen(
+            unchecked_optional_param_type = "{ gravity?: number, airDensity?: number }"
+        )]
         options: JsValue,
     ) -> JsResult<World> {
         let defaults = WorldConfig::default();
@@ -200,8 +202,8 @@ impl World {
     #[wasm_bindgen(js_name = addCar)]
     pub fn add_car(
         &self,
-        #[wasm_bindgen(unchecked_param_type = "string")] definition_json: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "CarPoseOptions")] pose: JsValue,
+        #[wasm_bindgen(js_name = definitionJson, unchecked_param_type = "string")] definition_json: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CarPoseOptions")] pose: JsValue,
     ) -> JsResult<u32> {
         let json = args::string(&definition_json, "definition")?;
         let def = CarDefinition::from_json(&json).map_err(core_error)?;
@@ -214,7 +216,7 @@ impl World {
     pub fn add_preset_car(
         &self,
         #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "CarPoseOptions")] pose: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CarPoseOptions")] pose: JsValue,
     ) -> JsResult<u32> {
         let name = args::string(&name, "preset name")?;
         let def = preset(&name).map_err(core_error)?;
@@ -258,6 +260,7 @@ impl World {
 
     /// The input a car ran with in the last step (after its AI driver, if
     /// any, wrote it), or the input set since.
+    #[wasm_bindgen(unchecked_return_type = "Required<CarInput>")]
     pub fn input(
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
@@ -392,7 +395,7 @@ impl World {
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
         #[wasm_bindgen(unchecked_param_type = "number")] grade: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "number")] cross_slope: JsValue,
+        #[wasm_bindgen(js_name = crossSlope, unchecked_optional_param_type = "number")] cross_slope: JsValue,
     ) -> JsResult<()> {
         let car = car_id(&car)?;
         let slope = GroundSlope {
@@ -409,7 +412,8 @@ impl World {
         &self,
         #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
         #[wasm_bindgen(unchecked_param_type = "'full' | 'singleTrack' | 'frozen'")] level: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "number | undefined")] substep_rate: JsValue,
+        #[wasm_bindgen(js_name = substepRate, unchecked_optional_param_type = "number")]
+        substep_rate: JsValue,
     ) -> JsResult<()> {
         let car = car_id(&car)?;
         let lod = args::lod(&level, &substep_rate)?;
@@ -446,7 +450,7 @@ impl World {
 }
 
 /// Telemetry channel names, in the order of `World.telemetry`.
-#[wasm_bindgen(js_name = channelNames)]
+#[wasm_bindgen(js_name = channelNames, unchecked_return_type = "string[]")]
 pub fn channel_names() -> Array {
     skidpad_core::CHANNELS
         .iter()
@@ -455,7 +459,7 @@ pub fn channel_names() -> Array {
 }
 
 /// Telemetry channel units, in the same order.
-#[wasm_bindgen(js_name = channelUnits)]
+#[wasm_bindgen(js_name = channelUnits, unchecked_return_type = "string[]")]
 pub fn channel_units() -> Array {
     skidpad_core::CHANNELS
         .iter()
@@ -464,7 +468,7 @@ pub fn channel_units() -> Array {
 }
 
 /// Names of the built-in car presets.
-#[wasm_bindgen(js_name = presetNames)]
+#[wasm_bindgen(js_name = presetNames, unchecked_return_type = "string[]")]
 pub fn preset_names() -> Array {
     skidpad_core::preset_names()
         .into_iter()
@@ -482,7 +486,7 @@ pub fn preset_definition(
 }
 
 /// Names of the built-in tracks.
-#[wasm_bindgen(js_name = trackNames)]
+#[wasm_bindgen(js_name = trackNames, unchecked_return_type = "string[]")]
 pub fn track_names() -> Array {
     skidpad_core::track_names()
         .into_iter()
@@ -498,7 +502,7 @@ pub fn track_names() -> Array {
 pub fn racing_world(
     #[wasm_bindgen(unchecked_param_type = "number")] cars: JsValue,
     #[wasm_bindgen(unchecked_param_type = "'full' | 'singleTrack' | 'frozen'")] level: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "boolean | undefined")] ai: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "boolean")] ai: JsValue,
 ) -> JsResult<World> {
     const MAX_CARS: f64 = 10_000.0;
     let cars = args::whole(&cars, "cars", MAX_CARS)? as usize;

@@ -48,7 +48,8 @@ fn wasm_bench(root: &Path) -> Result<Value, String> {
             String::from_utf8_lossy(&out.stderr)
         ));
     }
-    serde_json::from_slice(&out.stdout).map_err(|e| format!("the wasm benchmark printed no JSON: {e}"))
+    serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("the wasm benchmark printed no JSON: {e}"))
 }
 
 /// Runs everything and writes the report.
