@@ -7,8 +7,10 @@ use skidpad_cli::{demo, export, ghost_cmd, inspect, verify};
 
 fn golden(name: &str) -> &'static Path {
     // Tests run in the crate's directory; the path stays relative so the
-    // snapshots do not depend on where the repository lives.
-    Box::leak(Path::new("../golden/v1").join(name).into_boxed_path())
+    // snapshots do not depend on where the repository lives. The current
+    // simulation version's goldens are the ones that verify.
+    let dir = format!("../golden/v{}", skidpad_core::SIMULATION_VERSION);
+    Box::leak(Path::new(&dir).join(name).into_boxed_path())
 }
 
 #[test]

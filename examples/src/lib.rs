@@ -1,2 +1,6 @@
-//! Runnable examples live beside this file (`cargo run -p skidpad-examples
-//! --example NAME`); this library holds nothing of its own.
+//! Runnable examples live beside this crate (`cargo run -p
+//! skidpad-examples --example NAME`). The library holds the validation
+//! manoeuvres (`validation`), shared by the `validation` example that
+//! prints `VALIDATION.md`'s table and by `tests/validation.rs`.
+
+pub mod validation;

@@ -4,6 +4,7 @@
 
 use glam::DVec3;
 
+use crate::assists::SlipLimits;
 use crate::definition::CarDefinition;
 use crate::ids::Wheel;
 
@@ -51,6 +52,19 @@ pub(crate) struct CarParams {
     pub slip_floor_per_second: f64,
     /// Static load per wheel on flat ground, N.
     pub static_wheel_load: [f64; 4],
+    /// Slip ratio of peak longitudinal force at static load, per axle
+    /// (front, rear): the target of ABS and traction control.
+    pub peak_slip: [f64; 2],
+    /// Linear understeer gradient, rad per m/s² of lateral acceleration,
+    /// from static loads and cornering stiffnesses: the stability
+    /// control's reference.
+    pub understeer: f64,
+    /// Load-weighted peak friction coefficient at static load.
+    pub peak_friction: f64,
+    /// Spin inertia of each wheel, kg·m².
+    pub wheel_inertia: [f64; 4],
+    /// ABS and traction-control slip limits per wheel (None when off).
+    pub slip_limits: SlipLimits,
 }
 
 impl CarParams {
@@ -81,13 +95,33 @@ impl CarParams {
             }
         });
         let inertia = DVec3::from_array(c.inertia);
-        CarParams {
+        let axle = |front: bool| {
+            let load = static_axle_load(def, front);
+            let tire = def.tires.get(front);
+            let per_wheel = load / 2.0;
+            (
+                load,
+                tire.peak_slip(per_wheel),
+                2.0 * tire.cornering_stiffness(per_wheel),
+                2.0 * tire.peak_fx(per_wheel),
+            )
+        };
+        let (load_f, slip_f, corner_f, peak_f) = axle(true);
+        let (load_r, slip_r, corner_r, peak_r) = axle(false);
+        let mut params = CarParams {
             wheels,
             inertia,
             inv_inertia: DVec3::ONE / inertia,
             slip_floor_per_second: SLIP_FLOOR_MARGIN * 4.0 * stiffest / c.mass,
             static_wheel_load: Wheel::ALL.map(|w| static_axle_load(def, w.is_front()) / 2.0),
-        }
+            peak_slip: [slip_f, slip_r],
+            understeer: (load_f / corner_f - load_r / corner_r) / STANDARD_GRAVITY,
+            peak_friction: (peak_f + peak_r) / (load_f + load_r),
+            wheel_inertia: Wheel::ALL.map(|w| def.wheels.get(w.is_front()).inertia),
+            slip_limits: SlipLimits::default(),
+        };
+        params.slip_limits = SlipLimits::new(def, &params);
+        params
     }
 
     /// The slip-speed floor for a substep of `h` seconds.

@@ -30,12 +30,26 @@ pub struct CarDefinition {
     pub gearbox: GearboxDefinition,
     /// Which wheels are driven.
     pub drive: DriveLayout,
+    /// The differentials; absent means open ones (and a 50/50 open centre
+    /// differential for AWD).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub differentials: DifferentialsDefinition,
     /// Service brake and handbrake.
     pub brakes: BrakeDefinition,
     /// Aerodynamic drag and lift.
     pub aero: AeroDefinition,
     /// Substeps per second of the four-wheel model.
     pub substep_rate: f64,
+    /// Driver aids; absent means all off.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub assists: AssistDefinition,
+}
+
+/// True for a value equal to its type's default. Sections that default are
+/// left out of the canonical JSON, so a definition written before they
+/// existed keeps its fingerprint (and its snapshots their bits).
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
 }
 
 /// A value for each axle.
@@ -165,10 +179,12 @@ pub struct GearboxDefinition {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DriveLayout {
-    /// Front-wheel drive through an open differential.
+    /// Front-wheel drive through the front differential.
     Fwd,
-    /// Rear-wheel drive through an open differential.
+    /// Rear-wheel drive through the rear differential.
     Rwd,
+    /// All-wheel drive: a centre differential feeds both axles'.
+    Awd,
 }
 
 impl DriveLayout {
@@ -178,8 +194,75 @@ impl DriveLayout {
         match self {
             DriveLayout::Fwd => &[0, 1],
             DriveLayout::Rwd => &[2, 3],
+            DriveLayout::Awd => &[0, 1, 2, 3],
         }
     }
+}
+
+/// How a differential lets its two outputs turn at different speeds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum DifferentialKind {
+    /// Equal torque to both outputs, any speed difference.
+    #[default]
+    Open,
+    /// Both outputs turn together.
+    Locked,
+    /// A clutch-type limited-slip differential: the outputs turn together
+    /// until the torque needed to hold them exceeds `preload` plus
+    /// `lock_ratio` times the torque going through it.
+    LimitedSlip {
+        /// Locking torque with no drive torque, N·m.
+        preload: f64,
+        /// Extra locking torque per N·m through the differential (0 … 1).
+        lock_ratio: f64,
+    },
+}
+
+/// The centre differential of an all-wheel-drive car.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CentreDifferential {
+    /// Fraction of the drive torque sent to the front axle.
+    pub front_share: f64,
+    /// Open, locked or limited-slip between the axles.
+    pub coupling: DifferentialKind,
+}
+
+impl Default for CentreDifferential {
+    fn default() -> Self {
+        CentreDifferential {
+            front_share: 0.5,
+            coupling: DifferentialKind::Open,
+        }
+    }
+}
+
+/// The differentials (a FWD or RWD car uses only its driven axle's).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct DifferentialsDefinition {
+    /// Between the front wheels.
+    pub front: DifferentialKind,
+    /// Between the rear wheels.
+    pub rear: DifferentialKind,
+    /// Between the axles (AWD only).
+    pub centre: CentreDifferential,
+}
+
+/// Driver aids. Each is off unless enabled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AssistDefinition {
+    /// Anti-lock brakes: each braked wheel's slip is held at the tyre's
+    /// peak-force slip by releasing brake torque.
+    pub abs: bool,
+    /// Traction control: each driven wheel's slip is held at the tyre's
+    /// peak-force slip by cutting that wheel's drive torque.
+    pub traction_control: bool,
+    /// Stability control: single wheels are braked to bring the yaw rate
+    /// back toward what the steering asks for.
+    pub stability_control: bool,
 }
 
 /// Brakes.
@@ -386,6 +469,28 @@ impl CarDefinition {
                 ));
             }
         }
+
+        let d = &self.differentials;
+        for (name, kind) in [
+            ("differentials.front", d.front),
+            ("differentials.rear", d.rear),
+            ("differentials.centre.coupling", d.centre.coupling),
+        ] {
+            if let DifferentialKind::LimitedSlip {
+                preload,
+                lock_ratio,
+            } = kind
+            {
+                non_negative(&format!("{name}.preload"), preload)?;
+                in_range(&format!("{name}.lock_ratio"), lock_ratio, 0.0, 1.0)?;
+            }
+        }
+        in_range(
+            "differentials.centre.front_share",
+            d.centre.front_share,
+            0.0,
+            1.0,
+        )?;
 
         let b = &self.brakes;
         non_negative("brakes.max_torque", b.max_torque)?;

@@ -14,8 +14,8 @@ use std::sync::Arc;
 use glam::DVec2;
 
 use crate::car_params::{STANDARD_GRAVITY, static_axle_load};
-use crate::definition::{CarDefinition, ShiftMode};
-use crate::drivetrain::gearbox;
+use crate::definition::{CarDefinition, DriveLayout, ShiftMode};
+use crate::drivetrain::{differential, gearbox};
 use crate::input::CarInput;
 use crate::pose::yaw_pitch_roll;
 use crate::state::CarState;
@@ -127,10 +127,15 @@ impl AiDriver {
         let gear = match def.gearbox.mode {
             ShiftMode::Automatic => 0.0,
             ShiftMode::Manual => {
-                let driven = def.drive.driven_wheels();
-                let carrier =
-                    driven.iter().map(|&i| state.wheel_omega[i]).sum::<f64>() / driven.len() as f64;
-                f64::from(gearbox::scheduled_gear(def, state.gear.max(1), carrier))
+                let carrier = differential::input_speed(def, &state.wheel_omega);
+                let radius = def.wheels.get(def.drive == DriveLayout::Fwd).radius;
+                let ground = speed / radius;
+                f64::from(gearbox::scheduled_gear(
+                    def,
+                    state.gear.max(1),
+                    carrier,
+                    ground,
+                ))
             }
         };
         CarInput {

@@ -11,6 +11,7 @@
 use glam::{DMat3, DQuat, DVec3};
 
 use crate::aero;
+use crate::assists;
 use crate::car_params::CarParams;
 use crate::definition::CarDefinition;
 use crate::drivetrain;
@@ -18,7 +19,7 @@ use crate::ids::Wheel;
 use crate::state::{CarState, StepOutputs, WheelOutput};
 use crate::steering::SteerGeometry;
 use crate::surface::SurfaceTable;
-use crate::wheel::{WheelContact, ploughing_force, step_wheel};
+use crate::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
 
 /// World quantities every model reads.
 #[derive(Clone, Copy, Debug)]
@@ -46,6 +47,16 @@ impl HostStep {
     }
 }
 
+/// Mean grip scale of the surfaces under the four wheels.
+pub(crate) fn mean_grip(env: &Environment<'_>, state: &CarState) -> f64 {
+    state
+        .surfaces
+        .iter()
+        .map(|&s| env.surfaces.get_checked(s).grip)
+        .sum::<f64>()
+        / 4.0
+}
+
 /// A strut whose ray reached the ground.
 #[derive(Clone, Copy, Debug)]
 struct StrutHit {
@@ -71,8 +82,24 @@ pub(crate) fn substep(
     let (forward, left, up) = (m.x_axis, m.y_axis, m.z_axis);
     let omega_world = m * state.angular_velocity;
     let mass = def.chassis.mass;
-    let torques = drivetrain::torques(def, &state.input, &state.wheel_omega, &mut state.gear);
+    let forward_speed = state.velocity.dot(forward);
+    let mut torques = drivetrain::torques(
+        def,
+        &state.input,
+        &state.wheel_omega,
+        forward_speed,
+        &mut state.gear,
+    );
     let slip_floor = params.slip_floor(h);
+    let yaw = assists::YawState {
+        forward_speed,
+        lateral_speed: state.velocity.dot(left),
+        yaw_rate: state.angular_velocity.z,
+        steer_angle: steer.centre,
+        grip: mean_grip(env, state),
+    };
+    let esc = assists::add_stability_brakes(def, params, &yaw, &mut torques.brake);
+    let mut results = [WheelResult::default(); 4];
 
     // Ray-cast each strut along the body's down axis to the plane z = 0.
     let hits: [Option<StrutHit>; 4] = Wheel::ALL.map(|w| {
@@ -92,7 +119,6 @@ pub(crate) fn substep(
     let travel = hits.map(|hit| hit.map_or(0.0, |h| h.compression));
 
     let speed = state.velocity.length();
-    let forward_speed = state.velocity.dot(forward);
     let aero = aero::forces(def, env.air_density, speed, forward_speed);
     let mut force = host.gravity * mass;
     let mut torque = DVec3::ZERO;
@@ -124,11 +150,14 @@ pub(crate) fn substep(
             drive_torque: torques.drive[i],
             brake_torque: torques.brake[i],
             slip_floor,
+            abs_slip: params.slip_limits.abs[i],
+            tc_slip: params.slip_limits.tc[i],
         };
         let Some(hit) = hits[i] else {
             // Airborne: the wheel only spins up or down under its torques.
             let result = step_wheel(&contact, state.wheel_omega[i], h);
             state.wheel_omega[i] = result.omega;
+            results[i] = result;
             out.wheels[i] = WheelOutput {
                 steer: steer.angle[i],
                 ..WheelOutput::default()
@@ -165,6 +194,7 @@ pub(crate) fn substep(
         let result = step_wheel(&contact, state.wheel_omega[i], h);
         let (plough_x, plough_y) = ploughing_force(&contact);
         state.wheel_omega[i] = result.omega;
+        results[i] = result;
 
         let f = up * strut + heading * (result.fx + plough_x) + lateral * (result.fy + plough_y);
         force += f;
@@ -172,6 +202,14 @@ pub(crate) fn substep(
         out.wheels[i] =
             WheelOutput::in_contact(contact.load, &result, hit.compression, steer.angle[i]);
     }
+
+    drivetrain::differential::couple(
+        def,
+        &torques.drive,
+        &params.wheel_inertia,
+        &mut state.wheel_omega,
+        h,
+    );
 
     // Semi-implicit Euler on the body.
     let acceleration = force / mass;
@@ -189,4 +227,5 @@ pub(crate) fn substep(
 
     out.acceleration = to_body * acceleration;
     out.set_drivetrain_and_aero(&torques, &aero);
+    out.set_assists(&results, esc);
 }

@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 
 mod aero;
+mod assists;
 mod car;
 mod car_params;
 mod definition;
@@ -56,9 +57,10 @@ pub use glam;
 
 pub use car::InitialPose;
 pub use definition::{
-    AeroDefinition, BrakeDefinition, CarDefinition, ChassisDefinition, DriveLayout,
-    EngineDefinition, GearboxDefinition, PerAxle, ShiftMode, SteeringDefinition,
-    SuspensionDefinition, WheelDefinition,
+    AeroDefinition, AssistDefinition, BrakeDefinition, CarDefinition, CentreDifferential,
+    ChassisDefinition, DifferentialKind, DifferentialsDefinition, DriveLayout, EngineDefinition,
+    GearboxDefinition, PerAxle, ShiftMode, SteeringDefinition, SuspensionDefinition,
+    WheelDefinition,
 };
 pub use driver::{AiDriver, DriverStyle};
 pub use error::{CoreError, Result};
@@ -78,7 +80,7 @@ pub use world::{MAX_TIMESTEP, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and
 /// snapshots from another version are refused.
-pub const SIMULATION_VERSION: u32 = 1;
+pub const SIMULATION_VERSION: u32 = 2;
 
 /// The README's example runs as a doctest, so the front page cannot rot.
 #[doc = include_str!("../../README.md")]

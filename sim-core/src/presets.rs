@@ -11,6 +11,8 @@ const PRESETS: &[(&str, &str)] = &[
         include_str!("../presets/fwd_hatchback.json"),
     ),
     ("rwd_sports", include_str!("../presets/rwd_sports.json")),
+    ("awd_rally", include_str!("../presets/awd_rally.json")),
+    ("kart", include_str!("../presets/kart.json")),
 ];
 
 /// Names of the built-in presets.

@@ -11,10 +11,11 @@
 use glam::{DQuat, DVec3};
 
 use crate::aero;
+use crate::assists;
 use crate::car_params::CarParams;
 use crate::definition::CarDefinition;
 use crate::drivetrain;
-use crate::full_model::{Environment, HostStep};
+use crate::full_model::{Environment, HostStep, mean_grip};
 use crate::ids::Wheel;
 use crate::pose::yaw_pitch_roll;
 use crate::state::{CarState, StepOutputs, WheelOutput};
@@ -57,8 +58,18 @@ pub(crate) fn substep(
     let gy = -gravity.x * sin_yaw + gravity.y * cos_yaw;
     let weight = -gravity.z * mass;
 
-    let torques = drivetrain::torques(def, &state.input, &state.wheel_omega, &mut state.gear);
+    let mut torques =
+        drivetrain::torques(def, &state.input, &state.wheel_omega, vx, &mut state.gear);
     let slip_floor = params.slip_floor(h);
+    let yaw_state = assists::YawState {
+        forward_speed: vx,
+        lateral_speed: vy,
+        yaw_rate: r,
+        steer_angle: steer.centre,
+        grip: mean_grip(env, state),
+    };
+    let esc = assists::add_stability_brakes(def, params, &yaw_state, &mut torques.brake);
+    let mut results = [WheelResult::default(); 4];
     let aero = aero::forces(def, env.air_density, (vx * vx + vy * vy).sqrt(), vx);
     let static_front = weight * b / c.wheelbase - aero.lift_front;
     let static_rear = weight * a / c.wheelbase - aero.lift_rear;
@@ -108,6 +119,8 @@ pub(crate) fn substep(
             drive_torque: torques.drive[i],
             brake_torque: torques.brake[i],
             slip_floor,
+            abs_slip: params.slip_limits.abs[i],
+            tc_slip: params.slip_limits.tc[i],
         };
         let key = WheelKey {
             surface: state.surfaces[i].0,
@@ -123,6 +136,7 @@ pub(crate) fn substep(
         };
         left = w.is_left().then_some((key, result));
         state.wheel_omega[i] = result.omega;
+        results[i] = result;
 
         let (px, py) = ploughing_force(&contact);
         let (fx, fy) = (result.fx + px, result.fy + py);
@@ -134,6 +148,14 @@ pub(crate) fn substep(
         let travel = params.static_wheel_load[i] / def.suspension.get(front).spring_rate;
         out.wheels[i] = WheelOutput::in_contact(contact.load, &result, travel, steer.angle[i]);
     }
+
+    drivetrain::differential::couple(
+        def,
+        &torques.drive,
+        &params.wheel_inertia,
+        &mut state.wheel_omega,
+        h,
+    );
 
     let speed = (vx * vx + vy * vy).sqrt();
     let (drag_x, drag_y) = if speed > 0.0 {
@@ -161,4 +183,5 @@ pub(crate) fn substep(
 
     out.acceleration = DVec3::new(ax, ay, 0.0);
     out.set_drivetrain_and_aero(&torques, &aero);
+    out.set_assists(&results, esc);
 }

@@ -110,6 +110,12 @@ pub(crate) struct StepOutputs {
     pub drag: f64,
     pub lift_front: f64,
     pub lift_rear: f64,
+    /// Largest share of brake torque ABS gave back on any wheel.
+    pub abs_active: f64,
+    /// Largest share of drive torque traction control cut on any wheel.
+    pub tc_active: f64,
+    /// Stability control's brake torque as a share of its maximum.
+    pub esc_active: f64,
 }
 
 impl StepOutputs {
@@ -124,5 +130,12 @@ impl StepOutputs {
         self.drag = aero.drag;
         self.lift_front = aero.lift_front;
         self.lift_rear = aero.lift_rear;
+    }
+
+    /// Records the assists' activity from a substep's wheels.
+    pub(crate) fn set_assists(&mut self, wheels: &[crate::wheel::WheelResult; 4], esc: f64) {
+        self.abs_active = wheels.iter().map(|w| w.abs_release).fold(0.0, f64::max);
+        self.tc_active = wheels.iter().map(|w| w.tc_cut).fold(0.0, f64::max);
+        self.esc_active = esc;
     }
 }

@@ -7,6 +7,9 @@ use crate::definition::CarDefinition;
 /// host step, so this is computed once per step, not per substep.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub(crate) struct SteerGeometry {
+    /// Road-wheel angle of the front axle's centre line, rad, positive
+    /// left (what a single-track car would steer).
+    pub centre: f64,
     pub angle: [f64; 4],
     pub sin: [f64; 4],
     pub cos: [f64; 4],
@@ -17,6 +20,7 @@ impl SteerGeometry {
         let angle = wheel_angles(def, steer_input);
         let sin_cos = angle.map(libm::sincos);
         SteerGeometry {
+            centre: -steer_input * def.steering.max_angle,
             angle,
             sin: sin_cos.map(|(s, _)| s),
             cos: sin_cos.map(|(_, c)| c),

@@ -24,7 +24,7 @@ pub struct Channel {
 /// Channels per wheel.
 const WHEEL_CHANNELS: usize = 11;
 /// Channels before the per-wheel block.
-const CAR_CHANNELS: usize = 32;
+const CAR_CHANNELS: usize = 35;
 /// Number of channels.
 pub const CHANNEL_COUNT: usize = CAR_CHANNELS + 4 * WHEEL_CHANNELS;
 
@@ -73,6 +73,9 @@ macro_rules! channel_table {
             channel!("aero_drag", "N", "aerodynamic drag"),
             channel!("aero_lift_front", "N", "lift at the front axle, negative is downforce"),
             channel!("aero_lift_rear", "N", "lift at the rear axle, negative is downforce"),
+            channel!("abs_active", "1", "largest share of brake torque ABS released on any wheel"),
+            channel!("tc_active", "1", "largest share of drive torque traction control cut on any wheel"),
+            channel!("esc_active", "1", "stability control's brake torque as a share of its maximum"),
             $(
                 channel!(concat!("wheel_", $w, "_speed"), "m/s", "rim speed ω·R"),
                 channel!(concat!("wheel_", $w, "_omega"), "rad/s", "wheel spin"),
@@ -143,6 +146,9 @@ pub(crate) fn write(def: &CarDefinition, s: &CarState, o: &StepOutputs, out: &mu
         o.drag,
         o.lift_front,
         o.lift_rear,
+        o.abs_active,
+        o.tc_active,
+        o.esc_active,
     ];
     out[..CAR_CHANNELS].copy_from_slice(&car);
     for (k, wheel) in o.wheels.iter().enumerate() {

@@ -132,6 +132,34 @@ impl TireParameters {
         }
     }
 
+    /// The slip ratio at which the pure longitudinal force peaks, at load
+    /// `fz`: where C·atan(φ) = π/2, solved for κ by bisection (φ grows
+    /// monotonically with κ for E ≤ 1).
+    #[must_use]
+    pub fn peak_slip(&self, fz: f64) -> f64 {
+        let t = self.at_load(fz);
+        if t.peak_x <= 0.0 || t.stiffness_x <= 0.0 {
+            return 0.0;
+        }
+        let b = t.stiffness_x / (t.shape_x * t.peak_x);
+        // A shape factor at or below 1 never reaches π/2: no finite peak;
+        // validation keeps PCX1 in [1, 2], and 1 means "flat": use κ = 1.
+        if t.shape_x <= 1.0 {
+            return 1.0;
+        }
+        let target = libm::tan(core::f64::consts::FRAC_PI_2 / t.shape_x);
+        let (mut lo, mut hi) = (0.0, 1.0);
+        for _ in 0..50 {
+            let mid = 0.5 * (lo + hi);
+            if curvature_term(b * mid, t.curvature_x) < target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    }
+
     /// Pure longitudinal force and its slope dFx/dκ at slip ratio `kappa`.
     #[must_use]
     pub fn longitudinal(&self, fz: f64, kappa: f64) -> (f64, f64) {
@@ -260,6 +288,16 @@ mod tests {
                 "κ={kappa}: {fd} vs {slope}"
             );
         }
+    }
+
+    #[test]
+    fn peak_slip_is_where_the_force_peaks() {
+        let t = tyre();
+        let kappa = t.peak_slip(4000.0);
+        let at = |k: f64| t.longitudinal(4000.0, k).0;
+        assert!(kappa > 0.02 && kappa < 0.3, "{kappa}");
+        assert!(at(kappa) >= at(kappa * 0.97) && at(kappa) >= at(kappa * 1.03));
+        assert!(t.longitudinal(4000.0, kappa).1.abs() < 1e-6 * t.slip_stiffness(4000.0));
     }
 
     #[test]

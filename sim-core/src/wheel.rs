@@ -29,6 +29,10 @@ pub(crate) struct WheelContact<'a> {
     pub brake_torque: f64,
     /// Slip-speed floor for this substep, m/s.
     pub slip_floor: f64,
+    /// ABS: the slip ratio magnitude braking may not exceed (None: off).
+    pub abs_slip: Option<f64>,
+    /// Traction control: the slip ratio driving may not exceed (None: off).
+    pub tc_slip: Option<f64>,
 }
 
 /// What the substep produced for this wheel.
@@ -41,6 +45,10 @@ pub(crate) struct WheelResult {
     pub fy: f64,
     pub slip_ratio: f64,
     pub slip_angle: f64,
+    /// Fraction of the brake torque ABS released (0 … 1).
+    pub abs_release: f64,
+    /// Fraction of the drive torque traction control cut (0 … 1).
+    pub tc_cut: f64,
 }
 
 /// Advances the wheel's spin by `h` and returns the forces on the car.
@@ -73,11 +81,56 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
     let effective_inertia = c.inertia + h * c.radius * dfx_domega;
     let free = omega + h * (c.drive_torque - c.radius * fx) / effective_inertia;
     let stop = h * friction / effective_inertia;
-    let new_omega = if free.abs() <= stop {
+    let mut new_omega = if free.abs() <= stop {
         0.0
     } else {
         free - stop * free.signum()
     };
+    let (mut abs_release, mut tc_cut) = (0.0, 0.0);
+    // The assists act on the spin update: ABS gives back brake torque and
+    // traction control takes away drive torque, each only as much as keeps
+    // the slip at its limit. They can only reduce the torque the driver
+    // asked for, so they never spin a wheel beyond what no torque would.
+    if let Some(limit) = c.abs_slip
+        && c.brake_torque > 0.0
+        && c.vx != 0.0
+    {
+        // The spin at which |slip| equals the limit, on the braking side.
+        let edge = (c.vx - limit * denom * c.vx.signum()) / c.radius;
+        let rolling_stop = h * rolling / effective_inertia;
+        let unbraked = if free.abs() <= rolling_stop {
+            0.0
+        } else {
+            free - rolling_stop * free.signum()
+        };
+        let relaxed = if c.vx > 0.0 {
+            new_omega.max(edge.min(unbraked))
+        } else {
+            new_omega.min(edge.max(unbraked))
+        };
+        if relaxed != new_omega {
+            // Brake torque given back, as a share of the pedal's.
+            let given_back = (relaxed - new_omega).abs() * effective_inertia / h;
+            abs_release = (given_back / c.brake_torque).min(1.0);
+            new_omega = relaxed;
+        }
+    }
+    if let Some(limit) = c.tc_slip
+        && c.drive_torque != 0.0
+    {
+        let edge = (c.vx + limit * denom * c.drive_torque.signum()) / c.radius;
+        let undriven = new_omega - h * c.drive_torque / effective_inertia;
+        let held = if c.drive_torque > 0.0 {
+            new_omega.min(edge.max(undriven))
+        } else {
+            new_omega.max(edge.min(undriven))
+        };
+        if held != new_omega {
+            let cut = (new_omega - held).abs() * effective_inertia / h;
+            tc_cut = (cut / c.drive_torque.abs()).min(1.0);
+            new_omega = held;
+        }
+    }
     let limit = peak_x * grip;
     let fx_applied = (fx + dfx_domega * (new_omega - omega)).clamp(-limit, limit);
     WheelResult {
@@ -86,6 +139,8 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
         fy,
         slip_ratio,
         slip_angle,
+        abs_release,
+        tc_cut,
     }
 }
 
@@ -112,6 +167,8 @@ mod tests {
             drive_torque: 0.0,
             brake_torque: 0.0,
             slip_floor: 0.5,
+            abs_slip: None,
+            tc_slip: None,
         }
     }
 

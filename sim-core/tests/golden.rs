@@ -10,10 +10,10 @@
 use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::scenario::{hex, reference_world_hash};
 
-/// Final world hash of `skidpad_core::scenario` at simulation version 1.
-const GOLDEN: &str = "aaaf867df0fadd76656e253a5ff7c54ec52df239353796c25aa1e498003b3f80";
+/// Final world hash of `skidpad_core::scenario` at simulation version 2.
+const GOLDEN: &str = "53b2881d702c26de7b93934b7aa0b2c06c0fdbb18252dfde22a0f7a01a720dc2";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 1;
+const GOLDEN_VERSION: u32 = 2;
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

@@ -75,10 +75,11 @@ fn time_to(world: &mut World, id: CarId, speed: f64) -> Option<f64> {
 
 #[test]
 fn full_throttle_reaches_100_kmh_in_a_plausible_time() {
-    // Road cars of this power-to-weight take about 5-13 s without launch
+    // Road cars of this power-to-weight take about 4-13 s without launch
     // control; the band only catches gross errors, the validation suite
-    // measures.
-    for name in preset_names() {
+    // (skidpad-examples) measures. The kart has one gear and a top speed
+    // near 100 km/h; the suite checks it with its own range.
+    for name in ["fwd_hatchback", "rwd_sports", "awd_rally"] {
         let (mut world, id) = world_with(name, InitialPose::default());
         let t = time_to(&mut world, id, 100.0 / 3.6).expect("reaches 100 km/h");
         assert!((3.5..14.0).contains(&t), "{name}: 0-100 km/h in {t:.2} s");

@@ -1,6 +1,6 @@
 //! Gear selection (manual and the automatic shift schedule) and ratios.
 
-use crate::definition::{CarDefinition, ShiftMode};
+use crate::definition::{CarDefinition, DriveLayout, ShiftMode};
 use crate::input::CarInput;
 
 /// Overall ratio engine→wheel for `gear` (negative in reverse, 0 neutral).
@@ -13,33 +13,51 @@ pub(crate) fn overall_ratio(def: &CarDefinition, gear: i32) -> f64 {
     }
 }
 
-/// The gear to run this substep with.
+/// The gear to run this substep with. `ground_speed` is the car's speed
+/// along its heading, m/s.
 pub(crate) fn select_gear(
     def: &CarDefinition,
     input: &CarInput,
     current: i32,
     carrier_omega: f64,
+    ground_speed: f64,
 ) -> i32 {
     let requested = input.gear_number();
     match def.gearbox.mode {
         ShiftMode::Manual => requested,
         ShiftMode::Automatic if requested < 0 => -1,
-        ShiftMode::Automatic => scheduled_gear(def, current.max(1), carrier_omega),
+        ShiftMode::Automatic => {
+            let radius = def.wheels.get(def.drive == DriveLayout::Fwd).radius;
+            scheduled_gear(def, current.max(1), carrier_omega, ground_speed / radius)
+        }
     }
 }
 
 /// The automatic schedule: one gear up above `upshift_rpm`, one down below
 /// `downshift_rpm`. Validation guarantees an upshift lands above the
-/// downshift point, so it cannot hunt.
-pub(crate) fn scheduled_gear(def: &CarDefinition, current: i32, carrier_omega: f64) -> i32 {
+/// downshift point. The driven wheels' speed alone would still hunt under
+/// wheelspin (spin up, shift up, the wheels slow, shift down), so upshifts
+/// read the slower and downshifts the faster of the driven wheels' speed
+/// and the road speed (`ground_omega`, the same speed as a wheel spin).
+pub(crate) fn scheduled_gear(
+    def: &CarDefinition,
+    current: i32,
+    carrier_omega: f64,
+    ground_omega: f64,
+) -> i32 {
     let g = &def.gearbox;
-    let rpm_in = |gear: i32| {
-        (carrier_omega * overall_ratio(def, gear)).abs() * 60.0 / (2.0 * core::f64::consts::PI)
+    let rpm_in = |gear: i32, omega: f64| {
+        (omega * overall_ratio(def, gear)).abs() * 60.0 / (2.0 * core::f64::consts::PI)
+    };
+    let (slower, faster) = if carrier_omega.abs() < ground_omega.abs() {
+        (carrier_omega, ground_omega)
+    } else {
+        (ground_omega, carrier_omega)
     };
     let top = def.top_gear();
-    if current < top && rpm_in(current) > g.upshift_rpm {
+    if current < top && rpm_in(current, slower) > g.upshift_rpm {
         current + 1
-    } else if current > 1 && rpm_in(current) < g.downshift_rpm {
+    } else if current > 1 && rpm_in(current, faster) < g.downshift_rpm {
         current - 1
     } else {
         current

@@ -22,24 +22,24 @@ pub(crate) struct WheelTorques {
     pub engine_torque: f64,
 }
 
-/// Computes this substep's torques and updates the engaged gear.
+/// Computes this substep's torques and updates the engaged gear;
+/// `ground_speed` is the car's speed along its heading, m/s.
 pub(crate) fn torques(
     def: &CarDefinition,
     input: &CarInput,
     wheel_omega: &[f64; 4],
+    ground_speed: f64,
     gear: &mut i32,
 ) -> WheelTorques {
-    let driven = def.drive.driven_wheels();
-    // Open differential: the carrier turns at the mean of its two wheels.
-    let carrier_omega = differential::carrier_speed(driven.iter().map(|&i| wheel_omega[i]));
-    *gear = gearbox::select_gear(def, input, *gear, carrier_omega);
+    let carrier_omega = differential::input_speed(def, wheel_omega);
+    *gear = gearbox::select_gear(def, input, *gear, carrier_omega, ground_speed);
     let ratio = gearbox::overall_ratio(def, *gear);
     let engine_rpm = engine::rpm_from_carrier(def, carrier_omega, ratio);
     let engine_torque = engine::output_torque(def, engine_rpm, input.throttle, ratio != 0.0);
     // The clutch pedal scales what the clutch can pass.
     let at_wheels = engine_torque * ratio * def.gearbox.efficiency * (1.0 - input.clutch);
     let mut drive = [0.0; 4];
-    differential::split_open(at_wheels, driven, &mut drive);
+    differential::split(def, at_wheels, &mut drive);
     WheelTorques {
         drive,
         brake: brakes::friction_torques(def, input),

@@ -1,0 +1,193 @@
+//! Prints `VALIDATION.md`'s table: every SPEC §4.7 manoeuvre for every
+//! preset it applies to, with the measured value, the expected value from
+//! theory (computed from the definition), the tolerance and the verdict.
+//! The assertions themselves are `tests/validation.rs`.
+//!
+//! Run: `cargo run --release -p skidpad-examples --example validation`
+
+use skidpad_core::{Lod, SurfaceId};
+use skidpad_examples::validation::{
+    Stepping, car, constant_radius, double_lane_change, friction_bound_100, sine_with_dwell,
+    step_steer, stop_from_100, theory_understeer_gradient, zero_to_100,
+};
+
+const ROAD: [&str; 3] = ["fwd_hatchback", "rwd_sports", "awd_rally"];
+const LATERAL_G: [f64; 5] = [0.1, 0.15, 0.2, 0.25, 0.3];
+
+fn row(
+    manoeuvre: &str,
+    preset: &str,
+    measured: String,
+    expected: String,
+    tolerance: &str,
+    ok: bool,
+) {
+    let verdict = if ok { "pass" } else { "FAIL" };
+    println!("| {manoeuvre} | {preset} | {measured} | {expected} | {tolerance} | {verdict} |");
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    println!("| manoeuvre | preset | measured | expected | tolerance | verdict |");
+    println!("|---|---|---:|---:|---|---|");
+    for (name, lo, hi) in [
+        ("fwd_hatchback", 8.0, 13.0),
+        ("rwd_sports", 4.5, 7.0),
+        ("awd_rally", 3.5, 6.0),
+        ("kart", 8.0, 25.0),
+    ] {
+        let t = zero_to_100(&car(name)?, Stepping::FULL)?.unwrap_or(f64::INFINITY);
+        let ok = (lo..=hi).contains(&t);
+        row(
+            "0–100 km/h",
+            name,
+            format!("{t:.2} s"),
+            format!("{lo}–{hi} s"),
+            "range for the kind of car",
+            ok,
+        );
+    }
+    for name in ROAD.iter().chain(&["kart"]) {
+        let def = car(name)?;
+        let bound = friction_bound_100(&def);
+        let locked = stop_from_100(&def, Stepping::FULL, false)?;
+        row(
+            "100–0 km/h, locked",
+            name,
+            format!("{locked:.2} m"),
+            format!("≥ {bound:.2} m"),
+            "≥ 1.0 × v²/(2µg)",
+            locked >= bound,
+        );
+    }
+    for name in ROAD {
+        let def = car(name)?;
+        let bound = friction_bound_100(&def);
+        let abs = stop_from_100(&def, Stepping::FULL, true)?;
+        let ratio = abs / bound;
+        row(
+            "100–0 km/h, ABS",
+            name,
+            format!("{abs:.2} m ({ratio:.3} ×)"),
+            format!("{bound:.2} m"),
+            "[1.0, 1.15] × v²/(2µg)",
+            (1.0..=1.15).contains(&ratio),
+        );
+    }
+    for name in ROAD {
+        let def = car(name)?;
+        let theory = theory_understeer_gradient(&def);
+        let single = constant_radius(&def, Stepping::SINGLE_TRACK, &LATERAL_G)?.gradient();
+        let full = constant_radius(&def, Stepping::FULL, &LATERAL_G)?.gradient();
+        row(
+            "ISO 4138 R = 40 m, single-track K",
+            name,
+            format!("{single:.3} deg/g"),
+            format!("{theory:.3} deg/g (linear theory)"),
+            "± 0.3 deg/g",
+            (single - theory).abs() <= 0.3,
+        );
+        row(
+            "ISO 4138 R = 40 m, full-model K",
+            name,
+            format!("{full:.3} deg/g"),
+            format!("{single:.3} deg/g (single-track)"),
+            "± 0.5 deg/g",
+            (full - single).abs() <= 0.5,
+        );
+        let step = step_steer(&def, Stepping::FULL, full)?;
+        row(
+            "ISO 7401 step steer, 80 km/h",
+            name,
+            format!(
+                "{:.2} m/s², slip ≤ {:.1}°",
+                step.steady_lateral, step.max_body_slip_deg
+            ),
+            "4 m/s², no spin".into(),
+            "3–5 m/s², slip < 5°",
+            (3.0..=5.0).contains(&step.steady_lateral) && step.max_body_slip_deg < 5.0,
+        );
+        for kmh in [60.0, 80.0, 100.0] {
+            let lane = double_lane_change(&def, Stepping::FULL, kmh / 3.6)?;
+            row(
+                &format!("ISO 3888-1 double lane change, {kmh} km/h"),
+                name,
+                format!(
+                    "outside lanes {:.2} m, slip ≤ {:.1}°",
+                    lane.max_corridor_excess, lane.max_body_slip_deg
+                ),
+                "inside every gate, no spin".into(),
+                "0 m, slip < 10°",
+                lane.max_corridor_excess == 0.0 && lane.max_body_slip_deg < 10.0,
+            );
+        }
+    }
+    let mut def = car("rwd_sports")?;
+    let (ratio_off, slip_off, _) = sine_with_dwell(&def, 0.5, SurfaceId::WET_ASPHALT)?;
+    def.assists.stability_control = true;
+    let (ratio_on, slip_on, _) = sine_with_dwell(&def, 0.5, SurfaceId::WET_ASPHALT)?;
+    row(
+        "sine with dwell, 80 km/h wet, ESC off",
+        "rwd_sports",
+        format!("yaw ratio {ratio_off:.2}, slip {slip_off:.1}°"),
+        "spins".into(),
+        "ratio > 0.35",
+        ratio_off > 0.35,
+    );
+    row(
+        "sine with dwell, 80 km/h wet, ESC on",
+        "rwd_sports",
+        format!("yaw ratio {ratio_on:.2}, slip {slip_on:.1}°"),
+        "stable".into(),
+        "ratio < 0.35 (FMVSS 126), slip < 10°",
+        ratio_on < 0.35 && slip_on < 10.0,
+    );
+
+    let def = car("rwd_sports")?;
+    let measure = |host_hz: f64, rate: f64| -> Result<(f64, f64, f64), skidpad_core::CoreError> {
+        let s = Stepping {
+            lod: Lod::Full,
+            host_hz,
+            substep_hz: Some(rate),
+        };
+        Ok((
+            constant_radius(&def, s, &LATERAL_G)?.gradient(),
+            stop_from_100(&def, s, false)?,
+            stop_from_100(&def, s, true)?,
+        ))
+    };
+    let (k0, locked0, abs0) = measure(240.0, 2000.0)?;
+    let (mut dk, mut dlocked, mut dabs) = (0.0_f64, 0.0_f64, 0.0_f64);
+    for host in [30.0, 60.0, 120.0, 240.0] {
+        for rate in [250.0, 500.0, 1000.0, 2000.0] {
+            let (k, locked, abs) = measure(host, rate)?;
+            dk = dk.max((k - k0).abs());
+            dlocked = dlocked.max((locked / locked0 - 1.0).abs());
+            dabs = dabs.max((abs / abs0 - 1.0).abs());
+        }
+    }
+    row(
+        "timestep sweep (30–240 Hz × 250–2000 Hz), K",
+        "rwd_sports",
+        format!("worst {dk:.4} deg/g"),
+        format!("{k0:.4} deg/g at 240 × 2000 Hz"),
+        "± 0.05 deg/g",
+        dk <= 0.05,
+    );
+    row(
+        "timestep sweep, stop locked",
+        "rwd_sports",
+        format!("worst {:.3} %", dlocked * 100.0),
+        format!("{locked0:.3} m"),
+        "± 1 %",
+        dlocked <= 0.01,
+    );
+    row(
+        "timestep sweep, stop ABS",
+        "rwd_sports",
+        format!("worst {:.3} %", dabs * 100.0),
+        format!("{abs0:.3} m"),
+        "± 1 %",
+        dabs <= 0.01,
+    );
+    Ok(())
+}
