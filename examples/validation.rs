@@ -7,8 +7,8 @@
 
 use skidpad_core::{Lod, SurfaceId};
 use skidpad_examples::validation::{
-    Stepping, car, constant_radius, double_lane_change, friction_bound_100, sine_with_dwell,
-    step_steer, stop_from_100, theory_understeer_gradient, zero_to_100,
+    Stepping, car, constant_radius, double_lane_change, friction_bound_100, parked,
+    sine_with_dwell, step_steer, stop_from_100, theory_understeer_gradient, zero_to_100,
 };
 
 const ROAD: [&str; 3] = ["fwd_hatchback", "rwd_sports", "awd_rally"];
@@ -118,6 +118,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "inside every gate, no spin".into(),
                 "0 m, slip < 10°",
                 lane.max_corridor_excess == 0.0 && lane.max_body_slip_deg < 10.0,
+            );
+        }
+    }
+    for name in ROAD.iter().chain(&["kart"]) {
+        let def = car(name)?;
+        let mut cases = vec![(0.1, false), (0.2, false), (0.3, false)];
+        if def.brakes.handbrake_torque > 0.0 {
+            cases.extend([(0.1, true), (0.2, true)]);
+        }
+        for (grade, handbrake) in cases {
+            let run = parked(&def, Stepping::FULL, grade, handbrake)?;
+            let holder = if handbrake { "handbrake" } else { "brake" };
+            row(
+                &format!("parked on {:.0} %, {holder}", grade * 100.0),
+                name,
+                format!("{:.1e} m/s, drift {:.1e} m", run.max_speed, run.drift),
+                "at rest".into(),
+                "< 1e-4 m/s, < 1e-3 m over 10 s",
+                run.max_speed < 1e-4 && run.drift < 1e-3,
             );
         }
     }

@@ -182,6 +182,27 @@ fn iso_3888_double_lane_change_at_60_80_and_100_kmh() {
     }
 }
 
+#[test]
+fn parked_on_a_grade_the_car_holds_still() {
+    // SPEC §4.7: on 10, 20 and 30 % grades on the service brake, and on 10
+    // and 20 % on the handbrake, under 0.1 mm/s and under 1 mm of drift
+    // over 10 s (after 2 s to settle). The kart has no handbrake.
+    for name in ROAD.iter().chain(&["kart"]) {
+        let def = car(name).unwrap();
+        let mut cases = vec![(0.1, false), (0.2, false), (0.3, false)];
+        if def.brakes.handbrake_torque > 0.0 {
+            cases.extend([(0.1, true), (0.2, true)]);
+        }
+        for (grade, handbrake) in cases {
+            let run = validation::parked(&def, Stepping::FULL, grade, handbrake).unwrap();
+            assert!(
+                run.max_speed < 1e-4 && run.drift < 1e-3,
+                "{name} on {grade} (handbrake {handbrake}): {run:?}"
+            );
+        }
+    }
+}
+
 /// One car on dry asphalt.
 fn world_with(def: &CarDefinition, speed: f64) -> (World, CarId) {
     let mut world = World::new(WorldConfig::default()).unwrap();
@@ -314,7 +335,7 @@ fn locked_and_limited_slip_differentials_pull_away_on_split_friction() {
         "open {open:.2}, LSD {lsd:.2}, locked {locked:.2} m/s"
     );
     assert!(
-        locked > 2.0 * open,
+        locked > 1.5 * open,
         "open {open:.2}, locked {locked:.2} m/s"
     );
 }
@@ -331,7 +352,7 @@ fn the_awd_centre_differential_splits_torque_and_can_lock() {
     def.differentials.centre.coupling = DifferentialKind::Locked;
     let locked = split_mu_launch(&def, &[Wheel::FrontLeft, Wheel::FrontRight]);
     assert!(
-        locked > 2.0 * open,
+        locked > 1.5 * open,
         "open {open:.2}, locked {locked:.2} m/s"
     );
     // On dry ground the split shows in the wheel torques.

@@ -13,6 +13,9 @@ use crate::Ghost;
 /// approaching it rather than finishing the lap.
 const MAX_BEFORE_LINE: f64 = 50.0;
 
+/// How far past the ghost's last frame (m) its time is extrapolated.
+const MAX_PAST_END: f64 = 5.0;
+
 /// A ghost lap measured along a track.
 #[derive(Clone, Debug)]
 pub struct LapReference {
@@ -23,6 +26,8 @@ pub struct LapReference {
     times: Vec<f32>,
     /// The ghost's speed at frame 0, m/s.
     start_speed: f64,
+    /// The ghost's speed at its last frame, m/s.
+    end_speed: f64,
     /// Furthest distance from the start reached by each frame, m: never
     /// decreasing, so a spin does not make distance → time ambiguous.
     reached: Vec<f64>,
@@ -77,6 +82,7 @@ impl LapReference {
             lap_length,
             times: frames.iter().map(|f| f.t).collect(),
             start_speed: f64::from(frames[0].pose.speed),
+            end_speed: f64::from(frames[frames.len() - 1].pose.speed),
             reached,
         }
     }
@@ -102,10 +108,18 @@ impl LapReference {
     }
 
     /// When the ghost first reached `distance` metres from its start, by
-    /// linear interpolation between frames; None beyond what it covers.
+    /// linear interpolation between frames. Up to `MAX_PAST_END` beyond its
+    /// last frame (a lap ghost cut at the line may stop a few centimetres
+    /// short of it) the time is extrapolated at its final speed; None
+    /// further out.
     #[must_use]
     pub fn time_at(&self, distance: f64) -> Option<f32> {
-        if !(distance.is_finite() && (0.0..=self.covered()).contains(&distance)) {
+        let covered = self.covered();
+        if distance > covered && distance - covered <= MAX_PAST_END && self.end_speed > 0.0 {
+            let end = f64::from(self.times[self.times.len() - 1]);
+            return Some((end + (distance - covered) / self.end_speed) as f32);
+        }
+        if !(distance.is_finite() && (0.0..=covered).contains(&distance)) {
             return None;
         }
         let i = self.reached.partition_point(|&d| d < distance);
@@ -134,7 +148,7 @@ impl LapReference {
             .then(|| before_line / self.start_speed);
         (0..)
             .map(|lap| base + f64::from(lap) * self.lap_length)
-            .take_while(|&d| d <= self.covered())
+            .take_while(|&d| d <= self.covered() + MAX_PAST_END)
             .filter_map(|d| self.time_at(d).map(f64::from))
             .chain(early)
             .map(|ghost| lap_time - ghost)

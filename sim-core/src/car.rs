@@ -87,6 +87,7 @@ impl Car {
             lod: LodSetting::default(),
             surfaces: [SurfaceId::DRY_ASPHALT; 4],
             slope: GroundSlope::FLAT,
+            tyre_deflection: [[0.0; 2]; 4],
         };
         let mut car = Car {
             def: def.clone(),

@@ -61,6 +61,11 @@ pub(crate) struct CarParams {
     pub understeer: f64,
     /// Load-weighted peak friction coefficient at static load.
     pub peak_friction: f64,
+    /// Low-speed damping of each axle's tyres (longitudinal, lateral),
+    /// N·s/m: critical damping of the tyre's deflection spring against the
+    /// wheel's share of the car's mass. Faded out with speed by the wheel
+    /// model; it keeps a car at rest from oscillating on its tyres.
+    pub tyre_damping: [[f64; 2]; 2],
     /// Spin inertia of each wheel, kg·m².
     pub wheel_inertia: [f64; 4],
     /// ABS and traction-control slip limits per wheel (None when off).
@@ -117,6 +122,17 @@ impl CarParams {
             peak_slip: [slip_f, slip_r],
             understeer: (load_f / corner_f - load_r / corner_r) / STANDARD_GRAVITY,
             peak_friction: (peak_f + peak_r) / (load_f + load_r),
+            tyre_damping: [true, false].map(|front| {
+                let tire = def.tires.get(front);
+                let load = static_axle_load(def, front) / 2.0;
+                let mass = load / STANDARD_GRAVITY;
+                let critical =
+                    |stiffness: f64, relaxation: f64| 2.0 * (stiffness / relaxation * mass).sqrt();
+                [
+                    critical(tire.slip_stiffness(load), tire.relaxation_x),
+                    critical(tire.cornering_stiffness(load), tire.relaxation_y),
+                ]
+            }),
             wheel_inertia: Wheel::ALL.map(|w| def.wheels.get(w.is_front()).inertia),
             slip_limits: SlipLimits::default(),
         };

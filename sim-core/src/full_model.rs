@@ -152,11 +152,15 @@ pub(crate) fn substep(
             slip_floor,
             abs_slip: params.slip_limits.abs[i],
             tc_slip: params.slip_limits.tc[i],
+            deflection: state.tyre_deflection[i],
+            damping: params.tyre_damping[usize::from(!front)],
         };
         let Some(hit) = hits[i] else {
             // Airborne: the wheel only spins up or down under its torques.
             let result = step_wheel(&contact, state.wheel_omega[i], h);
             state.wheel_omega[i] = result.omega;
+            // An unloaded tyre springs back.
+            state.tyre_deflection[i] = [0.0; 2];
             results[i] = result;
             out.wheels[i] = WheelOutput {
                 steer: steer.angle[i],
@@ -194,6 +198,7 @@ pub(crate) fn substep(
         let result = step_wheel(&contact, state.wheel_omega[i], h);
         let (plough_x, plough_y) = ploughing_force(&contact);
         state.wheel_omega[i] = result.omega;
+        state.tyre_deflection[i] = result.deflection;
         results[i] = result;
 
         let f = up * strut + heading * (result.fx + plough_x) + lateral * (result.fy + plough_y);

@@ -30,6 +30,7 @@ struct WheelKey {
     drive: f64,
     brake: f64,
     omega: f64,
+    deflection: [f64; 2],
 }
 
 /// Advances the car by one substep of `h` seconds.
@@ -121,6 +122,8 @@ pub(crate) fn substep(
             slip_floor,
             abs_slip: params.slip_limits.abs[i],
             tc_slip: params.slip_limits.tc[i],
+            deflection: state.tyre_deflection[i],
+            damping: params.tyre_damping[usize::from(!front)],
         };
         let key = WheelKey {
             surface: state.surfaces[i].0,
@@ -129,6 +132,7 @@ pub(crate) fn substep(
             drive: contact.drive_torque,
             brake: contact.brake_torque,
             omega: state.wheel_omega[i],
+            deflection: state.tyre_deflection[i],
         };
         let result = match left {
             Some((k, r)) if !w.is_left() && k == key => r,
@@ -136,6 +140,7 @@ pub(crate) fn substep(
         };
         left = w.is_left().then_some((key, result));
         state.wheel_omega[i] = result.omega;
+        state.tyre_deflection[i] = result.deflection;
         results[i] = result;
 
         let (px, py) = ploughing_force(&contact);

@@ -1,6 +1,6 @@
 //! Snapshot byte layout of one car's state, and the hashes built on it.
 //!
-//! Layout (version 1), all little-endian, 243 bytes:
+//! Layout (version 2), all little-endian, 307 bytes:
 //!
 //! | offset | size | field                                                    |
 //! |-------:|-----:|----------------------------------------------------------|
@@ -8,12 +8,16 @@
 //! | 4      | 2    | snapshot layout version, u16 = 1                         |
 //! | 6      | 4    | `SIMULATION_VERSION`, u32                                |
 //! | 10     | 8    | definition fingerprint (first 8 bytes of blake3(JSON))   |
-//! | 18     | 216  | 27 × f64: position xyz, orientation xyzw, velocity xyz,  |
+//! | 18     | 280  | 35 × f64: position xyz, orientation xyzw, velocity xyz,  |
 //! |        |      | angular velocity xyz, wheel ω ×4, elapsed, input ×6,     |
 //! |        |      | substep-rate override (0 = none), slope grade, cross     |
-//! | 234    | 4    | engaged gear, i32                                        |
-//! | 238    | 1    | LOD level code                                           |
-//! | 239    | 4    | surface id per wheel, u8 ×4                              |
+//! |        |      | slope, tyre deflection (longitudinal, lateral) ×4 wheels |
+//! | 298    | 4    | engaged gear, i32                                        |
+//! | 302    | 1    | LOD level code                                           |
+//! | 303    | 4    | surface id per wheel, u8 ×4                              |
+//!
+//! Version 1 (simulation version 1) had no tyre deflections: 27 floats,
+//! 243 bytes.
 //!
 //! Every f64 is written as `x + 0.0`, so −0 and +0 hash alike (SPEC §3.5).
 
@@ -28,8 +32,8 @@ use crate::surface::SurfaceId;
 use crate::{CoreError, Result};
 
 const MAGIC: &[u8; 4] = b"SKCS";
-const LAYOUT_VERSION: u16 = 1;
-const FLOATS: usize = 27;
+const LAYOUT_VERSION: u16 = 2;
+const FLOATS: usize = 35;
 /// Exact size of a snapshot.
 pub const SNAPSHOT_LEN: usize = 18 + FLOATS * 8 + 4 + 1 + 4;
 
@@ -81,6 +85,14 @@ fn floats(s: &CarState) -> [f64; FLOATS] {
         s.lod.substep_rate.unwrap_or(0.0),
         s.slope.grade,
         s.slope.cross_slope,
+        s.tyre_deflection[0][0],
+        s.tyre_deflection[0][1],
+        s.tyre_deflection[1][0],
+        s.tyre_deflection[1][1],
+        s.tyre_deflection[2][0],
+        s.tyre_deflection[2][1],
+        s.tyre_deflection[3][0],
+        s.tyre_deflection[3][1],
     ]
 }
 
@@ -181,6 +193,12 @@ pub(crate) fn decode(
         lod,
         surfaces,
         slope,
+        tyre_deflection: [
+            [f[27], f[28]],
+            [f[29], f[30]],
+            [f[31], f[32]],
+            [f[33], f[34]],
+        ],
     };
     if !state.is_sane() {
         return Err(bad("a value is outside the physical bounds of a car state"));
@@ -188,7 +206,7 @@ pub(crate) fn decode(
     Ok(state)
 }
 
-/// Names of the 27 floats, in layout order.
+/// Names of the floats, in layout order.
 const FLOAT_NAMES: [&str; FLOATS] = [
     "position.x",
     "position.y",
@@ -217,6 +235,14 @@ const FLOAT_NAMES: [&str; FLOATS] = [
     "lod.substep_rate",
     "slope.grade",
     "slope.cross_slope",
+    "tyre_deflection_x.fl",
+    "tyre_deflection_y.fl",
+    "tyre_deflection_x.fr",
+    "tyre_deflection_y.fr",
+    "tyre_deflection_x.rl",
+    "tyre_deflection_y.rl",
+    "tyre_deflection_x.rr",
+    "tyre_deflection_y.rr",
 ];
 
 /// Every named value of a snapshot, in layout order, for reports that

@@ -15,6 +15,8 @@ pub(crate) const MAX_POSITION: f64 = 1e7;
 pub(crate) const MAX_SPEED: f64 = 1e4;
 /// Largest body or wheel rotation rate, rad/s.
 pub(crate) const MAX_RATE: f64 = 1e5;
+/// Largest tyre deflection, m (the wheel model clamps far below it).
+pub(crate) const MAX_DEFLECTION: f64 = 100.0;
 /// Longest simulated time, s (about 31 700 years).
 pub(crate) const MAX_ELAPSED: f64 = 1e12;
 
@@ -43,6 +45,10 @@ pub(crate) struct CarState {
     pub surfaces: [SurfaceId; 4],
     /// Ground slope under the car.
     pub slope: GroundSlope,
+    /// Contact-patch deflection of each tyre, m: (along the wheel's
+    /// heading, to its left). The relaxation-length state: at speed it lags
+    /// the slip, at rest it is the spring that holds the car.
+    pub tyre_deflection: [[f64; 2]; 4],
 }
 
 impl CarState {
@@ -57,6 +63,11 @@ impl CarState {
             && vec_within(self.velocity, MAX_SPEED)
             && vec_within(self.angular_velocity, MAX_RATE)
             && self.wheel_omega.iter().all(|&w| within(w, MAX_RATE))
+            && self
+                .tyre_deflection
+                .iter()
+                .flatten()
+                .all(|&d| within(d, MAX_DEFLECTION))
             && within(self.elapsed, MAX_ELAPSED)
             && self.elapsed >= 0.0
     }

@@ -48,6 +48,27 @@ pub struct TireParameters {
     pub pky1: f64,
     /// PKY2: load at which cornering stiffness peaks / nominal load.
     pub pky2: f64,
+    /// Longitudinal relaxation length, m: how far the tyre rolls before
+    /// its slip (and force) catch up with a change (PAC2002 derives it from
+    /// PTX1…; here it is given directly).
+    #[serde(default = "default_relaxation_x")]
+    pub relaxation_x: f64,
+    /// Lateral relaxation length, m.
+    #[serde(default = "default_relaxation_y")]
+    pub relaxation_y: f64,
+}
+
+/// Typical passenger-car relaxation lengths, m, for definitions that do
+/// not give them.
+pub(crate) const DEFAULT_RELAXATION_X: f64 = 0.15;
+pub(crate) const DEFAULT_RELAXATION_Y: f64 = 0.35;
+
+fn default_relaxation_x() -> f64 {
+    DEFAULT_RELAXATION_X
+}
+
+fn default_relaxation_y() -> f64 {
+    DEFAULT_RELAXATION_Y
 }
 
 impl TireParameters {
@@ -76,6 +97,8 @@ impl TireParameters {
         range("pey1", self.pey1, -10.0, 1.0)?;
         range("pky1", self.pky1, 1.0, 100.0)?;
         range("pky2", self.pky2, 0.1, 10.0)?;
+        range("relaxation_x", self.relaxation_x, 0.01, 2.0)?;
+        range("relaxation_y", self.relaxation_y, 0.01, 2.0)?;
         Ok(())
     }
 
@@ -260,6 +283,8 @@ mod tests {
             pey1: -0.5,
             pky1: 18.0,
             pky2: 1.8,
+            relaxation_x: 0.15,
+            relaxation_y: 0.35,
         }
     }
 

@@ -1,16 +1,38 @@
-//! One wheel for one substep: slip, tyre forces (with the surface and a
-//! friction ellipse), rolling resistance, and the spin update.
+//! One wheel for one substep: transient slip (relaxation lengths), tyre
+//! forces (with the surface and a friction ellipse), rolling resistance,
+//! and the spin update.
 //!
-//! Wheel spin is the stiffest mode of a car: at 1 kHz an explicit update of
-//! a light wheel against the tyre's slip stiffness diverges. The spin is
-//! therefore integrated semi-implicitly, with the tyre force linearised in
-//! ω (backward Euler on the wheel, explicit on the body), which is stable
-//! for any substep. Brake and rolling-resistance torques are friction: they
-//! may stop the wheel but never reverse it, so a braked car at rest neither
-//! creeps nor jitters in its wheels.
+//! **Transient slip.** The tyre's contact patch carries a deflection state
+//! per direction (Pacejka, *Tyre and Vehicle Dynamics*, ch. 7, the
+//! first-order relaxation model): along the heading
+//! du/dt = (ωR − vx) − |vx|·u/σx, across it dv/dt = −vy − |vx|·v/σy, and
+//! the tyre works at slip κ' = u/σx and slip angle α' = atan(v/σy). At
+//! speed these lag the kinematic slips by σ/|vx|; at rest the deflection is
+//! a spring of stiffness C/σ, which is what holds a braked car on a grade
+//! without creeping. Each update is backward Euler (unconditionally stable
+//! for any substep). Below `LOW_SPEED` a damping force on the slip
+//! velocity, fading out with speed, keeps the car from ringing on those
+//! springs at rest.
+//!
+//! **Spin.** Wheel spin is the stiffest mode of a car: at 1 kHz an explicit
+//! update of a light wheel against the tyre's slip stiffness diverges. The
+//! spin is therefore integrated semi-implicitly, with the tyre force
+//! linearised in ω through the deflection update (backward Euler on the
+//! wheel, explicit on the body), which is stable for any substep. Brake and
+//! rolling-resistance torques are friction: they may stop the wheel but
+//! never reverse it.
 
 use crate::surface::Surface;
 use crate::tire::TireParameters;
+
+/// Below this speed (m/s) the tyre's low-speed damping fades in.
+const LOW_SPEED: f64 = 3.0;
+/// The deflections are clamped to this many relaxation lengths (|κ'| ≤ 1
+/// and |tan α'| ≤ 6): far past the force peak, it keeps a wheel spinning
+/// on the spot, or a car sliding sideways at rest, from winding the state
+/// up without bound.
+const MAX_SLIP_X: f64 = 1.0;
+const MAX_SLIP_Y: f64 = 6.0;
 
 /// The wheel's inputs for one substep.
 #[derive(Clone, Copy, Debug)]
@@ -27,12 +49,17 @@ pub(crate) struct WheelContact<'a> {
     pub inertia: f64,
     pub drive_torque: f64,
     pub brake_torque: f64,
-    /// Slip-speed floor for this substep, m/s.
+    /// Slip-speed floor for the kinematic slip the assists read, m/s.
     pub slip_floor: f64,
     /// ABS: the slip ratio magnitude braking may not exceed (None: off).
     pub abs_slip: Option<f64>,
     /// Traction control: the slip ratio driving may not exceed (None: off).
     pub tc_slip: Option<f64>,
+    /// Contact-patch deflection at the start of the substep (along, across),
+    /// m.
+    pub deflection: [f64; 2],
+    /// Low-speed damping (along, across), N·s/m.
+    pub damping: [f64; 2],
 }
 
 /// What the substep produced for this wheel.
@@ -43,19 +70,38 @@ pub(crate) struct WheelResult {
     pub fx: f64,
     /// Force on the car to the wheel's left, N.
     pub fy: f64,
+    /// The transient slip ratio κ' the tyre worked at.
     pub slip_ratio: f64,
+    /// The transient slip angle α' the tyre worked at, rad.
     pub slip_angle: f64,
     /// Fraction of the brake torque ABS released (0 … 1).
     pub abs_release: f64,
     /// Fraction of the drive torque traction control cut (0 … 1).
     pub tc_cut: f64,
+    /// Contact-patch deflection at the end of the substep, m.
+    pub deflection: [f64; 2],
 }
 
-/// Advances the wheel's spin by `h` and returns the forces on the car.
+/// Advances the wheel's spin and tyre deflection by `h` and returns the
+/// forces on the car.
 pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResult {
-    let denom = c.vx.abs().max(c.slip_floor);
-    let slip_ratio = (omega * c.radius - c.vx) / denom;
-    let slip_angle = -libm::atan(c.vy / denom);
+    let (sigma_x, sigma_y) = (c.tire.relaxation_x, c.tire.relaxation_y);
+    let speed = c.vx.abs();
+    // Backward Euler of du/dt = s − |vx|·u/σ: u' = (u + h·s)·gain.
+    let gain_x = 1.0 / (1.0 + h * speed / sigma_x);
+    let gain_y = 1.0 / (1.0 + h * speed / sigma_y);
+    let limit_u = MAX_SLIP_X * sigma_x;
+    let deflect_x = |spin: f64| {
+        ((c.deflection[0] + h * (spin * c.radius - c.vx)) * gain_x).clamp(-limit_u, limit_u)
+    };
+    let limit_v = MAX_SLIP_Y * sigma_y;
+    let lateral_deflection = ((c.deflection[1] - h * c.vy) * gain_y).clamp(-limit_v, limit_v);
+    // The kinematic slip, for the assists (they act on what the wheel
+    // does now, not on the lagging tyre).
+    let denom = speed.max(c.slip_floor);
+    let predicted = deflect_x(omega);
+    let slip_ratio = predicted / sigma_x;
+    let slip_angle = libm::atan(lateral_deflection / sigma_y);
     let grip = c.surface.grip;
     let tire = c.tire.at_load(c.load);
     let (fx_pure, dfx_dkappa) = tire.longitudinal(slip_ratio);
@@ -72,9 +118,18 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
         0.0
     };
     let scale = grip * if usage > 1.0 { 1.0 / usage } else { 1.0 };
-    let fx = fx_pure * scale;
-    let fy = fy_pure * scale;
-    let dfx_domega = (dfx_dkappa * scale).max(0.0) * c.radius / denom;
+    // Low-speed damping on the slip velocities, fading out by LOW_SPEED.
+    let fade = if c.load > 0.0 {
+        (1.0 - speed / LOW_SPEED).max(0.0)
+    } else {
+        0.0
+    };
+    let (damp_x, damp_y) = (c.damping[0] * fade, c.damping[1] * fade);
+    let fx = fx_pure * scale + damp_x * (omega * c.radius - c.vx);
+    let fy = (fy_pure * scale - damp_y * c.vy).clamp(-peak_y * grip, peak_y * grip);
+    // dFx/dω through the deflection update, plus the damping.
+    let dfx_domega =
+        (dfx_dkappa * scale).max(0.0) * h * c.radius * gain_x / sigma_x + damp_x * c.radius;
 
     let rolling = c.surface.rolling_resistance * c.load.max(0.0) * c.radius;
     let friction = c.brake_torque + rolling;
@@ -141,6 +196,7 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
         slip_angle,
         abs_release,
         tc_cut,
+        deflection: [deflect_x(new_omega) + 0.0, lateral_deflection + 0.0],
     }
 }
 
@@ -169,6 +225,8 @@ mod tests {
             slip_floor: 0.5,
             abs_slip: None,
             tc_slip: None,
+            deflection: [0.0; 2],
+            damping: [0.0; 2],
         }
     }
 
@@ -194,7 +252,9 @@ mod tests {
         // update must land near free rolling, not overshoot wildly.
         let mut omega = 0.0;
         for _ in 0..50 {
-            omega = step_wheel(&c, omega, 0.02).omega;
+            let r = step_wheel(&c, omega, 0.02);
+            omega = r.omega;
+            c.deflection = r.deflection;
         }
         assert!((omega * 0.3 - 20.0).abs() < 0.1, "{omega}");
     }

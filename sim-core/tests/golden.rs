@@ -11,7 +11,7 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::scenario::{hex, reference_world_hash};
 
 /// Final world hash of `skidpad_core::scenario` at simulation version 2.
-const GOLDEN: &str = "53b2881d702c26de7b93934b7aa0b2c06c0fdbb18252dfde22a0f7a01a720dc2";
+const GOLDEN: &str = "434f6afcb854a32f6a69fe8b7933a875a695a6964bc4e6bce305a79e3b75e59b";
 /// The simulation version GOLDEN was recorded with.
 const GOLDEN_VERSION: u32 = 2;
 

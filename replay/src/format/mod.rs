@@ -27,8 +27,8 @@ mod compress;
 mod inputs;
 
 use skidpad_core::{
-    CarDefinition, CarId, CarInput, Lod, LodSetting, SNAPSHOT_LEN, SurfaceId, SurfaceTable,
-    combine_world_hash,
+    CarDefinition, CarId, CarInput, Lod, LodSetting, SIMULATION_VERSION, SNAPSHOT_LEN, SurfaceId,
+    SurfaceTable, combine_world_hash,
 };
 use skidpad_ghost::{decode_ghost, encode_ghost};
 
@@ -256,6 +256,15 @@ fn decode_plain(bytes: &[u8]) -> Result<Replay> {
     };
     let mut header_r = take(HEADER)?.ok_or_else(|| missing(HEADER))?;
     let header = decode_header(&mut header_r)?;
+    // The body's layout (snapshot size, definition schema) is that of the
+    // simulation version that recorded it: another version is refused with
+    // the version error instead of being misread.
+    if header.simulation_version != SIMULATION_VERSION {
+        return Err(ReplayError::VersionMismatch {
+            replay: header.simulation_version,
+            core: SIMULATION_VERSION,
+        });
+    }
     let mut defs_r = take(DEFINITIONS)?.ok_or_else(|| missing(DEFINITIONS))?;
     let definitions = decode_definitions(&mut defs_r, header.car_count)?;
     let mut dt_r = take(DT)?.ok_or_else(|| missing(DT))?;
