@@ -173,17 +173,31 @@ pub fn static_axle_load(def: &CarDefinition, front: bool) -> f64 {
     c.mass * G * share
 }
 
-/// Linear-theory understeer gradient, deg/g: K = W_f/C_f − W_r/C_r with W
-/// the static axle loads and C the axle cornering stiffnesses (PKY1, PKY2
-/// at static wheel load), from the definition alone.
+/// Linear-theory understeer gradient, deg/g, from the definition alone:
+/// a linear single-track car whose axle cornering stiffnesses C (PKY1,
+/// PKY2 at static wheel load) act a pneumatic trail t behind each axle.
+/// Moment balance puts F_f = m·a_y·(b + t_r)/L' and F_r = m·a_y·(a − t_f)/L'
+/// (L' = L + t_r − t_f), so K = m/L'·((b + t_r)/C_f − (a − t_f)/C_r); with
+/// no trail this is the textbook W_f/C_f − W_r/C_r.
 #[must_use]
 pub fn theory_understeer_gradient(def: &CarDefinition) -> f64 {
-    let axle = |front: bool| {
-        let w = static_axle_load(def, front);
-        let c = 2.0 * def.tires.get(front).cornering_stiffness(w / 2.0);
-        w / c
+    let c = &def.chassis;
+    let stiffness = |front: bool| {
+        2.0 * def
+            .tires
+            .get(front)
+            .cornering_stiffness(static_axle_load(def, front) / 2.0)
     };
-    (axle(true) - axle(false)).to_degrees()
+    let (t_f, t_r) = (
+        def.tires.front.pneumatic_trail,
+        def.tires.rear.pneumatic_trail,
+    );
+    let a = c.cg_to_front_axle;
+    let b = c.wheelbase - a;
+    let effective = c.wheelbase + t_r - t_f;
+    let per_accel =
+        c.mass / effective * ((b + t_r) / stiffness(true) - (a - t_f) / stiffness(false));
+    (per_accel * G).to_degrees()
 }
 
 /// Steady-state circle samples: (lateral acceleration in g, dynamic steer

@@ -53,11 +53,15 @@ pub(crate) struct CarParams {
     /// Static load per wheel on flat ground, N.
     pub static_wheel_load: [f64; 4],
     /// Slip ratio of peak longitudinal force at static load, per axle
-    /// (front, rear): the target of ABS and traction control.
+    /// (front, rear): the target of ABS and traction control, and the
+    /// longitudinal scale of combined slip.
     pub peak_slip: [f64; 2],
+    /// Slip angle of peak lateral force at static load, per axle, rad: the
+    /// lateral scale of combined slip.
+    pub peak_slip_angle: [f64; 2],
     /// Linear understeer gradient, rad per m/s² of lateral acceleration,
-    /// from static loads and cornering stiffnesses: the stability
-    /// control's reference.
+    /// from static loads, cornering stiffnesses and pneumatic trails: the
+    /// stability control's reference.
     pub understeer: f64,
     /// Load-weighted peak friction coefficient at static load.
     pub peak_friction: f64,
@@ -120,7 +124,21 @@ impl CarParams {
             slip_floor_per_second: SLIP_FLOOR_MARGIN * 4.0 * stiffest / c.mass,
             static_wheel_load: Wheel::ALL.map(|w| static_axle_load(def, w.is_front()) / 2.0),
             peak_slip: [slip_f, slip_r],
-            understeer: (load_f / corner_f - load_r / corner_r) / STANDARD_GRAVITY,
+            peak_slip_angle: [true, false].map(|front| {
+                let load = static_axle_load(def, front) / 2.0;
+                def.tires.get(front).peak_slip_angle(load)
+            }),
+            understeer: {
+                // The linear single-track car with each axle's lateral
+                // force acting its pneumatic trail behind the axle.
+                let (t_f, t_r) = (
+                    def.tires.front.pneumatic_trail,
+                    def.tires.rear.pneumatic_trail,
+                );
+                let a = c.cg_to_front_axle;
+                let b = c.wheelbase - a;
+                c.mass / (c.wheelbase + t_r - t_f) * ((b + t_r) / corner_f - (a - t_f) / corner_r)
+            },
             peak_friction: (peak_f + peak_r) / (load_f + load_r),
             tyre_damping: [true, false].map(|front| {
                 let tire = def.tires.get(front);

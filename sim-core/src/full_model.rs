@@ -154,6 +154,10 @@ pub(crate) fn substep(
             tc_slip: params.slip_limits.tc[i],
             deflection: state.tyre_deflection[i],
             damping: params.tyre_damping[usize::from(!front)],
+            peak_slips: [
+                params.peak_slip[usize::from(!front)],
+                params.peak_slip_angle[usize::from(!front)],
+            ],
         };
         let Some(hit) = hits[i] else {
             // Airborne: the wheel only spins up or down under its torques.
@@ -203,7 +207,8 @@ pub(crate) fn substep(
 
         let f = up * strut + heading * (result.fx + plough_x) + lateral * (result.fy + plough_y);
         force += f;
-        torque += arm.cross(f);
+        // The aligning moment acts about the ground's normal.
+        torque += arm.cross(f) + DVec3::Z * result.mz;
         out.wheels[i] =
             WheelOutput::in_contact(contact.load, &result, hit.compression, steer.angle[i]);
     }

@@ -124,6 +124,10 @@ pub(crate) fn substep(
             tc_slip: params.slip_limits.tc[i],
             deflection: state.tyre_deflection[i],
             damping: params.tyre_damping[usize::from(!front)],
+            peak_slips: [
+                params.peak_slip[usize::from(!front)],
+                params.peak_slip_angle[usize::from(!front)],
+            ],
         };
         let key = WheelKey {
             surface: state.surfaces[i].0,
@@ -149,7 +153,7 @@ pub(crate) fn substep(
         fx_body += fbx;
         fy_body += fby;
         let y = c.track.get(front) / 2.0 * if w.is_left() { 1.0 } else { -1.0 };
-        yaw_moment += x * fby - y * fbx;
+        yaw_moment += x * fby - y * fbx + result.mz;
         let travel = params.static_wheel_load[i] / def.suspension.get(front).spring_rate;
         out.wheels[i] = WheelOutput::in_contact(contact.load, &result, travel, steer.angle[i]);
     }

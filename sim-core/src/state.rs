@@ -86,6 +86,8 @@ pub(crate) struct WheelOutput {
     pub contact: bool,
     /// Road-wheel steer angle, rad.
     pub steer: f64,
+    /// Aligning moment, N·m.
+    pub mz: f64,
 }
 
 impl WheelOutput {
@@ -105,6 +107,7 @@ impl WheelOutput {
             travel,
             contact: true,
             steer,
+            mz: result.mz,
         }
     }
 }

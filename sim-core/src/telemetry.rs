@@ -22,7 +22,7 @@ pub struct Channel {
 }
 
 /// Channels per wheel.
-const WHEEL_CHANNELS: usize = 11;
+const WHEEL_CHANNELS: usize = 12;
 /// Channels before the per-wheel block.
 const CAR_CHANNELS: usize = 35;
 /// Number of channels.
@@ -88,6 +88,7 @@ macro_rules! channel_table {
                 channel!(concat!("wheel_", $w, "_contact"), "bool", "1 while the strut touches the ground"),
                 channel!(concat!("wheel_", $w, "_surface"), "id", "surface id under the wheel"),
                 channel!(concat!("wheel_", $w, "_steer"), "rad", "road-wheel steer angle, positive left"),
+                channel!(concat!("wheel_", $w, "_mz"), "N·m", "tyre aligning moment about the vertical, positive turning the wheel left"),
             )*
         ]
     };
@@ -165,6 +166,7 @@ pub(crate) fn write(def: &CarDefinition, s: &CarState, o: &StepOutputs, out: &mu
             if wheel.contact { 1.0 } else { 0.0 },
             f64::from(s.surfaces[k].0),
             wheel.steer,
+            wheel.mz,
         ];
         let start = CAR_CHANNELS + k * WHEEL_CHANNELS;
         out[start..start + WHEEL_CHANNELS].copy_from_slice(&values);
@@ -187,6 +189,6 @@ mod tests {
             assert!(!c.unit.is_empty() && !c.description.is_empty());
         }
         assert_eq!(CHANNELS[CAR_CHANNELS].name, "wheel_fl_speed");
-        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "wheel_rr_steer");
+        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "wheel_rr_mz");
     }
 }

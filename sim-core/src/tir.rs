@@ -11,7 +11,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::tire::{DEFAULT_RELAXATION_X, DEFAULT_RELAXATION_Y, TireParameters};
+use crate::tire::{DEFAULT_RELAXATION_X, DEFAULT_RELAXATION_Y, DEFAULT_TRAIL, TireParameters};
 use crate::{CoreError, Result};
 
 /// Where each used coefficient lives: (section, key).
@@ -175,10 +175,12 @@ pub fn parse_tir(text: &str) -> Result<TirImport> {
         pey1: get(lat, "PEY1")?,
         pky1: get(lat, "PKY1")?,
         pky2: get(lat, "PKY2")?,
-        // PAC2002's relaxation terms (PTX*, PTY*) are not read: the
-        // definition's defaults apply, and those keys come back as warnings.
+        // PAC2002's relaxation (PTX*, PTY*) and aligning-moment (Q*Z*)
+        // terms are not read: the definition's defaults apply, and those
+        // keys come back as warnings.
         relaxation_x: DEFAULT_RELAXATION_X,
         relaxation_y: DEFAULT_RELAXATION_Y,
+        pneumatic_trail: DEFAULT_TRAIL,
     };
     parameters.validate("tir")?;
     Ok(TirImport {

@@ -56,6 +56,12 @@ pub struct TireParameters {
     /// Lateral relaxation length, m.
     #[serde(default = "default_relaxation_y")]
     pub relaxation_y: f64,
+    /// Pneumatic trail at zero slip angle, m: how far behind the contact
+    /// centre the lateral force acts, which makes the aligning moment
+    /// Mz = −t·Fy. It falls linearly to zero at twice the peak slip angle
+    /// (a simplification of PAC2002's QBZ/QCZ/QDZ trail curve).
+    #[serde(default = "default_trail")]
+    pub pneumatic_trail: f64,
 }
 
 /// Typical passenger-car relaxation lengths, m, for definitions that do
@@ -69,6 +75,13 @@ fn default_relaxation_x() -> f64 {
 
 fn default_relaxation_y() -> f64 {
     DEFAULT_RELAXATION_Y
+}
+
+/// Typical passenger-car pneumatic trail, m.
+pub(crate) const DEFAULT_TRAIL: f64 = 0.03;
+
+fn default_trail() -> f64 {
+    DEFAULT_TRAIL
 }
 
 impl TireParameters {
@@ -99,6 +112,7 @@ impl TireParameters {
         range("pky2", self.pky2, 0.1, 10.0)?;
         range("relaxation_x", self.relaxation_x, 0.01, 2.0)?;
         range("relaxation_y", self.relaxation_y, 0.01, 2.0)?;
+        range("pneumatic_trail", self.pneumatic_trail, 0.0, 0.5)?;
         Ok(())
     }
 
@@ -156,31 +170,19 @@ impl TireParameters {
     }
 
     /// The slip ratio at which the pure longitudinal force peaks, at load
-    /// `fz`: where C·atan(φ) = π/2, solved for κ by bisection (φ grows
-    /// monotonically with κ for E ≤ 1).
+    /// `fz`.
     #[must_use]
     pub fn peak_slip(&self, fz: f64) -> f64 {
         let t = self.at_load(fz);
-        if t.peak_x <= 0.0 || t.stiffness_x <= 0.0 {
-            return 0.0;
-        }
-        let b = t.stiffness_x / (t.shape_x * t.peak_x);
-        // A shape factor at or below 1 never reaches π/2: no finite peak;
-        // validation keeps PCX1 in [1, 2], and 1 means "flat": use κ = 1.
-        if t.shape_x <= 1.0 {
-            return 1.0;
-        }
-        let target = libm::tan(core::f64::consts::FRAC_PI_2 / t.shape_x);
-        let (mut lo, mut hi) = (0.0, 1.0);
-        for _ in 0..50 {
-            let mid = 0.5 * (lo + hi);
-            if curvature_term(b * mid, t.curvature_x) < target {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-        }
-        0.5 * (lo + hi)
+        peak_argument(t.shape_x, t.peak_x, t.stiffness_x, t.curvature_x)
+    }
+
+    /// The slip angle (rad) at which the pure lateral force peaks, at load
+    /// `fz`.
+    #[must_use]
+    pub fn peak_slip_angle(&self, fz: f64) -> f64 {
+        let t = self.at_load(fz);
+        peak_argument(t.shape_y, t.peak_y, t.stiffness_y, t.curvature_y)
     }
 
     /// Pure longitudinal force and its slope dFx/dκ at slip ratio `kappa`.
@@ -238,6 +240,36 @@ impl TireAtLoad {
         let phi = curvature_term(k / (c * d) * alpha, self.curvature_y);
         d * libm::sin(c * libm::atan(phi))
     }
+
+    /// Combined-slip forces by the resultant-slip (similarity) method:
+    /// with the slips normalised by their peak values (σx = κ/κ_peak,
+    /// σy = α/α_peak) and σ = |(σx, σy)|, each force is its pure curve at
+    /// the combined slip, pointed along the normalised slip:
+    /// Fx = Fx0(σ·κ_peak)·σx/σ, Fy = Fy0(σ·α_peak)·σy/σ. Pure slip gives the
+    /// pure curves back, and the force never leaves the ellipse of the two
+    /// peaks. Returns (Fx, Fy, ∂Fx/∂κ).
+    #[must_use]
+    pub fn combined(
+        &self,
+        kappa: f64,
+        alpha: f64,
+        kappa_peak: f64,
+        alpha_peak: f64,
+    ) -> (f64, f64, f64) {
+        let sx = kappa / kappa_peak;
+        let sy = alpha / alpha_peak;
+        let s = (sx * sx + sy * sy).sqrt();
+        if s < 1e-9 {
+            let (fx, slope) = self.longitudinal(kappa);
+            return (fx, self.lateral(alpha), slope);
+        }
+        let (fx0, slope0) = self.longitudinal(s * kappa_peak);
+        let fy0 = self.lateral(s * alpha_peak);
+        let (ux, uy) = (sx / s, sy / s);
+        // ∂Fx/∂σx = Fx0'·κ_peak·ux² + Fx0·uy²/σ, and ∂σx/∂κ = 1/κ_peak.
+        let slope = slope0 * ux * ux + fx0 * uy * uy / (s * kappa_peak);
+        (fx0 * ux, fy0 * uy, slope)
+    }
 }
 
 /// The Magic Formula's inner argument φ = Bx − E(Bx − atan Bx). With E = 0
@@ -248,6 +280,30 @@ fn curvature_term(bx: f64, e: f64) -> f64 {
     } else {
         bx - e * (bx - libm::atan(bx))
     }
+}
+
+/// Where y = D sin(C atan φ) peaks: C·atan(φ) = π/2, solved for x by
+/// bisection (φ grows monotonically with x for E ≤ 1). A shape factor at
+/// or below 1 never reaches π/2 (a curve without a peak): 1 is returned.
+fn peak_argument(c: f64, d: f64, stiffness: f64, e: f64) -> f64 {
+    if d <= 0.0 || stiffness <= 0.0 {
+        return 0.0;
+    }
+    if c <= 1.0 {
+        return 1.0;
+    }
+    let b = stiffness / (c * d);
+    let target = libm::tan(core::f64::consts::FRAC_PI_2 / c);
+    let (mut lo, mut hi) = (0.0, 1.0);
+    for _ in 0..50 {
+        let mid = 0.5 * (lo + hi);
+        if curvature_term(b * mid, e) < target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    0.5 * (lo + hi)
 }
 
 /// y = D sin(C atan φ) with B = K/(CD), and its slope dy/dx.
@@ -285,6 +341,7 @@ mod tests {
             pky2: 1.8,
             relaxation_x: 0.15,
             relaxation_y: 0.35,
+            pneumatic_trail: 0.03,
         }
     }
 
@@ -323,6 +380,35 @@ mod tests {
         assert!(kappa > 0.02 && kappa < 0.3, "{kappa}");
         assert!(at(kappa) >= at(kappa * 0.97) && at(kappa) >= at(kappa * 1.03));
         assert!(t.longitudinal(4000.0, kappa).1.abs() < 1e-6 * t.slip_stiffness(4000.0));
+    }
+
+    #[test]
+    fn combined_slip_gives_pure_curves_back_and_stays_in_the_ellipse() {
+        let t = tyre();
+        let fz = 4000.0;
+        let a = t.at_load(fz);
+        let (kp, ap) = (t.peak_slip(fz), t.peak_slip_angle(fz));
+        for k in [-0.3, -0.05, 0.02, 0.1, 0.5] {
+            let (fx, fy, slope) = a.combined(k, 0.0, kp, ap);
+            let (pure, pure_slope) = a.longitudinal(k);
+            assert!((fx - pure).abs() < 1e-9 * a.peak_x && fy == 0.0);
+            assert!((slope - pure_slope).abs() < 1e-6 * a.stiffness_x);
+        }
+        assert!((a.combined(0.0, 0.07, kp, ap).1 - a.lateral(0.07)).abs() < 1e-9 * a.peak_y);
+        for (k, al) in [(0.05, 0.05), (0.2, 0.1), (-0.5, -0.3), (1.0, 0.02)] {
+            let (fx, fy, _) = a.combined(k, al, kp, ap);
+            let (ux, uy) = (fx / a.peak_x, fy / a.peak_y);
+            let usage = ux * ux + uy * uy;
+            assert!(usage <= 1.0 + 1e-9, "{k} {al}: {usage}");
+            // Combined slip takes force from each direction.
+            assert!(fx.abs() < a.longitudinal(k).0.abs() || fy.abs() < a.lateral(al).abs());
+        }
+        // The slope matches a finite difference.
+        let h = 1e-7;
+        let fd = (a.combined(0.08 + h, 0.04, kp, ap).0 - a.combined(0.08 - h, 0.04, kp, ap).0)
+            / (2.0 * h);
+        let (_, _, slope) = a.combined(0.08, 0.04, kp, ap);
+        assert!((fd - slope).abs() < 1e-4 * a.stiffness_x, "{fd} vs {slope}");
     }
 
     #[test]

@@ -1,6 +1,10 @@
 //! One wheel for one substep: transient slip (relaxation lengths), tyre
-//! forces (with the surface and a friction ellipse), rolling resistance,
-//! and the spin update.
+//! forces (combined slip, with the surface's grip) and aligning moment,
+//! rolling resistance, and the spin update.
+//!
+//! **Combined slip** is the resultant-slip (similarity) method of
+//! `TireAtLoad::combined`, and the aligning moment comes from a pneumatic
+//! trail that shrinks as the tyre slides.
 //!
 //! **Transient slip.** The tyre's contact patch carries a deflection state
 //! per direction (Pacejka, *Tyre and Vehicle Dynamics*, ch. 7, the
@@ -60,6 +64,8 @@ pub(crate) struct WheelContact<'a> {
     pub deflection: [f64; 2],
     /// Low-speed damping (along, across), N·s/m.
     pub damping: [f64; 2],
+    /// Peak-force slip ratio and slip angle: combined slip's scales.
+    pub peak_slips: [f64; 2],
 }
 
 /// What the substep produced for this wheel.
@@ -80,6 +86,9 @@ pub(crate) struct WheelResult {
     pub tc_cut: f64,
     /// Contact-patch deflection at the end of the substep, m.
     pub deflection: [f64; 2],
+    /// Aligning moment about the vertical axis, N·m (positive turns the
+    /// wheel left).
+    pub mz: f64,
 }
 
 /// Advances the wheel's spin and tyre deflection by `h` and returns the
@@ -104,20 +113,9 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
     let slip_angle = libm::atan(lateral_deflection / sigma_y);
     let grip = c.surface.grip;
     let tire = c.tire.at_load(c.load);
-    let (fx_pure, dfx_dkappa) = tire.longitudinal(slip_ratio);
-    let fy_pure = tire.lateral(slip_angle);
+    let (fx_tyre, fy_tyre, dfx_dkappa) =
+        tire.combined(slip_ratio, slip_angle, c.peak_slips[0], c.peak_slips[1]);
     let (peak_x, peak_y) = (tire.peak_x, tire.peak_y);
-
-    // Friction ellipse: pure-slip forces are each below their peak, but
-    // together they may not exceed it.
-    let usage = if c.load > 0.0 {
-        let ux = fx_pure / peak_x;
-        let uy = fy_pure / peak_y;
-        (ux * ux + uy * uy).sqrt()
-    } else {
-        0.0
-    };
-    let scale = grip * if usage > 1.0 { 1.0 / usage } else { 1.0 };
     // Low-speed damping on the slip velocities, fading out by LOW_SPEED.
     let fade = if c.load > 0.0 {
         (1.0 - speed / LOW_SPEED).max(0.0)
@@ -125,11 +123,16 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
         0.0
     };
     let (damp_x, damp_y) = (c.damping[0] * fade, c.damping[1] * fade);
-    let fx = fx_pure * scale + damp_x * (omega * c.radius - c.vx);
-    let fy = (fy_pure * scale - damp_y * c.vy).clamp(-peak_y * grip, peak_y * grip);
+    let fx = fx_tyre * grip + damp_x * (omega * c.radius - c.vx);
+    let fy = (fy_tyre * grip - damp_y * c.vy).clamp(-peak_y * grip, peak_y * grip);
     // dFx/dω through the deflection update, plus the damping.
     let dfx_domega =
-        (dfx_dkappa * scale).max(0.0) * h * c.radius * gain_x / sigma_x + damp_x * c.radius;
+        (dfx_dkappa * grip).max(0.0) * h * c.radius * gain_x / sigma_x + damp_x * c.radius;
+    // Aligning moment: the lateral force acts a pneumatic trail behind the
+    // contact centre; the trail shrinks to nothing as the tyre slides.
+    let trail =
+        c.tire.pneumatic_trail * (1.0 - slip_angle.abs() / (2.0 * c.peak_slips[1])).max(0.0);
+    let mz = -trail * fy_tyre * grip;
 
     let rolling = c.surface.rolling_resistance * c.load.max(0.0) * c.radius;
     let friction = c.brake_torque + rolling;
@@ -197,6 +200,7 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
         abs_release,
         tc_cut,
         deflection: [deflect_x(new_omega) + 0.0, lateral_deflection + 0.0],
+        mz,
     }
 }
 
@@ -227,6 +231,7 @@ mod tests {
             tc_slip: None,
             deflection: [0.0; 2],
             damping: [0.0; 2],
+            peak_slips: [0.1, 0.15],
         }
     }
 
