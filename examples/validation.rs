@@ -31,7 +31,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("|---|---|---:|---:|---|---|");
     for (name, lo, hi) in [
         ("fwd_hatchback", 8.0, 13.0),
-        ("rwd_sports", 4.5, 7.0),
+        ("rwd_sports", 4.0, 7.0),
         ("awd_rally", 3.5, 6.0),
         ("kart", 8.0, 25.0),
     ] {

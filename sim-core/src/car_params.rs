@@ -5,7 +5,7 @@
 use glam::DVec3;
 
 use crate::assists::SlipLimits;
-use crate::definition::CarDefinition;
+use crate::definition::{CarDefinition, ClutchDefinition};
 use crate::ids::Wheel;
 
 /// Standard gravity used for static quantities, m/s².
@@ -70,6 +70,8 @@ pub(crate) struct CarParams {
     /// wheel's share of the car's mass. Faded out with speed by the wheel
     /// model; it keeps a car at rest from oscillating on its tyres.
     pub tyre_damping: [[f64; 2]; 2],
+    /// The clutch in use (the definition's, or the default for its engine).
+    pub clutch: ClutchDefinition,
     /// Spin inertia of each wheel, kg·m².
     pub wheel_inertia: [f64; 4],
     /// ABS and traction-control slip limits per wheel (None when off).
@@ -151,6 +153,10 @@ impl CarParams {
                     critical(tire.cornering_stiffness(load), tire.relaxation_y),
                 ]
             }),
+            clutch: def
+                .clutch
+                .clone()
+                .unwrap_or_else(|| ClutchDefinition::default_for(&def.engine)),
             wheel_inertia: Wheel::ALL.map(|w| def.wheels.get(w.is_front()).inertia),
             slip_limits: SlipLimits::default(),
         };

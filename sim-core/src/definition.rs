@@ -28,6 +28,9 @@ pub struct CarDefinition {
     pub engine: EngineDefinition,
     /// Gearbox and final drive.
     pub gearbox: GearboxDefinition,
+    /// The clutch; absent means `ClutchDefinition::default_for(engine)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clutch: Option<ClutchDefinition>,
     /// Which wheels are driven.
     pub drive: DriveLayout,
     /// The differentials; absent means open ones (and a 50/50 open centre
@@ -143,6 +146,43 @@ pub struct EngineDefinition {
     /// Closed-throttle braking torque at the limiter, N·m (grows linearly
     /// from zero at idle).
     pub engine_braking: f64,
+    /// Spin inertia of the engine and flywheel, kg·m².
+    #[serde(default = "default_engine_inertia")]
+    pub inertia: f64,
+}
+
+fn default_engine_inertia() -> f64 {
+    0.15
+}
+
+/// The clutch between engine and gearbox. It engages by itself as the
+/// engine (or, rolling, the gearbox side) passes from `bite_rpm` to
+/// `engaged_rpm`, as an automated or centrifugal clutch does, so a car
+/// pulls away from standstill without stalling; the clutch pedal opens it
+/// further.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClutchDefinition {
+    /// Torque the fully engaged clutch passes before it slips, N·m.
+    pub max_torque: f64,
+    /// Speed at which the clutch starts to take up drive, rpm.
+    pub bite_rpm: f64,
+    /// Speed at which it is fully engaged, rpm.
+    pub engaged_rpm: f64,
+}
+
+impl ClutchDefinition {
+    /// The clutch a definition without one gets: 1.5 × the engine's peak
+    /// torque, biting 150 rpm above idle, engaged 1000 rpm above idle.
+    #[must_use]
+    pub fn default_for(engine: &EngineDefinition) -> ClutchDefinition {
+        let peak = engine.torque_curve.iter().map(|p| p[1]).fold(0.0, f64::max);
+        ClutchDefinition {
+            max_torque: 1.5 * peak,
+            bite_rpm: engine.idle_rpm + 150.0,
+            engaged_rpm: engine.idle_rpm + 1000.0,
+        }
+    }
 }
 
 /// How gears are chosen.
@@ -421,6 +461,22 @@ impl CarDefinition {
             "must exceed idle_rpm and be at most 25000",
         )?;
         non_negative("engine.engine_braking", e.engine_braking)?;
+        in_range("engine.inertia", e.inertia, 0.001, 10.0)?;
+        if let Some(c) = &self.clutch {
+            positive("clutch.max_torque", c.max_torque)?;
+            check(
+                "clutch.bite_rpm",
+                c.bite_rpm,
+                c.bite_rpm >= 0.0 && c.bite_rpm < e.limiter_rpm,
+                "must be at least 0 and below limiter_rpm",
+            )?;
+            check(
+                "clutch.engaged_rpm",
+                c.engaged_rpm,
+                c.engaged_rpm > c.bite_rpm && c.engaged_rpm <= e.limiter_rpm,
+                "must lie above bite_rpm and at most limiter_rpm",
+            )?;
+        }
 
         let g = &self.gearbox;
         if g.ratios.is_empty() || g.ratios.len() > 10 {

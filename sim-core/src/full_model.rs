@@ -83,13 +83,7 @@ pub(crate) fn substep(
     let omega_world = m * state.angular_velocity;
     let mass = def.chassis.mass;
     let forward_speed = state.velocity.dot(forward);
-    let mut torques = drivetrain::torques(
-        def,
-        &state.input,
-        &state.wheel_omega,
-        forward_speed,
-        &mut state.gear,
-    );
+    let mut torques = drivetrain::torques(def, params, state, forward_speed);
     let slip_floor = params.slip_floor(h);
     let yaw = assists::YawState {
         forward_speed,
@@ -146,7 +140,7 @@ pub(crate) fn substep(
             vx: 0.0,
             vy: 0.0,
             radius: wheel_def.radius,
-            inertia: wheel_def.inertia,
+            inertia: wheel_def.inertia + torques.extra_inertia[i],
             drive_torque: torques.drive[i],
             brake_torque: torques.brake[i],
             slip_floor,
@@ -213,13 +207,12 @@ pub(crate) fn substep(
             WheelOutput::in_contact(contact.load, &result, hit.compression, steer.angle[i]);
     }
 
-    drivetrain::differential::couple(
-        def,
-        &torques.drive,
-        &params.wheel_inertia,
-        &mut state.wheel_omega,
-        h,
-    );
+    // The differentials see each wheel with what turns with it (the
+    // engine too, through a locked clutch).
+    let inertia: [f64; 4] =
+        core::array::from_fn(|i| params.wheel_inertia[i] + torques.extra_inertia[i]);
+    drivetrain::differential::couple(def, &torques.drive, &inertia, &mut state.wheel_omega, h);
+    drivetrain::after_wheels(def, state, &torques, h);
 
     // Semi-implicit Euler on the body.
     let acceleration = force / mass;

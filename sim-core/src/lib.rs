@@ -58,9 +58,9 @@ pub use glam;
 pub use car::InitialPose;
 pub use definition::{
     AeroDefinition, AssistDefinition, BrakeDefinition, CarDefinition, CentreDifferential,
-    ChassisDefinition, DifferentialKind, DifferentialsDefinition, DriveLayout, EngineDefinition,
-    GearboxDefinition, PerAxle, ShiftMode, SteeringDefinition, SuspensionDefinition,
-    WheelDefinition,
+    ChassisDefinition, ClutchDefinition, DifferentialKind, DifferentialsDefinition, DriveLayout,
+    EngineDefinition, GearboxDefinition, PerAxle, ShiftMode, SteeringDefinition,
+    SuspensionDefinition, WheelDefinition,
 };
 pub use driver::{AiDriver, DriverStyle};
 pub use error::{CoreError, Result};

@@ -59,8 +59,7 @@ pub(crate) fn substep(
     let gy = -gravity.x * sin_yaw + gravity.y * cos_yaw;
     let weight = -gravity.z * mass;
 
-    let mut torques =
-        drivetrain::torques(def, &state.input, &state.wheel_omega, vx, &mut state.gear);
+    let mut torques = drivetrain::torques(def, params, state, vx);
     let slip_floor = params.slip_floor(h);
     let yaw_state = assists::YawState {
         forward_speed: vx,
@@ -116,7 +115,7 @@ pub(crate) fn substep(
             vx: bx * cos_d + by * sin_d,
             vy: -bx * sin_d + by * cos_d,
             radius: wheel_def.radius,
-            inertia: wheel_def.inertia,
+            inertia: wheel_def.inertia + torques.extra_inertia[i],
             drive_torque: torques.drive[i],
             brake_torque: torques.brake[i],
             slip_floor,
@@ -158,13 +157,12 @@ pub(crate) fn substep(
         out.wheels[i] = WheelOutput::in_contact(contact.load, &result, travel, steer.angle[i]);
     }
 
-    drivetrain::differential::couple(
-        def,
-        &torques.drive,
-        &params.wheel_inertia,
-        &mut state.wheel_omega,
-        h,
-    );
+    // The differentials see each wheel with what turns with it (the
+    // engine too, through a locked clutch).
+    let inertia: [f64; 4] =
+        core::array::from_fn(|i| params.wheel_inertia[i] + torques.extra_inertia[i]);
+    drivetrain::differential::couple(def, &torques.drive, &inertia, &mut state.wheel_omega, h);
+    drivetrain::after_wheels(def, state, &torques, h);
 
     let speed = (vx * vx + vy * vy).sqrt();
     let (drag_x, drag_y) = if speed > 0.0 {

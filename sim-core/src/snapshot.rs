@@ -1,6 +1,6 @@
 //! Snapshot byte layout of one car's state, and the hashes built on it.
 //!
-//! Layout (version 2), all little-endian, 307 bytes:
+//! Layout (version 2), all little-endian, 316 bytes:
 //!
 //! | offset | size | field                                                    |
 //! |-------:|-----:|----------------------------------------------------------|
@@ -8,13 +8,15 @@
 //! | 4      | 2    | snapshot layout version, u16 = 1                         |
 //! | 6      | 4    | `SIMULATION_VERSION`, u32                                |
 //! | 10     | 8    | definition fingerprint (first 8 bytes of blake3(JSON))   |
-//! | 18     | 280  | 35 × f64: position xyz, orientation xyzw, velocity xyz,  |
+//! | 18     | 288  | 36 × f64: position xyz, orientation xyzw, velocity xyz,  |
 //! |        |      | angular velocity xyz, wheel ω ×4, elapsed, input ×6,     |
 //! |        |      | substep-rate override (0 = none), slope grade, cross     |
-//! |        |      | slope, tyre deflection (longitudinal, lateral) ×4 wheels |
-//! | 298    | 4    | engaged gear, i32                                        |
-//! | 302    | 1    | LOD level code                                           |
-//! | 303    | 4    | surface id per wheel, u8 ×4                              |
+//! |        |      | slope, tyre deflection (longitudinal, lateral) ×4        |
+//! |        |      | wheels, engine ω                                         |
+//! | 306    | 4    | engaged gear, i32                                        |
+//! | 310    | 1    | LOD level code                                           |
+//! | 311    | 4    | surface id per wheel, u8 ×4                              |
+//! | 315    | 1    | clutch locked, 0 or 1                                    |
 //!
 //! Version 1 (simulation version 1) had no tyre deflections: 27 floats,
 //! 243 bytes.
@@ -33,9 +35,9 @@ use crate::{CoreError, Result};
 
 const MAGIC: &[u8; 4] = b"SKCS";
 const LAYOUT_VERSION: u16 = 2;
-const FLOATS: usize = 35;
+const FLOATS: usize = 36;
 /// Exact size of a snapshot.
-pub const SNAPSHOT_LEN: usize = 18 + FLOATS * 8 + 4 + 1 + 4;
+pub const SNAPSHOT_LEN: usize = 18 + FLOATS * 8 + 4 + 1 + 4 + 1;
 
 /// Serializes a state.
 pub(crate) fn encode(state: &CarState, fingerprint: &[u8; 8]) -> Vec<u8> {
@@ -50,6 +52,7 @@ pub(crate) fn encode(state: &CarState, fingerprint: &[u8; 8]) -> Vec<u8> {
     out.extend_from_slice(&state.gear.to_le_bytes());
     out.push(state.lod.level.code());
     out.extend(state.surfaces.iter().map(|s| s.0));
+    out.push(u8::from(state.clutch_locked));
     debug_assert_eq!(out.len(), SNAPSHOT_LEN);
     out
 }
@@ -93,6 +96,7 @@ fn floats(s: &CarState) -> [f64; FLOATS] {
         s.tyre_deflection[2][1],
         s.tyre_deflection[3][0],
         s.tyre_deflection[3][1],
+        s.engine_omega,
     ]
 }
 
@@ -161,6 +165,11 @@ pub(crate) fn decode(
         }
         surfaces[w] = SurfaceId(id);
     }
+    let clutch_locked = match tail[9] {
+        0 => false,
+        1 => true,
+        other => return Err(bad(format!("clutch flag {other} is neither 0 nor 1"))),
+    };
     let orientation = DQuat::from_xyzw(f[3], f[4], f[5], f[6]);
     if (orientation.length() - 1.0).abs() > 1e-6 {
         return Err(bad("orientation is not a unit quaternion"));
@@ -199,6 +208,8 @@ pub(crate) fn decode(
             [f[31], f[32]],
             [f[33], f[34]],
         ],
+        engine_omega: f[35],
+        clutch_locked,
     };
     if !state.is_sane() {
         return Err(bad("a value is outside the physical bounds of a car state"));
@@ -243,6 +254,7 @@ const FLOAT_NAMES: [&str; FLOATS] = [
     "tyre_deflection_y.rl",
     "tyre_deflection_x.rr",
     "tyre_deflection_y.rr",
+    "engine_omega",
 ];
 
 /// Every named value of a snapshot, in layout order, for reports that
@@ -273,6 +285,7 @@ pub fn snapshot_fields(bytes: &[u8]) -> Result<Vec<(&'static str, f64)>> {
     {
         fields.push((name, f64::from(id)));
     }
+    fields.push(("clutch_locked", f64::from(tail[9])));
     Ok(fields)
 }
 

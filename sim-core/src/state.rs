@@ -49,6 +49,10 @@ pub(crate) struct CarState {
     /// heading, to its left). The relaxation-length state: at speed it lags
     /// the slip, at rest it is the spring that holds the car.
     pub tyre_deflection: [[f64; 2]; 4],
+    /// Engine speed, rad/s.
+    pub engine_omega: f64,
+    /// True while the clutch holds engine and gearbox at one speed.
+    pub clutch_locked: bool,
 }
 
 impl CarState {
@@ -63,6 +67,7 @@ impl CarState {
             && vec_within(self.velocity, MAX_SPEED)
             && vec_within(self.angular_velocity, MAX_RATE)
             && self.wheel_omega.iter().all(|&w| within(w, MAX_RATE))
+            && within(self.engine_omega, MAX_RATE)
             && self
                 .tyre_deflection
                 .iter()
@@ -119,6 +124,8 @@ pub(crate) struct StepOutputs {
     pub wheels: [WheelOutput; 4],
     pub engine_rpm: f64,
     pub engine_torque: f64,
+    /// Torque through the clutch, N·m.
+    pub clutch_torque: f64,
     /// Centre-of-mass acceleration in the body frame, m/s².
     pub acceleration: DVec3,
     pub drag: f64,
@@ -141,6 +148,7 @@ impl StepOutputs {
     ) {
         self.engine_rpm = torques.engine_rpm;
         self.engine_torque = torques.engine_torque;
+        self.clutch_torque = torques.clutch_torque;
         self.drag = aero.drag;
         self.lift_front = aero.lift_front;
         self.lift_rear = aero.lift_rear;

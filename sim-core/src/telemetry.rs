@@ -24,7 +24,7 @@ pub struct Channel {
 /// Channels per wheel.
 const WHEEL_CHANNELS: usize = 12;
 /// Channels before the per-wheel block.
-const CAR_CHANNELS: usize = 35;
+const CAR_CHANNELS: usize = 36;
 /// Number of channels.
 pub const CHANNEL_COUNT: usize = CAR_CHANNELS + 4 * WHEEL_CHANNELS;
 
@@ -67,6 +67,7 @@ macro_rules! channel_table {
             channel!("input_gear", "1", "requested gear"),
             channel!("engine_rpm", "rpm", "engine speed"),
             channel!("engine_torque", "N·m", "engine output torque, negative when engine braking"),
+            channel!("clutch_torque", "N·m", "torque through the clutch"),
             channel!("gear", "1", "engaged gear, -1 reverse, 0 neutral"),
             channel!("steer_angle", "rad", "mean front road-wheel angle, positive left"),
             channel!("lod", "id", "level of detail: 0 full, 1 single-track, 2 frozen"),
@@ -141,6 +142,7 @@ pub(crate) fn write(def: &CarDefinition, s: &CarState, o: &StepOutputs, out: &mu
         i.gear,
         o.engine_rpm,
         o.engine_torque,
+        o.clutch_torque,
         f64::from(s.gear),
         (o.wheels[0].steer + o.wheels[1].steer) / 2.0,
         f64::from(s.lod.level.code()),

@@ -338,13 +338,19 @@ fn corrupt_snapshots_are_refused_and_change_nothing() {
     nan[18..26].copy_from_slice(&f64::NAN.to_le_bytes());
     check_rejected(&mut world, "not finite", |w| w.restore(CarId(0), &nan));
     let mut gear = good.clone();
-    let gear_at = skidpad_core::SNAPSHOT_LEN - 9;
+    // The tail: gear (i32), LOD code, 4 surface ids, clutch flag.
+    let gear_at = skidpad_core::SNAPSHOT_LEN - 10;
     gear[gear_at..gear_at + 4].copy_from_slice(&99_i32.to_le_bytes());
     check_rejected(&mut world, "gear 99", |w| w.restore(CarId(0), &gear));
     let mut surface = good.clone();
-    *surface.last_mut().unwrap() = 200;
+    surface[skidpad_core::SNAPSHOT_LEN - 2] = 200;
     check_rejected(&mut world, "surface id 200", |w| {
         w.restore(CarId(0), &surface)
+    });
+    let mut clutch = good.clone();
+    *clutch.last_mut().unwrap() = 2;
+    check_rejected(&mut world, "clutch flag 2", |w| {
+        w.restore(CarId(0), &clutch)
     });
     // Every single-byte corruption is either refused or yields a finite,
     // steppable state: never a panic.

@@ -1,22 +1,14 @@
-//! The combustion engine: torque curve, idle, rev limiter, engine braking.
-//!
-//! The engine has no spin state of its own here: its speed follows the
-//! driven wheels through the gearbox and never drops below idle, as if a
-//! slipping clutch held it there at low road speed.
+//! The combustion engine: torque curve, idle governor, rev limiter, engine
+//! braking. The engine has its own speed (state) and inertia; the clutch
+//! (`clutch.rs`) couples it to the gearbox.
 
 use crate::definition::CarDefinition;
 
-const RAD_PER_S_TO_RPM: f64 = 60.0 / (2.0 * core::f64::consts::PI);
+/// rpm per rad/s.
+pub(crate) const RAD_PER_S_TO_RPM: f64 = 60.0 / (2.0 * core::f64::consts::PI);
 
-/// Engine speed for a carrier speed and overall ratio (0 = neutral).
-pub(crate) fn rpm_from_carrier(def: &CarDefinition, carrier_omega: f64, ratio: f64) -> f64 {
-    let coupled = (carrier_omega * ratio).abs() * RAD_PER_S_TO_RPM;
-    if ratio == 0.0 {
-        def.engine.idle_rpm
-    } else {
-        coupled.max(def.engine.idle_rpm)
-    }
-}
+/// How fast the idle governor pulls a slow engine back to idle, s.
+const IDLE_RESPONSE: f64 = 0.05;
 
 /// Full-throttle torque at `rpm`, linear between curve points.
 pub(crate) fn curve_torque(def: &CarDefinition, rpm: f64) -> f64 {
@@ -34,20 +26,25 @@ pub(crate) fn curve_torque(def: &CarDefinition, rpm: f64) -> f64 {
     curve[curve.len() - 1][1]
 }
 
-/// Net engine torque: throttle × curve, minus engine braking on a closed
-/// throttle while coupled, and nothing at or above the limiter.
-pub(crate) fn output_torque(def: &CarDefinition, rpm: f64, throttle: f64, coupled: bool) -> f64 {
+/// Net engine torque at `omega` (rad/s): throttle × curve (nothing at or
+/// above the limiter), minus engine braking on a closed throttle above
+/// idle, plus the idle governor below idle (capped at the curve's torque
+/// there), which keeps the engine from stalling.
+pub(crate) fn output_torque(def: &CarDefinition, omega: f64, throttle: f64) -> f64 {
     let e = &def.engine;
+    let rpm = omega * RAD_PER_S_TO_RPM;
     let drive = if rpm >= e.limiter_rpm {
         0.0
     } else {
         throttle * curve_torque(def, rpm)
     };
-    let braking = if coupled {
-        let above_idle = ((rpm - e.idle_rpm) / (e.limiter_rpm - e.idle_rpm)).clamp(0.0, 1.5);
-        (1.0 - throttle) * e.engine_braking * above_idle
+    let above_idle = ((rpm - e.idle_rpm) / (e.limiter_rpm - e.idle_rpm)).clamp(0.0, 1.5);
+    let braking = (1.0 - throttle) * e.engine_braking * above_idle;
+    let idle_omega = e.idle_rpm / RAD_PER_S_TO_RPM;
+    let governor = if omega < idle_omega {
+        (e.inertia * (idle_omega - omega) / IDLE_RESPONSE).min(curve_torque(def, e.idle_rpm))
     } else {
         0.0
     };
-    drive - braking
+    drive - braking + governor.max(0.0)
 }

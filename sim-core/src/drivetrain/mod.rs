@@ -1,49 +1,117 @@
-//! Engine → gearbox → differential → wheels, plus brakes. Both vehicle
-//! models call [`Drivetrain::torques`] once per substep.
+//! Engine → clutch → gearbox → differentials → wheels, plus brakes. Both
+//! vehicle models call [`torques`] before their wheels' spin update and
+//! [`after_wheels`] after it, once per substep.
 
 pub(crate) mod brakes;
+pub(crate) mod clutch;
 pub(crate) mod differential;
 pub(crate) mod engine;
 pub(crate) mod gearbox;
 
+use crate::car_params::CarParams;
 use crate::definition::CarDefinition;
-use crate::input::CarInput;
+use crate::state::CarState;
 
-/// What the drivetrain hands to the wheels for one substep.
+/// What the drivetrain hands to the wheels for one substep, and what
+/// [`after_wheels`] needs to finish it.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct WheelTorques {
     /// Drive torque per wheel, N·m, positive forward.
     pub drive: [f64; 4],
     /// Friction torque magnitude per wheel (brake, handbrake), N·m.
     pub brake: [f64; 4],
+    /// Inertia added to each wheel's spin for the substep (the engine's,
+    /// reflected through a locked clutch), kg·m².
+    pub extra_inertia: [f64; 4],
     /// Engine speed, rpm.
     pub engine_rpm: f64,
     /// Engine output torque, N·m (negative while engine braking).
     pub engine_torque: f64,
+    /// Torque through the clutch, N·m.
+    pub clutch_torque: f64,
+    /// Overall ratio of the engaged gear (0 in neutral).
+    pub ratio: f64,
+    /// What the clutch could pass this substep, N·m.
+    pub clutch_capacity: f64,
 }
 
 /// Computes this substep's torques and updates the engaged gear;
 /// `ground_speed` is the car's speed along its heading, m/s.
 pub(crate) fn torques(
     def: &CarDefinition,
-    input: &CarInput,
-    wheel_omega: &[f64; 4],
+    params: &CarParams,
+    state: &mut CarState,
     ground_speed: f64,
-    gear: &mut i32,
 ) -> WheelTorques {
-    let carrier_omega = differential::input_speed(def, wheel_omega);
-    *gear = gearbox::select_gear(def, input, *gear, carrier_omega, ground_speed);
-    let ratio = gearbox::overall_ratio(def, *gear);
-    let engine_rpm = engine::rpm_from_carrier(def, carrier_omega, ratio);
-    let engine_torque = engine::output_torque(def, engine_rpm, input.throttle, ratio != 0.0);
-    // The clutch pedal scales what the clutch can pass.
-    let at_wheels = engine_torque * ratio * def.gearbox.efficiency * (1.0 - input.clutch);
+    let input = state.input;
+    let carrier_omega = differential::input_speed(def, &state.wheel_omega);
+    let gear = gearbox::select_gear(def, &input, state.gear, carrier_omega, ground_speed);
+    if gear != state.gear {
+        // A shift opens the clutch; it takes up the new ratio by slipping.
+        state.clutch_locked = false;
+        state.gear = gear;
+    }
+    let ratio = gearbox::overall_ratio(def, gear);
+    let shaft = carrier_omega * ratio;
+    let engine_torque = engine::output_torque(def, state.engine_omega, input.throttle);
+    let capacity = clutch::capacity(params, input.clutch, state.engine_omega, shaft, ratio);
+    if capacity <= 0.0 {
+        state.clutch_locked = false;
+    }
+    let driven = def.drive.driven_wheels();
+    let mut extra_inertia = [0.0; 4];
+    let clutch_torque = if state.clutch_locked {
+        let reflected = def.engine.inertia * ratio * ratio / driven.len() as f64;
+        for &i in driven {
+            extra_inertia[i] = reflected;
+        }
+        engine_torque
+    } else {
+        clutch::slipping_torque(capacity, state.engine_omega, shaft, engine_torque)
+    };
+    let at_wheels = clutch_torque * ratio * def.gearbox.efficiency;
     let mut drive = [0.0; 4];
     differential::split(def, at_wheels, &mut drive);
     WheelTorques {
         drive,
-        brake: brakes::friction_torques(def, input),
-        engine_rpm,
+        brake: brakes::friction_torques(def, &input),
+        extra_inertia,
+        engine_rpm: state.engine_omega * engine::RAD_PER_S_TO_RPM,
         engine_torque,
+        clutch_torque,
+        ratio,
+        clutch_capacity: capacity,
+    }
+}
+
+/// Finishes the substep after the wheels' spin update (and the
+/// differentials' coupling): moves the engine, and locks or releases the
+/// clutch.
+pub(crate) fn after_wheels(def: &CarDefinition, state: &mut CarState, t: &WheelTorques, h: f64) {
+    let shaft = differential::input_speed(def, &state.wheel_omega) * t.ratio;
+    let inertia = def.engine.inertia;
+    if state.clutch_locked {
+        // The torque the clutch had to pass to keep the engine with the
+        // driveline: the engine's own torque less what accelerated it.
+        let needed = t.engine_torque - inertia * (shaft - state.engine_omega) / h;
+        if needed.abs() <= t.clutch_capacity {
+            state.engine_omega = shaft;
+            return;
+        }
+        state.clutch_locked = false;
+        let slip = t.clutch_capacity * needed.signum();
+        state.engine_omega += h * (t.engine_torque - slip) / inertia;
+        return;
+    }
+    let before = state.engine_omega - shaft;
+    // An engine does not run backwards.
+    state.engine_omega =
+        (state.engine_omega + h * (t.engine_torque - t.clutch_torque) / inertia).max(0.0);
+    let after = state.engine_omega - shaft;
+    // The speeds met (or crossed) while the clutch could hold: lock (never
+    // onto a driveline turning the engine backwards).
+    if t.clutch_capacity > 0.0 && shaft >= 0.0 && before * after <= 0.0 {
+        state.engine_omega = shaft;
+        state.clutch_locked = true;
     }
 }
