@@ -374,6 +374,50 @@ fn the_clutch_pulls_away_without_stalling_and_the_pedal_declutches() {
     }
 }
 
+#[test]
+fn the_engine_brakes_the_car_and_respects_its_limiter() {
+    let mut def = car("rwd_sports").unwrap();
+    def.gearbox.mode = ShiftMode::Manual;
+    // Coasting from 90 km/h for 3 s: in third gear the engine brakes the
+    // car; in neutral only drag and rolling resistance do.
+    let coast = |gear: f64| {
+        let (mut world, id) = world_with(&def, 25.0);
+        run(
+            &mut world,
+            id,
+            CarInput {
+                gear,
+                ..CarInput::default()
+            },
+            3.0,
+        );
+        world.channel(id, "speed").unwrap()
+    };
+    let (in_gear, neutral) = (coast(3.0), coast(0.0));
+    assert!(
+        in_gear < neutral - 0.5,
+        "in gear {in_gear:.2} m/s, neutral {neutral:.2} m/s"
+    );
+    // Full throttle in first gear: the engine holds at its limiter.
+    let (mut world, id) = world_with(&def, 0.0);
+    let first = CarInput {
+        throttle: 1.0,
+        gear: 1.0,
+        ..CarInput::default()
+    };
+    world.set_input(id, first).unwrap();
+    let mut top = 0.0_f64;
+    for _ in 0..(8.0 / DT) as usize {
+        world.step(DT).unwrap();
+        top = top.max(world.channel(id, "engine_rpm").unwrap());
+    }
+    let limiter = def.engine.limiter_rpm;
+    assert!(
+        top > 0.97 * limiter && top < 1.02 * limiter,
+        "peak {top:.0} rpm, limiter {limiter}"
+    );
+}
+
 /// Speed after 3 s of `throttle` with the given wheels on ice.
 fn split_mu_launch(def: &CarDefinition, on_ice: &[Wheel], throttle: f64) -> f64 {
     let (mut world, id) = world_with(def, 0.0);
