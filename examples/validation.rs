@@ -5,14 +5,12 @@
 //!
 //! Run: `cargo run --release -p skidpad-examples --example validation`
 
-use skidpad_core::{Lod, SurfaceId};
+use skidpad_core::SurfaceId;
 use skidpad_examples::validation::{
-    Stepping, car, constant_radius, double_lane_change, friction_bound_100, parked,
-    sine_with_dwell, step_steer, stop_from_100, theory_understeer_gradient, zero_to_100,
+    ALL, LATERAL_G, ROAD, Stepping, ZERO_TO_100_RANGES, car, constant_radius, double_lane_change,
+    friction_bound_100, parked, parked_cases, sine_with_dwell, step_steer, stop_from_100,
+    theory_understeer_gradient, timestep_sweep, zero_to_100,
 };
-
-const ROAD: [&str; 3] = ["fwd_hatchback", "rwd_sports", "awd_rally"];
-const LATERAL_G: [f64; 5] = [0.1, 0.15, 0.2, 0.25, 0.3];
 
 fn row(
     manoeuvre: &str,
@@ -29,12 +27,7 @@ fn row(
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("| manoeuvre | preset | measured | expected | tolerance | verdict |");
     println!("|---|---|---:|---:|---|---|");
-    for (name, lo, hi) in [
-        ("fwd_hatchback", 8.0, 13.0),
-        ("rwd_sports", 4.0, 7.0),
-        ("awd_rally", 3.5, 6.0),
-        ("kart", 8.0, 25.0),
-    ] {
+    for (name, lo, hi) in ZERO_TO_100_RANGES {
         let t = zero_to_100(&car(name)?, Stepping::FULL)?.unwrap_or(f64::INFINITY);
         let ok = (lo..=hi).contains(&t);
         row(
@@ -46,7 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             ok,
         );
     }
-    for name in ROAD.iter().chain(&["kart"]) {
+    for name in ALL {
         let def = car(name)?;
         let bound = friction_bound_100(&def);
         let locked = stop_from_100(&def, Stepping::FULL, false)?;
@@ -121,13 +114,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             );
         }
     }
-    for name in ROAD.iter().chain(&["kart"]) {
+    for name in ALL {
         let def = car(name)?;
-        let mut cases = vec![(0.1, false), (0.2, false), (0.3, false)];
-        if def.brakes.handbrake_torque > 0.0 {
-            cases.extend([(0.1, true), (0.2, true)]);
-        }
-        for (grade, handbrake) in cases {
+        for (grade, handbrake) in parked_cases(&def) {
             let run = parked(&def, Stepping::FULL, grade, handbrake)?;
             let holder = if handbrake { "handbrake" } else { "brake" };
             row(
@@ -161,29 +150,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ratio_on < 0.35 && slip_on < 10.0,
     );
 
-    let def = car("rwd_sports")?;
-    let measure = |host_hz: f64, rate: f64| -> Result<(f64, f64, f64), skidpad_core::CoreError> {
-        let s = Stepping {
-            lod: Lod::Full,
-            host_hz,
-            substep_hz: Some(rate),
-        };
-        Ok((
-            constant_radius(&def, s, &LATERAL_G)?.gradient(),
-            stop_from_100(&def, s, false)?,
-            stop_from_100(&def, s, true)?,
-        ))
-    };
-    let (k0, locked0, abs0) = measure(240.0, 2000.0)?;
-    let (mut dk, mut dlocked, mut dabs) = (0.0_f64, 0.0_f64, 0.0_f64);
-    for host in [30.0, 60.0, 120.0, 240.0] {
-        for rate in [250.0, 500.0, 1000.0, 2000.0] {
-            let (k, locked, abs) = measure(host, rate)?;
-            dk = dk.max((k - k0).abs());
-            dlocked = dlocked.max((locked / locked0 - 1.0).abs());
-            dabs = dabs.max((abs / abs0 - 1.0).abs());
-        }
-    }
+    let sweep = timestep_sweep(&car("rwd_sports")?)?;
+    let (dk, k0) = (sweep.worst_gradient, sweep.gradient);
+    let ((dlocked, dabs), (locked0, abs0)) = (sweep.worst_stops, sweep.stops);
     row(
         "timestep sweep (30–240 Hz × 250–2000 Hz), K",
         "rwd_sports",

@@ -12,6 +12,23 @@ use skidpad_core::{
     WorldConfig, preset,
 };
 
+/// The presets meant for roads (the kart is checked where its locked rear
+/// axle and rear-only brakes do not put it outside the theory).
+pub const ROAD: [&str; 3] = ["fwd_hatchback", "rwd_sports", "awd_rally"];
+/// Every preset.
+pub const ALL: [&str; 4] = ["fwd_hatchback", "rwd_sports", "awd_rally", "kart"];
+/// The lateral accelerations (g) of the ISO 4138 runs.
+pub const LATERAL_G: [f64; 5] = [0.1, 0.15, 0.2, 0.25, 0.3];
+/// 0–100 km/h ranges (s) for production cars of each kind (hatchback
+/// 8–13 s, sports car 4–7 s, rally car 3.5–6 s) and a 125 cc kart geared
+/// for short tracks (which barely reaches 100 km/h).
+pub const ZERO_TO_100_RANGES: [(&str, f64, f64); 4] = [
+    ("fwd_hatchback", 8.0, 13.0),
+    ("rwd_sports", 4.0, 7.0),
+    ("awd_rally", 3.5, 6.0),
+    ("kart", 8.0, 25.0),
+];
+
 /// Standard gravity, m/s².
 pub const G: f64 = 9.80665;
 /// 100 km/h in m/s.
@@ -493,6 +510,65 @@ pub fn sine_with_dwell(
         }
     }
     Ok((after / peak, max_slip, max_esc))
+}
+
+/// The parking cases of SPEC §4.7 for a car: (grade, on the handbrake):
+/// 10, 20 and 30 % on the service brake, and 10 and 20 % on the handbrake
+/// when the car has one.
+#[must_use]
+pub fn parked_cases(def: &CarDefinition) -> Vec<(f64, bool)> {
+    let mut cases = vec![(0.1, false), (0.2, false), (0.3, false)];
+    if def.brakes.handbrake_torque > 0.0 {
+        cases.extend([(0.1, true), (0.2, true)]);
+    }
+    cases
+}
+
+/// The worst deviations of a timestep sweep from its finest setting.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SweepRun {
+    /// Understeer gradient at the finest setting, deg/g.
+    pub gradient: f64,
+    /// Locked and ABS stopping distances at the finest setting, m.
+    pub stops: (f64, f64),
+    /// Largest |K − K_finest|, deg/g.
+    pub worst_gradient: f64,
+    /// Largest relative stopping-distance deviation, locked and ABS.
+    pub worst_stops: (f64, f64),
+}
+
+/// Host 30, 60, 120, 240 Hz × substeps 250, 500, 1000, 2000 Hz: the
+/// understeer gradient and both stopping distances at every combination,
+/// against host 240 Hz × substeps 2000 Hz.
+pub fn timestep_sweep(def: &CarDefinition) -> Result<SweepRun> {
+    let measure = |host_hz: f64, rate: f64| -> Result<(f64, f64, f64)> {
+        let s = Stepping {
+            lod: Lod::Full,
+            host_hz,
+            substep_hz: Some(rate),
+        };
+        Ok((
+            constant_radius(def, s, &LATERAL_G)?.gradient(),
+            stop_from_100(def, s, false)?,
+            stop_from_100(def, s, true)?,
+        ))
+    };
+    let (k0, locked0, abs0) = measure(240.0, 2000.0)?;
+    let mut run = SweepRun {
+        gradient: k0,
+        stops: (locked0, abs0),
+        worst_gradient: 0.0,
+        worst_stops: (0.0, 0.0),
+    };
+    for host in [30.0, 60.0, 120.0, 240.0] {
+        for rate in [250.0, 500.0, 1000.0, 2000.0] {
+            let (k, locked, abs) = measure(host, rate)?;
+            run.worst_gradient = run.worst_gradient.max((k - k0).abs());
+            run.worst_stops.0 = run.worst_stops.0.max((locked / locked0 - 1.0).abs());
+            run.worst_stops.1 = run.worst_stops.1.max((abs / abs0 - 1.0).abs());
+        }
+    }
+    Ok(run)
 }
 
 /// What a parked car did over 10 s on a slope.

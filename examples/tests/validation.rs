@@ -6,31 +6,21 @@
 //! the same figures as `VALIDATION.md`'s table.
 
 use skidpad_core::{
-    CarDefinition, CarId, CarInput, DifferentialKind, InitialPose, Lod, ShiftMode, SurfaceId,
-    Wheel, World, WorldConfig,
+    CarDefinition, CarId, CarInput, DifferentialKind, InitialPose, ShiftMode, SurfaceId, Wheel,
+    World, WorldConfig,
 };
 use skidpad_examples::validation::{
-    self, KMH_100, Stepping, car, constant_radius, double_lane_change, friction_bound_100,
-    step_steer, stop_from_100, theory_understeer_gradient, zero_to_100,
+    self, ALL, KMH_100, LATERAL_G, ROAD, Stepping, ZERO_TO_100_RANGES, car, constant_radius,
+    double_lane_change, friction_bound_100, step_steer, stop_from_100, theory_understeer_gradient,
+    zero_to_100,
 };
 
-/// The presets meant for roads (the kart is checked where its locked rear
-/// axle and rear-only brakes do not put it outside the theory).
-const ROAD: [&str; 3] = ["fwd_hatchback", "rwd_sports", "awd_rally"];
-const LATERAL_G: [f64; 5] = [0.1, 0.15, 0.2, 0.25, 0.3];
 const DT: f64 = 1.0 / 60.0;
 
 #[test]
 fn zero_to_100_takes_as_long_as_for_real_cars_of_each_kind() {
-    // Ranges for production cars of each kind (hatchback 8–13 s, sports
-    // car 4–7 s, rally car 3.5–6 s) and a 125 cc kart geared for short
-    // tracks (which barely reaches 100 km/h).
-    for (name, lo, hi) in [
-        ("fwd_hatchback", 8.0, 13.0),
-        ("rwd_sports", 4.0, 7.0),
-        ("awd_rally", 3.5, 6.0),
-        ("kart", 8.0, 25.0),
-    ] {
+    // Ranges for production cars of each kind: `ZERO_TO_100_RANGES`.
+    for (name, lo, hi) in ZERO_TO_100_RANGES {
         let t = zero_to_100(&car(name).unwrap(), Stepping::FULL)
             .unwrap()
             .expect("reaches 100 km/h");
@@ -42,7 +32,7 @@ fn zero_to_100_takes_as_long_as_for_real_cars_of_each_kind() {
 fn locked_wheel_stops_are_longer_than_the_friction_bound() {
     // A sliding tyre gives less than its peak friction, so no locked stop
     // may beat v²/(2 µ_peak g).
-    for name in ROAD.iter().chain(&["kart"]) {
+    for name in ALL {
         let def = car(name).unwrap();
         let distance = stop_from_100(&def, Stepping::FULL, false).unwrap();
         let bound = friction_bound_100(&def);
@@ -113,37 +103,12 @@ fn timestep_sweep_agrees_with_the_finest_setting() {
     // Host 30/60/120/240 Hz × substeps 250/500/1000/2000 Hz: understeer
     // gradient within 0.05 deg/g and stopping distance (locked and ABS)
     // within 1 % of host 240 Hz × 2000 Hz.
-    let def = car("rwd_sports").unwrap();
-    let measure = |host_hz: f64, rate: f64| {
-        let s = Stepping {
-            lod: Lod::Full,
-            host_hz,
-            substep_hz: Some(rate),
-        };
-        (
-            constant_radius(&def, s, &LATERAL_G).unwrap().gradient(),
-            stop_from_100(&def, s, false).unwrap(),
-            stop_from_100(&def, s, true).unwrap(),
-        )
-    };
-    let (k0, locked0, abs0) = measure(240.0, 2000.0);
-    for host in [30.0, 60.0, 120.0, 240.0] {
-        for rate in [250.0, 500.0, 1000.0, 2000.0] {
-            let (k, locked, abs) = measure(host, rate);
-            assert!(
-                (k - k0).abs() <= 0.05,
-                "{host} Hz × {rate} Hz: K {k:.4} vs {k0:.4}"
-            );
-            assert!(
-                (locked / locked0 - 1.0).abs() <= 0.01,
-                "{host}×{rate}: {locked:.3} vs {locked0:.3} m"
-            );
-            assert!(
-                (abs / abs0 - 1.0).abs() <= 0.01,
-                "{host}×{rate}: ABS {abs:.3} vs {abs0:.3} m"
-            );
-        }
-    }
+    let run = validation::timestep_sweep(&car("rwd_sports").unwrap()).unwrap();
+    assert!(run.worst_gradient <= 0.05, "{run:?}");
+    assert!(
+        run.worst_stops.0 <= 0.01 && run.worst_stops.1 <= 0.01,
+        "{run:?}"
+    );
 }
 
 #[test]
@@ -187,13 +152,9 @@ fn parked_on_a_grade_the_car_holds_still() {
     // SPEC §4.7: on 10, 20 and 30 % grades on the service brake, and on 10
     // and 20 % on the handbrake, under 0.1 mm/s and under 1 mm of drift
     // over 10 s (after 2 s to settle). The kart has no handbrake.
-    for name in ROAD.iter().chain(&["kart"]) {
+    for name in ALL {
         let def = car(name).unwrap();
-        let mut cases = vec![(0.1, false), (0.2, false), (0.3, false)];
-        if def.brakes.handbrake_torque > 0.0 {
-            cases.extend([(0.1, true), (0.2, true)]);
-        }
-        for (grade, handbrake) in cases {
+        for (grade, handbrake) in validation::parked_cases(&def) {
             let run = validation::parked(&def, Stepping::FULL, grade, handbrake).unwrap();
             assert!(
                 run.max_speed < 1e-4 && run.drift < 1e-3,
@@ -309,7 +270,7 @@ fn a_manual_gearbox_takes_the_gear_asked_for_including_reverse() {
 
 #[test]
 fn the_clutch_pulls_away_without_stalling_and_the_pedal_declutches() {
-    for name in ["fwd_hatchback", "rwd_sports", "awd_rally", "kart"] {
+    for name in ALL {
         let def = car(name).unwrap();
         let idle = def.engine.idle_rpm;
         let (mut world, id) = world_with(&def, 0.0);
@@ -572,7 +533,7 @@ fn stability_control_passes_a_sine_with_dwell_that_spins_the_car_without_it() {
 #[test]
 fn every_preset_is_a_json_file_loadable_by_name() {
     let names = skidpad_core::preset_names();
-    for name in ["fwd_hatchback", "rwd_sports", "awd_rally", "kart"] {
+    for name in ALL {
         assert!(names.contains(&name), "{name}");
         let def = car(name).unwrap();
         assert_eq!(CarDefinition::from_json(&def.to_json()).unwrap(), def);

@@ -10,6 +10,7 @@
 use crate::car_params::{CarParams, STANDARD_GRAVITY};
 use crate::definition::CarDefinition;
 use crate::ids::Wheel;
+use crate::surface::{SurfaceId, SurfaceTable};
 
 /// Below this forward speed (m/s) stability control stays out.
 const ESC_MIN_SPEED: f64 = 5.0;
@@ -46,6 +47,15 @@ impl SlipLimits {
             tc: Wheel::ALL.map(|w| a.traction_control.then(|| target(w))),
         }
     }
+}
+
+/// Mean grip scale of the surfaces under the four wheels.
+pub(crate) fn mean_grip(surfaces: &SurfaceTable, under: &[SurfaceId; 4]) -> f64 {
+    under
+        .iter()
+        .map(|&s| surfaces.get_checked(s).grip)
+        .sum::<f64>()
+        / 4.0
 }
 
 /// What stability control reads of the car in a substep.
@@ -124,15 +134,19 @@ fn stability_brakes(def: &CarDefinition, params: &CarParams, car: &YawState) -> 
 }
 
 /// Adds stability control's brake torques to `brakes` and returns its
-/// activity. Nothing is added (not even zeros) while it is idle, so a car
-/// without it keeps its exact bits.
+/// activity. `car` is read only when the car has stability control. Nothing
+/// is added (not even zeros) while it is idle, so a car without it keeps
+/// its exact bits.
 pub(crate) fn add_stability_brakes(
     def: &CarDefinition,
     params: &CarParams,
-    car: &YawState,
+    car: impl FnOnce() -> YawState,
     brakes: &mut [f64; 4],
 ) -> f64 {
-    let (extra, activity) = stability_brakes(def, params, car);
+    if !def.assists.stability_control {
+        return 0.0;
+    }
+    let (extra, activity) = stability_brakes(def, params, &car());
     if activity > 0.0 {
         for (brake, add) in brakes.iter_mut().zip(extra) {
             *brake += add;

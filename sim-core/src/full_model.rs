@@ -47,16 +47,6 @@ impl HostStep {
     }
 }
 
-/// Mean grip scale of the surfaces under the four wheels.
-pub(crate) fn mean_grip(env: &Environment<'_>, state: &CarState) -> f64 {
-    state
-        .surfaces
-        .iter()
-        .map(|&s| env.surfaces.get_checked(s).grip)
-        .sum::<f64>()
-        / 4.0
-}
-
 /// A strut whose ray reached the ground.
 #[derive(Clone, Copy, Debug)]
 struct StrutHit {
@@ -85,14 +75,14 @@ pub(crate) fn substep(
     let forward_speed = state.velocity.dot(forward);
     let mut torques = drivetrain::torques(def, params, state, forward_speed);
     let slip_floor = params.slip_floor(h);
-    let yaw = assists::YawState {
+    let yaw = || assists::YawState {
         forward_speed,
         lateral_speed: state.velocity.dot(left),
         yaw_rate: state.angular_velocity.z,
         steer_angle: steer.centre,
-        grip: mean_grip(env, state),
+        grip: assists::mean_grip(env.surfaces, &state.surfaces),
     };
-    let esc = assists::add_stability_brakes(def, params, &yaw, &mut torques.brake);
+    let esc = assists::add_stability_brakes(def, params, yaw, &mut torques.brake);
     let mut results = [WheelResult::default(); 4];
 
     // Ray-cast each strut along the body's down axis to the plane z = 0.
@@ -131,28 +121,8 @@ pub(crate) fn substep(
         let i = w.index();
         let front = w.is_front();
         let susp = def.suspension.get(front);
-        let wheel_def = def.wheels.get(front);
-        let surface = env.surfaces.get_checked(state.surfaces[i]);
-        let mut contact = WheelContact {
-            tire: def.tires.get(front),
-            surface,
-            load: 0.0,
-            vx: 0.0,
-            vy: 0.0,
-            radius: wheel_def.radius,
-            inertia: wheel_def.inertia + torques.extra_inertia[i],
-            drive_torque: torques.drive[i],
-            brake_torque: torques.brake[i],
-            slip_floor,
-            abs_slip: params.slip_limits.abs[i],
-            tc_slip: params.slip_limits.tc[i],
-            deflection: state.tyre_deflection[i],
-            damping: params.tyre_damping[usize::from(!front)],
-            peak_slips: [
-                params.peak_slip[usize::from(!front)],
-                params.peak_slip_angle[usize::from(!front)],
-            ],
-        };
+        let mut contact =
+            WheelContact::for_wheel(def, params, env.surfaces, state, &torques, w, slip_floor);
         let Some(hit) = hits[i] else {
             // Airborne: the wheel only spins up or down under its torques.
             let result = step_wheel(&contact, state.wheel_omega[i], h);
@@ -207,12 +177,7 @@ pub(crate) fn substep(
             WheelOutput::in_contact(contact.load, &result, hit.compression, steer.angle[i]);
     }
 
-    // The differentials see each wheel with what turns with it (the
-    // engine too, through a locked clutch).
-    let inertia: [f64; 4] =
-        core::array::from_fn(|i| params.wheel_inertia[i] + torques.extra_inertia[i]);
-    drivetrain::differential::couple(def, &torques.drive, &inertia, &mut state.wheel_omega, h);
-    drivetrain::after_wheels(def, state, &torques, h);
+    drivetrain::after_wheels(def, params, state, &torques, h);
 
     // Semi-implicit Euler on the body.
     let acceleration = force / mass;

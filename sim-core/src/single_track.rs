@@ -15,7 +15,7 @@ use crate::assists;
 use crate::car_params::CarParams;
 use crate::definition::CarDefinition;
 use crate::drivetrain;
-use crate::full_model::{Environment, HostStep, mean_grip};
+use crate::full_model::{Environment, HostStep};
 use crate::ids::Wheel;
 use crate::pose::yaw_pitch_roll;
 use crate::state::{CarState, StepOutputs, WheelOutput};
@@ -61,14 +61,14 @@ pub(crate) fn substep(
 
     let mut torques = drivetrain::torques(def, params, state, vx);
     let slip_floor = params.slip_floor(h);
-    let yaw_state = assists::YawState {
+    let yaw_state = || assists::YawState {
         forward_speed: vx,
         lateral_speed: vy,
         yaw_rate: r,
         steer_angle: steer.centre,
-        grip: mean_grip(env, state),
+        grip: assists::mean_grip(env.surfaces, &state.surfaces),
     };
-    let esc = assists::add_stability_brakes(def, params, &yaw_state, &mut torques.brake);
+    let esc = assists::add_stability_brakes(def, params, yaw_state, &mut torques.brake);
     let mut results = [WheelResult::default(); 4];
     let aero = aero::forces(def, env.air_density, (vx * vx + vy * vy).sqrt(), vx);
     let static_front = weight * b / c.wheelbase - aero.lift_front;
@@ -107,26 +107,11 @@ pub(crate) fn substep(
         };
         let (bx, by) = (vx, vy + x * r);
         let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
-        let wheel_def = def.wheels.get(front);
         let contact = WheelContact {
-            tire: def.tires.get(front),
-            surface: env.surfaces.get_checked(state.surfaces[i]),
             load: (axle_load / 2.0).max(0.0),
             vx: bx * cos_d + by * sin_d,
             vy: -bx * sin_d + by * cos_d,
-            radius: wheel_def.radius,
-            inertia: wheel_def.inertia + torques.extra_inertia[i],
-            drive_torque: torques.drive[i],
-            brake_torque: torques.brake[i],
-            slip_floor,
-            abs_slip: params.slip_limits.abs[i],
-            tc_slip: params.slip_limits.tc[i],
-            deflection: state.tyre_deflection[i],
-            damping: params.tyre_damping[usize::from(!front)],
-            peak_slips: [
-                params.peak_slip[usize::from(!front)],
-                params.peak_slip_angle[usize::from(!front)],
-            ],
+            ..WheelContact::for_wheel(def, params, env.surfaces, state, &torques, w, slip_floor)
         };
         let key = WheelKey {
             surface: state.surfaces[i].0,
@@ -157,12 +142,7 @@ pub(crate) fn substep(
         out.wheels[i] = WheelOutput::in_contact(contact.load, &result, travel, steer.angle[i]);
     }
 
-    // The differentials see each wheel with what turns with it (the
-    // engine too, through a locked clutch).
-    let inertia: [f64; 4] =
-        core::array::from_fn(|i| params.wheel_inertia[i] + torques.extra_inertia[i]);
-    drivetrain::differential::couple(def, &torques.drive, &inertia, &mut state.wheel_omega, h);
-    drivetrain::after_wheels(def, state, &torques, h);
+    drivetrain::after_wheels(def, params, state, &torques, h);
 
     let speed = (vx * vx + vy * vy).sqrt();
     let (drag_x, drag_y) = if speed > 0.0 {

@@ -26,7 +26,12 @@
 //! rolling-resistance torques are friction: they may stop the wheel but
 //! never reverse it.
 
-use crate::surface::Surface;
+use crate::car_params::CarParams;
+use crate::definition::CarDefinition;
+use crate::drivetrain::WheelTorques;
+use crate::ids::Wheel;
+use crate::state::CarState;
+use crate::surface::{Surface, SurfaceTable};
 use crate::tire::TireParameters;
 
 /// Below this speed (m/s) the tyre's low-speed damping fades in.
@@ -66,6 +71,43 @@ pub(crate) struct WheelContact<'a> {
     pub damping: [f64; 2],
     /// Peak-force slip ratio and slip angle: combined slip's scales.
     pub peak_slips: [f64; 2],
+}
+
+impl<'a> WheelContact<'a> {
+    /// Wheel `wheel`'s contact for this substep from the car and the
+    /// drivetrain's torques; the vehicle model fills in `load`, `vx` and
+    /// `vy` from its own kinematics.
+    pub(crate) fn for_wheel(
+        def: &'a CarDefinition,
+        params: &CarParams,
+        surfaces: &'a SurfaceTable,
+        state: &CarState,
+        torques: &WheelTorques,
+        wheel: Wheel,
+        slip_floor: f64,
+    ) -> Self {
+        let i = wheel.index();
+        let front = wheel.is_front();
+        let axle = usize::from(!front);
+        let wheel_def = def.wheels.get(front);
+        WheelContact {
+            tire: def.tires.get(front),
+            surface: surfaces.get_checked(state.surfaces[i]),
+            load: 0.0,
+            vx: 0.0,
+            vy: 0.0,
+            radius: wheel_def.radius,
+            inertia: wheel_def.inertia + torques.extra_inertia[i],
+            drive_torque: torques.drive[i],
+            brake_torque: torques.brake[i],
+            slip_floor,
+            abs_slip: params.slip_limits.abs[i],
+            tc_slip: params.slip_limits.tc[i],
+            deflection: state.tyre_deflection[i],
+            damping: params.tyre_damping[axle],
+            peak_slips: [params.peak_slip[axle], params.peak_slip_angle[axle]],
+        }
+    }
 }
 
 /// What the substep produced for this wheel.

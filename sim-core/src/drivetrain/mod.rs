@@ -84,10 +84,20 @@ pub(crate) fn torques(
     }
 }
 
-/// Finishes the substep after the wheels' spin update (and the
-/// differentials' coupling): moves the engine, and locks or releases the
-/// clutch.
-pub(crate) fn after_wheels(def: &CarDefinition, state: &mut CarState, t: &WheelTorques, h: f64) {
+/// Finishes the substep after the wheels' spin update: couples the wheels
+/// through locked or limited-slip differentials, then moves the engine and
+/// locks or releases the clutch.
+pub(crate) fn after_wheels(
+    def: &CarDefinition,
+    params: &CarParams,
+    state: &mut CarState,
+    t: &WheelTorques,
+    h: f64,
+) {
+    // The differentials see each wheel with what turns with it (the
+    // engine too, through a locked clutch).
+    let inertia: [f64; 4] = core::array::from_fn(|i| params.wheel_inertia[i] + t.extra_inertia[i]);
+    differential::couple(def, &t.drive, &inertia, &mut state.wheel_omega, h);
     let shaft = differential::input_speed(def, &state.wheel_omega) * t.ratio;
     let inertia = def.engine.inertia;
     if state.clutch_locked {
