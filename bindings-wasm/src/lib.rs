@@ -18,6 +18,7 @@ mod args;
 mod error;
 mod ghost;
 mod hooks;
+mod limits;
 mod player;
 mod replay;
 mod world;
@@ -60,6 +61,12 @@ export interface ReplayRecorderOptions {
 export interface DesyncReport {
   step: number; cars: number[];
   fields: { car: number; field: string; recorded: number; simulated: number }[];
+}
+/** Work budgets for replays from strangers; absent fields keep the defaults. */
+export interface Limits {
+  maxCars?: number; maxSteps?: number; maxSubstepsPerStep?: number;
+  maxCarSubsteps?: number; maxKeyframeStateBytes?: number;
+  maxMetadataBytes?: number; maxDecodedBytes?: number;
 }
 export interface VerifyReport {
   valid: boolean; simulationVersion: number; recordedBy: string; steps: number;

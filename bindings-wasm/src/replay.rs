@@ -9,7 +9,8 @@ use js_sys::{Array, Function, Object, Reflect, Uint8Array};
 use skidpad_core::CarId;
 use skidpad_core::scenario::hex;
 use skidpad_replay::{
-    DesyncReport, KeyframeState, RecorderOptions, decode_replay, encode_replay, encode_replay_gzip,
+    DesyncReport, KeyframeState, RecorderOptions, decode_replay_with, encode_replay,
+    encode_replay_gzip,
 };
 use wasm_bindgen::prelude::*;
 
@@ -309,14 +310,18 @@ pub fn encode_replay_js(
     Ok(Uint8Array::from(bytes.as_slice()))
 }
 
-/// Decodes `.skr` bytes, plain or gzip (detected). Corrupt, truncated or
-/// foreign bytes throw an `Error` naming the section and offset.
+/// Decodes `.skr` bytes, plain or gzip (detected), within `limits` (the
+/// defaults when absent). Corrupt, truncated or foreign bytes throw an
+/// `Error` naming the section and offset; a replay over a limit throws an
+/// `Error` naming the limit and the value.
 #[wasm_bindgen(js_name = decodeReplay)]
 pub fn decode_replay_js(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Limits")] limits: JsValue,
 ) -> JsResult<Replay> {
     let bytes = args::bytes(&bytes, "bytes")?;
-    decode_replay(&bytes)
+    let limits = crate::limits::limits(&limits)?;
+    decode_replay_with(&bytes, &limits)
         .map(|r| Replay { inner: Arc::new(r) })
         .map_err(replay_error)
 }
@@ -355,16 +360,20 @@ pub(crate) fn desync_object(report: &DesyncReport) -> JsResult<JsValue> {
 }
 
 /// Re-simulates replay bytes headless, as a leaderboard server does, with
-/// optional hooks, and returns `{valid, simulationVersion, recordedBy,
-/// steps, duration, keyframes, desyncs, firstDesync, finalHash}`.
+/// optional hooks, within `limits` (the defaults when absent: a replay
+/// declaring more work throws before any step runs), and returns `{valid,
+/// simulationVersion, recordedBy, steps, duration, keyframes, desyncs,
+/// firstDesync, finalHash}`.
 #[wasm_bindgen(js_name = verifyReplay, unchecked_return_type = "VerifyReport")]
 pub fn verify_replay_js(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
     #[wasm_bindgen(unchecked_optional_param_type = "ReplayHooks")] hooks: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Limits")] limits: JsValue,
 ) -> JsResult<JsValue> {
     let bytes = args::bytes(&bytes, "bytes")?;
     let mut hooks = JsHooks::from_object(&hooks)?;
-    let report = skidpad_replay::verify(&bytes, &mut hooks);
+    let limits = crate::limits::limits(&limits)?;
+    let report = skidpad_replay::verify(&bytes, &mut hooks, &limits);
     if let Some(e) = hooks.take_error() {
         return Err(e);
     }

@@ -10,7 +10,9 @@ use serde::Serialize;
 use skidpad_core::scenario::hex;
 use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
 use skidpad_ghost::{CutLap, LapCutter, encode_ghost};
-use skidpad_replay::{RecorderOptions, ReplayRecorder, encode_replay, encode_replay_gzip, verify};
+use skidpad_replay::{
+    Limits, RecorderOptions, ReplayRecorder, encode_replay, encode_replay_gzip, verify,
+};
 
 use crate::files;
 
@@ -172,7 +174,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport> {
     let ghost_file = options.out.join("best_lap.skg");
     files::write_atomic(&ghost_file, &ghost_bytes)?;
 
-    let report = verify(&encoded, skidpad_replay::NoHooks)?;
+    let report = verify(&encoded, skidpad_replay::NoHooks, &Limits::default())?;
     Ok(DemoReport {
         track: track.name().to_owned(),
         steps: replay.header.step_count,

@@ -13,6 +13,7 @@ use anyhow::Result;
 use serde::Serialize;
 use skidpad_core::CarId;
 use skidpad_ghost::LapCutter;
+use skidpad_replay::Limits;
 
 use crate::files;
 
@@ -46,10 +47,11 @@ struct Event {
 }
 
 /// Writes the export of `replay_path` to `out`; returns the steps written.
-pub fn export_json(replay_path: &Path, out: &mut dyn Write) -> Result<u64> {
-    let replay = files::load_replay(replay_path)?;
+/// Work is bounded by `limits`.
+pub fn export_json(replay_path: &Path, out: &mut dyn Write, limits: &Limits) -> Result<u64> {
+    let replay = files::load_replay(replay_path, limits)?;
     let track = Arc::new(files::track_of(&replay)?);
-    let mut player = files::straight_player(&replay)?;
+    let mut player = files::straight_player(&replay, limits)?;
     let mut cutters: Vec<LapCutter> = (0..replay.cars.len() as u32)
         .map(|c| LapCutter::new(CarId(c), track.clone()))
         .collect();

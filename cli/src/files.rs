@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use skidpad_core::Track;
 use skidpad_replay::{
-    NoHooks, PlayerOptions, Replay, ReplayHooks, ReplayPlayer, create_replay_world, is_gzip,
+    Limits, NoHooks, PlayerOptions, Replay, ReplayHooks, ReplayPlayer, create_replay_world, is_gzip,
 };
 
 /// What a file holds, by its magic bytes.
@@ -78,18 +78,22 @@ pub fn metadata<'a>(replay: &'a Replay, key: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// Reads and decodes a replay file.
-pub fn load_replay(path: &Path) -> Result<Replay> {
-    skidpad_replay::decode_replay(&read(path)?)
+/// Reads and decodes a replay file within `limits`.
+pub fn load_replay(path: &Path, limits: &Limits) -> Result<Replay> {
+    skidpad_replay::decode_replay_with(&read(path)?, limits)
         .with_context(|| format!("cannot decode {}", path.display()))
 }
 
 /// A player for a straight pass over `replay` (no seek cache), with the
-/// game logic the replay needs.
-pub fn straight_player(replay: &Replay) -> Result<ReplayPlayer<'_, Box<dyn ReplayHooks>>> {
+/// game logic the replay needs, within `limits`.
+pub fn straight_player<'r>(
+    replay: &'r Replay,
+    limits: &Limits,
+) -> Result<ReplayPlayer<'r, Box<dyn ReplayHooks>>> {
     let world = create_replay_world(replay)?;
     let options = PlayerOptions {
         cache_budget: 0,
+        limits: *limits,
         ..PlayerOptions::default()
     };
     Ok(ReplayPlayer::with_options(

@@ -8,6 +8,7 @@ use anyhow::{Result, bail};
 use serde::Serialize;
 use skidpad_core::CarId;
 use skidpad_ghost::{LapCutter, encode_ghost};
+use skidpad_replay::Limits;
 
 use crate::files;
 
@@ -27,11 +28,18 @@ pub struct GhostExport {
 }
 
 /// Re-simulates `replay_path` and writes lap `lap` of car `car` to `out`.
-pub fn export_lap(replay_path: &Path, car: u32, lap: u32, out: &Path) -> Result<GhostExport> {
+/// Work is bounded by `limits`.
+pub fn export_lap(
+    replay_path: &Path,
+    car: u32,
+    lap: u32,
+    out: &Path,
+    limits: &Limits,
+) -> Result<GhostExport> {
     if lap == 0 {
         bail!("laps count from 1");
     }
-    let replay = files::load_replay(replay_path)?;
+    let replay = files::load_replay(replay_path, limits)?;
     if car as usize >= replay.cars.len() {
         bail!(
             "the replay has {} cars (0..{}), not car {car}",
@@ -40,7 +48,7 @@ pub fn export_lap(replay_path: &Path, car: u32, lap: u32, out: &Path) -> Result<
         );
     }
     let track = Arc::new(files::track_of(&replay)?);
-    let mut player = files::straight_player(&replay)?;
+    let mut player = files::straight_player(&replay, limits)?;
     let mut cutter = LapCutter::new(CarId(car), track);
     while player.advance()? {
         let dt = replay.dt.at(player.step() - 1).unwrap_or(1.0 / 60.0);

@@ -7,4 +7,5 @@ pub mod export;
 pub mod files;
 pub mod ghost_cmd;
 pub mod inspect;
+pub mod limits;
 pub mod verify;

@@ -11,6 +11,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
+use skidpad_cli::limits::LimitArgs;
 use skidpad_cli::{demo, export, files, ghost_cmd, inspect, verify};
 
 #[derive(Parser)]
@@ -47,6 +48,8 @@ enum Command {
         /// Files to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Describe a replay or ghost file.
     Inspect {
@@ -66,6 +69,8 @@ enum Command {
         /// Output ghost file.
         #[arg(short, long)]
         output: PathBuf,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Export a replay as a dense per-step JSON track with events.
     Export {
@@ -74,6 +79,8 @@ enum Command {
         /// Write here (atomically) instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
 }
 
@@ -97,7 +104,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
-        Command::Verify { files } => {
+        Command::Verify { files, limits } => {
+            let limits = limits.limits();
             let bar = if files.len() > 1 && std::io::stderr().is_terminal() {
                 let bar = ProgressBar::new(files.len() as u64);
                 bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")?);
@@ -108,7 +116,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let mut verdicts = Vec::with_capacity(files.len());
             for f in &files {
                 bar.set_message(f.display().to_string());
-                verdicts.push(verify::verify_file(f));
+                verdicts.push(verify::verify_file(f, &limits));
                 bar.inc(1);
             }
             bar.finish_and_clear();
@@ -129,8 +137,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             car,
             lap,
             output,
+            limits,
         } => {
-            let done = ghost_cmd::export_lap(&replay, car, lap, &output)?;
+            let done = ghost_cmd::export_lap(&replay, car, lap, &output, &limits.limits())?;
             if cli.json {
                 println!("{}", serde_json::to_string_pretty(&done)?);
             } else {
@@ -146,17 +155,22 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
-        Command::Export { replay, output } => {
+        Command::Export {
+            replay,
+            output,
+            limits,
+        } => {
+            let limits = limits.limits();
             match output {
                 Some(path) => {
                     let mut buffer = Vec::new();
-                    export::export_json(&replay, &mut buffer)?;
+                    export::export_json(&replay, &mut buffer, &limits)?;
                     files::write_atomic(&path, &buffer)?;
                 }
                 None => {
                     let stdout = std::io::stdout();
                     let mut lock = std::io::BufWriter::new(stdout.lock());
-                    export::export_json(&replay, &mut lock)?;
+                    export::export_json(&replay, &mut lock, &limits)?;
                     lock.flush()?;
                 }
             }

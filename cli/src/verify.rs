@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use skidpad_core::scenario::hex;
 use skidpad_ghost::decode_ghost;
-use skidpad_replay::{decode_replay, verify};
+use skidpad_replay::{Limits, decode_replay_with, verify};
 
 use crate::files::{self, Kind};
 
@@ -30,9 +30,10 @@ pub struct Verdict {
     pub final_hash: Option<String>,
 }
 
-/// Verifies one file; never fails, the verdict says what went wrong.
+/// Verifies one file within `limits`; never fails, the verdict says what
+/// went wrong.
 #[must_use]
-pub fn verify_file(path: &Path) -> Verdict {
+pub fn verify_file(path: &Path, limits: &Limits) -> Verdict {
     let mut verdict = Verdict {
         file: path.to_owned(),
         ok: false,
@@ -61,8 +62,8 @@ pub fn verify_file(path: &Path) -> Verdict {
         }
         Ok((Kind::Replay, bytes)) => {
             verdict.kind = "replay";
-            let hooks = decode_replay(&bytes).map(|r| files::hooks_for(&r));
-            match hooks.and_then(|h| verify(&bytes, h)) {
+            let hooks = decode_replay_with(&bytes, limits).map(|r| files::hooks_for(&r));
+            match hooks.and_then(|h| verify(&bytes, h, limits)) {
                 Ok(report) => {
                     verdict.ok = report.is_valid();
                     verdict.steps = Some(report.steps);

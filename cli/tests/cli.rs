@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use skidpad_cli::{demo, export, ghost_cmd, inspect, verify};
+use skidpad_replay::Limits;
 
 fn golden(name: &str) -> &'static Path {
     // Tests run in the crate's directory; the path stays relative so the
@@ -42,14 +43,17 @@ fn verify_text_and_verdicts() {
         golden("flat_lap.skg"),
     ];
     let report = verify::VerifyReport {
-        files: files.iter().map(|f| verify::verify_file(f)).collect(),
+        files: files
+            .iter()
+            .map(|f| verify::verify_file(f, &Limits::default()))
+            .collect(),
     };
     assert!(report.all_ok());
     insta::assert_snapshot!("verify_goldens", report.to_string());
 
-    let bad = verify::verify_file(&corrupt);
+    let bad = verify::verify_file(&corrupt, &Limits::default());
     assert!(!bad.ok && bad.detail.contains("checksum"), "{}", bad.detail);
-    let missing = verify::verify_file(Path::new("no/such/file.skr"));
+    let missing = verify::verify_file(Path::new("no/such/file.skr"), &Limits::default());
     assert!(
         !missing.ok && missing.detail.contains("cannot read"),
         "{}",
@@ -63,18 +67,19 @@ fn verify_text_and_verdicts() {
 fn ghost_export_reproduces_the_golden_lap() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("lap.skg");
-    let done = ghost_cmd::export_lap(golden("flat_lap.skr"), 0, 1, &out).unwrap();
+    let done =
+        ghost_cmd::export_lap(golden("flat_lap.skr"), 0, 1, &out, &Limits::default()).unwrap();
     assert_eq!(done.lap, 1);
     assert_eq!(
         std::fs::read(&out).unwrap(),
         std::fs::read(golden("flat_lap.skg")).unwrap()
     );
     assert!(
-        ghost_cmd::export_lap(golden("flat_lap.skr"), 0, 2, &out).is_err(),
+        ghost_cmd::export_lap(golden("flat_lap.skr"), 0, 2, &out, &Limits::default()).is_err(),
         "only one lap"
     );
     assert!(
-        ghost_cmd::export_lap(golden("flat_lap.skr"), 3, 1, &out).is_err(),
+        ghost_cmd::export_lap(golden("flat_lap.skr"), 3, 1, &out, &Limits::default()).is_err(),
         "only one car"
     );
 }
@@ -82,7 +87,8 @@ fn ghost_export_reproduces_the_golden_lap() {
 #[test]
 fn export_is_dense_json_with_events() {
     let mut out = Vec::new();
-    let steps = export::export_json(golden("game_logic.skr"), &mut out).unwrap();
+    let steps =
+        export::export_json(golden("game_logic.skr"), &mut out, &Limits::default()).unwrap();
     let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(steps, 3600);
     assert_eq!(json["steps"].as_array().unwrap().len(), 3600);

@@ -42,7 +42,11 @@ pub fn check_all() -> Result<Vec<FileCheck>, String> {
         let file = format!("{version}/{name}");
         if version != current {
             if name.ends_with(".skr") {
-                match verify(bytes, skidpad_replay::NoHooks) {
+                match verify(
+                    bytes,
+                    skidpad_replay::NoHooks,
+                    &skidpad_replay::Limits::default(),
+                ) {
                     Err(ReplayError::VersionMismatch { core, .. })
                         if core == SIMULATION_VERSION => {}
                     other => {

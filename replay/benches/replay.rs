@@ -20,8 +20,8 @@ use flate2::Compression;
 use flate2::write::GzEncoder;
 use skidpad_core::{CarInput, InitialPose, Lod, LodSetting, Track, World, WorldConfig, preset};
 use skidpad_replay::{
-    NoHooks, RecorderOptions, ReplayPlayer, ReplayRecorder, create_replay_world, encode_replay,
-    encode_replay_gzip, read_replay_header, verify,
+    Limits, NoHooks, RecorderOptions, ReplayPlayer, ReplayRecorder, create_replay_world,
+    encode_replay, encode_replay_gzip, read_replay_header, verify,
 };
 
 const CARS: usize = 20;
@@ -180,7 +180,7 @@ fn main() {
 
     // Verification speed.
     let start = Instant::now();
-    let report = verify(&encoded, NoHooks).expect("verify");
+    let report = verify(&encoded, NoHooks, &Limits::default()).expect("verify");
     let verify_s = start.elapsed().as_secs_f64();
     assert!(report.is_valid());
 

@@ -38,6 +38,20 @@ pub enum ReplayError {
         /// What is wrong.
         reason: String,
     },
+    /// The replay declares more work than the [`Limits`](crate::Limits)
+    /// allow; nothing was simulated.
+    #[error("replay exceeds the {limit} limit: {value} > {max}")]
+    LimitExceeded {
+        /// Which limit (`cars`, `steps`, `car-substeps`, …).
+        limit: &'static str,
+        /// What the replay declares.
+        value: u64,
+        /// The limit.
+        max: u64,
+    },
+    /// The replay records no car: there is nothing to verify.
+    #[error("replay records no car")]
+    NoCars,
     /// The recording and the world disagree (wrong car count, skipped
     /// steps, a replay without definitions, …).
     #[error("{0}")]

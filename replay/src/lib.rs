@@ -42,6 +42,7 @@ mod desync;
 mod error;
 mod format;
 mod hooks;
+mod limits;
 mod player;
 mod recorder;
 mod replay;
@@ -54,10 +55,11 @@ pub use cache::DEFAULT_CACHE_BUDGET;
 pub use desync::{DesyncReport, FieldDiff};
 pub use error::{ReplayError, Result};
 pub use format::{
-    FORMAT_VERSION, MAX_DECOMPRESSED, decode_replay, encode_replay, encode_replay_gzip, gunzip,
-    gzip, is_gzip, read_replay_header,
+    FORMAT_VERSION, MAX_DECOMPRESSED, decode_replay, decode_replay_with, encode_replay,
+    encode_replay_gzip, gunzip, gzip, is_gzip, read_replay_header,
 };
 pub use hooks::{NoHooks, ReplayHooks};
+pub use limits::{Limits, Work};
 pub use player::{PlayerOptions, ReplayPlayer};
 pub use recorder::{DEFAULT_KEYFRAME_EVERY, KeyframeState, RecorderOptions, ReplayRecorder};
 pub use replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};

@@ -6,6 +6,7 @@ use skidpad_core::{CarId, SIMULATION_VERSION, SNAPSHOT_LEN, Wheel, World};
 use crate::cache::{CachedPoint, DEFAULT_CACHE_BUDGET, SnapshotCache};
 use crate::desync::{DesyncReport, diff_car};
 use crate::hooks::ReplayHooks;
+use crate::limits::Limits;
 use crate::replay::Keyframe;
 use crate::source::ReplaySource;
 use crate::{ReplayError, Result};
@@ -19,6 +20,8 @@ pub struct PlayerOptions {
     /// Memory for cached intermediate points, bytes (0 turns the cache
     /// off).
     pub cache_budget: usize,
+    /// Work the replay may declare; checked before the first restore.
+    pub limits: Limits,
 }
 
 impl Default for PlayerOptions {
@@ -26,6 +29,7 @@ impl Default for PlayerOptions {
         PlayerOptions {
             follow_step_count: true,
             cache_budget: DEFAULT_CACHE_BUDGET,
+            limits: Limits::default(),
         }
     }
 }
@@ -73,6 +77,11 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
                 replay.cars.len()
             )));
         }
+        let rates = world
+            .car_ids()
+            .map(|car| world.definition(car).map(|d| d.substep_rate))
+            .collect::<std::result::Result<Vec<_>, _>>()?;
+        options.limits.check_replay(&replay, &rates)?;
         let point_bytes = replay.cars.len() * (SNAPSHOT_LEN + 24) + 64;
         let cache = SnapshotCache::new(options.cache_budget, replay.header.step_count, point_bytes);
         let mut player = ReplayPlayer {

@@ -3,8 +3,9 @@
 use skidpad_core::SIMULATION_VERSION;
 
 use crate::desync::DesyncReport;
-use crate::format::decode_replay;
+use crate::format::decode_replay_with;
 use crate::hooks::ReplayHooks;
+use crate::limits::Limits;
 use crate::player::{PlayerOptions, ReplayPlayer};
 use crate::world::create_replay_world;
 use crate::{ReplayError, Result};
@@ -39,12 +40,14 @@ impl VerifyReport {
     }
 }
 
-/// Decodes replay bytes (plain or gzip), refuses another simulation
-/// version, rebuilds the world from the embedded definitions and plays
-/// every step with `hooks` (which see the game-state bytes and can compute
-/// the game's result, such as lap times). No intermediate cache is kept.
-pub fn verify<H: ReplayHooks>(bytes: &[u8], hooks: H) -> Result<VerifyReport> {
-    let replay = decode_replay(bytes)?;
+/// Decodes replay bytes (plain or gzip) within `limits`, refuses another
+/// simulation version, rebuilds the world from the embedded definitions and
+/// plays every step with `hooks` (which see the game-state bytes and can
+/// compute the game's result, such as lap times). No intermediate cache is
+/// kept. A replay over a limit is refused from its declared sizes, before
+/// any step is simulated.
+pub fn verify<H: ReplayHooks>(bytes: &[u8], hooks: H, limits: &Limits) -> Result<VerifyReport> {
+    let replay = decode_replay_with(bytes, limits)?;
     if replay.header.simulation_version != SIMULATION_VERSION {
         return Err(ReplayError::VersionMismatch {
             replay: replay.header.simulation_version,
@@ -55,6 +58,7 @@ pub fn verify<H: ReplayHooks>(bytes: &[u8], hooks: H) -> Result<VerifyReport> {
     let options = PlayerOptions {
         follow_step_count: true,
         cache_budget: 0,
+        limits: *limits,
     };
     let mut player = ReplayPlayer::with_options(world, &replay, hooks, options)?;
     player.play_to_end()?;

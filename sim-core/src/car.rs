@@ -10,7 +10,7 @@ use crate::driver::AiDriver;
 use crate::full_model::{self, Environment, HostStep};
 use crate::ground::GroundSlope;
 use crate::input::CarInput;
-use crate::lod::{Lod, LodSetting, SINGLE_TRACK_DEFAULT_RATE};
+use crate::lod::{Lod, LodSetting, substep_count};
 use crate::single_track;
 use crate::state::{CarState, StepOutputs};
 use crate::surface::SurfaceId;
@@ -106,13 +106,7 @@ impl Car {
 
     /// Substeps per host step for `dt`: max(1, round(dt · rate)).
     pub(crate) fn substeps(&self, dt: f64) -> u32 {
-        let rate = match (self.state.lod.level, self.state.lod.substep_rate) {
-            (_, Some(rate)) => rate,
-            (Lod::SingleTrack, None) => SINGLE_TRACK_DEFAULT_RATE,
-            _ => self.def.substep_rate,
-        };
-        // dt ≤ 0.25 s and rate ≤ 10 kHz keep this well inside u32.
-        ((dt * rate).round() as u32).max(1)
+        substep_count(dt, self.state.lod.rate(self.def.substep_rate))
     }
 
     /// One host step: the driver writes the input, then the model runs

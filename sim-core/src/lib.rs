@@ -67,7 +67,9 @@ pub use error::{CoreError, Result};
 pub use ground::{GroundSlope, MAX_GRADE};
 pub use ids::{CarId, Wheel};
 pub use input::{CarInput, INPUT_RESOLUTION};
-pub use lod::{Lod, LodSetting, MAX_SUBSTEP_RATE, MIN_SUBSTEP_RATE, SINGLE_TRACK_DEFAULT_RATE};
+pub use lod::{
+    Lod, LodSetting, MAX_SUBSTEP_RATE, MIN_SUBSTEP_RATE, SINGLE_TRACK_DEFAULT_RATE, substep_count,
+};
 pub use pose::{CarPose, rotation_from_yaw_pitch_roll, yaw_pitch_roll};
 pub use presets::{preset, preset_names};
 pub use snapshot::{SNAPSHOT_LEN, combine_world_hash, snapshot_fields};

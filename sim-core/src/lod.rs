@@ -76,6 +76,28 @@ impl LodSetting {
         }
     }
 
+    /// The substep rate this setting runs at, Hz, for a car whose
+    /// definition asks for `definition_rate`.
+    #[must_use]
+    pub fn rate(self, definition_rate: f64) -> f64 {
+        match (self.level, self.substep_rate) {
+            (_, Some(rate)) => rate,
+            (Lod::SingleTrack, None) => SINGLE_TRACK_DEFAULT_RATE,
+            _ => definition_rate,
+        }
+    }
+
+    /// Substeps a host step of `dt` costs: `max(1, round(dt · rate))`, or 0
+    /// when frozen (a frozen car is not stepped). Work budgets for untrusted
+    /// replays are computed with this, so it is the count the model runs.
+    #[must_use]
+    pub fn substeps(self, dt: f64, definition_rate: f64) -> u32 {
+        if self.level == Lod::Frozen {
+            return 0;
+        }
+        substep_count(dt, self.rate(definition_rate))
+    }
+
     /// Checks the override's range.
     pub fn validated(self) -> Result<LodSetting> {
         if let Some(rate) = self.substep_rate
@@ -90,4 +112,12 @@ impl LodSetting {
         }
         Ok(self)
     }
+}
+
+/// `max(1, round(dt · rate))`: how many substeps a host step of `dt` is cut
+/// into at `rate` Hz. dt ≤ 0.25 s and rate ≤ 10 kHz keep it inside u32;
+/// larger products saturate.
+#[must_use]
+pub fn substep_count(dt: f64, rate: f64) -> u32 {
+    ((dt * rate).round() as u32).max(1)
 }

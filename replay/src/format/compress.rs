@@ -4,7 +4,8 @@
 use std::io::{Read, Write};
 
 use flate2::Compression;
-use flate2::read::{DeflateDecoder, GzDecoder};
+use flate2::bufread::GzDecoder;
+use flate2::read::DeflateDecoder;
 use flate2::write::{DeflateEncoder, GzEncoder};
 
 use crate::{ReplayError, Result};
@@ -14,6 +15,10 @@ pub const MAX_DECOMPRESSED: usize = 1 << 30;
 /// Deflate cannot expand data by more than about 1032:1; anything claiming
 /// more is corrupt.
 const MAX_RATIO: usize = 1032;
+/// Most bytes reserved before inflating, beyond a small multiple of the
+/// compressed size: a declared length is only a claim until the data
+/// arrives, so the buffer grows with what really inflates.
+const MAX_RESERVE: usize = 1 << 20;
 
 /// Deflate at the level the format always uses (canonical output for this
 /// encoder).
@@ -48,7 +53,7 @@ pub(crate) fn inflate(
             data.len()
         )));
     }
-    let mut out = Vec::with_capacity(expected);
+    let mut out = Vec::with_capacity(expected.min(data.len().saturating_mul(4).max(MAX_RESERVE)));
     DeflateDecoder::new(data)
         .take(expected as u64 + 1)
         .read_to_end(&mut out)
@@ -81,32 +86,56 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
     e.finish().unwrap_or_default()
 }
 
-/// gunzip with a bound: at most `MAX_DECOMPRESSED` bytes and at most the
-/// deflate maximum ratio of the input.
-pub fn gunzip(bytes: &[u8]) -> Result<Vec<u8>> {
-    let bound = bytes.len().saturating_mul(MAX_RATIO).min(MAX_DECOMPRESSED);
-    let out = gunzip_prefix(bytes, bound + 1)?;
+/// gunzip with a bound: at most `max` bytes (and never more than
+/// `MAX_DECOMPRESSED` or deflate's maximum ratio of the input). One gzip
+/// member only: bytes after it are refused, as a plain file's are.
+pub fn gunzip(bytes: &[u8], max: usize) -> Result<Vec<u8>> {
+    let bound = bytes
+        .len()
+        .saturating_mul(MAX_RATIO)
+        .min(MAX_DECOMPRESSED)
+        .min(max);
+    let (out, rest) = gunzip_member(bytes, bound.saturating_add(1))?;
     if out.len() > bound {
+        return Err(gzip_error(format!(
+            "decompresses beyond the {bound}-byte bound"
+        )));
+    }
+    if !rest.is_empty() {
         return Err(ReplayError::Decode {
             section: "gzip",
-            offset: 0,
-            reason: format!("decompresses beyond the {bound}-byte bound"),
+            offset: bytes.len() - rest.len(),
+            reason: format!(
+                "{} bytes of trailing data after the gzip member",
+                rest.len()
+            ),
         });
     }
     Ok(out)
 }
 
 /// The first `n` decompressed bytes of a gzip stream (fewer if it is
-/// shorter): the whole of it under `gunzip`'s bound, or just a header.
+/// shorter): just enough to read a header.
 pub(crate) fn gunzip_prefix(bytes: &[u8], n: usize) -> Result<Vec<u8>> {
-    let mut out = Vec::with_capacity(n.min(1 << 20));
-    GzDecoder::new(bytes)
+    Ok(gunzip_member(bytes, n)?.0)
+}
+
+/// Up to `n` decompressed bytes of the first gzip member, and the input
+/// left after that member (meaningful when the member was read whole).
+fn gunzip_member(bytes: &[u8], n: usize) -> Result<(Vec<u8>, &[u8])> {
+    let mut out = Vec::with_capacity(n.min(bytes.len().saturating_mul(4)).min(MAX_RESERVE));
+    let mut decoder = GzDecoder::new(bytes);
+    (&mut decoder)
         .take(n as u64)
         .read_to_end(&mut out)
-        .map_err(|e| ReplayError::Decode {
-            section: "gzip",
-            offset: 0,
-            reason: format!("corrupt gzip stream: {e}"),
-        })?;
-    Ok(out)
+        .map_err(|e| gzip_error(format!("corrupt gzip stream: {e}")))?;
+    Ok((out, decoder.into_inner()))
+}
+
+fn gzip_error(reason: String) -> ReplayError {
+    ReplayError::Decode {
+        section: "gzip",
+        offset: 0,
+        reason,
+    }
 }

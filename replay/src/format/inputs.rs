@@ -83,17 +83,19 @@ pub(crate) fn decode_car(r: &mut Reader<'_>, steps: usize) -> Result<Vec<CarInpu
             r.remaining()
         )));
     }
-    let mut fields = vec![vec![0.0_f64; steps]; 6];
-    for (column, order) in fields.iter_mut().zip(ORDER) {
+    // One allocation of the decoded size (48 bytes a step), filled field by
+    // field in the order the tokens come.
+    let mut inputs = vec![CarInput::default(); steps];
+    for (field, order) in ORDER.into_iter().enumerate() {
         let (mut p1, mut p2) = (0_i64, 0_i64);
-        for slot in column.iter_mut() {
+        for input in &mut inputs {
             let token = r.varint()?;
-            if token == 1 {
+            let value = if token == 1 {
                 let v = r.f64()?;
                 if grid(v).is_some() {
                     return Err(r.error("escaped value lies on the grid: not canonical"));
                 }
-                *slot = v;
+                v
             } else if token & 1 == 1 {
                 return Err(r.error(format!("unknown input token {token}")));
             } else {
@@ -102,11 +104,22 @@ pub(crate) fn decode_car(r: &mut Reader<'_>, steps: usize) -> Result<Vec<CarInpu
                     .filter(|q| (*q as f64).abs() <= MAX_GRID)
                     .ok_or_else(|| r.error("input step leaves the exact range"))?;
                 (p2, p1) = (p1, q);
-                *slot = q as f64 / SCALE;
-            }
+                q as f64 / SCALE
+            };
+            *field_mut(input, field) = value;
         }
     }
-    Ok((0..steps)
-        .map(|i| CarInput::from_array(std::array::from_fn(|f| fields[f][i])))
-        .collect())
+    Ok(inputs)
+}
+
+/// Field `i` in `CarInput::to_array` order.
+fn field_mut(input: &mut CarInput, i: usize) -> &mut f64 {
+    match i {
+        0 => &mut input.steer,
+        1 => &mut input.throttle,
+        2 => &mut input.brake,
+        3 => &mut input.handbrake,
+        4 => &mut input.clutch,
+        _ => &mut input.gear,
+    }
 }

@@ -36,6 +36,7 @@ pub use compress::{MAX_DECOMPRESSED, gunzip, gzip, is_gzip};
 
 use self::bytes::{Reader, Writer};
 use self::compress::{deflate, gunzip_prefix, inflate};
+use crate::limits::{Limits, Work, definition_rates, keyframe_bytes};
 use crate::replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};
 use crate::runs::Runs;
 use crate::{ReplayError, Result};
@@ -119,12 +120,33 @@ pub fn encode_replay_gzip(replay: &Replay) -> Vec<u8> {
     gzip(&encode_replay(replay))
 }
 
-/// Decodes replay bytes, plain or gzip (detected by its magic).
+/// Decodes replay bytes, plain or gzip (detected by its magic), within the
+/// default [`Limits`].
 pub fn decode_replay(bytes: &[u8]) -> Result<Replay> {
+    decode_replay_with(bytes, &Limits::default())
+}
+
+/// Decodes replay bytes within `limits`: every declared size (cars, steps,
+/// substeps, metadata, keyframe state, decoded memory) is checked as soon
+/// as it is read, before anything proportional to it is allocated. Peak
+/// memory is the input plus at most `limits.max_decoded_bytes` plus a small
+/// multiple of the input's uncompressed sections.
+pub fn decode_replay_with(bytes: &[u8], limits: &Limits) -> Result<Replay> {
     if is_gzip(bytes) {
-        return decode_plain(&gunzip(bytes)?);
+        let max = usize::try_from(limits.max_decoded_bytes).unwrap_or(usize::MAX);
+        let plain = gunzip(bytes, max).map_err(|e| match e {
+            ReplayError::Decode { reason, .. } if reason.starts_with("decompresses beyond") => {
+                ReplayError::LimitExceeded {
+                    limit: "decoded bytes",
+                    value: limits.max_decoded_bytes.saturating_add(1),
+                    max: limits.max_decoded_bytes,
+                }
+            }
+            other => other,
+        })?;
+        return decode_plain(&plain, limits, plain.len() as u64);
     }
-    decode_plain(bytes)
+    decode_plain(bytes, limits, 0)
 }
 
 /// Reads only the header: versions, counts, world settings and metadata,
@@ -185,7 +207,9 @@ fn parse_header_only(bytes: &[u8]) -> Result<ReplayHeader> {
     decode_header(&mut Reader::new(payload, start, "header"))
 }
 
-fn decode_plain(bytes: &[u8]) -> Result<Replay> {
+/// `held` is what the caller already holds for this decode (the gunzipped
+/// file), counted against the memory limit.
+fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
     check_preamble(bytes)?;
     if bytes.len() < PREAMBLE + SECTION_HEADER + CHECKSUM {
         return Err(ReplayError::Decode {
@@ -265,6 +289,7 @@ fn decode_plain(bytes: &[u8]) -> Result<Replay> {
             core: SIMULATION_VERSION,
         });
     }
+    limits.check_header(&header)?;
     let mut defs_r = take(DEFINITIONS)?.ok_or_else(|| missing(DEFINITIONS))?;
     let definitions = decode_definitions(&mut defs_r, header.car_count)?;
     let mut dt_r = take(DT)?.ok_or_else(|| missing(DT))?;
@@ -276,14 +301,34 @@ fn decode_plain(bytes: &[u8]) -> Result<Replay> {
         Ok(v)
     })?;
     check_len(&dt_r, dt.len(), header.step_count, "dt")?;
-    let inputs_r = take(INPUTS)?.ok_or_else(|| missing(INPUTS))?;
-    let inputs = decode_inputs(inputs_r, &header)?;
     let lod_r = take(LOD)?.ok_or_else(|| missing(LOD))?;
     let lods = decode_lods(lod_r, &header)?;
+    // Everything the rest costs follows from what is read so far: check
+    // the simulation work and the memory before inflating anything.
+    let rates = definition_rates(&definitions, lods.len());
+    limits.check_work(&Work::of(&dt, &lods.iter().collect::<Vec<_>>(), &rates))?;
+    let mut inputs_r = take(INPUTS)?.ok_or_else(|| missing(INPUTS))?;
+    let mut keyframes_r = take(KEYFRAMES)?.ok_or_else(|| missing(KEYFRAMES))?;
+    let inputs_raw = inputs_raw_len(&mut inputs_r, &header)?;
+    let keyframes_raw = keyframes_raw_len(&mut keyframes_r, &header, limits)?;
+    let car_steps = u64::from(header.car_count).saturating_mul(header.step_count);
+    let decoded = car_steps
+        .saturating_mul(std::mem::size_of::<CarInput>() as u64)
+        .saturating_add(
+            header
+                .keyframe_count()
+                .saturating_mul(keyframe_bytes(u64::from(header.car_count))),
+        )
+        .saturating_add(keyframes_raw as u64);
+    limits.check_memory(
+        held.saturating_add(inputs_raw as u64)
+            .saturating_add(keyframes_raw as u64)
+            .saturating_add(decoded),
+    )?;
+    let inputs = decode_inputs(inputs_r, inputs_raw, &header)?;
     let surfaces_r = take(SURFACES)?.ok_or_else(|| missing(SURFACES))?;
     let surfaces = decode_surfaces(surfaces_r, &header)?;
-    let keyframes_r = take(KEYFRAMES)?.ok_or_else(|| missing(KEYFRAMES))?;
-    let keyframes = decode_keyframes(keyframes_r, &header)?;
+    let keyframes = decode_keyframes(keyframes_r, keyframes_raw, &header)?;
     let ghosts = match take(GHOSTS)? {
         Some(mut g) => {
             let n = g.count(4, "ghosts")?;
@@ -510,8 +555,27 @@ fn encode_inputs(cars: &[CarTrack]) -> Vec<u8> {
     w.buf
 }
 
-fn decode_inputs(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Vec<CarInput>>> {
-    let raw_len = usize::try_from(r.u64()?).map_err(|_| r.error("inputs too large"))?;
+/// The inputs section's declared inflated length, checked against what
+/// the header's steps can need: each of a car-step's six tokens takes one
+/// to ten bytes, so anything outside that range is refused before inflating.
+fn inputs_raw_len(r: &mut Reader<'_>, header: &ReplayHeader) -> Result<usize> {
+    let raw_len = r.u64()?;
+    let tokens = u64::from(header.car_count)
+        .saturating_mul(header.step_count)
+        .saturating_mul(6);
+    if raw_len < tokens || raw_len > tokens.saturating_mul(10) {
+        return Err(r.error(format!(
+            "declares {raw_len} inflated bytes for {tokens} input tokens"
+        )));
+    }
+    usize::try_from(raw_len).map_err(|_| r.error("inputs too large"))
+}
+
+fn decode_inputs(
+    mut r: Reader<'_>,
+    raw_len: usize,
+    header: &ReplayHeader,
+) -> Result<Vec<Vec<CarInput>>> {
     let at = r.offset();
     let compressed = r.take(r.remaining())?;
     let raw = inflate(compressed, raw_len, "inputs", at)?;
@@ -612,8 +676,29 @@ fn encode_keyframes(keyframes: &[Keyframe]) -> Vec<u8> {
     w.buf
 }
 
-fn decode_keyframes(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Keyframe>> {
-    let raw_len = usize::try_from(r.u64()?).map_err(|_| r.error("keyframes too large"))?;
+/// The keyframes section's declared inflated length. Its layout is fixed
+/// but for the game-state blobs, so the game-state total is known here and
+/// checked against the limit before anything is inflated.
+fn keyframes_raw_len(r: &mut Reader<'_>, header: &ReplayHeader, limits: &Limits) -> Result<usize> {
+    let raw_len = r.u64()?;
+    let fixed = header
+        .keyframe_count()
+        .saturating_mul(8 + 4 + u64::from(header.car_count).saturating_mul(SNAPSHOT_LEN as u64))
+        .saturating_add(4);
+    let state = raw_len.checked_sub(fixed).ok_or_else(|| {
+        r.error(format!(
+            "declares {raw_len} inflated bytes, the keyframes alone need {fixed}"
+        ))
+    })?;
+    limits.check_keyframe_state(state)?;
+    usize::try_from(raw_len).map_err(|_| r.error("keyframes too large"))
+}
+
+fn decode_keyframes(
+    mut r: Reader<'_>,
+    raw_len: usize,
+    header: &ReplayHeader,
+) -> Result<Vec<Keyframe>> {
     let at = r.offset();
     let compressed = r.take(r.remaining())?;
     let raw = inflate(compressed, raw_len, "keyframes", at)?;
