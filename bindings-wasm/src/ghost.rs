@@ -254,10 +254,13 @@ pub fn slice_ghost_frames(
         .map_err(ghost_error)
 }
 
-/// Encodes a ghost to `.skg` bytes (lossless).
+/// Encodes a ghost to `.skg` bytes (lossless); throws for a ghost too long
+/// for the format.
 #[wasm_bindgen(js_name = encodeGhost)]
-pub fn encode_ghost(ghost: &Ghost) -> Uint8Array {
-    Uint8Array::from(skidpad_ghost::encode_ghost(&ghost.inner).as_slice())
+pub fn encode_ghost(ghost: &Ghost) -> JsResult<Uint8Array> {
+    skidpad_ghost::encode_ghost(&ghost.inner)
+        .map(|bytes| Uint8Array::from(bytes.as_slice()))
+        .map_err(ghost_error)
 }
 
 /// Decodes `.skg` bytes; corrupt or truncated bytes throw.

@@ -306,7 +306,8 @@ pub fn encode_replay_js(
         encode_replay_gzip(&replay.inner)
     } else {
         encode_replay(&replay.inner)
-    };
+    }
+    .map_err(replay_error)?;
     Ok(Uint8Array::from(bytes.as_slice()))
 }
 

@@ -165,12 +165,12 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport> {
     }
     let final_hash = hex(&world.world_hash());
     let replay = recorder.finish(&world)?;
-    let encoded = encode_replay(&replay);
-    let gzip = encode_replay_gzip(&replay);
+    let encoded = encode_replay(&replay)?;
+    let gzip = encode_replay_gzip(&replay)?;
     let replay_file = options.out.join("demo.skr");
     files::write_atomic(&replay_file, &encoded)?;
     let (best_car, best_lap) = best.ok_or_else(|| anyhow::anyhow!("no lap was completed"))?;
-    let ghost_bytes = encode_ghost(&best_lap.ghost);
+    let ghost_bytes = encode_ghost(&best_lap.ghost)?;
     let ghost_file = options.out.join("best_lap.skg");
     files::write_atomic(&ghost_file, &ghost_bytes)?;
 

@@ -55,7 +55,7 @@ pub fn export_lap(
         if let Some(done) = cutter.observe(player.world(), dt)?
             && done.lap == lap
         {
-            let bytes = encode_ghost(&done.ghost);
+            let bytes = encode_ghost(&done.ghost)?;
             files::write_atomic(out, &bytes)?;
             return Ok(GhostExport {
                 car,

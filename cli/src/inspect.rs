@@ -95,7 +95,7 @@ pub fn inspect(path: &Path) -> Result<Inspection> {
             Inspection::Replay(ReplayInfo {
                 file_bytes: bytes.len(),
                 gzip: is_gzip(&bytes),
-                encoded_bytes: encode_replay(&r).len(),
+                encoded_bytes: encode_replay(&r)?.len(),
                 raw_input_bytes: r.header.step_count * u64::from(r.header.car_count) * 48,
                 core_version: r.header.core_version.clone(),
                 simulation_version: r.header.simulation_version,

@@ -99,7 +99,7 @@ fn ai_lap_size() {
             break lap;
         }
     };
-    let per_frame = encode_ghost(&lap.ghost).len() as f64 / lap.ghost.len() as f64;
+    let per_frame = encode_ghost(&lap.ghost).unwrap().len() as f64 / lap.ghost.len() as f64;
     std::fs::write(
         std::path::Path::new(&dir).join("ghost-bench.json"),
         format!("{{\"ghost_bytes_per_frame\":{per_frame}}}"),

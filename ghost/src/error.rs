@@ -46,6 +46,9 @@ pub enum GhostError {
     /// The world refused a read (for example an unknown car).
     #[error("cannot sample the world: {0}")]
     World(#[from] skidpad_core::CoreError),
+    /// A ghost too long for the format (more than `MAX_FRAMES` frames).
+    #[error("cannot encode ghost: {0}")]
+    Encode(String),
     /// The bytes are not a ghost this version can read.
     #[error("cannot decode ghost at byte {offset}: {reason}")]
     Decode {

@@ -41,10 +41,19 @@ const MAX_WIDTH: u32 = 35;
 pub const MAX_FRAMES: u32 = 1 << 24;
 const CHANNELS: usize = 9;
 
-/// Encodes a ghost.
-#[must_use]
-pub fn encode_ghost(ghost: &Ghost) -> Vec<u8> {
+/// Encodes a ghost; a ghost of more than [`MAX_FRAMES`] frames does not
+/// fit the format and is an error rather than a file no decoder accepts.
+pub fn encode_ghost(ghost: &Ghost) -> Result<Vec<u8>> {
     let frames = ghost.frames();
+    let count = u32::try_from(frames.len())
+        .ok()
+        .filter(|&n| n <= MAX_FRAMES)
+        .ok_or_else(|| {
+            GhostError::Encode(format!(
+                "{} frames, more than the format's {MAX_FRAMES}",
+                frames.len()
+            ))
+        })?;
     let mut payload = Vec::with_capacity(frames.len() * 18);
     for channel in 0..CHANNELS {
         let values: Vec<u32> = frames
@@ -57,16 +66,15 @@ pub fn encode_ghost(ghost: &Ghost) -> Vec<u8> {
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     out.extend_from_slice(&0_u16.to_le_bytes());
-    // A Ghost cannot hold more frames than memory allows; files above
-    // MAX_FRAMES would be refused by the decoder, so say so loudly here.
-    let count = u32::try_from(frames.len()).unwrap_or(u32::MAX);
     out.extend_from_slice(&count.to_le_bytes());
-    let payload_len = u32::try_from(payload.len()).unwrap_or(u32::MAX);
+    // At most 2^24 frames of at most 9 channels × 5 bytes: within u32.
+    let payload_len = u32::try_from(payload.len())
+        .map_err(|_| GhostError::Encode(format!("payload of {} bytes", payload.len())))?;
     out.extend_from_slice(&payload_len.to_le_bytes());
     out.extend_from_slice(&payload);
     let checksum = blake3::hash(&out);
     out.extend_from_slice(checksum.as_bytes());
-    out
+    Ok(out)
 }
 
 /// Decodes a ghost, checking every byte (see the module docs).

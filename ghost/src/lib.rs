@@ -20,7 +20,7 @@
 //!     world.step(1.0 / 60.0).unwrap();
 //!     recorder.sample(&world, 1.0 / 60.0).unwrap();
 //! }
-//! let ghost = decode_ghost(&encode_ghost(&recorder.finish().unwrap())).unwrap();
+//! let ghost = decode_ghost(&encode_ghost(&recorder.finish().unwrap()).unwrap()).unwrap();
 //! let mut player = GhostPlayer::new(ghost);
 //! let pose = player.pose_at(1.0).unwrap();
 //! assert!(pose.x > 1.0 && pose.speed > 5.0);

@@ -40,10 +40,10 @@ fn bits(g: &Ghost) -> Vec<[u32; 9]> {
 #[test]
 fn round_trip_is_bit_exact_and_canonical() {
     let ghost = small();
-    let bytes = encode_ghost(&ghost);
+    let bytes = encode_ghost(&ghost).unwrap();
     let back = decode_ghost(&bytes).unwrap();
     assert_eq!(bits(&back), bits(&ghost), "-0.0 and subnormals survive");
-    assert_eq!(encode_ghost(&back), bytes);
+    assert_eq!(encode_ghost(&back).unwrap(), bytes);
 }
 
 proptest! {
@@ -59,10 +59,10 @@ proptest! {
             f
         }).collect();
         let ghost = Ghost::from_frames(frames).unwrap();
-        let bytes = encode_ghost(&ghost);
+        let bytes = encode_ghost(&ghost).unwrap();
         let back = decode_ghost(&bytes).unwrap();
         prop_assert_eq!(bits(&back), bits(&ghost));
-        prop_assert_eq!(encode_ghost(&back), bytes);
+        prop_assert_eq!(encode_ghost(&back).unwrap(), bytes);
     }
 }
 
@@ -70,7 +70,7 @@ proptest! {
 fn a_60_hz_ai_lap_takes_at_most_18_bytes_a_frame() {
     for name in skidpad_core::preset_names() {
         let (ghost, _) = common::ai_lap(name, 1);
-        let bytes = encode_ghost(&ghost);
+        let bytes = encode_ghost(&ghost).unwrap();
         let per_frame = bytes.len() as f64 / ghost.len() as f64;
         println!(
             "{name}: {} frames, {} bytes, {per_frame:.2} bytes/frame (raw 36)",
@@ -84,7 +84,7 @@ fn a_60_hz_ai_lap_takes_at_most_18_bytes_a_frame() {
 
 #[test]
 fn every_truncation_is_refused() {
-    let bytes = encode_ghost(&small());
+    let bytes = encode_ghost(&small()).unwrap();
     for len in 0..bytes.len() {
         let err = decode_ghost(&bytes[..len]).unwrap_err();
         assert!(
@@ -99,7 +99,7 @@ fn every_truncation_is_refused() {
 
 #[test]
 fn every_byte_mutation_is_refused_by_the_checksum() {
-    let bytes = encode_ghost(&small());
+    let bytes = encode_ghost(&small()).unwrap();
     for i in 0..bytes.len() {
         for mask in [0x01_u8, 0x80, 0xff] {
             let mut m = bytes.clone();
@@ -120,7 +120,7 @@ fn resealed(mut bytes: Vec<u8>) -> Vec<u8> {
 
 #[test]
 fn mutations_behind_a_valid_checksum_never_panic() {
-    let bytes = encode_ghost(&small());
+    let bytes = encode_ghost(&small()).unwrap();
     let body = bytes.len() - 32;
     for i in 0..body {
         for mask in [0x01_u8, 0x02, 0x10, 0x80, 0xff] {
@@ -129,7 +129,7 @@ fn mutations_behind_a_valid_checksum_never_panic() {
             // Either an error or a valid ghost that re-encodes to itself.
             if let Ok(g) = decode_ghost(&resealed(m.clone())) {
                 assert_eq!(
-                    encode_ghost(&g),
+                    encode_ghost(&g).unwrap(),
                     resealed(m),
                     "byte {i} ^ {mask:#x}: non-canonical input accepted"
                 );
@@ -140,7 +140,7 @@ fn mutations_behind_a_valid_checksum_never_panic() {
 
 #[test]
 fn hostile_headers_are_refused_before_allocating() {
-    let bytes = encode_ghost(&small());
+    let bytes = encode_ghost(&small()).unwrap();
     let mut huge = bytes.clone();
     huge[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
     assert!(
@@ -172,7 +172,7 @@ fn hostile_headers_are_refused_before_allocating() {
 
 #[test]
 fn another_version_is_refused_naming_both() {
-    let mut bytes = encode_ghost(&small());
+    let mut bytes = encode_ghost(&small()).unwrap();
     bytes[4..6].copy_from_slice(&7_u16.to_le_bytes());
     let err = decode_ghost(&resealed(bytes)).unwrap_err();
     assert_eq!(
@@ -183,7 +183,7 @@ fn another_version_is_refused_naming_both() {
         }
     );
     assert!(err.to_string().contains('7') && err.to_string().contains(&FORMAT_VERSION.to_string()));
-    let mut magic = encode_ghost(&small());
+    let mut magic = encode_ghost(&small()).unwrap();
     magic[0] = b'X';
     assert!(
         decode_ghost(&magic)
@@ -201,7 +201,7 @@ fn fuzz_regressions_decode_without_panicking() {
         if path.extension().is_some_and(|e| e == "bin") {
             let bytes = std::fs::read(&path).unwrap();
             if let Ok(g) = decode_ghost(&bytes) {
-                assert_eq!(encode_ghost(&g), bytes, "{}", path.display());
+                assert_eq!(encode_ghost(&g).unwrap(), bytes, "{}", path.display());
             }
         }
     }

@@ -134,7 +134,8 @@ fn check_replay(
     }
     if let Some(c) = cutter {
         let (ghost_file, ghost) = c.finish()?;
-        let line = hashes::ghost_line(&ghost_file, &encode_ghost(&ghost));
+        let bytes = encode_ghost(&ghost).map_err(|e| format!("{ghost_file}: {e}"))?;
+        let line = hashes::ghost_line(&ghost_file, &bytes);
         let want = pinned_ghost(expected, &ghost_file)?;
         if !line.ends_with(&want) {
             return Err(format!(

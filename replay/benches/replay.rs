@@ -130,8 +130,8 @@ fn main() {
     let mut gz = GzEncoder::new(Vec::new(), Compression::best());
     gz.write_all(&raw).expect("gzip");
     let gzip_raw = gz.finish().expect("gzip").len();
-    let encoded = encode_replay(&replay);
-    let encoded_gzip = encode_replay_gzip(&replay).len();
+    let encoded = encode_replay(&replay).unwrap();
+    let encoded_gzip = encode_replay_gzip(&replay).unwrap().len();
     let car_minutes = (CARS as u64 * minutes) as f64;
 
     // Header-only read.

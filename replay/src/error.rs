@@ -52,6 +52,10 @@ pub enum ReplayError {
     /// The replay records no car: there is nothing to verify.
     #[error("replay records no car")]
     NoCars,
+    /// A replay cannot be written: a string or count does not fit its
+    /// field in the format.
+    #[error("cannot encode replay: {0}")]
+    Encode(String),
     /// The recording and the world disagree (wrong car count, skipped
     /// steps, a replay without definitions, …).
     #[error("{0}")]

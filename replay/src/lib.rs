@@ -24,7 +24,7 @@
 //! for _ in 0..240 {
 //!     recorder.step(&mut world, 1.0 / 60.0).unwrap();
 //! }
-//! let replay = decode_replay(&encode_replay(&recorder.finish(&world).unwrap())).unwrap();
+//! let replay = decode_replay(&encode_replay(&recorder.finish(&world).unwrap()).unwrap()).unwrap();
 //!
 //! let mut player = ReplayPlayer::new(create_replay_world(&replay).unwrap(), &replay, NoHooks).unwrap();
 //! player.play_to_end().unwrap();

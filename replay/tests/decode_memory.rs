@@ -124,7 +124,7 @@ fn decoding_peak_memory_is_bounded_by_the_input_and_the_limit() {
     let constant = limits.max_decoded_bytes as usize + MIB;
     // Decoded within the default limits: the whole body is there.
     for log2 in [18_u32, 20, 22] {
-        let bytes = encode_replay(&crafted(1 << log2, true));
+        let bytes = encode_replay(&crafted(1 << log2, true)).unwrap();
         let (peak, result) = peak_while(&bytes, &limits);
         result.unwrap();
         println!(
@@ -140,7 +140,7 @@ fn decoding_peak_memory_is_bounded_by_the_input_and_the_limit() {
     for log2 in [24_u32, 26] {
         let bodies: &[bool] = if log2 == 24 { &[false, true] } else { &[false] };
         for &body in bodies {
-            let bytes = encode_replay(&crafted(1 << log2, body));
+            let bytes = encode_replay(&crafted(1 << log2, body)).unwrap();
             let (peak, result) = peak_while(&bytes, &limits);
             assert!(
                 matches!(
@@ -162,7 +162,7 @@ fn decoding_peak_memory_is_bounded_by_the_input_and_the_limit() {
         max_car_substeps: u64::MAX,
         ..limits
     };
-    let bytes = encode_replay(&crafted(1 << 24, true));
+    let bytes = encode_replay(&crafted(1 << 24, true)).unwrap();
     let (peak, result) = peak_while(&bytes, &raised);
     assert!(
         matches!(

@@ -26,11 +26,11 @@ fn resealed(mut bytes: Vec<u8>) -> Vec<u8> {
 #[test]
 fn decode_of_encode_is_the_replay_and_encoding_is_canonical() {
     let replay = sample();
-    let bytes = encode_replay(&replay);
+    let bytes = encode_replay(&replay).unwrap();
     let back = decode_replay(&bytes).unwrap();
     assert_eq!(back, replay);
-    assert_eq!(encode_replay(&back), bytes);
-    let gz = encode_replay_gzip(&replay);
+    assert_eq!(encode_replay(&back).unwrap(), bytes);
+    let gz = encode_replay_gzip(&replay).unwrap();
     assert!(gz.starts_with(&[0x1f, 0x8b]));
     assert_eq!(
         decode_replay(&gz).unwrap(),
@@ -51,11 +51,11 @@ fn inputs_that_are_not_on_the_core_grid_round_trip_too() {
         clutch: 0.3,
         gear: 2.0,
     };
-    let bytes = encode_replay(&replay);
+    let bytes = encode_replay(&replay).unwrap();
     let back = decode_replay(&bytes).unwrap();
     let got = back.cars[1].inputs[5].to_array().map(f64::to_bits);
     assert_eq!(got, replay.cars[1].inputs[5].to_array().map(f64::to_bits));
-    assert_eq!(encode_replay(&back), bytes);
+    assert_eq!(encode_replay(&back).unwrap(), bytes);
 }
 
 #[test]
@@ -77,7 +77,7 @@ fn embedded_ghosts_and_metadata_survive() {
     let ghosts = replay.ghosts.as_ref().unwrap();
     assert_eq!(ghosts.len(), 2);
     assert_eq!(ghosts[0].len(), 121, "frame 0 plus one per step");
-    let back = decode_replay(&encode_replay(&replay)).unwrap();
+    let back = decode_replay(&encode_replay(&replay).unwrap()).unwrap();
     assert_eq!(back, replay);
     assert_eq!(back.header.metadata[1].1, "61.25");
 }
@@ -85,14 +85,14 @@ fn embedded_ghosts_and_metadata_survive() {
 #[test]
 fn the_header_reads_alone_plain_and_gzipped() {
     let replay = sample();
-    let header = read_replay_header(&encode_replay(&replay)).unwrap();
+    let header = read_replay_header(&encode_replay(&replay).unwrap()).unwrap();
     assert_eq!(header, replay.header);
     assert_eq!(
-        read_replay_header(&encode_replay_gzip(&replay)).unwrap(),
+        read_replay_header(&encode_replay_gzip(&replay).unwrap()).unwrap(),
         replay.header
     );
     // A body that is cut off does not matter to a header read.
-    let bytes = encode_replay(&replay);
+    let bytes = encode_replay(&replay).unwrap();
     let header_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
     let header_end = 16 + header_len;
     assert_eq!(
@@ -104,7 +104,7 @@ fn the_header_reads_alone_plain_and_gzipped() {
 
 #[test]
 fn truncations_are_refused() {
-    let bytes = encode_replay(&sample());
+    let bytes = encode_replay(&sample()).unwrap();
     let step = (bytes.len() / 300).max(1);
     for len in (0..bytes.len())
         .step_by(step)
@@ -122,7 +122,7 @@ fn truncations_are_refused() {
 
 #[test]
 fn corruption_is_caught_by_the_checksum_and_the_parser() {
-    let bytes = encode_replay(&sample());
+    let bytes = encode_replay(&sample()).unwrap();
     let body = bytes.len() - 32;
     let step = (body / 400).max(1);
     for i in (0..body).step_by(step) {
@@ -134,7 +134,7 @@ fn corruption_is_caught_by_the_checksum_and_the_parser() {
         let sealed = resealed(m);
         if let Ok(r) = decode_replay(&sealed) {
             assert!(
-                encode_replay(&r) == sealed,
+                encode_replay(&r).unwrap() == sealed,
                 "non-canonical bytes at {i} accepted"
             );
         }
@@ -144,7 +144,7 @@ fn corruption_is_caught_by_the_checksum_and_the_parser() {
 #[test]
 fn versions_are_checked() {
     let replay = sample();
-    let mut bytes = encode_replay(&replay);
+    let mut bytes = encode_replay(&replay).unwrap();
     bytes[4..6].copy_from_slice(&9_u16.to_le_bytes());
     let err = decode_replay(&resealed(bytes)).unwrap_err();
     assert_eq!(
@@ -157,7 +157,7 @@ fn versions_are_checked() {
 
     let mut other = replay.clone();
     other.header.simulation_version = SIMULATION_VERSION + 7;
-    let err = verify(&encode_replay(&other), NoHooks, &Limits::default()).unwrap_err();
+    let err = verify(&encode_replay(&other).unwrap(), NoHooks, &Limits::default()).unwrap_err();
     assert_eq!(
         err,
         ReplayError::VersionMismatch {
@@ -185,7 +185,7 @@ fn with_extra_section(bytes: &[u8], id: u16, flags: u16, payload: &[u8]) -> Vec<
 #[test]
 fn unknown_optional_sections_are_skipped_and_unknown_required_ones_refused() {
     let replay = sample();
-    let bytes = encode_replay(&replay);
+    let bytes = encode_replay(&replay).unwrap();
     let optional = with_extra_section(&bytes, 40, 0, b"from a newer writer");
     assert_eq!(decode_replay(&optional).unwrap(), replay);
     let required = with_extra_section(&bytes, 41, 1, b"must understand");
@@ -200,7 +200,7 @@ fn unknown_optional_sections_are_skipped_and_unknown_required_ones_refused() {
 #[test]
 fn hostile_sizes_are_refused_without_allocating() {
     let replay = sample();
-    let bytes = encode_replay(&replay);
+    let bytes = encode_replay(&replay).unwrap();
     // The header's step count claims an enormous run.
     let header_start = 16;
     let version_len = u16::from_le_bytes([bytes[header_start], bytes[header_start + 1]]) as usize;
@@ -219,7 +219,12 @@ fn hostile_sizes_are_refused_without_allocating() {
 fn verify_reports_steps_duration_hash_and_game_state() {
     let (replay, recorded) = record_lap_game(900, 300);
     let mut game = LapGame::default();
-    let report = verify(&encode_replay_gzip(&replay), &mut game, &Limits::default()).unwrap();
+    let report = verify(
+        &encode_replay_gzip(&replay).unwrap(),
+        &mut game,
+        &Limits::default(),
+    )
+    .unwrap();
     assert!(report.is_valid());
     assert_eq!(report.steps, 900);
     assert!((report.duration - 15.0).abs() < 1e-9);
@@ -243,7 +248,12 @@ fn verify_counts_a_tampered_input() {
         input.throttle = 1.0;
         input.brake = 0.0;
     }
-    let report = verify(&encode_replay(&replay), NoHooks, &Limits::default()).unwrap();
+    let report = verify(
+        &encode_replay(&replay).unwrap(),
+        NoHooks,
+        &Limits::default(),
+    )
+    .unwrap();
     assert!(!report.is_valid());
     assert!(report.desyncs >= 1);
     let first = report.first_desync.unwrap();
@@ -260,8 +270,54 @@ fn fuzz_regressions_decode_without_panicking() {
             let bytes = std::fs::read(&path).unwrap();
             let _ = read_replay_header(&bytes);
             if let Ok(r) = decode_replay(&bytes) {
-                assert!(encode_replay(&r) == bytes, "{}", path.display());
+                assert!(encode_replay(&r).unwrap() == bytes, "{}", path.display());
             }
         }
     }
+}
+
+#[test]
+fn strings_that_do_not_fit_are_an_encoding_error_not_a_cut() {
+    let replay = sample();
+    let mut long_key = replay.clone();
+    long_key.header.metadata = vec![("k".repeat(80_000), "v".into())];
+    let err = encode_replay(&long_key).unwrap_err();
+    assert!(
+        matches!(&err, ReplayError::Encode(m) if m.contains("metadata key is 80000 bytes")),
+        "{err}"
+    );
+    assert!(encode_replay_gzip(&long_key).is_err());
+    let mut long_version = replay.clone();
+    long_version.header.core_version = "9".repeat(70_000);
+    assert!(encode_replay(&long_version).is_err());
+    // A header beyond what the header reader accepts is refused too.
+    let mut huge_header = replay.clone();
+    huge_header.header.metadata = vec![("notes".into(), "x".repeat(2 << 20))];
+    let err = encode_replay(&huge_header).unwrap_err().to_string();
+    assert!(err.contains("header is"), "{err}");
+    // An 80 000-byte value fits the format; decoding it needs the metadata
+    // limit raised, and then it comes back whole.
+    let mut long_value = replay.clone();
+    long_value.header.metadata = vec![("notes".into(), "v".repeat(80_000))];
+    let bytes = encode_replay(&long_value).unwrap();
+    let err = decode_replay(&bytes).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ReplayError::LimitExceeded {
+                limit: "metadata bytes",
+                value: 80_005,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    let raised = Limits {
+        max_metadata_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    assert_eq!(
+        skidpad_replay::decode_replay_with(&bytes, &raised).unwrap(),
+        long_value
+    );
 }

@@ -20,7 +20,7 @@ fn sample() -> Replay {
 
 /// Decoding `replay` within `limits` fails on `limit` with `value`.
 fn check(replay: &Replay, limits: &Limits, limit: &str, value: u64) {
-    let bytes = encode_replay(replay);
+    let bytes = encode_replay(replay).unwrap();
     let err = decode_replay_with(&bytes, limits).unwrap_err();
     match &err {
         ReplayError::LimitExceeded {
@@ -64,7 +64,7 @@ fn declared(cars: u32, steps: u64) -> Replay {
 
 #[test]
 fn zero_cars_are_refused_whatever_the_steps() {
-    let bytes = encode_replay(&declared(0, 1_000_000_000));
+    let bytes = encode_replay(&declared(0, 1_000_000_000)).unwrap();
     assert!(bytes.len() < 4096, "a small file: {} bytes", bytes.len());
     let started = Instant::now();
     assert_eq!(decode_replay(&bytes).unwrap_err(), ReplayError::NoCars);
@@ -130,13 +130,16 @@ fn each_limit_names_itself_and_the_value() {
         total,
     );
     let err = decode_replay_with(
-        &encode_replay(&replay),
+        &encode_replay(&replay).unwrap(),
         &small(|l| l.max_decoded_bytes = 4096),
     )
     .unwrap_err();
     assert_limit(&err, "decoded bytes");
     // Within the limits the same replay decodes.
-    assert_eq!(decode_replay(&encode_replay(&replay)).unwrap(), replay);
+    assert_eq!(
+        decode_replay(&encode_replay(&replay).unwrap()).unwrap(),
+        replay
+    );
 }
 
 #[test]
@@ -196,7 +199,7 @@ fn the_player_checks_a_replay_built_in_memory() {
 #[test]
 fn gzip_with_trailing_bytes_is_refused_and_a_bomb_hits_the_memory_limit() {
     let replay = sample();
-    let gz = encode_replay_gzip(&replay);
+    let gz = encode_replay_gzip(&replay).unwrap();
     let mut tail = gz.clone();
     tail.extend_from_slice(b"junk");
     let err = decode_replay(&tail).unwrap_err().to_string();

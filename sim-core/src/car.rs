@@ -12,7 +12,7 @@ use crate::ground::GroundSlope;
 use crate::input::CarInput;
 use crate::lod::{Lod, LodSetting, substep_count};
 use crate::single_track;
-use crate::state::{CarState, StepOutputs};
+use crate::state::{CarState, MAX_POSITION, StepOutputs};
 use crate::surface::SurfaceId;
 use crate::telemetry::{self, CHANNEL_COUNT};
 use crate::{CoreError, Result};
@@ -31,17 +31,29 @@ pub struct InitialPose {
 }
 
 impl InitialPose {
+    /// Largest |x| and |y| accepted, m: a tenth of the state's position
+    /// bound, so a car placed anywhere can drive for hours before its state
+    /// would leave its bounds.
+    pub const MAX_POSITION: f64 = MAX_POSITION / 10.0;
+    /// Largest |speed| accepted, m/s (3 600 km/h). From it the body speed
+    /// stays a tenth of the state's bound and the wheels' spin (speed over
+    /// a radius of at least 5 cm) a fifth of theirs, so the first steps
+    /// run instead of being rolled back.
+    pub const MAX_SPEED: f64 = 1_000.0;
+    /// Largest |yaw| accepted, rad.
+    pub const MAX_YAW: f64 = 1e7;
+
     fn validated(self) -> Result<Self> {
-        for (what, v) in [
-            ("x", self.x),
-            ("y", self.y),
-            ("yaw", self.yaw),
-            ("speed", self.speed),
+        for (what, v, max) in [
+            ("x", self.x, Self::MAX_POSITION),
+            ("y", self.y, Self::MAX_POSITION),
+            ("yaw", self.yaw, Self::MAX_YAW),
+            ("speed", self.speed, Self::MAX_SPEED),
         ] {
-            if !v.is_finite() || v.abs() > 1e7 {
+            if !v.is_finite() || v.abs() > max {
                 return Err(CoreError::InvalidArgument {
                     what: "initial pose",
-                    reason: format!("{what} must be finite and within ±1e7, got {v}"),
+                    reason: format!("{what} must be finite and within ±{max}, got {v}"),
                 });
             }
         }

@@ -20,6 +20,7 @@ use crate::input::CarInput;
 use crate::pose::yaw_pitch_roll;
 use crate::state::CarState;
 use crate::track::Track;
+use crate::{CoreError, Result};
 
 /// Tunable behaviour of an [`AiDriver`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,6 +52,56 @@ impl Default for DriverStyle {
     }
 }
 
+impl DriverStyle {
+    /// The style, or an error naming the first field outside its range:
+    /// grip fractions in (0, 2], acceleration in (0, 100] m/s², look-ahead
+    /// base in (0, 1000] m, look-ahead time in [0, 10] s, top speed in
+    /// (0, 1000] m/s. NaN and infinities are outside every range.
+    pub fn validated(self) -> Result<Self> {
+        let open = |lo: f64, hi: f64, v: f64| v > lo && v <= hi;
+        for (what, v, ok) in [
+            (
+                "cornering_grip",
+                self.cornering_grip,
+                open(0.0, 2.0, self.cornering_grip),
+            ),
+            (
+                "braking_grip",
+                self.braking_grip,
+                open(0.0, 2.0, self.braking_grip),
+            ),
+            (
+                "acceleration",
+                self.acceleration,
+                open(0.0, 100.0, self.acceleration),
+            ),
+            (
+                "lookahead_base",
+                self.lookahead_base,
+                open(0.0, 1000.0, self.lookahead_base),
+            ),
+            (
+                "lookahead_time",
+                self.lookahead_time,
+                (0.0..=10.0).contains(&self.lookahead_time),
+            ),
+            (
+                "top_speed",
+                self.top_speed,
+                open(0.0, 1000.0, self.top_speed),
+            ),
+        ] {
+            if !ok {
+                return Err(CoreError::InvalidArgument {
+                    what: "driver style",
+                    reason: format!("{what} is out of range: {v}"),
+                });
+            }
+        }
+        Ok(self)
+    }
+}
+
 /// A driver that laps a track.
 #[derive(Clone, Debug)]
 pub struct AiDriver {
@@ -63,9 +114,9 @@ pub struct AiDriver {
 }
 
 impl AiDriver {
-    /// A driver for this car on this track.
-    #[must_use]
-    pub fn new(track: Arc<Track>, def: &CarDefinition, style: DriverStyle) -> Self {
+    /// A driver for this car on this track; the style is validated.
+    pub fn new(track: Arc<Track>, def: &CarDefinition, style: DriverStyle) -> Result<Self> {
+        let style = style.validated()?;
         let grip = def.tires.front.pdy1.min(def.tires.rear.pdy1);
         let lateral = style.cornering_grip * grip * STANDARD_GRAVITY;
         let braking = style.braking_grip * grip * STANDARD_GRAVITY;
@@ -76,12 +127,12 @@ impl AiDriver {
             style.acceleration,
             style.top_speed,
         );
-        AiDriver {
+        Ok(AiDriver {
             track,
             style,
             speed_profile,
             brake_limit: brake_limit(def),
-        }
+        })
     }
 
     /// The track being driven.

@@ -51,11 +51,27 @@ pub struct Surface {
     pub ploughing: f64,
 }
 
-/// The surfaces of one world, indexed by [`SurfaceId`].
+/// The surfaces of one world, indexed by [`SurfaceId`]. In JSON it is the
+/// array of surfaces; deserialising validates it as [`SurfaceTable::new`]
+/// does, so no table that `new` refuses can be built from JSON.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(transparent)]
+#[serde(try_from = "Vec<Surface>", into = "Vec<Surface>")]
 pub struct SurfaceTable {
     surfaces: Vec<Surface>,
+}
+
+impl TryFrom<Vec<Surface>> for SurfaceTable {
+    type Error = CoreError;
+
+    fn try_from(surfaces: Vec<Surface>) -> Result<Self> {
+        SurfaceTable::new(surfaces)
+    }
+}
+
+impl From<SurfaceTable> for Vec<Surface> {
+    fn from(table: SurfaceTable) -> Self {
+        table.surfaces
+    }
 }
 
 impl SurfaceTable {

@@ -168,7 +168,11 @@ impl World {
         style: DriverStyle,
     ) -> Result<()> {
         let car = self.car_mut(id)?;
-        car.driver = track.map(|t| AiDriver::new(t, &car.def, style));
+        // Built before the old driver is replaced: a bad style changes
+        // nothing.
+        car.driver = track
+            .map(|t| AiDriver::new(t, &car.def, style))
+            .transpose()?;
         Ok(())
     }
 

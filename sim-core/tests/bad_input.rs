@@ -211,6 +211,205 @@ fn bad_settings_are_rejected() {
     assert!(Wheel::from_index(4).is_err());
 }
 
+#[test]
+fn initial_poses_are_bounded_so_the_car_can_step() {
+    let mut world = driven_world();
+    for (field, pose) in [
+        (
+            "speed",
+            InitialPose {
+                speed: 1e6,
+                ..InitialPose::default()
+            },
+        ),
+        (
+            "speed",
+            InitialPose {
+                speed: -1001.0,
+                ..InitialPose::default()
+            },
+        ),
+        (
+            "x",
+            InitialPose {
+                x: 2e6,
+                ..InitialPose::default()
+            },
+        ),
+        (
+            "y",
+            InitialPose {
+                y: -2e6,
+                ..InitialPose::default()
+            },
+        ),
+        (
+            "yaw",
+            InitialPose {
+                yaw: f64::INFINITY,
+                ..InitialPose::default()
+            },
+        ),
+    ] {
+        check_rejected(&mut world, field, |w| {
+            w.add_car(&preset("kart").unwrap(), pose)
+        });
+    }
+    // The extremes that are accepted give a car that steps.
+    for name in ["fwd_hatchback", "rwd_sports", "awd_rally", "kart"] {
+        for speed in [InitialPose::MAX_SPEED, -InitialPose::MAX_SPEED] {
+            let mut w = World::new(WorldConfig::default()).unwrap();
+            let pose = InitialPose {
+                x: InitialPose::MAX_POSITION,
+                y: -InitialPose::MAX_POSITION,
+                yaw: 1.0,
+                speed,
+            };
+            w.add_car(&preset(name).unwrap(), pose).unwrap();
+            for step in 0..60 {
+                w.step(1.0 / 60.0)
+                    .unwrap_or_else(|e| panic!("{name} at {speed} m/s, step {step}: {e}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn driver_styles_are_validated_and_a_bad_one_keeps_the_old_driver() {
+    use std::sync::Arc;
+
+    use skidpad_core::{DriverStyle, Track};
+
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = driven_world();
+    world.set_driver(CarId(0), Some(track.clone())).unwrap();
+    let fine = DriverStyle::default();
+    let profile = world
+        .driver(CarId(0))
+        .unwrap()
+        .unwrap()
+        .speed_profile()
+        .to_vec();
+    for (field, style) in [
+        (
+            "cornering_grip",
+            DriverStyle {
+                cornering_grip: f64::NAN,
+                ..fine
+            },
+        ),
+        (
+            "braking_grip",
+            DriverStyle {
+                braking_grip: 0.0,
+                ..fine
+            },
+        ),
+        (
+            "acceleration",
+            DriverStyle {
+                acceleration: -1.0,
+                ..fine
+            },
+        ),
+        (
+            "lookahead_base",
+            DriverStyle {
+                lookahead_base: f64::INFINITY,
+                ..fine
+            },
+        ),
+        (
+            "lookahead_time",
+            DriverStyle {
+                lookahead_time: -0.1,
+                ..fine
+            },
+        ),
+        (
+            "top_speed",
+            DriverStyle {
+                top_speed: 1e9,
+                ..fine
+            },
+        ),
+    ] {
+        check_rejected(&mut world, field, |w| {
+            w.set_driver_with_style(CarId(0), Some(track.clone()), style)
+        });
+        let kept = world
+            .driver(CarId(0))
+            .unwrap()
+            .expect("the old driver stays");
+        assert_eq!(kept.speed_profile(), profile.as_slice());
+    }
+}
+
+#[test]
+fn surface_tables_from_json_are_validated_like_new() {
+    use skidpad_core::SurfaceTable;
+
+    let good = serde_json::to_string(&SurfaceTable::presets()).unwrap();
+    let table: SurfaceTable = serde_json::from_str(&good).unwrap();
+    assert_eq!(table, SurfaceTable::presets());
+    let one = |grip: f64| {
+        format!(r#"[{{"name":"a","grip":{grip},"rolling_resistance":0.01,"ploughing":0.0}}]"#)
+    };
+    for (json, expected) in [
+        ("[]".to_owned(), "1..=16 surfaces"),
+        (one(-5.0), "grip must be in (0, 3]"),
+        (one(0.0), "grip must be in (0, 3]"),
+        (
+            format!(
+                "[{}, {}]",
+                &one(1.0)[1..one(1.0).len() - 1],
+                &one(0.5)[1..one(0.5).len() - 1]
+            ),
+            "appears twice",
+        ),
+    ] {
+        let err = serde_json::from_str::<SurfaceTable>(&json)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(expected), "{json}: {err}");
+    }
+    // A world configured from JSON therefore cannot hold an empty table.
+    assert!(serde_json::from_str::<SurfaceTable>("[]").is_err());
+}
+
+#[test]
+fn a_step_that_leaves_the_bounds_is_rolled_back_whole() {
+    // Car 1 is put just inside the position bound, moving out of it: the
+    // step that carries it over must be undone for every car.
+    let mut world = driven_world();
+    let track = std::sync::Arc::new(skidpad_core::Track::builtin("brandwood").unwrap());
+    world.set_driver(CarId(0), Some(track)).unwrap();
+    let good = world.snapshot(CarId(1)).unwrap();
+    let mut twin = driven_world();
+    twin.set_driver(
+        CarId(0),
+        world.driver(CarId(0)).unwrap().map(|d| d.track().clone()),
+    )
+    .unwrap();
+    let mut edge = good.clone();
+    // Layout (snapshot.rs): position x at byte 18, velocity x at byte 74.
+    edge[18..26].copy_from_slice(&(1e7 - 1e-3_f64).to_le_bytes());
+    edge[74..82].copy_from_slice(&50.0_f64.to_le_bytes());
+    world.restore(CarId(1), &edge).unwrap();
+    let records_before: Vec<_> = world.last_step_records().to_vec();
+    check_rejected(&mut world, "car 1", |w| w.step(1.0 / 60.0));
+    assert_eq!(world.last_step_records(), records_before.as_slice());
+    // Put the car back: the world then goes on exactly as one that never
+    // took the failed step.
+    world.restore(CarId(1), &good).unwrap();
+    for _ in 0..120 {
+        world.step(1.0 / 60.0).unwrap();
+        twin.step(1.0 / 60.0).unwrap();
+        assert_eq!(world.world_hash(), twin.world_hash());
+    }
+    assert!(observe(&world) == observe(&twin));
+}
+
 /// A preset with one JSON field replaced; `path` is a list of keys/indices.
 fn mutated(path: &[&str], value: serde_json::Value) -> String {
     let mut json: serde_json::Value =

@@ -46,11 +46,11 @@ fn write_all(dir: &std::path::Path) -> Result<(), String> {
         println!("recording {}", scenario.name());
         let recording = scenario.record()?;
         let file = format!("{}.skr", scenario.name());
-        std::fs::write(dir.join(&file), encode_replay(&recording.replay))
-            .map_err(|e| e.to_string())?;
+        let bytes = encode_replay(&recording.replay).map_err(|e| e.to_string())?;
+        std::fs::write(dir.join(&file), bytes).map_err(|e| e.to_string())?;
         lines.extend(hashes::replay_lines(&file, &recording.replay));
         for (name, ghost) in &recording.ghosts {
-            let bytes = encode_ghost(ghost);
+            let bytes = encode_ghost(ghost).map_err(|e| e.to_string())?;
             std::fs::write(dir.join(name), &bytes).map_err(|e| e.to_string())?;
             lines.push(hashes::ghost_line(name, &bytes));
         }

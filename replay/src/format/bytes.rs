@@ -4,13 +4,62 @@
 
 use crate::{ReplayError, Result};
 
-/// Appends primitives to a buffer.
+/// Appends primitives to a buffer. A length that does not fit its field
+/// is remembered (the first one) and returned by [`Writer::done`], so the
+/// encoder never cuts a string or wraps a count silently.
 #[derive(Default)]
 pub(crate) struct Writer {
     pub buf: Vec<u8>,
+    error: Option<String>,
 }
 
 impl Writer {
+    /// The bytes, or the first length that did not fit.
+    pub fn done(self) -> Result<Vec<u8>> {
+        match self.error {
+            None => Ok(self.buf),
+            Some(reason) => Err(ReplayError::Encode(reason)),
+        }
+    }
+
+    /// Takes over another writer's first error (for nested buffers).
+    pub fn absorb(&mut self, other: Writer) -> Vec<u8> {
+        if self.error.is_none() {
+            self.error = other.error;
+        }
+        other.buf
+    }
+
+    pub fn fail(&mut self, reason: String) {
+        self.error.get_or_insert(reason);
+    }
+
+    /// A count or length as u32, refusing what does not fit.
+    pub fn len32(&mut self, n: usize, what: &str) {
+        match u32::try_from(n) {
+            Ok(v) => self.u32(v),
+            Err(_) => {
+                self.fail(format!("{what}: {n} does not fit the format's u32"));
+                self.u32(u32::MAX);
+            }
+        }
+    }
+
+    /// A `str16`: u16 byte length, then the UTF-8 bytes.
+    pub fn str16(&mut self, s: &str, what: &str) {
+        match u16::try_from(s.len()) {
+            Ok(n) => {
+                self.u16(n);
+                self.bytes(s.as_bytes());
+            }
+            Err(_) => self.fail(format!(
+                "{what} is {} bytes, longer than the format's {}",
+                s.len(),
+                u16::MAX
+            )),
+        }
+    }
+
     pub fn u8(&mut self, v: u8) {
         self.buf.push(v);
     }
@@ -38,8 +87,8 @@ impl Writer {
         self.buf.extend_from_slice(v);
     }
     /// A u32 length, then the bytes.
-    pub fn blob(&mut self, v: &[u8]) {
-        self.u32(u32::try_from(v.len()).unwrap_or(u32::MAX));
+    pub fn blob(&mut self, v: &[u8], what: &str) {
+        self.len32(v.len(), what);
         self.bytes(v);
     }
 }

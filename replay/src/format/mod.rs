@@ -76,48 +76,51 @@ fn section_name(id: u16) -> &'static str {
     }
 }
 
-/// Encodes a replay (uncompressed; see [`encode_replay_gzip`]).
-#[must_use]
-pub fn encode_replay(replay: &Replay) -> Vec<u8> {
+/// Encodes a replay (uncompressed; see [`encode_replay_gzip`]). Fails,
+/// rather than cutting or wrapping, when a string or count does not fit
+/// its field (a metadata key over 65 535 bytes, a header over 1 MiB, …).
+pub fn encode_replay(replay: &Replay) -> Result<Vec<u8>> {
     let mut out = Writer::default();
     out.bytes(MAGIC);
     out.u16(FORMAT_VERSION);
     out.u16(0);
-    let mut section = |id: u16, flags: u16, payload: Vec<u8>| {
+    let section = |out: &mut Writer, id: u16, flags: u16, payload: Writer| {
+        let payload = out.absorb(payload);
         out.u16(id);
         out.u16(flags);
-        out.u32(u32::try_from(payload.len()).unwrap_or(u32::MAX));
+        out.len32(payload.len(), section_name(id));
         out.bytes(&payload);
     };
-    section(HEADER, REQUIRED, encode_header(&replay.header));
-    section(
-        DEFINITIONS,
-        REQUIRED,
-        encode_definitions(&replay.definitions),
-    );
-    section(DT, REQUIRED, encode_runs(&replay.dt, |w, v| w.f64(v)));
-    section(INPUTS, REQUIRED, encode_inputs(&replay.cars));
-    section(LOD, REQUIRED, encode_lods(&replay.cars));
-    section(SURFACES, REQUIRED, encode_surfaces(&replay.cars));
-    section(KEYFRAMES, REQUIRED, encode_keyframes(&replay.keyframes));
+    section(&mut out, HEADER, REQUIRED, encode_header(&replay.header));
+    let definitions = encode_definitions(&replay.definitions);
+    section(&mut out, DEFINITIONS, REQUIRED, definitions);
+    let dt = encode_runs(&replay.dt, |w, v| w.f64(v));
+    section(&mut out, DT, REQUIRED, dt);
+    section(&mut out, INPUTS, REQUIRED, encode_inputs(&replay.cars));
+    section(&mut out, LOD, REQUIRED, encode_lods(&replay.cars));
+    section(&mut out, SURFACES, REQUIRED, encode_surfaces(&replay.cars));
+    let keyframes = encode_keyframes(&replay.keyframes);
+    section(&mut out, KEYFRAMES, REQUIRED, keyframes);
     if let Some(ghosts) = &replay.ghosts {
         let mut w = Writer::default();
-        w.u32(ghosts.len() as u32);
-        for g in ghosts {
-            w.blob(&encode_ghost(g));
+        w.len32(ghosts.len(), "ghosts");
+        for (i, g) in ghosts.iter().enumerate() {
+            match encode_ghost(g) {
+                Ok(bytes) => w.blob(&bytes, "ghost"),
+                Err(e) => w.fail(format!("ghost {i}: {e}")),
+            }
         }
-        section(GHOSTS, 0, w.buf);
+        section(&mut out, GHOSTS, 0, w);
     }
-    section(END, REQUIRED, Vec::new());
+    section(&mut out, END, REQUIRED, Writer::default());
     let checksum = blake3::hash(&out.buf);
     out.bytes(checksum.as_bytes());
-    out.buf
+    out.done()
 }
 
 /// Encodes a replay and gzips it (`.skr.gz`).
-#[must_use]
-pub fn encode_replay_gzip(replay: &Replay) -> Vec<u8> {
-    gzip(&encode_replay(replay))
+pub fn encode_replay_gzip(replay: &Replay) -> Result<Vec<u8>> {
+    Ok(gzip(&encode_replay(replay)?))
 }
 
 /// Decodes replay bytes, plain or gzip (detected by its magic), within the
@@ -380,11 +383,6 @@ fn check_len(r: &Reader<'_>, got: u64, expected: u64, what: &str) -> Result<()> 
     Ok(())
 }
 
-fn encode_str16(w: &mut Writer, s: &str) {
-    w.u16(u16::try_from(s.len()).unwrap_or(u16::MAX));
-    w.bytes(&s.as_bytes()[..s.len().min(usize::from(u16::MAX))]);
-}
-
 fn decode_str<'a>(r: &mut Reader<'a>, len: usize) -> Result<&'a str> {
     let at = r.offset();
     let raw = r.take(len)?;
@@ -395,9 +393,9 @@ fn decode_str<'a>(r: &mut Reader<'a>, len: usize) -> Result<&'a str> {
     })
 }
 
-fn encode_header(h: &ReplayHeader) -> Vec<u8> {
+fn encode_header(h: &ReplayHeader) -> Writer {
     let mut w = Writer::default();
-    encode_str16(&mut w, &h.core_version);
+    w.str16(&h.core_version, "core version");
     w.u32(h.simulation_version);
     w.u32(h.car_count);
     w.u64(h.step_count);
@@ -405,16 +403,22 @@ fn encode_header(h: &ReplayHeader) -> Vec<u8> {
     w.u64(h.start_step);
     w.f64(h.gravity);
     w.f64(h.air_density);
-    w.blob(surfaces_json(&h.surfaces).as_bytes());
-    w.u32(h.metadata.len() as u32);
+    w.blob(surfaces_json(&h.surfaces).as_bytes(), "surface table");
+    w.len32(h.metadata.len(), "metadata entries");
     for (k, v) in &h.metadata {
-        encode_str16(&mut w, k);
-        w.blob(v.as_bytes());
+        w.str16(k, "metadata key");
+        w.blob(v.as_bytes(), "metadata value");
     }
     for car in &h.source_cars {
         w.u32(car.0);
     }
-    w.buf
+    if w.buf.len() > MAX_HEADER {
+        let len = w.buf.len();
+        w.fail(format!(
+            "the header is {len} bytes, more than the {MAX_HEADER} a reader accepts"
+        ));
+    }
+    w
 }
 
 fn surfaces_json(table: &SurfaceTable) -> String {
@@ -437,14 +441,12 @@ fn decode_header(r: &mut Reader<'_>) -> Result<ReplayHeader> {
     let json_len = r.u32()? as usize;
     let json_at = r.offset();
     let json = decode_str(r, json_len)?;
-    let surfaces: SurfaceTable = serde_json::from_str(json)
-        .ok()
-        .and_then(|t: SurfaceTable| SurfaceTable::new(t.surfaces().to_vec()).ok())
-        .ok_or_else(|| ReplayError::Decode {
-            section: "header",
-            offset: json_at,
-            reason: "invalid surface table".into(),
-        })?;
+    // Deserialising validates the table as `SurfaceTable::new` does.
+    let surfaces: SurfaceTable = serde_json::from_str(json).map_err(|e| ReplayError::Decode {
+        section: "header",
+        offset: json_at,
+        reason: format!("invalid surface table: {e}"),
+    })?;
     if surfaces_json(&surfaces) != json {
         return Err(r.error("surface table JSON is not in canonical form"));
     }
@@ -484,13 +486,13 @@ fn definition_json(def: &CarDefinition) -> String {
     serde_json::to_string(def).unwrap_or_default()
 }
 
-fn encode_definitions(defs: &[CarDefinition]) -> Vec<u8> {
+fn encode_definitions(defs: &[CarDefinition]) -> Writer {
     let mut w = Writer::default();
-    w.u32(defs.len() as u32);
+    w.len32(defs.len(), "definitions");
     for d in defs {
-        w.blob(definition_json(d).as_bytes());
+        w.blob(definition_json(d).as_bytes(), "definition");
     }
-    w.buf
+    w
 }
 
 fn decode_definitions(r: &mut Reader<'_>, car_count: u32) -> Result<Vec<CarDefinition>> {
@@ -517,14 +519,14 @@ fn decode_definitions(r: &mut Reader<'_>, car_count: u32) -> Result<Vec<CarDefin
     Ok(defs)
 }
 
-fn encode_runs<T: Copy + PartialEq>(runs: &Runs<T>, put: impl Fn(&mut Writer, T)) -> Vec<u8> {
+fn encode_runs<T: Copy + PartialEq>(runs: &Runs<T>, put: impl Fn(&mut Writer, T)) -> Writer {
     let mut w = Writer::default();
     put_runs(&mut w, runs, put);
-    w.buf
+    w
 }
 
 fn put_runs<T: Copy + PartialEq>(w: &mut Writer, runs: &Runs<T>, put: impl Fn(&mut Writer, T)) {
-    w.u32(runs.run_count() as u32);
+    w.len32(runs.run_count(), "runs");
     for (length, value) in runs.runs() {
         w.varint(length);
         put(w, value);
@@ -544,15 +546,12 @@ fn decode_runs<T: Copy + PartialEq>(
     Runs::from_runs(items).map_err(|e| r.error(e))
 }
 
-fn encode_inputs(cars: &[CarTrack]) -> Vec<u8> {
+fn encode_inputs(cars: &[CarTrack]) -> Writer {
     let mut raw = Writer::default();
     for car in cars {
         inputs::encode_car(&car.inputs, &mut raw);
     }
-    let mut w = Writer::default();
-    w.u64(raw.buf.len() as u64);
-    w.bytes(&deflate(&raw.buf));
-    w.buf
+    deflated_section(raw)
 }
 
 /// The inputs section's declared inflated length, checked against what
@@ -594,12 +593,12 @@ fn put_lod(w: &mut Writer, lod: LodSetting) {
     w.f64(lod.substep_rate.unwrap_or(0.0));
 }
 
-fn encode_lods(cars: &[CarTrack]) -> Vec<u8> {
+fn encode_lods(cars: &[CarTrack]) -> Writer {
     let mut w = Writer::default();
     for car in cars {
         put_runs(&mut w, &car.lod, put_lod);
     }
-    w.buf
+    w
 }
 
 fn decode_lods(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Runs<LodSetting>>> {
@@ -625,14 +624,14 @@ fn decode_lods(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Runs<LodS
     Ok(out)
 }
 
-fn encode_surfaces(cars: &[CarTrack]) -> Vec<u8> {
+fn encode_surfaces(cars: &[CarTrack]) -> Writer {
     let mut w = Writer::default();
     for car in cars {
         for wheel in &car.surfaces {
             put_runs(&mut w, wheel, |w, s| w.u8(s.0));
         }
     }
-    w.buf
+    w
 }
 
 fn decode_surfaces(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<[Runs<SurfaceId>; 4]>> {
@@ -658,22 +657,28 @@ fn decode_surfaces(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<[Runs
     Ok(out)
 }
 
-fn encode_keyframes(keyframes: &[Keyframe]) -> Vec<u8> {
+fn encode_keyframes(keyframes: &[Keyframe]) -> Writer {
     let mut raw = Writer::default();
-    raw.u32(keyframes.len() as u32);
+    raw.len32(keyframes.len(), "keyframes");
     // Car and world hashes are not stored: they are blake3 of the snapshot
     // bytes and of the step plus those hashes, recomputed on decoding.
     for k in keyframes {
         raw.u64(k.step);
-        raw.blob(&k.game_state);
+        raw.blob(&k.game_state, "keyframe state");
         for car in &k.cars {
             raw.bytes(&car.snapshot);
         }
     }
+    deflated_section(raw)
+}
+
+/// A deflated section: the inflated length, then the deflate stream.
+fn deflated_section(raw: Writer) -> Writer {
     let mut w = Writer::default();
-    w.u64(raw.buf.len() as u64);
-    w.bytes(&deflate(&raw.buf));
-    w.buf
+    let raw = w.absorb(raw);
+    w.u64(raw.len() as u64);
+    w.bytes(&deflate(&raw));
+    w
 }
 
 /// The keyframes section's declared inflated length. Its layout is fixed
