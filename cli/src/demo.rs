@@ -5,7 +5,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
+use indicatif::ProgressBar;
 use serde::Serialize;
 use skidpad_core::scenario::hex;
 use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
@@ -14,9 +15,13 @@ use skidpad_replay::{
     Limits, RecorderOptions, ReplayRecorder, encode_replay, encode_replay_gzip, verify,
 };
 
-use crate::files;
+use crate::atomic;
 
 const DT: f64 = 1.0 / 60.0;
+/// Most cars on the grid.
+pub const MAX_CARS: u16 = 64;
+/// Most laps per car.
+pub const MAX_LAPS: u32 = 20;
 /// Presets raced, alternating.
 const PRESETS: [&str; 2] = ["fwd_hatchback", "rwd_sports"];
 
@@ -105,11 +110,20 @@ impl DemoReport {
     }
 }
 
-/// Runs the demo.
-pub fn run(options: &DemoOptions) -> Result<DemoReport> {
-    if options.cars == 0 || options.cars > 64 || options.laps == 0 || options.laps > 20 {
-        bail!("the demo races 1 to 64 cars for 1 to 20 laps");
+/// Runs the demo; `progress` counts completed laps (hidden when not on a
+/// terminal).
+pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> {
+    if options.cars == 0
+        || options.cars > usize::from(MAX_CARS)
+        || options.laps == 0
+        || options.laps > MAX_LAPS
+    {
+        bail!("the demo races 1 to {MAX_CARS} cars for 1 to {MAX_LAPS} laps");
     }
+    // The output directory is the demo's own: made here, before racing, so
+    // a directory that cannot be made fails first.
+    std::fs::create_dir_all(&options.out)
+        .with_context(|| format!("cannot create {}", options.out.display()))?;
     let track = Arc::new(Track::builtin("brandwood")?);
     let mut world = World::new(WorldConfig::default())?;
     for k in 0..options.cars {
@@ -157,6 +171,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport> {
                 && (laps[k].len() as u32) < options.laps
             {
                 laps[k].push(done.time);
+                progress.inc(1);
                 if best.as_ref().is_none_or(|(_, b)| done.time < b.time) {
                     best = Some((k, done));
                 }
@@ -168,12 +183,13 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport> {
     let encoded = encode_replay(&replay)?;
     let gzip = encode_replay_gzip(&replay)?;
     let replay_file = options.out.join("demo.skr");
-    files::write_atomic(&replay_file, &encoded)?;
+    atomic::write_atomic(&replay_file, &encoded)?;
     let (best_car, best_lap) = best.ok_or_else(|| anyhow::anyhow!("no lap was completed"))?;
     let ghost_bytes = encode_ghost(&best_lap.ghost)?;
     let ghost_file = options.out.join("best_lap.skg");
-    files::write_atomic(&ghost_file, &ghost_bytes)?;
+    atomic::write_atomic(&ghost_file, &ghost_bytes)?;
 
+    progress.set_message("verifying the replay");
     let report = verify(&encoded, skidpad_replay::NoHooks, &Limits::default())?;
     Ok(DemoReport {
         track: track.name().to_owned(),

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Result;
+use indicatif::ProgressBar;
 use serde::Serialize;
 use skidpad_core::CarId;
 use skidpad_ghost::LapCutter;
@@ -47,9 +48,16 @@ struct Event {
 }
 
 /// Writes the export of `replay_path` to `out`; returns the steps written.
-/// Work is bounded by `limits`.
-pub fn export_json(replay_path: &Path, out: &mut dyn Write, limits: &Limits) -> Result<u64> {
+/// Work is bounded by `limits`; `progress` counts steps (hidden when not
+/// on a terminal).
+pub fn export_json(
+    replay_path: &Path,
+    out: &mut dyn Write,
+    limits: &Limits,
+    progress: &ProgressBar,
+) -> Result<u64> {
     let replay = files::load_replay(replay_path, limits)?;
+    progress.set_length(replay.header.step_count);
     let track = Arc::new(files::track_of(&replay)?);
     let mut player = files::straight_player(&replay, limits)?;
     let mut cutters: Vec<LapCutter> = (0..replay.cars.len() as u32)
@@ -66,6 +74,7 @@ pub fn export_json(replay_path: &Path, out: &mut dyn Write, limits: &Limits) -> 
     let mut time = 0.0;
     let mut desyncs = 0;
     while player.advance()? {
+        progress.inc(1);
         let step = player.step();
         let dt = replay.dt.at(step - 1).unwrap_or(0.0);
         time += dt;

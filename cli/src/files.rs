@@ -1,7 +1,6 @@
-//! Reading inputs with clear errors, writing outputs atomically, and
-//! telling replays from ghosts.
+//! Reading inputs with clear errors, telling replays from ghosts, and
+//! setting up playback of a replay file.
 
-use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
@@ -35,26 +34,6 @@ pub fn kind(path: &Path, bytes: &[u8]) -> Result<Kind> {
     }
 }
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same
-/// directory, flushed, then renamed over the target, so a crash never
-/// leaves a half-written file.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)
-        .and_then(|()| tmp.as_file().sync_all())
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    tmp.persist(path)
-        .map_err(|e| e.error)
-        .with_context(|| format!("cannot move the new file into {}", path.display()))?;
-    Ok(())
-}
-
 /// The game logic a replay needs to play back: the golden scenarios' own
 /// (named in the `scenario` metadata), or none.
 #[must_use]
@@ -78,9 +57,17 @@ pub fn metadata<'a>(replay: &'a Replay, key: &str) -> Option<&'a str> {
         .map(|(_, v)| v.as_str())
 }
 
-/// Reads and decodes a replay file within `limits`.
+/// Reads and decodes a replay file within `limits`; a ghost given here is
+/// named as one.
 pub fn load_replay(path: &Path, limits: &Limits) -> Result<Replay> {
-    skidpad_replay::decode_replay_with(&read(path)?, limits)
+    let bytes = read(path)?;
+    if kind(path, &bytes)? == Kind::Ghost {
+        bail!(
+            "{} is a ghost (.skg), not a replay: this command needs a replay (.skr)",
+            path.display()
+        );
+    }
+    skidpad_replay::decode_replay_with(&bytes, limits)
         .with_context(|| format!("cannot decode {}", path.display()))
 }
 

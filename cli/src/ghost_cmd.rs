@@ -10,7 +10,7 @@ use skidpad_core::CarId;
 use skidpad_ghost::{LapCutter, encode_ghost};
 use skidpad_replay::Limits;
 
-use crate::files;
+use crate::{atomic, files};
 
 /// What was exported.
 #[derive(Clone, Debug, Serialize)]
@@ -56,7 +56,7 @@ pub fn export_lap(
             && done.lap == lap
         {
             let bytes = encode_ghost(&done.ghost)?;
-            files::write_atomic(out, &bytes)?;
+            atomic::write_atomic(out, &bytes)?;
             return Ok(GhostExport {
                 car,
                 lap,

@@ -8,9 +8,10 @@ use anyhow::Result;
 use serde::Serialize;
 use skidpad_core::scenario::hex;
 use skidpad_ghost::{GhostPose, decode_ghost};
-use skidpad_replay::{decode_replay, encode_replay, is_gzip};
+use skidpad_replay::{Limits, decode_replay_with, encode_replay, is_gzip, read_replay_header};
 
 use crate::files::{self, Kind};
+use crate::text::printable;
 
 /// What a file holds.
 #[derive(Clone, Debug, Serialize)]
@@ -22,35 +23,49 @@ pub enum Inspection {
     Ghost(GhostInfo),
 }
 
-/// A replay's description.
+/// A replay's description. The header is always read (it has the same
+/// layout in every simulation version); the body only when this core can
+/// decode it.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReplayInfo {
     /// Bytes on disk.
     pub file_bytes: usize,
     /// Whether the file is gzipped.
     pub gzip: bool,
-    /// Bytes of the plain encoding.
-    pub encoded_bytes: usize,
-    /// Raw 48-byte inputs of every car and step.
-    pub raw_input_bytes: u64,
     /// Core that recorded.
     pub core_version: String,
     /// Its simulation version.
     pub simulation_version: u32,
-    /// Cars (definition names).
-    pub cars: Vec<String>,
+    /// Recorded cars.
+    pub car_count: u32,
     /// Steps.
     pub steps: u64,
-    /// Simulated seconds.
-    pub duration: f64,
     /// Steps between keyframes.
     pub keyframe_every: u32,
+    /// Raw 48-byte inputs of every car and step.
+    pub raw_input_bytes: u64,
+    /// Key/value metadata.
+    pub metadata: Vec<(String, String)>,
+    /// The decoded body, when this core can read it.
+    pub body: Option<ReplayBody>,
+    /// Why the body was not decoded (another simulation version, a limit,
+    /// corruption).
+    pub body_error: Option<String>,
+}
+
+/// What only the body of a replay tells.
+#[derive(Clone, Debug, Serialize)]
+pub struct ReplayBody {
+    /// Bytes of the plain encoding.
+    pub encoded_bytes: usize,
+    /// Cars (definition names).
+    pub cars: Vec<String>,
+    /// Simulated seconds.
+    pub duration: f64,
     /// (step, world hash) of every keyframe.
     pub keyframes: Vec<(u64, String)>,
     /// Embedded ghost tracks.
     pub embedded_ghosts: usize,
-    /// Key/value metadata.
-    pub metadata: Vec<(String, String)>,
 }
 
 /// A ghost's description.
@@ -74,8 +89,9 @@ fn pose_array(p: &GhostPose) -> [f32; 8] {
     [p.x, p.y, p.z, p.yaw, p.pitch, p.roll, p.steer, p.speed]
 }
 
-/// Describes a replay or ghost file.
-pub fn inspect(path: &Path) -> Result<Inspection> {
+/// Describes a replay or ghost file; a replay's body is decoded within
+/// `limits`.
+pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
     let bytes = files::read(path)?;
     Ok(match files::kind(path, &bytes)? {
         Kind::Ghost => {
@@ -91,25 +107,39 @@ pub fn inspect(path: &Path) -> Result<Inspection> {
             })
         }
         Kind::Replay => {
-            let r = decode_replay(&bytes)?;
+            let h = read_replay_header(&bytes)?;
+            let (body, body_error) = match decode_replay_with(&bytes, limits) {
+                Ok(r) => (
+                    Some(ReplayBody {
+                        encoded_bytes: encode_replay(&r)?.len(),
+                        cars: r.definitions.iter().map(|d| d.name.clone()).collect(),
+                        duration: r.duration(),
+                        keyframes: r
+                            .keyframes
+                            .iter()
+                            .map(|k| (k.step, hex(&k.world_hash)))
+                            .collect(),
+                        embedded_ghosts: r.ghosts.as_ref().map_or(0, Vec::len),
+                    }),
+                    None,
+                ),
+                Err(e) => (None, Some(e.to_string())),
+            };
             Inspection::Replay(ReplayInfo {
                 file_bytes: bytes.len(),
                 gzip: is_gzip(&bytes),
-                encoded_bytes: encode_replay(&r)?.len(),
-                raw_input_bytes: r.header.step_count * u64::from(r.header.car_count) * 48,
-                core_version: r.header.core_version.clone(),
-                simulation_version: r.header.simulation_version,
-                cars: r.definitions.iter().map(|d| d.name.clone()).collect(),
-                steps: r.header.step_count,
-                duration: r.duration(),
-                keyframe_every: r.header.keyframe_every,
-                keyframes: r
-                    .keyframes
-                    .iter()
-                    .map(|k| (k.step, hex(&k.world_hash)))
-                    .collect(),
-                embedded_ghosts: r.ghosts.as_ref().map_or(0, Vec::len),
-                metadata: r.header.metadata.clone(),
+                core_version: h.core_version,
+                simulation_version: h.simulation_version,
+                car_count: h.car_count,
+                steps: h.step_count,
+                keyframe_every: h.keyframe_every,
+                raw_input_bytes: h
+                    .step_count
+                    .saturating_mul(u64::from(h.car_count))
+                    .saturating_mul(48),
+                metadata: h.metadata,
+                body,
+                body_error,
             })
         }
     })
@@ -123,36 +153,51 @@ impl fmt::Display for Inspection {
                 writeln!(
                     f,
                     "  recorded by       skidpad-core {} (simulation version {})",
-                    r.core_version, r.simulation_version
+                    printable(&r.core_version),
+                    r.simulation_version
                 )?;
+                let names = r.body.as_ref().map_or(String::new(), |b| {
+                    let names: Vec<String> = b.cars.iter().map(|c| printable(c)).collect();
+                    format!(": {}", names.join(", "))
+                });
+                writeln!(f, "  cars              {}{names}", r.car_count)?;
+                match &r.body {
+                    Some(b) => {
+                        writeln!(f, "  steps             {} ({:.2} s)", r.steps, b.duration)?
+                    }
+                    None => writeln!(f, "  steps             {}", r.steps)?,
+                }
+                let encoded = r
+                    .body
+                    .as_ref()
+                    .map_or(String::new(), |b| format!(", {} encoded", b.encoded_bytes));
                 writeln!(
                     f,
-                    "  cars              {}: {}",
-                    r.cars.len(),
-                    r.cars.join(", ")
-                )?;
-                writeln!(f, "  steps             {} ({:.2} s)", r.steps, r.duration)?;
-                writeln!(
-                    f,
-                    "  size              {} bytes on disk{}, {} encoded, {} raw inputs",
+                    "  size              {} bytes on disk{}{encoded}, {} raw inputs",
                     r.file_bytes,
                     if r.gzip { " (gzip)" } else { "" },
-                    r.encoded_bytes,
                     r.raw_input_bytes
                 )?;
-                writeln!(
-                    f,
-                    "  keyframes         {} (every {} steps)",
-                    r.keyframes.len(),
-                    r.keyframe_every
-                )?;
-                for (step, hash) in &r.keyframes {
-                    writeln!(f, "    step {step:>7}  {hash}")?;
+                if let Some(b) = &r.body {
+                    writeln!(
+                        f,
+                        "  keyframes         {} (every {} steps)",
+                        b.keyframes.len(),
+                        r.keyframe_every
+                    )?;
+                    for (step, hash) in &b.keyframes {
+                        writeln!(f, "    step {step:>7}  {hash}")?;
+                    }
+                    writeln!(f, "  embedded ghosts   {}", b.embedded_ghosts)?;
+                } else {
+                    writeln!(f, "  keyframes         every {} steps", r.keyframe_every)?;
                 }
-                writeln!(f, "  embedded ghosts   {}", r.embedded_ghosts)?;
                 writeln!(f, "  metadata")?;
                 for (k, v) in &r.metadata {
-                    writeln!(f, "    {k} = {v}")?;
+                    writeln!(f, "    {} = {}", printable(k), printable(v))?;
+                }
+                if let Some(e) = &r.body_error {
+                    writeln!(f, "  body not read     {}", printable(e))?;
                 }
                 Ok(())
             }

@@ -2,10 +2,12 @@
 //! binary (`main.rs`) parses arguments and prints; tests snapshot the same
 //! reports. Every report prints as text (`Display`) or JSON (`Serialize`).
 
+pub mod atomic;
 pub mod demo;
 pub mod export;
 pub mod files;
 pub mod ghost_cmd;
 pub mod inspect;
 pub mod limits;
+pub mod text;
 pub mod verify;

@@ -1,7 +1,12 @@
 //! `skidpad`: race, record, verify and inspect from the terminal.
 //!
-//! Exit codes: 0 success; 1 a verification failed (a desync, a corrupt
-//! file); 2 bad usage or an input or output error.
+//! Exit codes, the same for every command: 0 success; 1 a replay
+//! re-simulated but did not match its recording (a desync); 2 bad usage or
+//! an input or output error (a file that cannot be read or written, is not
+//! a skidpad file, is corrupt, is of another version or exceeds a
+//! `--max-*` limit). With several files, `verify` exits with the worst:
+//! 2 before 1 before 0. A closed standard output (`| head`) ends the
+//! command quietly with 0.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -12,7 +17,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 use skidpad_cli::limits::LimitArgs;
-use skidpad_cli::{demo, export, files, ghost_cmd, inspect, verify};
+use skidpad_cli::{atomic, demo, export, ghost_cmd, inspect, verify};
 
 #[derive(Parser)]
 #[command(
@@ -33,14 +38,14 @@ enum Command {
     /// Race AI cars on the built-in track, record the replay and the best
     /// lap's ghost, verify the replay and print a summary.
     Demo {
-        /// Output directory.
+        /// Output directory (created if missing).
         #[arg(long, default_value = "skidpad-demo")]
         out: PathBuf,
-        /// Cars on the grid.
-        #[arg(long, default_value_t = 6)]
-        cars: usize,
-        /// Laps per car.
-        #[arg(long, default_value_t = 3)]
+        /// Cars on the grid, 1 to 64.
+        #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=i64::from(demo::MAX_CARS)))]
+        cars: u16,
+        /// Laps per car, 1 to 20.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=i64::from(demo::MAX_LAPS)))]
         laps: u32,
     },
     /// Verify replays (re-simulated bit for bit) and ghosts.
@@ -55,6 +60,8 @@ enum Command {
     Inspect {
         /// The file.
         file: PathBuf,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Re-simulate a replay and export one lap of one car as a ghost.
     Ghost {
@@ -84,19 +91,55 @@ enum Command {
     },
 }
 
+/// Writes a report to standard output as text or JSON. Output goes
+/// through `write!`, not `print!`, so a closed pipe (`| head`) is an error
+/// the caller can recognise instead of a panic.
 fn print<T: Serialize + std::fmt::Display>(json: bool, value: &T) -> Result<()> {
+    let mut out = std::io::stdout().lock();
     if json {
-        println!("{}", serde_json::to_string_pretty(value)?);
+        serde_json::to_writer_pretty(&mut out, value)?;
+        writeln!(out)?;
     } else {
-        print!("{value}");
+        write!(out, "{value}")?;
     }
+    out.flush()?;
     Ok(())
+}
+
+/// A progress bar on standard error when it is a terminal, hidden
+/// otherwise (pipes, CI logs, `--json`).
+fn progress_bar(json: bool, len: u64, template: &str) -> Result<ProgressBar> {
+    if json || !std::io::stderr().is_terminal() {
+        return Ok(ProgressBar::hidden());
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(ProgressStyle::with_template(template)?);
+    Ok(bar)
+}
+
+fn exit_code(status: verify::Status) -> ExitCode {
+    match status {
+        verify::Status::Ok => ExitCode::SUCCESS,
+        verify::Status::Desync => ExitCode::from(1),
+        verify::Status::InputError => ExitCode::from(2),
+    }
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
         Command::Demo { out, cars, laps } => {
-            let report = demo::run(&demo::DemoOptions { out, cars, laps })?;
+            let bar = progress_bar(
+                cli.json,
+                u64::from(cars) * u64::from(laps),
+                "{spinner} racing {bar:40} {pos}/{len} laps {msg}",
+            )?;
+            let options = demo::DemoOptions {
+                out,
+                cars: usize::from(cars),
+                laps,
+            };
+            let report = demo::run(&options, &bar)?;
+            bar.finish_and_clear();
             print(cli.json, &report)?;
             Ok(if report.verified() {
                 ExitCode::SUCCESS
@@ -106,10 +149,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Verify { files, limits } => {
             let limits = limits.limits();
-            let bar = if files.len() > 1 && std::io::stderr().is_terminal() {
-                let bar = ProgressBar::new(files.len() as u64);
-                bar.set_style(ProgressStyle::with_template("{bar:40} {pos}/{len} {msg}")?);
-                bar
+            let bar = if files.len() > 1 {
+                progress_bar(cli.json, files.len() as u64, "{bar:40} {pos}/{len} {msg}")?
             } else {
                 ProgressBar::hidden()
             };
@@ -122,14 +163,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             bar.finish_and_clear();
             let report = verify::VerifyReport { files: verdicts };
             print(cli.json, &report)?;
-            Ok(if report.all_ok() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            Ok(exit_code(report.worst()))
         }
-        Command::Inspect { file } => {
-            print(cli.json, &inspect::inspect(&file)?)?;
+        Command::Inspect { file, limits } => {
+            print(cli.json, &inspect::inspect(&file, &limits.limits())?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Ghost {
@@ -139,11 +176,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output,
             limits,
         } => {
+            atomic::check_target(&output)?;
             let done = ghost_cmd::export_lap(&replay, car, lap, &output, &limits.limits())?;
+            let mut out = std::io::stdout().lock();
             if cli.json {
-                println!("{}", serde_json::to_string_pretty(&done)?);
+                serde_json::to_writer_pretty(&mut out, &done)?;
+                writeln!(out)?;
             } else {
-                println!(
+                writeln!(
+                    out,
                     "car {} lap {}: {:.3} s, {} frames, {} bytes -> {}",
                     done.car,
                     done.lap,
@@ -151,7 +192,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     done.frames,
                     done.bytes,
                     output.display()
-                );
+                )?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -161,22 +202,41 @@ fn run(cli: Cli) -> Result<ExitCode> {
             limits,
         } => {
             let limits = limits.limits();
+            if let Some(path) = &output {
+                atomic::check_target(path)?;
+            }
+            // Sized once the replay's header is known.
+            let bar = progress_bar(false, 0, "{spinner} exporting {bar:40} {pos}/{len} steps")?;
             match output {
                 Some(path) => {
                     let mut buffer = Vec::new();
-                    export::export_json(&replay, &mut buffer, &limits)?;
-                    files::write_atomic(&path, &buffer)?;
+                    export::export_json(&replay, &mut buffer, &limits, &bar)?;
+                    atomic::write_atomic(&path, &buffer)?;
                 }
                 None => {
                     let stdout = std::io::stdout();
                     let mut lock = std::io::BufWriter::new(stdout.lock());
-                    export::export_json(&replay, &mut lock, &limits)?;
+                    export::export_json(&replay, &mut lock, &limits, &bar)?;
                     lock.flush()?;
                 }
             }
+            bar.finish_and_clear();
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+/// True when the error is a closed standard output: the reader (`head`,
+/// a pager) has what it wanted, which is not a failure.
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            || cause
+                .downcast_ref::<serde_json::Error>()
+                .is_some_and(|j| j.io_error_kind() == Some(std::io::ErrorKind::BrokenPipe))
+    })
 }
 
 fn main() -> ExitCode {
@@ -184,11 +244,15 @@ fn main() -> ExitCode {
     let json = cli.json;
     match run(cli) {
         Ok(code) => code,
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
+            // Written with `writeln!` and its result ignored: reporting an
+            // error must not panic on a closed stream either.
             if json {
-                println!("{}", serde_json::json!({ "error": format!("{e:#}") }));
+                let message = serde_json::json!({ "error": format!("{e:#}") });
+                let _ = writeln!(std::io::stdout(), "{message}");
             } else {
-                eprintln!("skidpad: {e:#}");
+                let _ = writeln!(std::io::stderr(), "skidpad: {e:#}");
             }
             ExitCode::from(2)
         }

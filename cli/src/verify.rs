@@ -1,4 +1,5 @@
-//! `skidpad verify FILE…`: a verdict per file.
+//! `skidpad verify FILE…`: a verdict per file, with the field-by-field
+//! report of the first desync.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -6,17 +7,75 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use skidpad_core::scenario::hex;
 use skidpad_ghost::decode_ghost;
-use skidpad_replay::{Limits, decode_replay_with, verify};
+use skidpad_replay::{DesyncReport, Limits, decode_replay_with, verify};
 
 use crate::files::{self, Kind};
+use crate::text::printable;
+
+/// How a file fared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// A valid ghost, or a replay that re-simulated with zero desyncs.
+    Ok,
+    /// A replay that re-simulated but did not match its keyframes.
+    Desync,
+    /// The file could not be read, is not a skidpad file, is corrupt, is
+    /// of another version or declares more work than the limits allow.
+    InputError,
+}
+
+/// One state field that differs at the first desync.
+#[derive(Clone, Debug, Serialize)]
+pub struct FieldReport {
+    /// Playback car index.
+    pub car: u32,
+    /// Snapshot field name.
+    pub field: &'static str,
+    /// The recorded value.
+    pub recorded: f64,
+    /// The re-simulated value.
+    pub simulated: f64,
+}
+
+/// The first keyframe that did not match.
+#[derive(Clone, Debug, Serialize)]
+pub struct FirstDesync {
+    /// The keyframe's step.
+    pub step: u64,
+    /// Cars whose state differed.
+    pub cars: Vec<u32>,
+    /// Every differing field.
+    pub fields: Vec<FieldReport>,
+}
+
+impl From<&DesyncReport> for FirstDesync {
+    fn from(d: &DesyncReport) -> Self {
+        FirstDesync {
+            step: d.step,
+            cars: d.cars.iter().map(|c| c.0).collect(),
+            fields: d
+                .fields
+                .iter()
+                .map(|f| FieldReport {
+                    car: f.car.0,
+                    field: f.field,
+                    recorded: f.recorded,
+                    simulated: f.simulated,
+                })
+                .collect(),
+        }
+    }
+}
 
 /// One file's verdict.
 #[derive(Clone, Debug, Serialize)]
 pub struct Verdict {
     /// The file.
     pub file: PathBuf,
-    /// True when the file is valid (and, for a replay, re-simulates with
-    /// zero desyncs).
+    /// What was found.
+    pub status: Status,
+    /// True when the status is `ok`.
     pub ok: bool,
     /// `replay`, `ghost` or `unknown`.
     pub kind: &'static str,
@@ -26,8 +85,22 @@ pub struct Verdict {
     pub steps: Option<u64>,
     /// Replays: keyframes that did not match.
     pub desyncs: Option<u64>,
+    /// Replays: the first mismatch, field by field.
+    pub first_desync: Option<FirstDesync>,
     /// Replays: world hash after the last step.
     pub final_hash: Option<String>,
+}
+
+impl Verdict {
+    fn set(&mut self, status: Status, detail: String) {
+        self.status = status;
+        self.ok = status == Status::Ok;
+        self.detail = detail;
+    }
+}
+
+fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 /// Verifies one file within `limits`; never fails, the verdict says what
@@ -36,11 +109,13 @@ pub struct Verdict {
 pub fn verify_file(path: &Path, limits: &Limits) -> Verdict {
     let mut verdict = Verdict {
         file: path.to_owned(),
+        status: Status::InputError,
         ok: false,
         kind: "unknown",
         detail: String::new(),
         steps: None,
         desyncs: None,
+        first_desync: None,
         final_hash: None,
     };
     let result = files::read(path).and_then(|bytes| {
@@ -48,16 +123,15 @@ pub fn verify_file(path: &Path, limits: &Limits) -> Verdict {
         Ok((kind, bytes))
     });
     match result {
-        Err(e) => verdict.detail = format!("{e:#}"),
+        Err(e) => verdict.set(Status::InputError, format!("{e:#}")),
         Ok((Kind::Ghost, bytes)) => {
             verdict.kind = "ghost";
             match decode_ghost(&bytes) {
-                Ok(g) => {
-                    verdict.ok = true;
-                    verdict.detail =
-                        format!("valid ghost, {} frames, {:.2} s", g.len(), g.duration());
-                }
-                Err(e) => verdict.detail = e.to_string(),
+                Ok(g) => verdict.set(
+                    Status::Ok,
+                    format!("valid ghost, {} frames, {:.2} s", g.len(), g.duration()),
+                ),
+                Err(e) => verdict.set(Status::InputError, e.to_string()),
             }
         }
         Ok((Kind::Replay, bytes)) => {
@@ -65,28 +139,25 @@ pub fn verify_file(path: &Path, limits: &Limits) -> Verdict {
             let hooks = decode_replay_with(&bytes, limits).map(|r| files::hooks_for(&r));
             match hooks.and_then(|h| verify(&bytes, h, limits)) {
                 Ok(report) => {
-                    verdict.ok = report.is_valid();
                     verdict.steps = Some(report.steps);
                     verdict.desyncs = Some(report.desyncs);
                     verdict.final_hash = Some(hex(&report.final_hash));
-                    verdict.detail = if report.is_valid() {
-                        format!(
-                            "{} steps ({:.1} s), {} keyframes, 0 desyncs",
-                            report.steps, report.duration, report.keyframes
-                        )
+                    verdict.first_desync = report.first_desync.as_ref().map(FirstDesync::from);
+                    let keyframes = plural(report.keyframes as u64, "keyframe", "keyframes");
+                    if report.is_valid() {
+                        verdict.set(
+                            Status::Ok,
+                            format!(
+                                "{} steps ({:.1} s), {keyframes}, 0 desyncs",
+                                report.steps, report.duration
+                            ),
+                        );
                     } else {
-                        let first = report
-                            .first_desync
-                            .as_ref()
-                            .map(|d| format!("; first at step {} (cars {:?})", d.step, d.cars))
-                            .unwrap_or_default();
-                        format!(
-                            "{} desyncs in {} keyframes{first}",
-                            report.desyncs, report.keyframes
-                        )
-                    };
+                        let desyncs = plural(report.desyncs, "desync", "desyncs");
+                        verdict.set(Status::Desync, format!("{desyncs} in {keyframes}"));
+                    }
                 }
-                Err(e) => verdict.detail = e.to_string(),
+                Err(e) => verdict.set(Status::InputError, e.to_string()),
             }
         }
     }
@@ -106,13 +177,60 @@ impl VerifyReport {
     pub fn all_ok(&self) -> bool {
         self.files.iter().all(|v| v.ok)
     }
+
+    /// The worst status: an input error outranks a desync, which outranks
+    /// ok (exit codes 2, 1, 0).
+    #[must_use]
+    pub fn worst(&self) -> Status {
+        let has = |s| self.files.iter().any(|v| v.status == s);
+        if has(Status::InputError) {
+            Status::InputError
+        } else if has(Status::Desync) {
+            Status::Desync
+        } else {
+            Status::Ok
+        }
+    }
 }
+
+/// Fields listed per desync in the text output; `--json` has them all.
+const FIELDS_SHOWN: usize = 12;
 
 impl fmt::Display for VerifyReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for v in &self.files {
             let mark = if v.ok { "ok  " } else { "FAIL" };
-            writeln!(f, "{mark} {} ({}): {}", v.file.display(), v.kind, v.detail)?;
+            let file = printable(&v.file.display().to_string());
+            writeln!(f, "{mark} {file} ({}): {}", v.kind, printable(&v.detail))?;
+            if let Some(d) = &v.first_desync {
+                let cars: Vec<String> = d.cars.iter().map(u32::to_string).collect();
+                writeln!(
+                    f,
+                    "     first desync at step {}, car{} {}:",
+                    d.step,
+                    if cars.len() == 1 { "" } else { "s" },
+                    cars.join(", ")
+                )?;
+                writeln!(
+                    f,
+                    "     {:>4}  {:<24} {:>24} {:>24}",
+                    "car", "field", "recorded", "re-simulated"
+                )?;
+                for field in d.fields.iter().take(FIELDS_SHOWN) {
+                    writeln!(
+                        f,
+                        "     {:>4}  {:<24} {:>24} {:>24}",
+                        field.car, field.field, field.recorded, field.simulated
+                    )?;
+                }
+                if d.fields.len() > FIELDS_SHOWN {
+                    writeln!(
+                        f,
+                        "     … {} more fields (--json lists them all)",
+                        d.fields.len() - FIELDS_SHOWN
+                    )?;
+                }
+            }
         }
         let failed = self.files.iter().filter(|v| !v.ok).count();
         writeln!(f, "{} passed, {failed} failed", self.files.len() - failed)

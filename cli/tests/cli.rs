@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use indicatif::ProgressBar;
 use skidpad_cli::{demo, export, ghost_cmd, inspect, verify};
 use skidpad_replay::Limits;
 
@@ -16,7 +17,7 @@ fn golden(name: &str) -> &'static Path {
 
 #[test]
 fn inspect_replay_text() {
-    let text = inspect::inspect(golden("flat_lap.skr"))
+    let text = inspect::inspect(golden("flat_lap.skr"), &Limits::default())
         .unwrap()
         .to_string();
     insta::assert_snapshot!("inspect_flat_lap_skr", text);
@@ -24,7 +25,7 @@ fn inspect_replay_text() {
 
 #[test]
 fn inspect_ghost_text() {
-    let text = inspect::inspect(golden("flat_lap.skg"))
+    let text = inspect::inspect(golden("flat_lap.skg"), &Limits::default())
         .unwrap()
         .to_string();
     insta::assert_snapshot!("inspect_flat_lap_skg", text);
@@ -87,8 +88,13 @@ fn ghost_export_reproduces_the_golden_lap() {
 #[test]
 fn export_is_dense_json_with_events() {
     let mut out = Vec::new();
-    let steps =
-        export::export_json(golden("game_logic.skr"), &mut out, &Limits::default()).unwrap();
+    let steps = export::export_json(
+        golden("game_logic.skr"),
+        &mut out,
+        &Limits::default(),
+        &ProgressBar::hidden(),
+    )
+    .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
     assert_eq!(steps, 3600);
     assert_eq!(json["steps"].as_array().unwrap().len(), 3600);
@@ -108,11 +114,14 @@ fn export_is_dense_json_with_events() {
 #[test]
 fn a_short_demo_race_writes_verified_files() {
     let dir = tempfile::tempdir().unwrap();
-    let report = demo::run(&demo::DemoOptions {
-        out: dir.path().to_owned(),
-        cars: 2,
-        laps: 1,
-    })
+    let report = demo::run(
+        &demo::DemoOptions {
+            out: dir.path().to_owned(),
+            cars: 2,
+            laps: 1,
+        },
+        &ProgressBar::hidden(),
+    )
     .unwrap();
     assert!(report.verified());
     assert!(report.replay_file.exists() && report.ghost_file.exists());
@@ -129,11 +138,14 @@ fn a_short_demo_race_writes_verified_files() {
         .collect();
     insta::assert_snapshot!("demo_two_cars_one_lap", masked);
     assert!(
-        demo::run(&demo::DemoOptions {
-            out: dir.path().to_owned(),
-            cars: 0,
-            laps: 1
-        })
+        demo::run(
+            &demo::DemoOptions {
+                out: dir.path().to_owned(),
+                cars: 0,
+                laps: 1
+            },
+            &ProgressBar::hidden()
+        )
         .is_err()
     );
 }

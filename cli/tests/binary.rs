@@ -1,0 +1,164 @@
+//! The `skidpad` binary as a user runs it: exit codes, the desync report,
+//! a closed pipe, argument ranges.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use skidpad_replay::{decode_replay, encode_replay};
+
+fn skidpad(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skidpad"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn current(name: &str) -> PathBuf {
+    Path::new("../golden")
+        .join(format!("v{}", skidpad_core::SIMULATION_VERSION))
+        .join(name)
+}
+
+/// The flat-lap golden with a stretch of edited throttle: it decodes, but
+/// re-simulates differently from its keyframes.
+fn tampered(dir: &Path) -> PathBuf {
+    let mut replay = decode_replay(&std::fs::read(current("flat_lap.skr")).unwrap()).unwrap();
+    for input in &mut replay.cars[0].inputs[100..160] {
+        input.throttle = 0.0;
+        input.brake = 1.0;
+    }
+    let path = dir.join("tampered.skr");
+    std::fs::write(&path, encode_replay(&replay).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn verify_exit_codes_follow_one_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = current("flat_lap.skr");
+    let good = good.to_str().unwrap();
+    let tampered = tampered(dir.path());
+    let tampered = tampered.to_str().unwrap();
+    let corrupt = dir.path().join("corrupt.skr");
+    let mut bytes = std::fs::read(good).unwrap();
+    bytes[300] ^= 1;
+    std::fs::write(&corrupt, bytes).unwrap();
+    let corrupt = corrupt.to_str().unwrap();
+
+    let code = |args: &[&str]| skidpad(args).status.code();
+    assert_eq!(code(&["verify", good]), Some(0));
+    assert_eq!(code(&["verify", tampered]), Some(1), "a desync");
+    assert_eq!(code(&["verify", corrupt]), Some(2), "an input error");
+    assert_eq!(code(&["verify", "no/such/file.skr"]), Some(2));
+    assert_eq!(code(&["verify", good, tampered]), Some(1));
+    assert_eq!(
+        code(&["verify", tampered, corrupt]),
+        Some(2),
+        "2 outranks 1"
+    );
+    assert_eq!(
+        code(&["verify", "--max-steps", "100", good]),
+        Some(2),
+        "over a limit"
+    );
+}
+
+#[test]
+fn verify_prints_the_desync_field_by_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let tampered = tampered(dir.path());
+    let out = skidpad(&["verify", tampered.to_str().unwrap()]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("first desync at step 600, car 0:"), "{text}");
+    assert!(
+        text.contains("re-simulated") && text.contains("position.x"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("CarId") && !text.contains("1 desyncs"),
+        "{text}"
+    );
+
+    let out = skidpad(&["--json", "verify", tampered.to_str().unwrap()]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let file = &json["files"][0];
+    assert_eq!(file["status"], "desync");
+    let first = &file["first_desync"];
+    assert_eq!(first["step"], 600);
+    assert_eq!(first["cars"], serde_json::json!([0]));
+    let fields = first["fields"].as_array().unwrap();
+    assert!(
+        fields
+            .iter()
+            .any(|f| f["field"] == "position.x" && f["car"] == 0)
+    );
+    assert!(fields.iter().all(|f| f["recorded"] != f["simulated"]));
+}
+
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    // The reader goes away at once: every write after that fails with a
+    // broken pipe, which must end the command with 0, not a panic (101).
+    for args in [
+        vec!["export", "PATH"],
+        vec!["inspect", "PATH"],
+        vec!["--json", "inspect", "PATH"],
+    ] {
+        let path = current("flat_lap.skr");
+        let args: Vec<&str> = args
+            .iter()
+            .map(|a| {
+                if *a == "PATH" {
+                    path.to_str().unwrap()
+                } else {
+                    a
+                }
+            })
+            .collect();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skidpad"))
+            .args(&args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take());
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn demo_arguments_have_ranges() {
+    let help = String::from_utf8(skidpad(&["demo", "--help"]).stdout).unwrap();
+    assert!(
+        help.contains("1 to 64") && help.contains("1 to 20"),
+        "{help}"
+    );
+    let out = skidpad(&["demo", "--cars", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(err.contains("1..=64"), "{err}");
+    assert_eq!(skidpad(&["demo", "--laps", "21"]).status.code(), Some(2));
+}
+
+#[test]
+fn output_into_a_missing_directory_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("missing/lap.skg");
+    let result = skidpad(&[
+        "ghost",
+        current("flat_lap.skr").to_str().unwrap(),
+        "--car",
+        "0",
+        "--lap",
+        "1",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(result.status.code(), Some(2));
+    let err = String::from_utf8(result.stderr).unwrap();
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!dir.path().join("missing").exists());
+}
