@@ -115,6 +115,28 @@ test('corrupt, truncated and foreign bytes throw Error with the section and offs
   assert.equal(world.carHash(0), before);
 });
 
+test('work budgets refuse a replay before simulating, and bad limits throw RangeError', () => {
+  const world = smallWorld();
+  const recorder = new sk.ReplayRecorder(world);
+  for (let k = 0; k < 120; k++) recorder.step(world, DT);
+  const bytes = sk.encodeReplay(recorder.finish(world));
+  // Within the defaults (and with an empty limits object) it verifies.
+  assert.equal(sk.verifyReplay(bytes).desyncs, 0);
+  assert.equal(sk.verifyReplay(bytes, undefined, {}).desyncs, 0);
+  throwsA(Error, () => sk.verifyReplay(bytes, undefined, { maxSteps: 119 }),
+    /exceeds the steps limit: 120 > 119/);
+  throwsA(Error, () => sk.decodeReplay(bytes, { maxCars: 1 }), /cars limit: 2 > 1/);
+  throwsA(Error, () => sk.decodeReplay(bytes, { maxCarSubsteps: 1000 }), /car-substeps limit/);
+  throwsA(Error, () => sk.decodeReplay(bytes, { maxDecodedBytes: 1024 }), /decoded bytes limit/);
+  assert.equal(sk.decodeReplay(bytes, { maxSteps: 120 }).stepCount, 120);
+  for (const bad of [{ maxSteps: -1 }, { maxCars: 1.5 }, { maxCars: 'many' }, { maxSteps: NaN }, 7]) {
+    throwsA(RangeError, () => sk.decodeReplay(bytes, bad));
+  }
+  // gzip with junk after its member is refused like a plain file's tail.
+  const gz = sk.encodeReplay(sk.decodeReplay(bytes), { gzip: true });
+  throwsA(Error, () => sk.decodeReplay(new Uint8Array([...gz, 1, 2, 3])), /trailing data/);
+});
+
 test('freed and consumed objects throw instead of trapping', () => {
   const world = smallWorld();
   world.free();

@@ -34,7 +34,7 @@ impl Default for PlayerOptions {
     }
 }
 
-/// Plays a [`Replay`] into a [`World`] that holds the recorded cars (car i
+/// Plays a [`Replay`](crate::Replay) into a [`World`] that holds the recorded cars (car i
 /// of the world is the replay's car i), for example one made by
 /// [`create_replay_world`](crate::create_replay_world).
 pub struct ReplayPlayer<'r, H: ReplayHooks> {

@@ -188,7 +188,7 @@ impl Track {
     /// Projects a position onto the centre line.
     ///
     /// The search has no history (the answer depends on `p` alone): it
-    /// finds the nearest of every [`SAMPLES_PER_SEGMENT`]-th point over the
+    /// finds the nearest of every `SAMPLES_PER_SEGMENT`-th point over the
     /// whole lap, then the nearest segment within two control spans of it.
     /// That is the true nearest segment for any position closer to the line
     /// than to a part of the track more than two control spans away along

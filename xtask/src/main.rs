@@ -13,6 +13,8 @@
 //! - `wasm`: builds the npm package into `bindings-wasm/pkg/`.
 //! - `bench`: runs the benchmarks and prints the SPEC §10 figures, as a
 //!   table and as `target/bench-report.json`.
+//! - `missing-packages`: prints the Debian packages the checks need that
+//!   this machine lacks, one a line (`.ci/run` installs them).
 //! - `golden`: records the golden corpus for the current
 //!   `SIMULATION_VERSION` (golden/README.md says when that is allowed).
 
@@ -29,11 +31,17 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test(),
+        Some("missing-packages") => {
+            for package in tools::missing_packages() {
+                println!("{package}");
+            }
+            Ok(())
+        }
         Some("golden") => golden(),
         Some("wasm") => project_root().and_then(|root| wasm::build_package(&root).map(drop)),
         Some("bench") => project_root().and_then(|root| bench::bench_all(&root)),
         _ => {
-            eprintln!("usage: cargo xtask test | golden | bench | wasm");
+            eprintln!("usage: cargo xtask test | golden | bench | wasm | missing-packages");
             return ExitCode::from(2);
         }
     };
@@ -46,16 +54,18 @@ fn main() -> ExitCode {
     }
 }
 
-/// One named check: a cargo invocation.
+/// One named check: a cargo invocation, with extra environment.
 struct Check {
     name: &'static str,
     args: &'static [&'static str],
+    env: &'static [(&'static str, &'static str)],
 }
 
 const CHECKS: &[Check] = &[
     Check {
         name: "format",
         args: &["fmt", "--all", "--", "--check"],
+        env: &[],
     },
     Check {
         name: "clippy",
@@ -67,10 +77,17 @@ const CHECKS: &[Check] = &[
             "-D",
             "warnings",
         ],
+        env: &[],
+    },
+    Check {
+        name: "docs (cargo doc, warnings denied)",
+        args: &["doc", "--no-deps", "--workspace"],
+        env: &[("RUSTDOCFLAGS", "-D warnings")],
     },
     Check {
         name: "tests (debug)",
         args: &["test", "--workspace"],
+        env: &[],
     },
     Check {
         name: "golden hash (release)",
@@ -82,6 +99,7 @@ const CHECKS: &[Check] = &[
             "--test",
             "golden",
         ],
+        env: &[],
     },
     Check {
         name: "golden hash (wasm32 under node)",
@@ -94,6 +112,7 @@ const CHECKS: &[Check] = &[
             "--test",
             "golden",
         ],
+        env: &[],
     },
     Check {
         name: "goldens (release)",
@@ -105,6 +124,7 @@ const CHECKS: &[Check] = &[
             "--test",
             "golden",
         ],
+        env: &[],
     },
     Check {
         name: "goldens (wasm32 under node)",
@@ -117,6 +137,7 @@ const CHECKS: &[Check] = &[
             "--test",
             "golden",
         ],
+        env: &[],
     },
     Check {
         name: "golden hashes and corpus (i686, native 32-bit)",
@@ -132,6 +153,7 @@ const CHECKS: &[Check] = &[
             "--test",
             "golden",
         ],
+        env: &[],
     },
     Check {
         name: "golden hashes and corpus (aarch64 under qemu-user)",
@@ -147,6 +169,7 @@ const CHECKS: &[Check] = &[
             "--test",
             "golden",
         ],
+        env: &[],
     },
     Check {
         name: "race example",
@@ -158,6 +181,7 @@ const CHECKS: &[Check] = &[
             "--example",
             "race",
         ],
+        env: &[],
     },
 ];
 
@@ -196,13 +220,18 @@ const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
 
 fn test() -> Result<(), String> {
     let root = project_root()?;
+    // Before anything is installed or compiled: one message naming every
+    // missing system package.
+    tools::check_prerequisites()?;
     ensure_wasm_tools(&root)?;
     tools::ensure_cross_tools()?;
     let total = CHECKS.len() + PACKAGE_CHECKS.len();
     for (k, check) in CHECKS.iter().enumerate() {
         println!("\n==> [{}/{total}] {}", k + 1, check.name);
         let mut cmd = Command::new(tools::cargo());
-        cmd.args(check.args).current_dir(&root);
+        cmd.args(check.args)
+            .envs(check.env.iter().copied())
+            .current_dir(&root);
         run(&mut cmd).map_err(|e| format!("{} failed: {e}", check.name))?;
     }
     for (k, (name, check)) in PACKAGE_CHECKS.iter().enumerate() {

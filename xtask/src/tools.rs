@@ -52,6 +52,97 @@ fn locked_version(root: &Path, package: &str) -> Result<String, String> {
     Err(format!("{package} is not in Cargo.lock"))
 }
 
+/// One system package the checks need.
+struct Prerequisite {
+    /// Debian package that provides it.
+    package: &'static str,
+    /// Which check needs it.
+    why: &'static str,
+    present: fn() -> bool,
+}
+
+/// Where the browser test finds Chromium (`SKIDPAD_CHROMIUM` overrides).
+pub fn chromium_path() -> String {
+    std::env::var("SKIDPAD_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
+}
+
+/// Every system package the checks need (Debian 12 names; not
+/// gcc-multilib, which would remove the aarch64 cross compiler). Rust
+/// targets and the wasm-bindgen CLI are not here: the checks install those
+/// themselves.
+const PREREQUISITES: &[Prerequisite] = &[
+    Prerequisite {
+        package: "nodejs",
+        why: "Node.js runs the wasm tests",
+        present: || output("node", &["--version"]).is_some(),
+    },
+    Prerequisite {
+        package: "npm",
+        why: "npm installs the browser test's driver",
+        present: || output("npm", &["--version"]).is_some(),
+    },
+    Prerequisite {
+        package: "chromium",
+        why: "the browser test runs headless Chromium",
+        present: || Path::new(&chromium_path()).exists(),
+    },
+    Prerequisite {
+        package: "libc6-dev-i386",
+        why: "the i686 golden check links 32-bit",
+        present: || Path::new("/usr/lib32/crt1.o").exists(),
+    },
+    Prerequisite {
+        package: "lib32gcc-12-dev",
+        why: "the i686 golden check links 32-bit",
+        present: || Path::new("/usr/lib/gcc/x86_64-linux-gnu/12/32/libgcc.a").exists(),
+    },
+    Prerequisite {
+        package: "gcc-aarch64-linux-gnu",
+        why: "the aarch64 golden check cross-links",
+        present: || output("aarch64-linux-gnu-gcc", &["--version"]).is_some(),
+    },
+    Prerequisite {
+        package: "libc6-dev-arm64-cross",
+        why: "the aarch64 golden check cross-links",
+        present: || Path::new("/usr/aarch64-linux-gnu/lib").exists(),
+    },
+    Prerequisite {
+        package: "qemu-user",
+        why: "the aarch64 golden check runs under qemu-user",
+        present: || output("qemu-aarch64", &["--version"]).is_some(),
+    },
+];
+
+/// The Debian packages of the missing prerequisites (`cargo xtask
+/// missing-packages` prints them for `.ci/run` to install).
+pub fn missing_packages() -> Vec<&'static str> {
+    PREREQUISITES
+        .iter()
+        .filter(|p| !(p.present)())
+        .map(|p| p.package)
+        .collect()
+}
+
+/// Checks every system package the checks need, before anything is
+/// installed or compiled, and names all that are missing in one message
+/// with the command that installs them.
+pub fn check_prerequisites() -> Result<(), String> {
+    let missing: Vec<&Prerequisite> = PREREQUISITES.iter().filter(|p| !(p.present)()).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let mut message = String::from("missing system packages:\n");
+    for p in &missing {
+        message.push_str(&format!("  {:<24} {}\n", p.package, p.why));
+    }
+    let names: Vec<&str> = missing.iter().map(|p| p.package).collect();
+    message.push_str(&format!(
+        "install them with: apt-get install {} (bash .ci/run does this on a bare machine)",
+        names.join(" ")
+    ));
+    Err(message)
+}
+
 /// Makes sure the wasm32 target, node and a wasm-bindgen test runner of
 /// exactly the locked wasm-bindgen version are present, installing what can
 /// be installed.
@@ -73,17 +164,24 @@ pub fn ensure_wasm_tools(root: &Path) -> Result<(), String> {
     if have.split_whitespace().nth(1) != Some(wanted.as_str()) {
         println!("==> installing wasm-bindgen-cli {wanted} (matches the wasm-bindgen crate)");
         // Not --locked: one of the CLI's locked dependencies does not build
-        // here; the CLI's own version is still exact.
-        run(Command::new(cargo()).args(["install", "wasm-bindgen-cli", "--version", &wanted]))?;
+        // here; the CLI's own version is still exact. Without default
+        // features the CLI has no TLS stack (used only to download
+        // webdrivers, which the tests never do): the install drops its
+        // largest dependencies and takes minutes instead of a quarter hour.
+        run(Command::new(cargo()).args([
+            "install",
+            "wasm-bindgen-cli",
+            "--version",
+            &wanted,
+            "--no-default-features",
+        ]))?;
     }
     Ok(())
 }
 
-/// Makes sure the i686 and aarch64 targets are installed, with what links
-/// and runs them: a 32-bit C runtime, the aarch64 cross gcc and libc, and
-/// qemu-user (Debian: libc6-dev-i386, lib32gcc-12-dev,
-/// gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user; `.ci/run`
-/// installs them).
+/// Makes sure the i686 and aarch64 Rust targets are installed (the system
+/// packages that link and run them are checked by
+/// [`check_prerequisites`]).
 pub fn ensure_cross_tools() -> Result<(), String> {
     let installed = output("rustup", &["target", "list", "--installed"]).unwrap_or_default();
     for target in ["i686-unknown-linux-gnu", "aarch64-unknown-linux-gnu"] {
@@ -91,35 +189,6 @@ pub fn ensure_cross_tools() -> Result<(), String> {
             println!("==> installing the {target} target");
             run(Command::new("rustup").args(["target", "add", target]))?;
         }
-    }
-    let needs = [
-        (
-            Path::new("/usr/lib32/crt1.o").exists(),
-            "libc6-dev-i386 lib32gcc-12-dev",
-        ),
-        (
-            output("aarch64-linux-gnu-gcc", &["--version"]).is_some(),
-            "gcc-aarch64-linux-gnu",
-        ),
-        (
-            Path::new("/usr/aarch64-linux-gnu/lib").exists(),
-            "libc6-dev-arm64-cross",
-        ),
-        (
-            output("qemu-aarch64", &["--version"]).is_some(),
-            "qemu-user",
-        ),
-    ];
-    let missing: Vec<&str> = needs
-        .iter()
-        .filter(|(ok, _)| !ok)
-        .map(|(_, p)| *p)
-        .collect();
-    if !missing.is_empty() {
-        return Err(format!(
-            "the cross-target golden checks need: apt-get install {}",
-            missing.join(" ")
-        ));
     }
     Ok(())
 }

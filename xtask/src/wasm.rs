@@ -12,7 +12,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use crate::tools::{cargo, ensure_wasm_tools, run};
+use crate::tools::{self, cargo, ensure_wasm_tools, run};
 
 /// The package's manifest; `{version}` is the workspace version.
 const PACKAGE_JSON: &str = r#"{
@@ -118,7 +118,7 @@ pub fn node_tests(root: &Path) -> Result<(), String> {
 /// `bindings-wasm/browser/run.mjs`.
 pub fn browser_test(root: &Path) -> Result<(), String> {
     let dir = root.join("bindings-wasm/browser");
-    let chromium = std::env::var("SKIDPAD_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    let chromium = tools::chromium_path();
     if !Path::new(&chromium).exists() {
         return Err(format!(
             "the browser test needs Chromium at {chromium}: apt-get install chromium"
