@@ -5,11 +5,12 @@
 //!
 //! Run: `cargo run --release -p skidpad-examples --example validation`
 
-use skidpad_core::SurfaceId;
+use skidpad_core::{DifferentialsDefinition, SurfaceId};
 use skidpad_examples::validation::{
-    ALL, LATERAL_G, ROAD, Stepping, ZERO_TO_100_RANGES, car, constant_radius, double_lane_change,
-    friction_bound_100, parked, parked_cases, sine_with_dwell, step_steer, stop_from_100,
-    theory_understeer_gradient, timestep_sweep, zero_to_100,
+    ALL, LATERAL_G, LINEAR_G, ROAD, SPEED_TEST_G, Stepping, ZERO_TO_100_RANGES, car,
+    constant_radius, constant_speed, double_lane_change, friction_bound_100, parked, parked_cases,
+    sine_with_dwell, step_steer, stop_from_100, theory_understeer_gradient, timestep_sweep,
+    zero_to_100,
 };
 
 fn row(
@@ -69,23 +70,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for name in ROAD {
         let def = car(name)?;
         let theory = theory_understeer_gradient(&def);
+        let mut open = def.clone();
+        open.differentials = DifferentialsDefinition::default();
+        let linear = constant_radius(&open, Stepping::SINGLE_TRACK, &LINEAR_G)?.gradient();
         let single = constant_radius(&def, Stepping::SINGLE_TRACK, &LATERAL_G)?.gradient();
         let full = constant_radius(&def, Stepping::FULL, &LATERAL_G)?.gradient();
         row(
-            "ISO 4138 R = 40 m, single-track K",
+            "ISO 4138 R = 40 m, single-track K, open diffs, 0.05–0.15 g",
             name,
-            format!("{single:.3} deg/g"),
+            format!("{linear:.3} deg/g"),
             format!("{theory:.3} deg/g (linear theory)"),
             "± 0.3 deg/g",
-            (single - theory).abs() <= 0.3,
+            (linear - theory).abs() <= 0.3,
         );
         row(
-            "ISO 4138 R = 40 m, full-model K",
+            "ISO 4138 R = 40 m, full-model K, 0.1–0.3 g",
             name,
             format!("{full:.3} deg/g"),
             format!("{single:.3} deg/g (single-track)"),
-            "± 0.5 deg/g",
-            (full - single).abs() <= 0.5,
+            "± 0.25 deg/g",
+            (full - single).abs() <= 0.25,
         );
         let step = step_steer(&def, Stepping::FULL, full)?;
         row(
@@ -111,6 +115,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "inside every gate, no spin".into(),
                 "0 m, slip < 10°",
                 lane.max_corridor_excess == 0.0 && lane.max_body_slip_deg < 10.0,
+            );
+        }
+    }
+    for name in ALL {
+        let def = car(name)?;
+        for kmh in [60.0, 100.0] {
+            let k = |stepping| -> Result<f64, Box<dyn std::error::Error>> {
+                Ok(constant_speed(&def, stepping, kmh / 3.6, &SPEED_TEST_G)?.gradient())
+            };
+            let (full, single) = (k(Stepping::FULL)?, k(Stepping::SINGLE_TRACK)?);
+            row(
+                &format!("ISO 4138 {kmh} km/h constant speed, K full vs single-track"),
+                name,
+                format!("{full:.3} deg/g"),
+                format!("{single:.3} deg/g (single-track)"),
+                "± 0.3 deg/g",
+                (full - single).abs() <= 0.3,
             );
         }
     }

@@ -19,6 +19,11 @@ pub const ROAD: [&str; 3] = ["fwd_hatchback", "rwd_sports", "awd_rally"];
 pub const ALL: [&str; 4] = ["fwd_hatchback", "rwd_sports", "awd_rally", "kart"];
 /// The lateral accelerations (g) of the ISO 4138 runs.
 pub const LATERAL_G: [f64; 5] = [0.1, 0.15, 0.2, 0.25, 0.3];
+/// Lateral accelerations of the comparison with linear theory, g: low
+/// enough that the lateral load transfer barely bends the curve.
+pub const LINEAR_G: [f64; 3] = [0.05, 0.1, 0.15];
+/// Lateral accelerations of the constant-speed test, g.
+pub const SPEED_TEST_G: [f64; 3] = [0.1, 0.2, 0.3];
 /// 0–100 km/h ranges (s) for production cars of each kind (hatchback
 /// 8–13 s, sports car 4–7 s, rally car 3.5–6 s) and a 125 cc kart geared
 /// for short tracks (which barely reaches 100 km/h).
@@ -255,49 +260,97 @@ pub fn constant_radius(
     lateral_g: &[f64],
 ) -> Result<CircleRun> {
     const RADIUS: f64 = 40.0;
-    const SETTLE: f64 = 6.0;
-    const AVERAGE: f64 = 2.0;
     let first = (lateral_g[0] * G * RADIUS).sqrt();
-    let mut rig = Rig::new(def, stepping, first)?;
-    // Circle centre to the left of the start, so the car turns left.
-    let centre = (0.0, RADIUS);
-    let max_angle = def.steering.max_angle;
-    let wheelbase = def.chassis.wheelbase;
+    let mut circle = CircleDriver::new(def, stepping, first)?;
     let mut run = CircleRun::default();
-    let mut throttle_integral = 0.0;
     for &g in lateral_g {
-        let target = (g * G * RADIUS).sqrt();
-        let steps = ((SETTLE + AVERAGE) * stepping.host_hz) as usize;
-        let average_from = (SETTLE * stepping.host_hz) as usize;
+        run.points
+            .push(circle.hold(RADIUS, (g * G * RADIUS).sqrt())?);
+    }
+    Ok(run)
+}
+
+/// ISO 4138 constant-speed test: at `speed` (m/s) the driver holds circles
+/// of the radii that give each of `lateral_g` in turn (largest radius
+/// first, each starting tangent to the car's path). Returns the samples.
+pub fn constant_speed(
+    def: &CarDefinition,
+    stepping: Stepping,
+    speed: f64,
+    lateral_g: &[f64],
+) -> Result<CircleRun> {
+    let mut circle = CircleDriver::new(def, stepping, speed)?;
+    let mut run = CircleRun::default();
+    for &g in lateral_g {
+        run.points
+            .push(circle.hold(speed * speed / (g * G), speed)?);
+    }
+    Ok(run)
+}
+
+/// A closed-loop driver on circles: kinematic feedforward plus feedback on
+/// heading and radius for the steer, PI on speed for the throttle.
+struct CircleDriver {
+    rig: Rig,
+    stepping: Stepping,
+    max_angle: f64,
+    wheelbase: f64,
+    throttle_integral: f64,
+}
+
+impl CircleDriver {
+    fn new(def: &CarDefinition, stepping: Stepping, speed: f64) -> Result<CircleDriver> {
+        Ok(CircleDriver {
+            rig: Rig::new(def, stepping, speed)?,
+            stepping,
+            max_angle: def.steering.max_angle,
+            wheelbase: def.chassis.wheelbase,
+            throttle_integral: 0.0,
+        })
+    }
+
+    /// Drives a left-hand circle of `radius` tangent to the car's path at
+    /// `speed`; after settling, returns the averaged (lateral acceleration
+    /// in g, dynamic steer angle δ − L/R in degrees).
+    fn hold(&mut self, radius: f64, speed: f64) -> Result<(f64, f64)> {
+        const SETTLE: f64 = 6.0;
+        const AVERAGE: f64 = 2.0;
+        let start = self.rig.world.pose(self.rig.car)?;
+        // The centre lies `radius` to the left of the car.
+        let centre = (
+            start.position.x - radius * start.yaw.sin(),
+            start.position.y + radius * start.yaw.cos(),
+        );
+        let steps = ((SETTLE + AVERAGE) * self.stepping.host_hz) as usize;
+        let average_from = (SETTLE * self.stepping.host_hz) as usize;
         let (mut sum_delta, mut sum_ay, mut n) = (0.0, 0.0, 0.0);
         for k in 0..steps {
-            let pose = rig.world.pose(rig.car)?;
+            let pose = self.rig.world.pose(self.rig.car)?;
             let (dx, dy) = (pose.position.x - centre.0, pose.position.y - centre.1);
             let distance = (dx * dx + dy * dy).sqrt();
             // Heading of the circle's tangent (counter-clockwise) here.
             let tangent = dx.atan2(-dy);
             let heading_error = wrap(tangent - pose.yaw);
-            let radius_error = distance - RADIUS;
-            // Kinematic feedforward plus feedback on heading and radius.
-            let delta = wheelbase / RADIUS + 1.2 * heading_error + 0.08 * radius_error;
-            let steer = (-delta / max_angle).clamp(-1.0, 1.0);
-            let speed_error = target - pose.speed;
-            throttle_integral = (throttle_integral + speed_error * rig.dt).clamp(-2.0, 2.0);
-            let throttle = (0.5 * speed_error + 0.4 * throttle_integral).clamp(0.0, 1.0);
-            rig.step(drive(throttle, 0.0, steer))?;
+            let radius_error = distance - radius;
+            let delta = self.wheelbase / radius + 1.2 * heading_error + 0.08 * radius_error;
+            let steer = (-delta / self.max_angle).clamp(-1.0, 1.0);
+            let speed_error = speed - pose.speed;
+            self.throttle_integral =
+                (self.throttle_integral + speed_error * self.rig.dt).clamp(-2.0, 2.0);
+            let throttle = (0.5 * speed_error + 0.4 * self.throttle_integral).clamp(0.0, 1.0);
+            self.rig.step(drive(throttle, 0.0, steer))?;
             if k >= average_from {
-                let v = rig.speed()?;
-                let r = rig.channel("yaw_rate")?;
-                let delta_now = -steer * max_angle;
+                let v = self.rig.speed()?;
+                let r = self.rig.channel("yaw_rate")?;
+                let delta_now = -steer * self.max_angle;
                 // δ − L/R with R = v/r the radius actually driven.
-                sum_delta += (delta_now - wheelbase * r / v).to_degrees();
+                sum_delta += (delta_now - self.wheelbase * r / v).to_degrees();
                 sum_ay += v * r / G;
                 n += 1.0;
             }
         }
-        run.points.push((sum_ay / n, sum_delta / n));
+        Ok((sum_ay / n, sum_delta / n))
     }
-    Ok(run)
 }
 
 fn wrap(a: f64) -> f64 {

@@ -6,13 +6,13 @@
 //! the same figures as `VALIDATION.md`'s table.
 
 use skidpad_core::{
-    CarDefinition, CarId, CarInput, DifferentialKind, InitialPose, ShiftMode, SurfaceId, Wheel,
-    World, WorldConfig,
+    CarDefinition, CarId, CarInput, DifferentialKind, DifferentialsDefinition, InitialPose,
+    ShiftMode, SurfaceId, Wheel, World, WorldConfig,
 };
 use skidpad_examples::validation::{
-    self, ALL, KMH_100, LATERAL_G, ROAD, Stepping, ZERO_TO_100_RANGES, car, constant_radius,
-    double_lane_change, friction_bound_100, step_steer, stop_from_100, theory_understeer_gradient,
-    zero_to_100,
+    self, ALL, KMH_100, LATERAL_G, LINEAR_G, ROAD, SPEED_TEST_G, Stepping, ZERO_TO_100_RANGES, car,
+    constant_radius, constant_speed, double_lane_change, friction_bound_100, step_steer,
+    stop_from_100, theory_understeer_gradient, zero_to_100,
 };
 
 const DT: f64 = 1.0 / 60.0;
@@ -62,9 +62,14 @@ fn abs_stops_within_15_percent_of_the_friction_bound() {
 fn iso_4138_single_track_understeer_matches_linear_theory() {
     // Tolerance 0.3 deg/g (the issue's): the single-track model against
     // K = W_f/C_f − W_r/C_r from the definition's tyres at static load.
+    // Linear theory knows neither the lateral load transfer nor locking
+    // differentials, both of which the model has (they bend K upward with
+    // lateral acceleration), so it is compared with open differentials in
+    // the linear range, 0.05 to 0.15 g.
     for name in ROAD {
-        let def = car(name).unwrap();
-        let measured = constant_radius(&def, Stepping::SINGLE_TRACK, &LATERAL_G)
+        let mut def = car(name).unwrap();
+        def.differentials = DifferentialsDefinition::default();
+        let measured = constant_radius(&def, Stepping::SINGLE_TRACK, &LINEAR_G)
             .unwrap()
             .gradient();
         let theory = theory_understeer_gradient(&def);
@@ -77,11 +82,11 @@ fn iso_4138_single_track_understeer_matches_linear_theory() {
 
 #[test]
 fn iso_4138_full_model_understeer_matches_the_single_track_model() {
-    // Tolerance 0.5 deg/g: the full model adds lateral load transfer (the
-    // tyres' load sensitivity turns it into understeer) and, for the rally
-    // car, limited-slip differentials whose locking torque resists the
-    // inner and outer wheels' speed difference; the single-track model has
-    // neither.
+    // Tolerance 0.25 deg/g: both models have the lateral load transfer
+    // (the single-track one as a steady-state estimate from the roll
+    // stiffnesses) and differentials that couple wheels turning at
+    // different speeds; the full model adds roll and pitch dynamics,
+    // camber and the struts' own travel. Measured gap: at most 0.06.
     for name in ROAD {
         let def = car(name).unwrap();
         let full = constant_radius(&def, Stepping::FULL, &LATERAL_G)
@@ -91,10 +96,38 @@ fn iso_4138_full_model_understeer_matches_the_single_track_model() {
             .unwrap()
             .gradient();
         assert!(
-            (full - single).abs() <= 0.5,
+            (full - single).abs() <= 0.25,
             "{name}: full {full:.3} vs single-track {single:.3} deg/g"
         );
         assert!(full > 0.0, "{name} understeers");
+    }
+}
+
+#[test]
+fn switching_level_of_detail_keeps_the_understeer_gradient_at_speed() {
+    // ISO 4138 at constant speed, 60 and 100 km/h, 0.1 to 0.3 g, every
+    // preset: a car switched between Full and SingleTrack mid-race must
+    // handle alike. Tolerance 0.3 deg/g; measured gap at most 0.21 (the
+    // kart at 60 km/h, whose locked axle lets go as its inner wheel
+    // unloads, which the single-track model's steady-state transfer
+    // follows only approximately). Before the single-track model had the
+    // differentials and the lateral transfer, the rally car was 1.66 apart
+    // and the kart 2.39.
+    for name in ALL {
+        let def = car(name).unwrap();
+        for kmh in [60.0, 100.0] {
+            let v = kmh / 3.6;
+            let k = |stepping| {
+                constant_speed(&def, stepping, v, &SPEED_TEST_G)
+                    .unwrap()
+                    .gradient()
+            };
+            let (full, single) = (k(Stepping::FULL), k(Stepping::SINGLE_TRACK));
+            assert!(
+                (full - single).abs() <= 0.3,
+                "{name} at {kmh} km/h: full {full:.3} vs single-track {single:.3} deg/g"
+            );
+        }
     }
 }
 

@@ -76,6 +76,12 @@ pub(crate) struct CarParams {
     pub wheel_inertia: [f64; 4],
     /// ABS and traction-control slip limits per wheel (None when off).
     pub slip_limits: SlipLimits,
+    /// Steady-state lateral load transfer per axle (front, rear), N per
+    /// m/s² of lateral acceleration: the single-track model's estimate of
+    /// what the full model's roll does. Each axle takes the share of the
+    /// roll moment m·h·a_y that its roll stiffness (springs and anti-roll
+    /// bar, roll axis at the ground) carries, over its track.
+    pub lateral_transfer: [f64; 2],
 }
 
 impl CarParams {
@@ -159,6 +165,18 @@ impl CarParams {
                 .unwrap_or_else(|| ClutchDefinition::default_for(&def.engine)),
             wheel_inertia: Wheel::ALL.map(|w| def.wheels.get(w.is_front()).inertia),
             slip_limits: SlipLimits::default(),
+            lateral_transfer: {
+                // Roll stiffness of an axle, N·m/rad: each spring deflects
+                // ±t/2·φ, the bar by the compression difference t·φ.
+                let roll = |front: bool| {
+                    let s = def.suspension.get(front);
+                    let t = c.track.get(front);
+                    t * t * (s.spring_rate / 2.0 + s.anti_roll_rate)
+                };
+                let total = roll(true) + roll(false);
+                [true, false]
+                    .map(|front| roll(front) / total * c.mass * c.cg_height / c.track.get(front))
+            },
         };
         params.slip_limits = SlipLimits::new(def, &params);
         params

@@ -4,9 +4,11 @@
 //! zero and the centre of mass at its static height. Axle loads are static
 //! plus aero lift plus longitudinal load transfer, estimated from the
 //! tyre force the drivetrain and brakes ask for (no extra state).
-//! Each wheel keeps its own spin, surface and torques, but both wheels of an
-//! axle share the axle's kinematics; the lateral load transfer of the full
-//! model is ignored.
+//! Each wheel keeps its own spin, surface, torques and ground speed (the
+//! yaw rate times half the track makes the outer wheel faster, so the
+//! differentials couple the wheels as in the full model); both wheels of an
+//! axle share the axle's load and lateral speed, and the lateral load
+//! transfer of the full model is ignored.
 
 use glam::{DQuat, DVec3};
 
@@ -25,6 +27,7 @@ use crate::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
 #[derive(Clone, Copy, PartialEq)]
 struct WheelKey {
     surface: u8,
+    load: f64,
     vx: f64,
     vy: f64,
     drive: f64,
@@ -105,16 +108,36 @@ pub(crate) fn substep(
         } else {
             (-b, static_rear + transfer)
         };
-        let (bx, by) = (vx, vy + x * r);
+        // Lateral load transfer at the steady-state lateral acceleration
+        // vx·r (stateless, like the longitudinal estimate): the outer wheel
+        // gains what the inner loses, down to a lifted inner wheel. With it
+        // the tyres' load sensitivity, and a locked axle's inner wheel
+        // letting go, act as in the full model.
+        let half = (axle_load / 2.0).max(0.0);
+        let shift = (params.lateral_transfer[usize::from(!front)] * vx * r).clamp(-half, half);
+        let wheel_load = if w.is_left() {
+            half - shift
+        } else {
+            half + shift
+        };
+        // The wheel's own ground speed, track width included: in a turn the
+        // outer wheel travels faster than the inner one, which is what lets
+        // a locked or limited-slip differential push back against the yaw
+        // (the coupling in `drivetrain::after_wheels` sees the speed
+        // difference). Without it this model would handle like an open
+        // differential whatever the definition says.
+        let y = c.track.get(front) / 2.0 * if w.is_left() { 1.0 } else { -1.0 };
+        let (bx, by) = (vx - y * r, vy + x * r);
         let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
         let contact = WheelContact {
-            load: (axle_load / 2.0).max(0.0),
+            load: wheel_load,
             vx: bx * cos_d + by * sin_d,
             vy: -bx * sin_d + by * cos_d,
             ..WheelContact::for_wheel(def, params, env.surfaces, state, &torques, w, slip_floor)
         };
         let key = WheelKey {
             surface: state.surfaces[i].0,
+            load: contact.load,
             vx: contact.vx,
             vy: contact.vy,
             drive: contact.drive_torque,
@@ -136,7 +159,6 @@ pub(crate) fn substep(
         let (fbx, fby) = (fx * cos_d - fy * sin_d, fx * sin_d + fy * cos_d);
         fx_body += fbx;
         fy_body += fby;
-        let y = c.track.get(front) / 2.0 * if w.is_left() { 1.0 } else { -1.0 };
         yaw_moment += x * fby - y * fbx + result.mz;
         let travel = params.static_wheel_load[i] / def.suspension.get(front).spring_rate;
         out.wheels[i] = WheelOutput::in_contact(contact.load, &result, travel, steer.angle[i]);

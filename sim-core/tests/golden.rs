@@ -10,10 +10,10 @@
 use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::scenario::{hex, reference_world_hash};
 
-/// Final world hash of `skidpad_core::scenario` at simulation version 2.
-const GOLDEN: &str = "611badd1917959751af10ff27b3f729edfb99efe3019dca3ca2abec85f64a3d4";
+/// Final world hash of `skidpad_core::scenario` at simulation version 3.
+const GOLDEN: &str = "2a6e4c039314d3c67b325bf922b04baa2c6d99d578c9ae292c1adda0ba7bfcde";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 2;
+const GOLDEN_VERSION: u32 = 3;
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
