@@ -88,6 +88,10 @@ impl<'a> ReplayRecorder<'a> {
             });
         }
         let cars = options.cars.unwrap_or_else(|| world.car_ids().collect());
+        if cars.is_empty() {
+            // A replay of no car verifies nothing, and decoders refuse it.
+            return Err(ReplayError::NoCars);
+        }
         for (k, &car) in cars.iter().enumerate() {
             world.definition(car)?;
             if cars[..k].contains(&car) {

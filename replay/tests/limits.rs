@@ -73,6 +73,21 @@ fn zero_cars_are_refused_whatever_the_steps() {
         ReplayError::NoCars
     );
     assert!(started.elapsed().as_secs() < 5, "refused, not simulated");
+    // Nor can one be recorded.
+    let empty = skidpad_core::World::new(skidpad_core::WorldConfig::default()).unwrap();
+    assert_eq!(
+        ReplayRecorder::new(&empty, RecorderOptions::default()).err(),
+        Some(ReplayError::NoCars)
+    );
+    let world = race_world(1);
+    let none = RecorderOptions {
+        cars: Some(Vec::new()),
+        ..RecorderOptions::default()
+    };
+    assert_eq!(
+        ReplayRecorder::new(&world, none).err(),
+        Some(ReplayError::NoCars)
+    );
 }
 
 #[test]
