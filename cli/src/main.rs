@@ -15,6 +15,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
 use serde::Serialize;
 use skidpad_cli::limits::LimitArgs;
 use skidpad_cli::{atomic, demo, export, ghost_cmd, inspect, verify};
@@ -150,16 +151,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Verify { files, limits } => {
             let limits = limits.limits();
             let bar = if files.len() > 1 {
-                progress_bar(cli.json, files.len() as u64, "{bar:40} {pos}/{len} {msg}")?
+                progress_bar(cli.json, files.len() as u64, "{bar:40} {pos}/{len} files")?
             } else {
                 ProgressBar::hidden()
             };
-            let mut verdicts = Vec::with_capacity(files.len());
-            for f in &files {
-                bar.set_message(f.display().to_string());
-                verdicts.push(verify::verify_file(f, &limits));
-                bar.inc(1);
-            }
+            // Files are verified on rayon's pool, several at once; the
+            // verdicts keep the arguments' order.
+            let verdicts: Vec<verify::Verdict> = files
+                .par_iter()
+                .map(|f| {
+                    let verdict = verify::verify_file(f, &limits);
+                    bar.inc(1);
+                    verdict
+                })
+                .collect();
             bar.finish_and_clear();
             let report = verify::VerifyReport { files: verdicts };
             print(cli.json, &report)?;

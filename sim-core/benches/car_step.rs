@@ -5,6 +5,8 @@
 //! The `_no_ai` groups remove the drivers after the warm-up, so they
 //! measure the vehicle model and the world's bookkeeping alone.
 //!
+//! `car_step_threads` steps a 20-car field on pools of 1 and 2 threads.
+//!
 //! Run: `cargo bench -p skidpad-core --bench car_step`. Criterion reports
 //! time per host step of the whole world; divide by the car count, or read
 //! the per-car figure that `cargo xtask bench` prints.
@@ -27,6 +29,26 @@ fn car_step(c: &mut Criterion) {
             group.throughput(Throughput::Elements(cars as u64));
             group.bench_with_input(BenchmarkId::from_parameter(cars), &cars, |b, _| {
                 b.iter(|| world.step(DT).expect("step"));
+            });
+        }
+        group.finish();
+    }
+    // The same 20-car field on pools of 1 and 2 threads, in one run: the
+    // speed-up of stepping cars in parallel (feature `parallel`).
+    for (name, lod) in [
+        ("full_1khz", Lod::Full),
+        ("single_track_240hz", Lod::SingleTrack),
+    ] {
+        let mut group = c.benchmark_group(format!("car_step_threads/{name}"));
+        for threads in [1_usize, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("thread pool");
+            let mut world = racing_world(20, lod, true).expect("racing field");
+            group.throughput(Throughput::Elements(20));
+            group.bench_with_input(BenchmarkId::from_parameter(threads), &threads, |b, _| {
+                pool.install(|| b.iter(|| world.step(DT).expect("step")));
             });
         }
         group.finish();

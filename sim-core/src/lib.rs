@@ -44,6 +44,7 @@ mod single_track;
 mod snapshot;
 mod state;
 mod steering;
+mod stepping;
 mod surface;
 mod telemetry;
 mod tir;

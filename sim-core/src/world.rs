@@ -17,6 +17,7 @@ use crate::lod::LodSetting;
 use crate::pose::{CarPose, yaw_pitch_roll};
 use crate::snapshot;
 use crate::state::CarState;
+use crate::stepping;
 use crate::surface::{SurfaceId, SurfaceTable};
 use crate::track::Track;
 use crate::{CoreError, Result};
@@ -197,15 +198,8 @@ impl World {
             air_density: self.config.air_density,
             surfaces: &self.config.surfaces,
         };
-        let mut unstable = None;
-        for (i, car) in self.cars.iter_mut().enumerate() {
-            car.step(dt, &env);
-            if !car.state.is_sane() {
-                unstable = Some(CarId(i as u32));
-                break;
-            }
-        }
-        if let Some(car) = unstable {
+        if let Some(i) = stepping::step_cars(&mut self.cars, dt, &env) {
+            let car = CarId(i as u32);
             for (c, saved) in self.cars.iter_mut().zip(self.rollback.drain(..)) {
                 c.state = saved;
             }

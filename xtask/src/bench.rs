@@ -59,7 +59,7 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
     bench(
         root,
         &target,
-        &["-p", "skidpad-core", "--bench", "car_step", "--", "/20$"],
+        &["-p", "skidpad-core", "--bench", "car_step", "--", "car_step_threads"],
     )?;
     // Right after the native car-step bench, so the ratio compares figures
     // taken minutes apart on the same machine state.
@@ -75,8 +75,14 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
         &["-p", "skidpad-replay", "--bench", "replay"],
     )?;
 
-    let full = criterion_median(&target, "car_step_full_1khz/20")? / 20.0;
-    let single = criterion_median(&target, "car_step_single_track_240hz/20")? / 20.0;
+    // Per car-step on one thread (the model's own cost, and what wasm,
+    // which has no threads here, is compared with), and the speed-up that
+    // two threads give on the same 20-car field.
+    let per_car = |id: &str| criterion_median(&target, id).map(|ns| ns / 20.0);
+    let full = per_car("car_step_threads_full_1khz/1")?;
+    let single = per_car("car_step_threads_single_track_240hz/1")?;
+    let full_2 = per_car("car_step_threads_full_1khz/2")?;
+    let single_2 = per_car("car_step_threads_single_track_240hz/2")?;
     let pose_seq = criterion_median(&target, "ghost_pose_at_sequential")?;
     let pose_rand = criterion_median(&target, "ghost_pose_at_random")?;
     let replay = read_json(&target.join("replay-bench.json"))?;
@@ -84,6 +90,7 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
     let report = json!({
         "car_step_full_ns": full,
         "car_step_single_track_ns": single,
+        "parallel_speedup_2_threads": { "full": full / full_2, "single_track": single / single_2 },
         // Speed ratio: native ns per car-step over wasm's (1 = as fast).
         "wasm_native_ratio": wasm["wasm_car_step_full_ns"].as_f64().map(|w| full / w),
         "wasm_car_step_full_ns": wasm["wasm_car_step_full_ns"],
@@ -113,6 +120,14 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
         (
             "car_step_single_track_ns (20 cars, 240 Hz)",
             f(&r["car_step_single_track_ns"]),
+        ),
+        (
+            "parallel speed-up, 2 threads, Full",
+            f(&r["parallel_speedup_2_threads"]["full"]),
+        ),
+        (
+            "parallel speed-up, 2 threads, SingleTrack",
+            f(&r["parallel_speedup_2_threads"]["single_track"]),
         ),
         ("wasm_native_ratio", f(&r["wasm_native_ratio"])),
         (
