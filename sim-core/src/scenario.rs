@@ -71,8 +71,12 @@ pub fn reference_world_hash() -> Result<[u8; 32]> {
 /// Host step of the racing field, s.
 pub const RACING_DT: f64 = 1.0 / 60.0;
 
+/// Steps `racing_world` takes before it returns.
+pub const RACING_WARM_UP_STEPS: u64 = 120;
+
 /// `cars` AI cars of alternating presets at level `lod`, spread evenly
-/// around the built-in track and already up to speed after 120 warm-up
+/// around the built-in track and already up to speed after
+/// [`RACING_WARM_UP_STEPS`] warm-up
 /// steps, so a benchmark measures racing rather than standing starts.
 /// Without `ai` the drivers are removed after the warm-up and the cars keep
 /// the inputs they last had, which measures the vehicle model alone.
@@ -93,7 +97,7 @@ pub fn racing_world(cars: usize, lod: Lod, ai: bool) -> Result<World> {
         world.set_driver(id, Some(track.clone()))?;
         world.set_lod(id, LodSetting::new(lod))?;
     }
-    for _ in 0..120 {
+    for _ in 0..RACING_WARM_UP_STEPS {
         world.step(RACING_DT)?;
     }
     if !ai {

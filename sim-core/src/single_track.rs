@@ -23,19 +23,6 @@ use crate::pose::yaw_pitch_roll;
 use crate::state::{CarState, StepOutputs, WheelOutput};
 use crate::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
 
-/// What distinguishes two wheels of one axle in this model.
-#[derive(Clone, Copy, PartialEq)]
-struct WheelKey {
-    surface: u8,
-    load: f64,
-    vx: f64,
-    vy: f64,
-    drive: f64,
-    brake: f64,
-    omega: f64,
-    deflection: [f64; 2],
-}
-
 /// Advances the car by one substep of `h` seconds.
 pub(crate) fn substep(
     def: &CarDefinition,
@@ -96,10 +83,6 @@ pub(crate) fn substep(
     let mut fx_body = 0.0;
     let mut fy_body = 0.0;
     let mut yaw_moment = 0.0;
-    // Both wheels of an axle share load and body velocity here, so when the
-    // wheel's own inputs match too, the right wheel's result is the left
-    // one's: reuse it (step_wheel is a pure function of its inputs).
-    let mut left: Option<(WheelKey, WheelResult)> = None;
     for w in Wheel::ALL {
         let i = w.index();
         let front = w.is_front();
@@ -135,21 +118,11 @@ pub(crate) fn substep(
             vy: -bx * sin_d + by * cos_d,
             ..WheelContact::for_wheel(def, params, env.surfaces, state, &torques, w, slip_floor)
         };
-        let key = WheelKey {
-            surface: state.surfaces[i].0,
-            load: contact.load,
-            vx: contact.vx,
-            vy: contact.vy,
-            drive: contact.drive_torque,
-            brake: contact.brake_torque,
-            omega: state.wheel_omega[i],
-            deflection: state.tyre_deflection[i],
-        };
-        let result = match left {
-            Some((k, r)) if !w.is_left() && k == key => r,
-            _ => step_wheel(&contact, state.wheel_omega[i], h),
-        };
-        left = w.is_left().then_some((key, result));
+        // Each wheel has its own speed and load here, so the two wheels of
+        // an axle no longer share a result (a reuse of the left wheel's,
+        // which the model had when both saw the axle's kinematics, would
+        // almost never apply).
+        let result = step_wheel(&contact, state.wheel_omega[i], h);
         state.wheel_omega[i] = result.omega;
         state.tyre_deflection[i] = result.deflection;
         results[i] = result;

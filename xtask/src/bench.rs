@@ -59,7 +59,14 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
     bench(
         root,
         &target,
-        &["-p", "skidpad-core", "--bench", "car_step", "--", "car_step_threads"],
+        &[
+            "-p",
+            "skidpad-core",
+            "--bench",
+            "car_step",
+            "--",
+            "car_step_threads",
+        ],
     )?;
     // Right after the native car-step bench, so the ratio compares figures
     // taken minutes apart on the same machine state.

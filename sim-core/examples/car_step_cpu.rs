@@ -1,0 +1,68 @@
+//! CPU time per car-step of the racing field on one thread, for
+//! `cargo xtask bench`: it alternates runs of this program with runs of the
+//! wasm build under node, so both are measured in the same minutes of a
+//! noisy machine, and counts this program's instructions under callgrind.
+//!
+//! Usage: `car_step_cpu full|single_track ROUNDS STEPS_PER_ROUND`. Prints
+//! JSON: `cpu_ns_per_car_step` (one value per round), `cars`, and
+//! `stepped_car_substeps`: every model substep taken by `World::step` in
+//! the whole run, warm-ups included, which is what callgrind counts with
+//! `--toggle-collect=skidpad_core::world::World::step`.
+//!
+//! CPU time is the stepping thread's own (`/proc/thread-self/schedstat`,
+//! Linux), so time the machine gave to other work does not count.
+
+use skidpad_core::scenario::{RACING_DT, RACING_WARM_UP_STEPS, racing_world};
+use skidpad_core::{CarId, Lod};
+
+const CARS: usize = 20;
+
+/// Nanoseconds this thread has run on a CPU.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .expect("/proc/thread-self/schedstat (Linux) gives the thread's CPU time")
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let lod = match args.first().map(String::as_str) {
+        Some("single_track") => Lod::SingleTrack,
+        _ => Lod::Full,
+    };
+    let number =
+        |i: usize, default: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
+    let rounds = number(1, 5);
+    let steps = number(2, 60);
+    // One thread: the figure is the model's cost, comparable with wasm's.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("thread pool");
+    let (per_round, stepped) = pool.install(|| {
+        let mut world = racing_world(CARS, lod, true).expect("racing field");
+        let warm_up = RACING_WARM_UP_STEPS + steps;
+        for _ in 0..steps {
+            world.step(RACING_DT).expect("warm-up step");
+        }
+        let substeps_per_step: u64 = (0..CARS as u32)
+            .map(|c| u64::from(world.substeps_for(CarId(c), RACING_DT).expect("car")))
+            .sum();
+        let mut per_round = Vec::new();
+        for _ in 0..rounds {
+            let start = thread_cpu_ns();
+            for _ in 0..steps {
+                world.step(RACING_DT).expect("step");
+            }
+            let ns = thread_cpu_ns() - start;
+            per_round.push(ns as f64 / (steps * CARS as u64) as f64);
+        }
+        (per_round, substeps_per_step * (warm_up + steps * rounds))
+    });
+    let values: Vec<String> = per_round.iter().map(|v| format!("{v:.1}")).collect();
+    println!(
+        "{{\"cpu_ns_per_car_step\":[{}],\"stepped_car_substeps\":{stepped},\"cars\":{CARS}}}",
+        values.join(",")
+    );
+}
