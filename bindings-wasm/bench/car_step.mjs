@@ -1,10 +1,15 @@
-// wasm speed of the Full model in node: ns per car-step on the same
-// racing field as the native criterion bench `car_step/full_1khz/20`
-// (20 AI cars, 60 Hz host steps, 1 kHz substeps), plus the package's
-// gzipped size. Prints JSON; `cargo xtask bench` divides the native figure
-// by this one for the wasm/native ratio.
+// wasm speed in node on the same racing field as the native benchmarks
+// (20 AI cars, 60 Hz host steps; Full at 1 kHz substeps, SingleTrack at
+// 240 Hz).
 //
-// Run: node bindings-wasm/bench/car_step.mjs (after `cargo xtask wasm`).
+// Two modes (run after `cargo xtask wasm`):
+// - `node bindings-wasm/bench/car_step.mjs`: wall-clock ns per car-step of
+//   both models plus the package's gzipped size, as JSON.
+// - `node bindings-wasm/bench/car_step.mjs cpu full|single_track ROUNDS
+//   STEPS`: CPU ns per car-step for each round, as JSON, the twin of the
+//   native `car_step_cpu` example. `cargo xtask bench` alternates the two
+//   programs and compares CPU time, so load from other work on the
+//   machine does not tilt the wasm/native ratio.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -47,6 +52,29 @@ function gzippedBytes(files) {
 const list = (dir) => readdirSync(dir).map((f) => join(dir, f));
 const web = list(join(pkg, 'web')).filter((f) => /\.(js|wasm)$/.test(f));
 const all = ['web', 'node'].flatMap((d) => list(join(pkg, d))).concat([join(pkg, 'package.json'), join(pkg, 'README.md')]);
+
+// Process CPU time (user + system), ns.
+function cpuNs() {
+  const { user, system } = process.cpuUsage();
+  return (user + system) * 1000;
+}
+
+if (process.argv[2] === 'cpu') {
+  const level = process.argv[3] === 'single_track' ? 'singleTrack' : 'full';
+  const rounds = Number(process.argv[4] ?? 5);
+  const steps = Number(process.argv[5] ?? 60);
+  const world = sk.racingWorld(CARS, level, true);
+  world.stepMany(steps, 1 / 60); // warm the JIT-compiled wasm
+  const perRound = [];
+  for (let r = 0; r < rounds; r++) {
+    const start = cpuNs();
+    world.stepMany(steps, 1 / 60);
+    perRound.push((cpuNs() - start) / (steps * CARS));
+  }
+  world.free();
+  console.log(JSON.stringify({ cpu_ns_per_car_step: perRound, cars: CARS }));
+  process.exit(0);
+}
 
 const report = {
   wasm_car_step_full_ns: carStepNs('full'),

@@ -68,9 +68,10 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
             "car_step_threads",
         ],
     )?;
-    // Right after the native car-step bench, so the ratio compares figures
-    // taken minutes apart on the same machine state.
+    // The package is built here; its wall-clock figures and sizes, then the
+    // interleaved CPU-time runs that give the wasm/native ratio.
     let wasm = wasm_bench(root)?;
+    let cpu = crate::cpu_bench::measure(root)?;
     bench(
         root,
         &target,
@@ -98,8 +99,10 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
         "car_step_full_ns": full,
         "car_step_single_track_ns": single,
         "parallel_speedup_2_threads": { "full": full / full_2, "single_track": single / single_2 },
-        // Speed ratio: native ns per car-step over wasm's (1 = as fast).
-        "wasm_native_ratio": wasm["wasm_car_step_full_ns"].as_f64().map(|w| full / w),
+        // Speed ratio, Full: native CPU ns per car-step over wasm's, median
+        // of interleaved pairs (1 = as fast; cpu_bench.rs).
+        "wasm_native_ratio": cpu["full"]["wasm_native_ratio"],
+        "cpu": cpu,
         "wasm_car_step_full_ns": wasm["wasm_car_step_full_ns"],
         "wasm_package_gzip_bytes": wasm["package_gzip_bytes"],
         "recorder_overhead_pct": replay["recorder_overhead_pct"],
@@ -136,7 +139,26 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
             "parallel speed-up, 2 threads, SingleTrack",
             f(&r["parallel_speedup_2_threads"]["single_track"]),
         ),
-        ("wasm_native_ratio", f(&r["wasm_native_ratio"])),
+        (
+            "wasm_native_ratio (CPU time, interleaved)",
+            f(&r["wasm_native_ratio"]),
+        ),
+        (
+            "instructions per substep, Full",
+            f(&r["cpu"]["full"]["instructions_per_substep"]),
+        ),
+        (
+            "instructions per substep, SingleTrack",
+            f(&r["cpu"]["single_track"]["instructions_per_substep"]),
+        ),
+        (
+            "native CPU ns per car-step, Full",
+            f(&r["cpu"]["full"]["native_cpu_ns_per_car_step"]),
+        ),
+        (
+            "native CPU ns per car-step, SingleTrack",
+            f(&r["cpu"]["single_track"]["native_cpu_ns_per_car_step"]),
+        ),
         (
             "wasm car_step_full_ns (node)",
             f(&r["wasm_car_step_full_ns"]),

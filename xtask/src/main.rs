@@ -19,6 +19,7 @@
 //!   `SIMULATION_VERSION` (golden/README.md says when that is allowed).
 
 mod bench;
+mod cpu_bench;
 mod tools;
 mod wasm;
 
