@@ -2,7 +2,8 @@
 //! wherever cargo does.
 //!
 //! - `test`: every check, in the order a failure is cheapest to report:
-//!   formatting, clippy, the whole workspace's tests (goldens included),
+//!   the system prerequisites, ARCHITECTURE.md naming every source file
+//!   (`architecture.rs`), formatting, clippy, the docs, the whole workspace's tests (goldens included),
 //!   the core's golden hash and the golden corpus in release, compiled to
 //!   wasm under node, built for i686 and for aarch64 (run under qemu-user),
 //!   and the race example; then it builds the npm package, runs the node
@@ -18,6 +19,7 @@
 //! - `golden`: records the golden corpus for the current
 //!   `SIMULATION_VERSION` (golden/README.md says when that is allowed).
 
+mod architecture;
 mod bench;
 mod cpu_bench;
 mod tools;
@@ -224,6 +226,8 @@ fn test() -> Result<(), String> {
     // Before anything is installed or compiled: one message naming every
     // missing system package.
     tools::check_prerequisites()?;
+    // A text check, before anything is compiled.
+    architecture::check(&root)?;
     ensure_wasm_tools(&root)?;
     tools::ensure_cross_tools()?;
     let total = CHECKS.len() + PACKAGE_CHECKS.len();
