@@ -7,12 +7,13 @@ use glam::{DQuat, DVec3};
 use crate::car_params::CarParams;
 use crate::definition::CarDefinition;
 use crate::driver::AiDriver;
-use crate::full_model::{self, Environment, HostStep};
+use crate::full_model;
 use crate::ground::GroundSlope;
 use crate::input::CarInput;
 use crate::lod::{Lod, LodSetting, substep_count};
 use crate::single_track;
 use crate::state::{CarState, MAX_POSITION, StepOutputs};
+use crate::substep::{Environment, HostStep, SubstepContext};
 use crate::surface::SurfaceId;
 use crate::telemetry::{self, CHANNEL_COUNT};
 use crate::{CoreError, Result};
@@ -141,26 +142,19 @@ impl Car {
         let n = self.substeps(dt);
         let h = dt / f64::from(n);
         let host = HostStep::new(&self.def, &self.state, env);
+        let ctx = SubstepContext {
+            def: &self.def,
+            params: &self.params,
+            env,
+            host: &host,
+            h,
+        };
         for _ in 0..n {
             match level {
-                Lod::Full => full_model::substep(
-                    &self.def,
-                    &self.params,
-                    env,
-                    &mut self.state,
-                    &mut self.outputs,
-                    &host,
-                    h,
-                ),
-                Lod::SingleTrack => single_track::substep(
-                    &self.def,
-                    &self.params,
-                    env,
-                    &mut self.state,
-                    &mut self.outputs,
-                    &host,
-                    h,
-                ),
+                Lod::Full => full_model::substep(&ctx, &mut self.state, &mut self.outputs),
+                Lod::SingleTrack => {
+                    single_track::substep(&ctx, &mut self.state, &mut self.outputs);
+                }
                 Lod::Frozen => {}
             }
         }

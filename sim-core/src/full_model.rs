@@ -12,40 +12,11 @@ use glam::{DMat3, DQuat, DVec3};
 
 use crate::aero;
 use crate::assists;
-use crate::car_params::CarParams;
-use crate::definition::CarDefinition;
 use crate::drivetrain;
 use crate::ids::Wheel;
 use crate::state::{CarState, StepOutputs, WheelOutput};
-use crate::steering::SteerGeometry;
-use crate::surface::SurfaceTable;
+use crate::substep::SubstepContext;
 use crate::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
-
-/// World quantities every model reads.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Environment<'a> {
-    pub gravity: f64,
-    pub air_density: f64,
-    pub surfaces: &'a SurfaceTable,
-}
-
-/// What stays constant over one host step, computed once before its
-/// substeps: the input's steer geometry and the slope-tilted gravity.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct HostStep {
-    pub steer: SteerGeometry,
-    /// Gravity in the car's ground frame, m/s².
-    pub gravity: DVec3,
-}
-
-impl HostStep {
-    pub(crate) fn new(def: &CarDefinition, state: &CarState, env: &Environment<'_>) -> Self {
-        HostStep {
-            steer: SteerGeometry::new(def, state.input.steer),
-            gravity: state.slope.gravity(env.gravity),
-        }
-    }
-}
 
 /// A strut whose ray reached the ground.
 #[derive(Clone, Copy, Debug)]
@@ -54,16 +25,15 @@ struct StrutHit {
     compression: f64,
 }
 
-/// Advances the car by one substep of `h` seconds.
-pub(crate) fn substep(
-    def: &CarDefinition,
-    params: &CarParams,
-    env: &Environment<'_>,
-    state: &mut CarState,
-    out: &mut StepOutputs,
-    host: &HostStep,
-    h: f64,
-) {
+/// Advances the car by one substep of `ctx.h` seconds.
+pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut StepOutputs) {
+    let SubstepContext {
+        def,
+        params,
+        env,
+        host,
+        h,
+    } = *ctx;
     let steer = &host.steer;
     let rot = state.orientation;
     // One matrix per substep: cheaper than rotating each vector by the

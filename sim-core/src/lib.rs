@@ -45,6 +45,7 @@ mod snapshot;
 mod state;
 mod steering;
 mod stepping;
+mod substep;
 mod surface;
 mod telemetry;
 mod tir;

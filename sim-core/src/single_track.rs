@@ -14,25 +14,22 @@ use glam::{DQuat, DVec3};
 
 use crate::aero;
 use crate::assists;
-use crate::car_params::CarParams;
-use crate::definition::CarDefinition;
 use crate::drivetrain;
-use crate::full_model::{Environment, HostStep};
 use crate::ids::Wheel;
 use crate::pose::yaw_pitch_roll;
 use crate::state::{CarState, StepOutputs, WheelOutput};
+use crate::substep::SubstepContext;
 use crate::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
 
-/// Advances the car by one substep of `h` seconds.
-pub(crate) fn substep(
-    def: &CarDefinition,
-    params: &CarParams,
-    env: &Environment<'_>,
-    state: &mut CarState,
-    out: &mut StepOutputs,
-    host: &HostStep,
-    h: f64,
-) {
+/// Advances the car by one substep of `ctx.h` seconds.
+pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut StepOutputs) {
+    let SubstepContext {
+        def,
+        params,
+        env,
+        host,
+        h,
+    } = *ctx;
     let steer = &host.steer;
     let c = &def.chassis;
     let mass = c.mass;

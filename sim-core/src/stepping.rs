@@ -8,7 +8,7 @@
 //! contact exists it must run after this, in a fixed order.
 
 use crate::car::Car;
-use crate::full_model::Environment;
+use crate::substep::Environment;
 
 /// Fewest cars stepped on the pool; below it the pool's hand-off costs
 /// more than it saves (a car-step is 4–20 µs).
