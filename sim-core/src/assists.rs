@@ -7,8 +7,8 @@
 //! rate with the one the steering asks for on a linear single-track car
 //! and brakes one wheel to close the gap.
 
-use crate::car_params::{CarParams, STANDARD_GRAVITY};
-use crate::definition::CarDefinition;
+use crate::car_params::CarParams;
+use crate::definition::{CarDefinition, STANDARD_GRAVITY};
 use crate::ids::Wheel;
 use crate::surface::{SurfaceId, SurfaceTable};
 
@@ -30,24 +30,6 @@ const ESC_SLIP_GAIN: f64 = 3.0;
 /// The reference yaw rate is capped at this share of what the tyres' peak
 /// friction allows.
 const ESC_FRICTION_SHARE: f64 = 0.85;
-
-/// Slip limits per wheel for ABS and traction control.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct SlipLimits {
-    pub abs: [Option<f64>; 4],
-    pub tc: [Option<f64>; 4],
-}
-
-impl SlipLimits {
-    pub(crate) fn new(def: &CarDefinition, params: &CarParams) -> Self {
-        let target = |w: Wheel| params.peak_slip[usize::from(!w.is_front())];
-        let a = &def.assists;
-        SlipLimits {
-            abs: Wheel::ALL.map(|w| a.abs.then(|| target(w))),
-            tc: Wheel::ALL.map(|w| a.traction_control.then(|| target(w))),
-        }
-    }
-}
 
 /// Mean grip scale of the surfaces under the four wheels.
 pub(crate) fn mean_grip(surfaces: &SurfaceTable, under: &[SurfaceId; 4]) -> f64 {

@@ -4,12 +4,8 @@
 
 use glam::DVec3;
 
-use crate::assists::SlipLimits;
-use crate::definition::{CarDefinition, ClutchDefinition};
+use crate::definition::{CarDefinition, ClutchDefinition, STANDARD_GRAVITY};
 use crate::ids::Wheel;
-
-/// Standard gravity used for static quantities, m/s².
-pub(crate) const STANDARD_GRAVITY: f64 = 9.80665;
 
 /// Lowest speed used as the slip denominator, m/s. Below it slip is computed
 /// against this floor, turning the tyre into a stiff damper that holds the
@@ -21,17 +17,6 @@ pub(crate) const MIN_SLIP_SPEED: f64 = 0.5;
 /// 4·K/floor (K the stiffest slip stiffness), so the floor grows with the
 /// substep h to keep c·h/m at 1/SLIP_FLOOR_MARGIN, well inside that bound.
 const SLIP_FLOOR_MARGIN: f64 = 1.5;
-
-/// Static load on one axle (both wheels), N, on flat ground.
-pub(crate) fn static_axle_load(def: &CarDefinition, front: bool) -> f64 {
-    let c = &def.chassis;
-    let share = if front {
-        (c.wheelbase - c.cg_to_front_axle) / c.wheelbase
-    } else {
-        c.cg_to_front_axle / c.wheelbase
-    };
-    c.mass * STANDARD_GRAVITY * share
-}
 
 /// Per-wheel geometry in the body frame (origin at the centre of mass).
 #[derive(Clone, Copy, Debug)]
@@ -93,7 +78,7 @@ impl CarParams {
             let front = w.is_front();
             let s = def.suspension.get(front);
             let radius = def.wheels.get(front).radius;
-            let load = static_axle_load(def, front) / 2.0;
+            let load = def.static_axle_load(front) / 2.0;
             let compression = load / s.spring_rate;
             // Place the mount so that the static strut force holds the
             // centre of mass exactly at cg_height: the car spawns at rest.
@@ -113,7 +98,7 @@ impl CarParams {
         });
         let inertia = DVec3::from_array(c.inertia);
         let axle = |front: bool| {
-            let load = static_axle_load(def, front);
+            let load = def.static_axle_load(front);
             let tire = def.tires.get(front);
             let per_wheel = load / 2.0;
             (
@@ -130,10 +115,10 @@ impl CarParams {
             inertia,
             inv_inertia: DVec3::ONE / inertia,
             slip_floor_per_second: SLIP_FLOOR_MARGIN * 4.0 * stiffest / c.mass,
-            static_wheel_load: Wheel::ALL.map(|w| static_axle_load(def, w.is_front()) / 2.0),
+            static_wheel_load: Wheel::ALL.map(|w| def.static_axle_load(w.is_front()) / 2.0),
             peak_slip: [slip_f, slip_r],
             peak_slip_angle: [true, false].map(|front| {
-                let load = static_axle_load(def, front) / 2.0;
+                let load = def.static_axle_load(front) / 2.0;
                 def.tires.get(front).peak_slip_angle(load)
             }),
             understeer: {
@@ -150,7 +135,7 @@ impl CarParams {
             peak_friction: (peak_f + peak_r) / (load_f + load_r),
             tyre_damping: [true, false].map(|front| {
                 let tire = def.tires.get(front);
-                let load = static_axle_load(def, front) / 2.0;
+                let load = def.static_axle_load(front) / 2.0;
                 let mass = load / STANDARD_GRAVITY;
                 let critical =
                     |stiffness: f64, relaxation: f64| 2.0 * (stiffness / relaxation * mass).sqrt();
@@ -185,5 +170,23 @@ impl CarParams {
     /// The slip-speed floor for a substep of `h` seconds.
     pub(crate) fn slip_floor(&self, h: f64) -> f64 {
         MIN_SLIP_SPEED.max(h * self.slip_floor_per_second)
+    }
+}
+
+/// Slip limits per wheel for ABS and traction control.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct SlipLimits {
+    pub abs: [Option<f64>; 4],
+    pub tc: [Option<f64>; 4],
+}
+
+impl SlipLimits {
+    pub(crate) fn new(def: &CarDefinition, params: &CarParams) -> Self {
+        let target = |w: Wheel| params.peak_slip[usize::from(!w.is_front())];
+        let a = &def.assists;
+        SlipLimits {
+            abs: Wheel::ALL.map(|w| a.abs.then(|| target(w))),
+            tc: Wheel::ALL.map(|w| a.traction_control.then(|| target(w))),
+        }
     }
 }

@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::check;
 use crate::tire::TireParameters;
 use crate::{CoreError, Result};
 
@@ -327,18 +328,6 @@ pub struct AeroDefinition {
     pub lift_area: PerAxle<f64>,
 }
 
-/// Checks one number; `field` is the dotted path used in the error.
-pub(crate) fn check(field: &str, value: f64, ok: bool, reason: &str) -> Result<()> {
-    if value.is_finite() && ok {
-        Ok(())
-    } else {
-        Err(CoreError::InvalidDefinition {
-            field: field.to_owned(),
-            reason: format!("{reason}, got {value}"),
-        })
-    }
-}
-
 fn positive(field: &str, v: f64) -> Result<()> {
     check(field, v, v > 0.0, "must be positive and finite")
 }
@@ -363,7 +352,21 @@ fn invalid(field: impl Into<String>, reason: impl Into<String>) -> CoreError {
     }
 }
 
+/// Standard gravity used for static quantities, m/s².
+pub(crate) const STANDARD_GRAVITY: f64 = 9.80665;
+
 impl CarDefinition {
+    /// Static load on one axle (both wheels), N, on flat ground.
+    pub(crate) fn static_axle_load(&self, front: bool) -> f64 {
+        let c = &self.chassis;
+        let share = if front {
+            (c.wheelbase - c.cg_to_front_axle) / c.wheelbase
+        } else {
+            c.cg_to_front_axle / c.wheelbase
+        };
+        c.mass * STANDARD_GRAVITY * share
+    }
+
     /// Parses and validates a JSON definition. Unknown or missing fields and
     /// out-of-range values give an error naming the field.
     pub fn from_json(json: &str) -> Result<CarDefinition> {
@@ -423,7 +426,7 @@ impl CarDefinition {
 
             // The car must be able to carry its static load before the bump
             // stop; otherwise it would sit on the stops at rest.
-            let load = crate::car_params::static_axle_load(self, front) / 2.0;
+            let load = self.static_axle_load(front) / 2.0;
             let compression = load / s.spring_rate;
             if compression >= s.max_travel {
                 return Err(invalid(

@@ -13,8 +13,7 @@ use std::sync::Arc;
 
 use glam::DVec2;
 
-use crate::car_params::{STANDARD_GRAVITY, static_axle_load};
-use crate::definition::{CarDefinition, DriveLayout, ShiftMode};
+use crate::definition::{CarDefinition, DriveLayout, STANDARD_GRAVITY, ShiftMode};
 use crate::drivetrain::{differential, gearbox};
 use crate::input::CarInput;
 use crate::pose::yaw_pitch_roll;
@@ -297,7 +296,7 @@ fn brake_limit(def: &CarDefinition) -> f64 {
         if share <= 0.0 {
             continue;
         }
-        let load = static_axle_load(def, front) + if front { transfer } else { -transfer };
+        let load = def.static_axle_load(front) + if front { transfer } else { -transfer };
         let tire = def.tires.get(front);
         let lock_torque = tire.pdx1 * load.max(0.0) * def.wheels.get(front).radius;
         limit = limit.min(0.85 * lock_torque / (b.max_torque * share));

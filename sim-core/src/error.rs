@@ -82,3 +82,15 @@ pub enum CoreError {
 
 /// Result alias for the core.
 pub type Result<T, E = CoreError> = std::result::Result<T, E>;
+
+/// Checks one number; `field` is the dotted path used in the error.
+pub(crate) fn check(field: &str, value: f64, ok: bool, reason: &str) -> Result<()> {
+    if value.is_finite() && ok {
+        Ok(())
+    } else {
+        Err(CoreError::InvalidDefinition {
+            field: field.to_owned(),
+            reason: format!("{reason}, got {value}"),
+        })
+    }
+}

@@ -14,7 +14,8 @@ use crate::aero;
 use crate::assists;
 use crate::drivetrain;
 use crate::ids::Wheel;
-use crate::state::{CarState, StepOutputs, WheelOutput};
+use crate::outputs::{StepOutputs, WheelOutput};
+use crate::state::CarState;
 use crate::substep::SubstepContext;
 use crate::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
 

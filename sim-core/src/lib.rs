@@ -37,6 +37,7 @@ mod ground;
 mod ids;
 mod input;
 mod lod;
+mod outputs;
 mod pose;
 mod presets;
 pub mod scenario;

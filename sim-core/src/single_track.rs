@@ -16,8 +16,9 @@ use crate::aero;
 use crate::assists;
 use crate::drivetrain;
 use crate::ids::Wheel;
+use crate::outputs::{StepOutputs, WheelOutput};
 use crate::pose::yaw_pitch_roll;
-use crate::state::{CarState, StepOutputs, WheelOutput};
+use crate::state::CarState;
 use crate::substep::SubstepContext;
 use crate::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
 

@@ -7,8 +7,9 @@
 use glam::DVec3;
 
 use crate::definition::CarDefinition;
+use crate::outputs::StepOutputs;
 use crate::pose::yaw_pitch_roll;
-use crate::state::{CarState, StepOutputs};
+use crate::state::CarState;
 
 /// One telemetry channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

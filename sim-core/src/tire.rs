@@ -9,7 +9,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
-use crate::definition::check;
+use crate::error::check;
 
 /// Lowest friction coefficient the load-sensitivity terms may produce; keeps
 /// forces sane under loads far beyond the nominal one.

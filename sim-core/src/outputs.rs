@@ -1,0 +1,85 @@
+//! What a step produced that only feeds telemetry: per-wheel loads,
+//! slips, forces and travel, the body's acceleration, drivetrain and aero
+//! figures, assist activity. None of it influences the future, so none of
+//! it is in `CarState`, snapshots or hashes.
+
+use glam::DVec3;
+
+use crate::aero::AeroForces;
+use crate::drivetrain::WheelTorques;
+use crate::wheel::WheelResult;
+
+/// One wheel's telemetry from the last substep.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct WheelOutput {
+    pub load: f64,
+    pub slip_ratio: f64,
+    pub slip_angle: f64,
+    pub fx: f64,
+    pub fy: f64,
+    /// Suspension compression, m.
+    pub travel: f64,
+    pub contact: bool,
+    /// Road-wheel steer angle, rad.
+    pub steer: f64,
+    /// Aligning moment, N·m.
+    pub mz: f64,
+}
+
+impl WheelOutput {
+    /// A wheel in contact with the ground after a substep.
+    pub(crate) fn in_contact(load: f64, result: &WheelResult, travel: f64, steer: f64) -> Self {
+        WheelOutput {
+            load,
+            slip_ratio: result.slip_ratio,
+            slip_angle: result.slip_angle,
+            fx: result.fx,
+            fy: result.fy,
+            travel,
+            contact: true,
+            steer,
+            mz: result.mz,
+        }
+    }
+}
+
+/// Derived values from the last substep that feed telemetry only; they
+/// never influence the future, so they are not hashed.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct StepOutputs {
+    pub wheels: [WheelOutput; 4],
+    pub engine_rpm: f64,
+    pub engine_torque: f64,
+    /// Torque through the clutch, N·m.
+    pub clutch_torque: f64,
+    /// Centre-of-mass acceleration in the body frame, m/s².
+    pub acceleration: DVec3,
+    pub drag: f64,
+    pub lift_front: f64,
+    pub lift_rear: f64,
+    /// Largest share of brake torque ABS gave back on any wheel.
+    pub abs_active: f64,
+    /// Largest share of drive torque traction control cut on any wheel.
+    pub tc_active: f64,
+    /// Stability control's brake torque as a share of its maximum.
+    pub esc_active: f64,
+}
+
+impl StepOutputs {
+    /// Records the drivetrain and aero values of a substep.
+    pub(crate) fn set_drivetrain_and_aero(&mut self, torques: &WheelTorques, aero: &AeroForces) {
+        self.engine_rpm = torques.engine_rpm;
+        self.engine_torque = torques.engine_torque;
+        self.clutch_torque = torques.clutch_torque;
+        self.drag = aero.drag;
+        self.lift_front = aero.lift_front;
+        self.lift_rear = aero.lift_rear;
+    }
+
+    /// Records the assists' activity from a substep's wheels.
+    pub(crate) fn set_assists(&mut self, wheels: &[WheelResult; 4], esc: f64) {
+        self.abs_active = wheels.iter().map(|w| w.abs_release).fold(0.0, f64::max);
+        self.tc_active = wheels.iter().map(|w| w.tc_cut).fold(0.0, f64::max);
+        self.esc_active = esc;
+    }
+}
