@@ -24,48 +24,23 @@
 // honest about what they read.
 #![forbid(unsafe_code)]
 
-mod aero;
-mod assists;
-mod car;
-mod car_params;
-mod definition;
-mod driver;
-mod drivetrain;
 mod error;
-mod full_model;
 mod ground;
 mod ids;
 mod input;
 mod lod;
-mod outputs;
+mod model;
 mod pose;
-mod presets;
 pub mod scenario;
-mod single_track;
-mod snapshot;
 mod state;
-mod steering;
-mod stepping;
-mod substep;
 mod surface;
-mod telemetry;
-mod tir;
-mod tire;
 mod track;
-mod wheel;
+mod vehicle;
 mod world;
 
 /// The vector types of this crate's API (f64, `libm`, `scalar-math`).
 pub use glam;
 
-pub use car::InitialPose;
-pub use definition::{
-    AeroDefinition, AssistDefinition, BrakeDefinition, CarDefinition, CentreDifferential,
-    ChassisDefinition, ClutchDefinition, DifferentialKind, DifferentialsDefinition, DriveLayout,
-    EngineDefinition, GearboxDefinition, PerAxle, ShiftMode, SteeringDefinition,
-    SuspensionDefinition, WheelDefinition,
-};
-pub use driver::{AiDriver, DriverStyle};
 pub use error::{CoreError, Result};
 pub use ground::{GroundSlope, MAX_GRADE};
 pub use ids::{CarId, Wheel};
@@ -74,13 +49,21 @@ pub use lod::{
     Lod, LodSetting, MAX_SUBSTEP_RATE, MIN_SUBSTEP_RATE, SINGLE_TRACK_DEFAULT_RATE, substep_count,
 };
 pub use pose::{CarPose, rotation_from_yaw_pitch_roll, yaw_pitch_roll};
-pub use presets::{preset, preset_names};
-pub use snapshot::{SNAPSHOT_LEN, combine_world_hash, snapshot_fields};
+pub use state::snapshot::{SNAPSHOT_LEN, combine_world_hash, snapshot_fields};
 pub use surface::{MAX_SURFACES, Surface, SurfaceId, SurfaceTable};
-pub use telemetry::{CHANNEL_COUNT, CHANNELS, Channel, channel_index};
-pub use tir::{TirImport, parse_tir};
-pub use tire::{TireAtLoad, TireParameters};
+pub use track::driver::{AiDriver, DriverStyle};
 pub use track::{Track, TrackPosition, track_names};
+pub use vehicle::definition::{
+    AeroDefinition, AssistDefinition, BrakeDefinition, CarDefinition, CentreDifferential,
+    ChassisDefinition, ClutchDefinition, DifferentialKind, DifferentialsDefinition, DriveLayout,
+    EngineDefinition, GearboxDefinition, PerAxle, ShiftMode, SteeringDefinition,
+    SuspensionDefinition, WheelDefinition,
+};
+pub use vehicle::presets::{preset, preset_names};
+pub use vehicle::tir::{TirImport, parse_tir};
+pub use vehicle::tire::{TireAtLoad, TireParameters};
+pub use world::car::InitialPose;
+pub use world::telemetry::{CHANNEL_COUNT, CHANNELS, Channel, channel_index};
 pub use world::{MAX_TIMESTEP, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and

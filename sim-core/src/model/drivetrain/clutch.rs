@@ -9,8 +9,8 @@
 //! speeds meet, and slips when holding them together would take more
 //! torque than its capacity.
 
-use crate::car_params::CarParams;
-use crate::drivetrain::engine::RAD_PER_S_TO_RPM;
+use crate::model::drivetrain::engine::RAD_PER_S_TO_RPM;
+use crate::vehicle::car_params::CarParams;
 
 /// Torque the clutch can pass now, N·m: its maximum scaled by the pedal
 /// (0 engaged … 1 open) and by the automatic engagement, which rises from

@@ -1,8 +1,8 @@
 //! Service brakes with front/rear bias, and the handbrake on the rear.
 
-use crate::definition::CarDefinition;
 use crate::ids::Wheel;
 use crate::input::CarInput;
+use crate::vehicle::definition::CarDefinition;
 
 /// Friction-torque magnitude per wheel, N·m.
 pub(crate) fn friction_torques(def: &CarDefinition, input: &CarInput) -> [f64; 4] {

@@ -1,7 +1,7 @@
 //! Ackermann steering: the inner front wheel turns tighter than the outer
 //! so both roll about a common turn centre on the rear axle's line.
 
-use crate::definition::CarDefinition;
+use crate::vehicle::definition::CarDefinition;
 
 /// Steer angles with their sines and cosines. The input is constant over a
 /// host step, so this is computed once per step, not per substep.
@@ -57,7 +57,7 @@ mod tests {
 
     #[test]
     fn left_turn_steers_the_left_wheel_more() {
-        let def = crate::presets::preset("fwd_hatchback").unwrap();
+        let def = crate::vehicle::presets::preset("fwd_hatchback").unwrap();
         let [l, r, rl, rr] = wheel_angles(&def, -0.5);
         assert!(l > r && r > 0.0, "{l} {r}");
         assert_eq!((rl, rr), (0.0, 0.0));

@@ -13,12 +13,12 @@ use std::sync::Arc;
 
 use glam::DVec2;
 
-use crate::definition::{CarDefinition, DriveLayout, STANDARD_GRAVITY, ShiftMode};
-use crate::drivetrain::{differential, gearbox};
 use crate::input::CarInput;
+use crate::model::drivetrain::{differential, gearbox};
 use crate::pose::yaw_pitch_roll;
-use crate::state::CarState;
+use crate::state::car_state::CarState;
 use crate::track::Track;
+use crate::vehicle::definition::{CarDefinition, DriveLayout, STANDARD_GRAVITY, ShiftMode};
 use crate::{CoreError, Result};
 
 /// Tunable behaviour of an [`AiDriver`].

@@ -4,22 +4,25 @@
 //! error. `step` is transactional as well: if any car's state stops being
 //! finite, every car is put back as it was before the step.
 
+pub(crate) mod car;
+pub(crate) mod stepping;
+pub(crate) mod telemetry;
+
 use std::sync::Arc;
 
-use crate::car::{Car, InitialPose};
-use crate::definition::CarDefinition;
-use crate::driver::{AiDriver, DriverStyle};
 use crate::ground::GroundSlope;
 use crate::ids::{CarId, Wheel};
 use crate::input::CarInput;
 use crate::lod::LodSetting;
+use crate::model::substep::Environment;
 use crate::pose::{CarPose, yaw_pitch_roll};
-use crate::snapshot;
-use crate::state::CarState;
-use crate::stepping;
-use crate::substep::Environment;
+use crate::state::car_state::CarState;
+use crate::state::snapshot;
 use crate::surface::{SurfaceId, SurfaceTable};
 use crate::track::Track;
+use crate::track::driver::{AiDriver, DriverStyle};
+use crate::vehicle::definition::CarDefinition;
+use crate::world::car::{Car, InitialPose};
 use crate::{CoreError, Result};
 
 /// Longest host step accepted, s.
@@ -328,7 +331,7 @@ impl World {
     /// One telemetry value by channel name.
     pub fn channel(&self, id: CarId, name: &str) -> Result<f64> {
         let index =
-            crate::telemetry::channel_index(name).ok_or_else(|| CoreError::UnknownName {
+            crate::world::telemetry::channel_index(name).ok_or_else(|| CoreError::UnknownName {
                 kind: "telemetry channel",
                 name: name.to_owned(),
                 known: "see skidpad_core::CHANNELS".into(),
@@ -341,7 +344,7 @@ impl World {
         let car = self.car(id)?;
         let s = &car.state;
         let (yaw, pitch, roll) = yaw_pitch_roll(s.orientation);
-        let steer = crate::steering::wheel_angles(&car.def, s.input.steer);
+        let steer = crate::model::steering::wheel_angles(&car.def, s.input.steer);
         Ok(CarPose {
             position: s.position,
             orientation: s.orientation,

@@ -29,7 +29,7 @@ use crate::SIMULATION_VERSION;
 use crate::ground::GroundSlope;
 use crate::input::CarInput;
 use crate::lod::{Lod, LodSetting};
-use crate::state::CarState;
+use crate::state::car_state::CarState;
 use crate::surface::SurfaceId;
 use crate::{CoreError, Result};
 

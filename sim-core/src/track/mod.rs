@@ -3,6 +3,8 @@
 //! uniform Catmull-Rom spline into a dense polyline at load time, using
 //! arithmetic only, so every target builds the same points.
 
+pub(crate) mod driver;
+
 use glam::DVec2;
 use serde::Deserialize;
 
@@ -14,7 +16,7 @@ const SAMPLES_PER_SEGMENT: usize = 12;
 const MAX_CONTROL_POINTS: usize = 4096;
 
 /// (name, JSON) of the built-in tracks.
-const TRACKS: &[(&str, &str)] = &[("brandwood", include_str!("../tracks/brandwood.json"))];
+const TRACKS: &[(&str, &str)] = &[("brandwood", include_str!("../../tracks/brandwood.json"))];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -5,9 +5,9 @@
 
 use glam::DVec3;
 
-use crate::aero::AeroForces;
-use crate::drivetrain::WheelTorques;
-use crate::wheel::WheelResult;
+use crate::model::aero::AeroForces;
+use crate::model::drivetrain::WheelTorques;
+use crate::model::wheel::WheelResult;
 
 /// One wheel's telemetry from the last substep.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -1,18 +1,18 @@
 //! Built-in car presets: JSON definitions shipped in `presets/`, loaded and
 //! validated by name.
 
-use crate::definition::CarDefinition;
+use crate::vehicle::definition::CarDefinition;
 use crate::{CoreError, Result};
 
 /// (name, JSON) of every preset, in a stable order.
 const PRESETS: &[(&str, &str)] = &[
     (
         "fwd_hatchback",
-        include_str!("../presets/fwd_hatchback.json"),
+        include_str!("../../presets/fwd_hatchback.json"),
     ),
-    ("rwd_sports", include_str!("../presets/rwd_sports.json")),
-    ("awd_rally", include_str!("../presets/awd_rally.json")),
-    ("kart", include_str!("../presets/kart.json")),
+    ("rwd_sports", include_str!("../../presets/rwd_sports.json")),
+    ("awd_rally", include_str!("../../presets/awd_rally.json")),
+    ("kart", include_str!("../../presets/kart.json")),
 ];
 
 /// Names of the built-in presets.

@@ -26,13 +26,13 @@
 //! rolling-resistance torques are friction: they may stop the wheel but
 //! never reverse it.
 
-use crate::car_params::CarParams;
-use crate::definition::CarDefinition;
-use crate::drivetrain::WheelTorques;
 use crate::ids::Wheel;
-use crate::state::CarState;
+use crate::model::drivetrain::WheelTorques;
+use crate::state::car_state::CarState;
 use crate::surface::{Surface, SurfaceTable};
-use crate::tire::TireParameters;
+use crate::vehicle::car_params::CarParams;
+use crate::vehicle::definition::CarDefinition;
+use crate::vehicle::tire::TireParameters;
 
 /// Below this speed (m/s) the tyre's low-speed damping fades in.
 const LOW_SPEED: f64 = 3.0;
@@ -279,7 +279,7 @@ mod tests {
 
     #[test]
     fn braked_wheel_at_rest_stays_exactly_at_rest() {
-        let presets = crate::presets::preset("fwd_hatchback").unwrap();
+        let presets = crate::vehicle::presets::preset("fwd_hatchback").unwrap();
         let table = SurfaceTable::presets();
         let mut c = contact(&presets.tires.front, &table.surfaces()[0]);
         c.brake_torque = 500.0;
@@ -291,7 +291,7 @@ mod tests {
 
     #[test]
     fn spin_update_is_stable_with_huge_substeps() {
-        let presets = crate::presets::preset("fwd_hatchback").unwrap();
+        let presets = crate::vehicle::presets::preset("fwd_hatchback").unwrap();
         let table = SurfaceTable::presets();
         let mut c = contact(&presets.tires.front, &table.surfaces()[0]);
         c.vx = 20.0;

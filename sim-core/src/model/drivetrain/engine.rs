@@ -2,7 +2,7 @@
 //! braking. The engine has its own speed (state) and inertia; the clutch
 //! (`clutch.rs`) couples it to the gearbox.
 
-use crate::definition::CarDefinition;
+use crate::vehicle::definition::CarDefinition;
 
 /// rpm per rad/s.
 pub(crate) const RAD_PER_S_TO_RPM: f64 = 60.0 / (2.0 * core::f64::consts::PI);

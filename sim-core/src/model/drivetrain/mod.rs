@@ -8,9 +8,9 @@ pub(crate) mod differential;
 pub(crate) mod engine;
 pub(crate) mod gearbox;
 
-use crate::car_params::CarParams;
-use crate::definition::CarDefinition;
-use crate::state::CarState;
+use crate::state::car_state::CarState;
+use crate::vehicle::car_params::CarParams;
+use crate::vehicle::definition::CarDefinition;
 
 /// What the drivetrain hands to the wheels for one substep, and what
 /// [`after_wheels`] needs to finish it.

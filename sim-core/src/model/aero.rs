@@ -1,6 +1,6 @@
 //! Aerodynamic drag and per-axle lift.
 
-use crate::definition::CarDefinition;
+use crate::vehicle::definition::CarDefinition;
 
 /// Aero forces for one substep.
 #[derive(Clone, Copy, Debug, Default)]

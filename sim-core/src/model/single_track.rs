@@ -12,15 +12,15 @@
 
 use glam::{DQuat, DVec3};
 
-use crate::aero;
-use crate::assists;
-use crate::drivetrain;
 use crate::ids::Wheel;
-use crate::outputs::{StepOutputs, WheelOutput};
+use crate::model::aero;
+use crate::model::assists;
+use crate::model::drivetrain;
+use crate::model::outputs::{StepOutputs, WheelOutput};
+use crate::model::substep::SubstepContext;
+use crate::model::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
 use crate::pose::yaw_pitch_roll;
-use crate::state::CarState;
-use crate::substep::SubstepContext;
-use crate::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
+use crate::state::car_state::CarState;
 
 /// Advances the car by one substep of `ctx.h` seconds.
 pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut StepOutputs) {

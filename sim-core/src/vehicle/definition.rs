@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::check;
-use crate::tire::TireParameters;
+use crate::vehicle::tire::TireParameters;
 use crate::{CoreError, Result};
 
 /// A complete car.

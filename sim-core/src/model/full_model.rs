@@ -10,14 +10,14 @@
 
 use glam::{DMat3, DQuat, DVec3};
 
-use crate::aero;
-use crate::assists;
-use crate::drivetrain;
 use crate::ids::Wheel;
-use crate::outputs::{StepOutputs, WheelOutput};
-use crate::state::CarState;
-use crate::substep::SubstepContext;
-use crate::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
+use crate::model::aero;
+use crate::model::assists;
+use crate::model::drivetrain;
+use crate::model::outputs::{StepOutputs, WheelOutput};
+use crate::model::substep::SubstepContext;
+use crate::model::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
+use crate::state::car_state::CarState;
 
 /// A strut whose ray reached the ground.
 #[derive(Clone, Copy, Debug)]

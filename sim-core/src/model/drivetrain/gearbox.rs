@@ -1,7 +1,7 @@
 //! Gear selection (manual and the automatic shift schedule) and ratios.
 
-use crate::definition::{CarDefinition, DriveLayout, ShiftMode};
 use crate::input::CarInput;
+use crate::vehicle::definition::{CarDefinition, DriveLayout, ShiftMode};
 
 /// Overall ratio engine→wheel for `gear` (negative in reverse, 0 neutral).
 pub(crate) fn overall_ratio(def: &CarDefinition, gear: i32) -> f64 {

@@ -4,19 +4,19 @@
 
 use glam::{DQuat, DVec3};
 
-use crate::car_params::CarParams;
-use crate::definition::CarDefinition;
-use crate::driver::AiDriver;
-use crate::full_model;
 use crate::ground::GroundSlope;
 use crate::input::CarInput;
 use crate::lod::{Lod, LodSetting, substep_count};
-use crate::outputs::StepOutputs;
-use crate::single_track;
-use crate::state::{CarState, MAX_POSITION};
-use crate::substep::{Environment, HostStep, SubstepContext};
+use crate::model::full_model;
+use crate::model::outputs::StepOutputs;
+use crate::model::single_track;
+use crate::model::substep::{Environment, HostStep, SubstepContext};
+use crate::state::car_state::{CarState, MAX_POSITION};
 use crate::surface::SurfaceId;
-use crate::telemetry::{self, CHANNEL_COUNT};
+use crate::track::driver::AiDriver;
+use crate::vehicle::car_params::CarParams;
+use crate::vehicle::definition::CarDefinition;
+use crate::world::telemetry::{self, CHANNEL_COUNT};
 use crate::{CoreError, Result};
 
 /// Where and how a car starts.

@@ -11,7 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use crate::tire::{DEFAULT_RELAXATION_X, DEFAULT_RELAXATION_Y, DEFAULT_TRAIL, TireParameters};
+use crate::vehicle::tire::{
+    DEFAULT_RELAXATION_X, DEFAULT_RELAXATION_Y, DEFAULT_TRAIL, TireParameters,
+};
 use crate::{CoreError, Result};
 
 /// Where each used coefficient lives: (section, key).

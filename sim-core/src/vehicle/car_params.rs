@@ -4,8 +4,8 @@
 
 use glam::DVec3;
 
-use crate::definition::{CarDefinition, ClutchDefinition, STANDARD_GRAVITY};
 use crate::ids::Wheel;
+use crate::vehicle::definition::{CarDefinition, ClutchDefinition, STANDARD_GRAVITY};
 
 /// Lowest speed used as the slip denominator, m/s. Below it slip is computed
 /// against this floor, turning the tyre into a stiff damper that holds the

@@ -5,11 +5,11 @@
 
 use glam::DVec3;
 
-use crate::car_params::CarParams;
-use crate::definition::CarDefinition;
-use crate::state::CarState;
-use crate::steering::SteerGeometry;
+use crate::model::steering::SteerGeometry;
+use crate::state::car_state::CarState;
 use crate::surface::SurfaceTable;
+use crate::vehicle::car_params::CarParams;
+use crate::vehicle::definition::CarDefinition;
 
 /// World quantities every model reads.
 #[derive(Clone, Copy, Debug)]

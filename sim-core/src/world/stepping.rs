@@ -7,8 +7,8 @@
 //! with the same bits; nothing here sums across cars. When car-to-car
 //! contact exists it must run after this, in a fixed order.
 
-use crate::car::Car;
-use crate::substep::Environment;
+use crate::model::substep::Environment;
+use crate::world::car::Car;
 
 /// Fewest cars stepped on the pool; below it the pool's hand-off costs
 /// more than it saves (a car-step is 4–20 µs).

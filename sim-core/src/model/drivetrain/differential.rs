@@ -10,7 +10,7 @@
 //! locking torque can do in one substep (unlimited when locked). This is
 //! unconditionally stable at any substep, unlike a stiff coupling torque.
 
-use crate::definition::{CarDefinition, DifferentialKind, DriveLayout};
+use crate::vehicle::definition::{CarDefinition, DifferentialKind, DriveLayout};
 
 /// Mean speed of the driven wheels, rad/s (0 when there are none).
 pub(crate) fn carrier_speed(omegas: impl Iterator<Item = f64>) -> f64 {

@@ -6,10 +6,10 @@
 
 use glam::DVec3;
 
-use crate::definition::CarDefinition;
-use crate::outputs::StepOutputs;
+use crate::model::outputs::StepOutputs;
 use crate::pose::yaw_pitch_roll;
-use crate::state::CarState;
+use crate::state::car_state::CarState;
+use crate::vehicle::definition::CarDefinition;
 
 /// One telemetry channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -7,10 +7,10 @@
 //! rate with the one the steering asks for on a linear single-track car
 //! and brakes one wheel to close the gap.
 
-use crate::car_params::CarParams;
-use crate::definition::{CarDefinition, STANDARD_GRAVITY};
 use crate::ids::Wheel;
 use crate::surface::{SurfaceId, SurfaceTable};
+use crate::vehicle::car_params::CarParams;
+use crate::vehicle::definition::{CarDefinition, STANDARD_GRAVITY};
 
 /// Below this forward speed (m/s) stability control stays out.
 const ESC_MIN_SPEED: f64 = 5.0;

@@ -1,0 +1,9 @@
+//! A car as data: the serde definition types and their validation, the tyre
+//! parameters and `.tir` import, the built-in presets, and the values derived
+//! once from a definition. Nothing here simulates.
+
+pub(crate) mod car_params;
+pub(crate) mod definition;
+pub(crate) mod presets;
+pub(crate) mod tir;
+pub(crate) mod tire;
