@@ -1,6 +1,6 @@
 //! The validation manoeuvres of SPEC §4.7, driven through the public API
 //! exactly as a game would drive a car, and the theory each is checked
-//! against. The theory side reads only the car definition (tyre
+//! against. The theory side reads only the car definition (tire
 //! coefficients, masses, geometry), never the simulation's output.
 //!
 //! `tests/validation.rs` asserts each result with its tolerance;
@@ -166,7 +166,7 @@ pub fn stop_from_100(def: &CarDefinition, stepping: Stepping, abs: bool) -> Resu
 }
 
 /// The friction bound v²/(2 µ g) for a stop from 100 km/h, with µ the
-/// tyres' peak longitudinal friction at static load (PDX1 and PDX2, load
+/// tires' peak longitudinal friction at static load (PDX1 and PDX2, load
 /// weighted over the axles), from the definition alone.
 #[must_use]
 pub fn friction_bound_100(def: &CarDefinition) -> f64 {

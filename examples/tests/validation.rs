@@ -30,7 +30,7 @@ fn zero_to_100_takes_as_long_as_for_real_cars_of_each_kind() {
 
 #[test]
 fn locked_wheel_stops_are_longer_than_the_friction_bound() {
-    // A sliding tyre gives less than its peak friction, so no locked stop
+    // A sliding tire gives less than its peak friction, so no locked stop
     // may beat v²/(2 µ_peak g).
     for name in ALL {
         let def = car(name).unwrap();
@@ -43,7 +43,7 @@ fn locked_wheel_stops_are_longer_than_the_friction_bound() {
 #[test]
 fn abs_stops_within_15_percent_of_the_friction_bound() {
     // SPEC §4.7: within [1.0, 1.15] × v²/(2 µ_peak g) on dry asphalt, with
-    // µ_peak from the tyre parameters. (The kart brakes its rear axle only,
+    // µ_peak from the tire parameters. (The kart brakes its rear axle only,
     // so its bound is a different formula; it is left out.)
     for name in ROAD {
         let def = car(name).unwrap();
@@ -61,7 +61,7 @@ fn abs_stops_within_15_percent_of_the_friction_bound() {
 #[test]
 fn iso_4138_single_track_understeer_matches_linear_theory() {
     // Tolerance 0.3 deg/g (the issue's): the single-track model against
-    // K = W_f/C_f − W_r/C_r from the definition's tyres at static load.
+    // K = W_f/C_f − W_r/C_r from the definition's tires at static load.
     // Linear theory knows neither the lateral load transfer nor locking
     // differentials, both of which the model has (they bend K upward with
     // lateral acceleration), so it is compared with open differentials in

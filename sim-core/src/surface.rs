@@ -1,6 +1,6 @@
 //! The surface table: what each wheel drives on, and the named presets.
 //!
-//! A surface scales tyre force (grip), adds rolling resistance (a torque
+//! A surface scales tire force (grip), adds rolling resistance (a torque
 //! against wheel spin, proportional to load) and ploughing drag (a force
 //! against the contact patch's ground velocity, proportional to load).
 
@@ -40,7 +40,7 @@ impl SurfaceId {
 pub struct Surface {
     /// Human-readable name, unique within a table.
     pub name: String,
-    /// Multiplier on tyre force (1 = the tyre's own data, measured on dry
+    /// Multiplier on tire force (1 = the tire's own data, measured on dry
     /// asphalt).
     pub grip: f64,
     /// Rolling-resistance coefficient: resisting torque = coefficient ×
@@ -115,7 +115,7 @@ impl SurfaceTable {
     pub fn presets() -> Self {
         // Grip figures are typical peak-friction ratios relative to dry
         // asphalt; rolling resistance and ploughing are typical passenger
-        // tyre values on each surface.
+        // tire values on each surface.
         let s = |name: &str, grip, rolling_resistance, ploughing| Surface {
             name: name.to_owned(),
             grip,

@@ -8,7 +8,7 @@ const FILE: &str = include_str!("data/road_205_55_r16.tir");
 #[test]
 fn a_pac2002_file_gives_the_coefficients_and_warns_about_the_rest() {
     let import = parse_tir(FILE).unwrap();
-    // The file holds the hatchback preset's front tyre.
+    // The file holds the hatchback preset's front tire.
     assert_eq!(
         import.parameters,
         preset("fwd_hatchback").unwrap().tires.front

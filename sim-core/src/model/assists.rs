@@ -2,7 +2,7 @@
 //!
 //! ABS and traction control are slip limits that `wheel.rs` applies inside
 //! each wheel's spin update (they release brake torque or cut drive torque
-//! just enough to hold the tyre at its peak-force slip); this module picks
+//! just enough to hold the tire at its peak-force slip); this module picks
 //! the limits. Stability control is computed here: it compares the yaw
 //! rate with the one the steering asks for on a linear single-track car
 //! and brakes one wheel to close the gap.
@@ -27,7 +27,7 @@ const ESC_MAX_SHARE: f64 = 0.3;
 /// rad).
 const ESC_MAX_SLIP: f64 = 0.06;
 const ESC_SLIP_GAIN: f64 = 3.0;
-/// The reference yaw rate is capped at this share of what the tyres' peak
+/// The reference yaw rate is capped at this share of what the tires' peak
 /// friction allows.
 const ESC_FRICTION_SHARE: f64 = 0.85;
 
@@ -59,7 +59,7 @@ pub(crate) struct YawState {
 /// (0 … 1).
 ///
 /// The reference yaw rate is the linear single-track car's, v·δ/(L + K v²),
-/// capped by what the tyres' peak friction on these surfaces can turn the
+/// capped by what the tires' peak friction on these surfaces can turn the
 /// car at. Too much yaw, or the rear sliding out (body slip beyond
 /// `ESC_MAX_SLIP` against the turn), brakes the outer front wheel; too
 /// little brakes the inner rear.

@@ -1,7 +1,7 @@
 //! The four-wheel model: a 6-DOF rigid chassis on four raycast struts.
 //!
 //! One substep: ray-cast each strut against the ground plane, compute
-//! spring, damper, bump-stop and anti-roll forces, run each wheel (tyre
+//! spring, damper, bump-stop and anti-roll forces, run each wheel (tire
 //! forces and spin, see `wheel.rs`), add gravity and aero, then integrate
 //! the body with semi-implicit Euler: velocities first, then position and
 //! orientation from the new velocities. Angular motion is integrated in the
@@ -98,8 +98,8 @@ pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut 
             // Airborne: the wheel only spins up or down under its torques.
             let result = step_wheel(&contact, state.wheel_omega[i], h);
             state.wheel_omega[i] = result.omega;
-            // An unloaded tyre springs back.
-            state.tyre_deflection[i] = [0.0; 2];
+            // An unloaded tire springs back.
+            state.tire_deflection[i] = [0.0; 2];
             results[i] = result;
             out.wheels[i] = WheelOutput {
                 steer: steer.angle[i],
@@ -125,7 +125,7 @@ pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut 
         }
         let strut = strut.max(0.0);
 
-        // Tyre frame on the ground: heading is the steered wheel's forward
+        // Tire frame on the ground: heading is the steered wheel's forward
         // axis flattened onto the plane.
         let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
         let wheel_forward = forward * cos_d + left * sin_d;
@@ -137,7 +137,7 @@ pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut 
         let result = step_wheel(&contact, state.wheel_omega[i], h);
         let (plough_x, plough_y) = ploughing_force(&contact);
         state.wheel_omega[i] = result.omega;
-        state.tyre_deflection[i] = result.deflection;
+        state.tire_deflection[i] = result.deflection;
         results[i] = result;
 
         let f = up * strut + heading * (result.fx + plough_x) + lateral * (result.fy + plough_y);

@@ -1,5 +1,5 @@
 //! The vehicle models: one substep of the four-wheel or the single-track
-//! model, and what both use (the wheel and tyre forces, drivetrain,
+//! model, and what both use (the wheel and tire forces, drivetrain,
 //! steering, aero, assists) and produce (`StepOutputs`).
 
 pub(crate) mod aero;

@@ -3,7 +3,7 @@
 //! The body is planar: x, y, yaw and their rates. Pitch and roll are held at
 //! zero and the centre of mass at its static height. Axle loads are static
 //! plus aero lift plus longitudinal load transfer, estimated from the
-//! tyre force the drivetrain and brakes ask for (no extra state).
+//! tire force the drivetrain and brakes ask for (no extra state).
 //! Each wheel keeps its own spin, surface, torques and ground speed (the
 //! yaw rate times half the track makes the outer wheel faster, so the
 //! differentials couple the wheels as in the full model); both wheels of an
@@ -63,8 +63,8 @@ pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut 
     let static_rear = weight * a / c.wheelbase - aero.lift_rear;
 
     // Longitudinal load transfer from the force the drivetrain and brakes
-    // ask of the tyres, capped at what the tyres can give: a stateless
-    // estimate that needs no second tyre pass.
+    // ask of the tires, capped at what the tires can give: a stateless
+    // estimate that needs no second tire pass.
     let against_motion = if vx < 0.0 { 1.0 } else { -1.0 };
     let asked: f64 = Wheel::ALL
         .iter()
@@ -92,7 +92,7 @@ pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut 
         // Lateral load transfer at the steady-state lateral acceleration
         // vx·r (stateless, like the longitudinal estimate): the outer wheel
         // gains what the inner loses, down to a lifted inner wheel. With it
-        // the tyres' load sensitivity, and a locked axle's inner wheel
+        // the tires' load sensitivity, and a locked axle's inner wheel
         // letting go, act as in the full model.
         let half = (axle_load / 2.0).max(0.0);
         let shift = (params.lateral_transfer[usize::from(!front)] * vx * r).clamp(-half, half);
@@ -122,7 +122,7 @@ pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut 
         // almost never apply).
         let result = step_wheel(&contact, state.wheel_omega[i], h);
         state.wheel_omega[i] = result.omega;
-        state.tyre_deflection[i] = result.deflection;
+        state.tire_deflection[i] = result.deflection;
         results[i] = result;
 
         let (px, py) = ploughing_force(&contact);

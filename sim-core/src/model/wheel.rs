@@ -1,16 +1,16 @@
-//! One wheel for one substep: transient slip (relaxation lengths), tyre
+//! One wheel for one substep: transient slip (relaxation lengths), tire
 //! forces (combined slip, with the surface's grip) and aligning moment,
 //! rolling resistance, and the spin update.
 //!
 //! **Combined slip** is the resultant-slip (similarity) method of
 //! `TireAtLoad::combined`, and the aligning moment comes from a pneumatic
-//! trail that shrinks as the tyre slides.
+//! trail that shrinks as the tire slides.
 //!
-//! **Transient slip.** The tyre's contact patch carries a deflection state
-//! per direction (Pacejka, *Tyre and Vehicle Dynamics*, ch. 7, the
+//! **Transient slip.** The tire's contact patch carries a deflection state
+//! per direction (Pacejka, *Tire and Vehicle Dynamics*, ch. 7, the
 //! first-order relaxation model): along the heading
 //! du/dt = (ωR − vx) − |vx|·u/σx, across it dv/dt = −vy − |vx|·v/σy, and
-//! the tyre works at slip κ' = u/σx and slip angle α' = atan(v/σy). At
+//! the tire works at slip κ' = u/σx and slip angle α' = atan(v/σy). At
 //! speed these lag the kinematic slips by σ/|vx|; at rest the deflection is
 //! a spring of stiffness C/σ, which is what holds a braked car on a grade
 //! without creeping. Each update is backward Euler (unconditionally stable
@@ -19,8 +19,8 @@
 //! springs at rest.
 //!
 //! **Spin.** Wheel spin is the stiffest mode of a car: at 1 kHz an explicit
-//! update of a light wheel against the tyre's slip stiffness diverges. The
-//! spin is therefore integrated semi-implicitly, with the tyre force
+//! update of a light wheel against the tire's slip stiffness diverges. The
+//! spin is therefore integrated semi-implicitly, with the tire force
 //! linearised in ω through the deflection update (backward Euler on the
 //! wheel, explicit on the body), which is stable for any substep. Brake and
 //! rolling-resistance torques are friction: they may stop the wheel but
@@ -34,7 +34,7 @@ use crate::vehicle::car_params::CarParams;
 use crate::vehicle::definition::CarDefinition;
 use crate::vehicle::tire::TireParameters;
 
-/// Below this speed (m/s) the tyre's low-speed damping fades in.
+/// Below this speed (m/s) the tire's low-speed damping fades in.
 const LOW_SPEED: f64 = 3.0;
 /// The deflections are clamped to this many relaxation lengths (|κ'| ≤ 1
 /// and |tan α'| ≤ 6): far past the force peak, it keeps a wheel spinning
@@ -103,8 +103,8 @@ impl<'a> WheelContact<'a> {
             slip_floor,
             abs_slip: params.slip_limits.abs[i],
             tc_slip: params.slip_limits.tc[i],
-            deflection: state.tyre_deflection[i],
-            damping: params.tyre_damping[axle],
+            deflection: state.tire_deflection[i],
+            damping: params.tire_damping[axle],
             peak_slips: [params.peak_slip[axle], params.peak_slip_angle[axle]],
         }
     }
@@ -118,9 +118,9 @@ pub(crate) struct WheelResult {
     pub fx: f64,
     /// Force on the car to the wheel's left, N.
     pub fy: f64,
-    /// The transient slip ratio κ' the tyre worked at.
+    /// The transient slip ratio κ' the tire worked at.
     pub slip_ratio: f64,
-    /// The transient slip angle α' the tyre worked at, rad.
+    /// The transient slip angle α' the tire worked at, rad.
     pub slip_angle: f64,
     /// Fraction of the brake torque ABS released (0 … 1).
     pub abs_release: f64,
@@ -133,7 +133,7 @@ pub(crate) struct WheelResult {
     pub mz: f64,
 }
 
-/// Advances the wheel's spin and tyre deflection by `h` and returns the
+/// Advances the wheel's spin and tire deflection by `h` and returns the
 /// forces on the car.
 pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResult {
     let (sigma_x, sigma_y) = (c.tire.relaxation_x, c.tire.relaxation_y);
@@ -148,14 +148,14 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
     let limit_v = MAX_SLIP_Y * sigma_y;
     let lateral_deflection = ((c.deflection[1] - h * c.vy) * gain_y).clamp(-limit_v, limit_v);
     // The kinematic slip, for the assists (they act on what the wheel
-    // does now, not on the lagging tyre).
+    // does now, not on the lagging tire).
     let denom = speed.max(c.slip_floor);
     let predicted = deflect_x(omega);
     let slip_ratio = predicted / sigma_x;
     let slip_angle = libm::atan(lateral_deflection / sigma_y);
     let grip = c.surface.grip;
     let tire = c.tire.at_load(c.load);
-    let (fx_tyre, fy_tyre, dfx_dkappa) =
+    let (fx_tire, fy_tire, dfx_dkappa) =
         tire.combined(slip_ratio, slip_angle, c.peak_slips[0], c.peak_slips[1]);
     let (peak_x, peak_y) = (tire.peak_x, tire.peak_y);
     // Low-speed damping on the slip velocities, fading out by LOW_SPEED.
@@ -165,16 +165,16 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
         0.0
     };
     let (damp_x, damp_y) = (c.damping[0] * fade, c.damping[1] * fade);
-    let fx = fx_tyre * grip + damp_x * (omega * c.radius - c.vx);
-    let fy = (fy_tyre * grip - damp_y * c.vy).clamp(-peak_y * grip, peak_y * grip);
+    let fx = fx_tire * grip + damp_x * (omega * c.radius - c.vx);
+    let fy = (fy_tire * grip - damp_y * c.vy).clamp(-peak_y * grip, peak_y * grip);
     // dFx/dω through the deflection update, plus the damping.
     let dfx_domega =
         (dfx_dkappa * grip).max(0.0) * h * c.radius * gain_x / sigma_x + damp_x * c.radius;
     // Aligning moment: the lateral force acts a pneumatic trail behind the
-    // contact centre; the trail shrinks to nothing as the tyre slides.
+    // contact centre; the trail shrinks to nothing as the tire slides.
     let trail =
         c.tire.pneumatic_trail * (1.0 - slip_angle.abs() / (2.0 * c.peak_slips[1])).max(0.0);
-    let mz = -trail * fy_tyre * grip;
+    let mz = -trail * fy_tire * grip;
 
     let rolling = c.surface.rolling_resistance * c.load.max(0.0) * c.radius;
     let friction = c.brake_torque + rolling;

@@ -16,7 +16,7 @@ pub(crate) const MAX_POSITION: f64 = 1e7;
 pub(crate) const MAX_SPEED: f64 = 1e4;
 /// Largest body or wheel rotation rate, rad/s.
 pub(crate) const MAX_RATE: f64 = 1e5;
-/// Largest tyre deflection, m (the wheel model clamps far below it).
+/// Largest tire deflection, m (the wheel model clamps far below it).
 pub(crate) const MAX_DEFLECTION: f64 = 100.0;
 /// Longest simulated time, s (about 31 700 years).
 pub(crate) const MAX_ELAPSED: f64 = 1e12;
@@ -46,10 +46,10 @@ pub(crate) struct CarState {
     pub surfaces: [SurfaceId; 4],
     /// Ground slope under the car.
     pub slope: GroundSlope,
-    /// Contact-patch deflection of each tyre, m: (along the wheel's
+    /// Contact-patch deflection of each tire, m: (along the wheel's
     /// heading, to its left). The relaxation-length state: at speed it lags
     /// the slip, at rest it is the spring that holds the car.
-    pub tyre_deflection: [[f64; 2]; 4],
+    pub tire_deflection: [[f64; 2]; 4],
     /// Engine speed, rad/s.
     pub engine_omega: f64,
     /// True while the clutch holds engine and gearbox at one speed.
@@ -70,7 +70,7 @@ impl CarState {
             && self.wheel_omega.iter().all(|&w| within(w, MAX_RATE))
             && within(self.engine_omega, MAX_RATE)
             && self
-                .tyre_deflection
+                .tire_deflection
                 .iter()
                 .flatten()
                 .all(|&d| within(d, MAX_DEFLECTION))

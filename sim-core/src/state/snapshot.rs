@@ -11,14 +11,14 @@
 //! | 18     | 288  | 36 × f64: position xyz, orientation xyzw, velocity xyz,  |
 //! |        |      | angular velocity xyz, wheel ω ×4, elapsed, input ×6,     |
 //! |        |      | substep-rate override (0 = none), slope grade, cross     |
-//! |        |      | slope, tyre deflection (longitudinal, lateral) ×4        |
+//! |        |      | slope, tire deflection (longitudinal, lateral) ×4        |
 //! |        |      | wheels, engine ω                                         |
 //! | 306    | 4    | engaged gear, i32                                        |
 //! | 310    | 1    | LOD level code                                           |
 //! | 311    | 4    | surface id per wheel, u8 ×4                              |
 //! | 315    | 1    | clutch locked, 0 or 1                                    |
 //!
-//! Version 1 (simulation version 1) had no tyre deflections: 27 floats,
+//! Version 1 (simulation version 1) had no tire deflections: 27 floats,
 //! 243 bytes.
 //!
 //! Every f64 is written as `x + 0.0`, so −0 and +0 hash alike (SPEC §3.5).
@@ -88,14 +88,14 @@ fn floats(s: &CarState) -> [f64; FLOATS] {
         s.lod.substep_rate.unwrap_or(0.0),
         s.slope.grade,
         s.slope.cross_slope,
-        s.tyre_deflection[0][0],
-        s.tyre_deflection[0][1],
-        s.tyre_deflection[1][0],
-        s.tyre_deflection[1][1],
-        s.tyre_deflection[2][0],
-        s.tyre_deflection[2][1],
-        s.tyre_deflection[3][0],
-        s.tyre_deflection[3][1],
+        s.tire_deflection[0][0],
+        s.tire_deflection[0][1],
+        s.tire_deflection[1][0],
+        s.tire_deflection[1][1],
+        s.tire_deflection[2][0],
+        s.tire_deflection[2][1],
+        s.tire_deflection[3][0],
+        s.tire_deflection[3][1],
         s.engine_omega,
     ]
 }
@@ -202,7 +202,7 @@ pub(crate) fn decode(
         lod,
         surfaces,
         slope,
-        tyre_deflection: [
+        tire_deflection: [
             [f[27], f[28]],
             [f[29], f[30]],
             [f[31], f[32]],
@@ -246,14 +246,14 @@ const FLOAT_NAMES: [&str; FLOATS] = [
     "lod.substep_rate",
     "slope.grade",
     "slope.cross_slope",
-    "tyre_deflection_x.fl",
-    "tyre_deflection_y.fl",
-    "tyre_deflection_x.fr",
-    "tyre_deflection_y.fr",
-    "tyre_deflection_x.rl",
-    "tyre_deflection_y.rl",
-    "tyre_deflection_x.rr",
-    "tyre_deflection_y.rr",
+    "tire_deflection_x.fl",
+    "tire_deflection_y.fl",
+    "tire_deflection_x.fr",
+    "tire_deflection_y.fr",
+    "tire_deflection_x.rl",
+    "tire_deflection_y.rl",
+    "tire_deflection_x.rr",
+    "tire_deflection_y.rr",
     "engine_omega",
 ];
 

@@ -24,7 +24,7 @@ use crate::{CoreError, Result};
 /// Tunable behaviour of an [`AiDriver`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DriverStyle {
-    /// Fraction of the tyres' peak lateral grip used in corners.
+    /// Fraction of the tires' peak lateral grip used in corners.
     pub cornering_grip: f64,
     /// Fraction of peak grip used when braking.
     pub braking_grip: f64,

@@ -8,12 +8,12 @@ use crate::ids::Wheel;
 use crate::vehicle::definition::{CarDefinition, ClutchDefinition, STANDARD_GRAVITY};
 
 /// Lowest speed used as the slip denominator, m/s. Below it slip is computed
-/// against this floor, turning the tyre into a stiff damper that holds the
+/// against this floor, turning the tire into a stiff damper that holds the
 /// car rather than a division by a vanishing speed.
 pub(crate) const MIN_SLIP_SPEED: f64 = 0.5;
 
 /// Explicit integration of a damper c on a mass m is stable while c·h/m < 2.
-/// At low speed the four tyres act on the body as a damper of about
+/// At low speed the four tires act on the body as a damper of about
 /// 4·K/floor (K the stiffest slip stiffness), so the floor grows with the
 /// substep h to keep c·h/m at 1/SLIP_FLOOR_MARGIN, well inside that bound.
 const SLIP_FLOOR_MARGIN: f64 = 1.5;
@@ -50,11 +50,11 @@ pub(crate) struct CarParams {
     pub understeer: f64,
     /// Load-weighted peak friction coefficient at static load.
     pub peak_friction: f64,
-    /// Low-speed damping of each axle's tyres (longitudinal, lateral),
-    /// N·s/m: critical damping of the tyre's deflection spring against the
+    /// Low-speed damping of each axle's tires (longitudinal, lateral),
+    /// N·s/m: critical damping of the tire's deflection spring against the
     /// wheel's share of the car's mass. Faded out with speed by the wheel
-    /// model; it keeps a car at rest from oscillating on its tyres.
-    pub tyre_damping: [[f64; 2]; 2],
+    /// model; it keeps a car at rest from oscillating on its tires.
+    pub tire_damping: [[f64; 2]; 2],
     /// The clutch in use (the definition's, or the default for its engine).
     pub clutch: ClutchDefinition,
     /// Spin inertia of each wheel, kg·m².
@@ -133,7 +133,7 @@ impl CarParams {
                 c.mass / (c.wheelbase + t_r - t_f) * ((b + t_r) / corner_f - (a - t_f) / corner_r)
             },
             peak_friction: (peak_f + peak_r) / (load_f + load_r),
-            tyre_damping: [true, false].map(|front| {
+            tire_damping: [true, false].map(|front| {
                 let tire = def.tires.get(front);
                 let load = def.static_axle_load(front) / 2.0;
                 let mass = load / STANDARD_GRAVITY;

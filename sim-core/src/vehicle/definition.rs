@@ -21,7 +21,7 @@ pub struct CarDefinition {
     pub suspension: PerAxle<SuspensionDefinition>,
     /// Wheels per axle.
     pub wheels: PerAxle<WheelDefinition>,
-    /// Magic Formula tyre data per axle.
+    /// Magic Formula tire data per axle.
     pub tires: PerAxle<TireParameters>,
     /// Steering geometry.
     pub steering: SteeringDefinition,
@@ -118,7 +118,7 @@ pub struct SuspensionDefinition {
 pub struct WheelDefinition {
     /// Loaded rolling radius, m.
     pub radius: f64,
-    /// Spin inertia of wheel, tyre and the drivetrain parts that turn with
+    /// Spin inertia of wheel, tire and the drivetrain parts that turn with
     /// it, kg·m².
     pub inertia: f64,
 }
@@ -295,10 +295,10 @@ pub struct DifferentialsDefinition {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct AssistDefinition {
-    /// Anti-lock brakes: each braked wheel's slip is held at the tyre's
+    /// Anti-lock brakes: each braked wheel's slip is held at the tire's
     /// peak-force slip by releasing brake torque.
     pub abs: bool,
-    /// Traction control: each driven wheel's slip is held at the tyre's
+    /// Traction control: each driven wheel's slip is held at the tire's
     /// peak-force slip by cutting that wheel's drive torque.
     pub traction_control: bool,
     /// Stability control: single wheels are braked to bring the yaw rate

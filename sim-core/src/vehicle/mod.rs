@@ -1,4 +1,4 @@
-//! A car as data: the serde definition types and their validation, the tyre
+//! A car as data: the serde definition types and their validation, the tire
 //! parameters and `.tir` import, the built-in presets, and the values derived
 //! once from a definition. Nothing here simulates.
 

@@ -1,5 +1,5 @@
-//! `.tir` import: read Magic Formula tyre data in the TeX-like property
-//! file format that tyre suppliers publish (PAC2002 parameter names).
+//! `.tir` import: read Magic Formula tire data in the TeX-like property
+//! file format that tire suppliers publish (PAC2002 parameter names).
 //!
 //! The format: `[SECTION]` headers, `KEY = VALUE` lines, comments starting
 //! with `!` or `$` (whole lines or after a value), quoted strings, and a

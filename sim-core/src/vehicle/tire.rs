@@ -1,4 +1,4 @@
-//! Magic Formula tyre: pure longitudinal and lateral slip with load
+//! Magic Formula tire: pure longitudinal and lateral slip with load
 //! sensitivity, after Pacejka's PAC2002 (a subset of its coefficients, with
 //! the published names).
 //!
@@ -48,7 +48,7 @@ pub struct TireParameters {
     pub pky1: f64,
     /// PKY2: load at which cornering stiffness peaks / nominal load.
     pub pky2: f64,
-    /// Longitudinal relaxation length, m: how far the tyre rolls before
+    /// Longitudinal relaxation length, m: how far the tire rolls before
     /// its slip (and force) catch up with a change (PAC2002 derives it from
     /// PTX1…; here it is given directly).
     #[serde(default = "default_relaxation_x")]
@@ -199,8 +199,8 @@ impl TireParameters {
     }
 }
 
-/// A tyre's Magic Formula coefficients at one normal load (all zero when
-/// the tyre is unloaded, which gives zero force).
+/// A tire's Magic Formula coefficients at one normal load (all zero when
+/// the tire is unloaded, which gives zero force).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TireAtLoad {
     /// Peak longitudinal force D, N.
@@ -323,7 +323,7 @@ fn magic_formula(c: f64, d: f64, stiffness: f64, e: f64, x: f64) -> (f64, f64) {
 mod tests {
     use super::*;
 
-    fn tyre() -> TireParameters {
+    fn tire() -> TireParameters {
         TireParameters {
             nominal_load: 4000.0,
             pcx1: 1.65,
@@ -347,7 +347,7 @@ mod tests {
 
     #[test]
     fn initial_slopes_equal_the_stiffnesses() {
-        let t = tyre();
+        let t = tire();
         let (_, slope) = t.longitudinal(4000.0, 0.0);
         assert!((slope - t.slip_stiffness(4000.0)).abs() < 1e-6 * slope);
         let h = 1e-7;
@@ -358,7 +358,7 @@ mod tests {
 
     #[test]
     fn analytic_slope_matches_finite_difference_everywhere() {
-        let t = tyre();
+        let t = tire();
         for i in -40..=40 {
             let kappa = f64::from(i) * 0.025;
             let h = 1e-7;
@@ -374,7 +374,7 @@ mod tests {
 
     #[test]
     fn peak_slip_is_where_the_force_peaks() {
-        let t = tyre();
+        let t = tire();
         let kappa = t.peak_slip(4000.0);
         let at = |k: f64| t.longitudinal(4000.0, k).0;
         assert!(kappa > 0.02 && kappa < 0.3, "{kappa}");
@@ -384,7 +384,7 @@ mod tests {
 
     #[test]
     fn combined_slip_gives_pure_curves_back_and_stays_in_the_ellipse() {
-        let t = tyre();
+        let t = tire();
         let fz = 4000.0;
         let a = t.at_load(fz);
         let (kp, ap) = (t.peak_slip(fz), t.peak_slip_angle(fz));
@@ -413,7 +413,7 @@ mod tests {
 
     #[test]
     fn peak_is_mu_times_load_and_falls_with_load() {
-        let t = tyre();
+        let t = tire();
         let peak = (0..2000)
             .map(|i| t.longitudinal(4000.0, f64::from(i) * 0.0005).0)
             .fold(0.0, f64::max);

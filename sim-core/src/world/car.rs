@@ -101,7 +101,7 @@ impl Car {
             lod: LodSetting::default(),
             surfaces: [SurfaceId::DRY_ASPHALT; 4],
             slope: GroundSlope::FLAT,
-            tyre_deflection: [[0.0; 2]; 4],
+            tire_deflection: [[0.0; 2]; 4],
             engine_omega: def.engine.idle_rpm * core::f64::consts::PI / 30.0,
             clutch_locked: false,
         };

@@ -81,16 +81,16 @@ macro_rules! channel_table {
             $(
                 channel!(concat!("wheel_", $w, "_speed"), "m/s", "rim speed ω·R"),
                 channel!(concat!("wheel_", $w, "_omega"), "rad/s", "wheel spin"),
-                channel!(concat!("wheel_", $w, "_load"), "N", "tyre normal load"),
+                channel!(concat!("wheel_", $w, "_load"), "N", "tire normal load"),
                 channel!(concat!("wheel_", $w, "_slip_ratio"), "1", "longitudinal slip ratio"),
                 channel!(concat!("wheel_", $w, "_slip_angle"), "rad", "slip angle, positive when the lateral force points left"),
-                channel!(concat!("wheel_", $w, "_fx"), "N", "tyre force along the wheel heading"),
-                channel!(concat!("wheel_", $w, "_fy"), "N", "tyre force to the wheel's left"),
+                channel!(concat!("wheel_", $w, "_fx"), "N", "tire force along the wheel heading"),
+                channel!(concat!("wheel_", $w, "_fy"), "N", "tire force to the wheel's left"),
                 channel!(concat!("wheel_", $w, "_travel"), "m", "suspension compression"),
                 channel!(concat!("wheel_", $w, "_contact"), "bool", "1 while the strut touches the ground"),
                 channel!(concat!("wheel_", $w, "_surface"), "id", "surface id under the wheel"),
                 channel!(concat!("wheel_", $w, "_steer"), "rad", "road-wheel steer angle, positive left"),
-                channel!(concat!("wheel_", $w, "_mz"), "N·m", "tyre aligning moment about the vertical, positive turning the wheel left"),
+                channel!(concat!("wheel_", $w, "_mz"), "N·m", "tire aligning moment about the vertical, positive turning the wheel left"),
             )*
         ]
     };
