@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use skidpad_core::scenario::hex;
+use skidpad_core::hex;
 use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
 
 const CARS: usize = 6;

@@ -23,7 +23,8 @@ mod player;
 mod replay;
 mod world;
 
-use skidpad_core::scenario::{hex, reference_world_hash};
+use skidpad_core::hex;
+use skidpad_fixtures::reference_world_hash;
 use wasm_bindgen::prelude::*;
 
 pub use ghost::{Ghost, GhostPlayer, GhostRecorder};

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use js_sys::{Array, Function, Object, Reflect, Uint8Array};
 use skidpad_core::CarId;
-use skidpad_core::scenario::hex;
+use skidpad_core::hex;
 use skidpad_replay::{
     DesyncReport, KeyframeState, RecorderOptions, decode_replay_with, encode_replay,
     encode_replay_gzip,

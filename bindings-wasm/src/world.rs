@@ -10,7 +10,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use js_sys::{Array, Float64Array, Uint8Array, Uint32Array};
-use skidpad_core::scenario::hex;
+use skidpad_core::hex;
 use skidpad_core::{CarDefinition, CarInput, GroundSlope, InitialPose, Track, WorldConfig, preset};
 use wasm_bindgen::prelude::*;
 
@@ -494,7 +494,7 @@ pub fn track_names() -> Array {
         .collect()
 }
 
-/// The benchmarks' racing field (`skidpad_core::scenario::racing_world`):
+/// The benchmarks' racing field (`skidpad_fixtures::racing_world`):
 /// `cars` cars of alternating presets spread around the built-in track at
 /// speed, at level `"full"` or `"singleTrack"`, with AI drivers unless
 /// `ai` is false. Step it at 1/60 s.
@@ -508,7 +508,7 @@ pub fn racing_world(
     let cars = args::whole(&cars, "cars", MAX_CARS)? as usize;
     let lod = args::lod(&level, &JsValue::UNDEFINED)?.level;
     let ai = args::bool_or(&ai, "ai", true)?;
-    skidpad_core::scenario::racing_world(cars, lod, ai)
+    skidpad_fixtures::racing_world(cars, lod, ai)
         .map(World::from_core)
         .map_err(core_error)
 }

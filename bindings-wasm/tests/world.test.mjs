@@ -9,7 +9,7 @@ test('the reference scenario run inside wasm gives the native GOLDEN hash', () =
 });
 
 test('the reference scenario driven call by call from JS gives the same hash', () => {
-  // skidpad_core::scenario::reference_world and reference_events, through
+  // skidpad_fixtures::reference_world and reference_events, through
   // the public JS API.
   const world = new sk.World();
   const presets = ['fwd_hatchback', 'rwd_sports', 'rwd_sports', 'fwd_hatchback'];

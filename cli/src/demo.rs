@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
 use serde::Serialize;
-use skidpad_core::scenario::hex;
+use skidpad_core::hex;
 use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
 use skidpad_ghost::{CutLap, LapCutter, encode_ghost};
 use skidpad_replay::{

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use anyhow::Result;
 use serde::Serialize;
-use skidpad_core::scenario::hex;
+use skidpad_core::hex;
 use skidpad_ghost::{GhostPose, decode_ghost};
 use skidpad_replay::{Limits, decode_replay_with, encode_replay, is_gzip, read_replay_header};
 

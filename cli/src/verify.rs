@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use skidpad_core::scenario::hex;
+use skidpad_core::hex;
 use skidpad_ghost::decode_ghost;
 use skidpad_replay::{DesyncReport, Limits, decode_replay_with, verify};
 

@@ -1,7 +1,7 @@
 //! Plays golden files back and compares them with `HASHES`.
 
 use skidpad_core::SIMULATION_VERSION;
-use skidpad_core::scenario::hex;
+use skidpad_core::hex;
 use skidpad_ghost::{decode_ghost, encode_ghost};
 use skidpad_replay::{
     PlayerOptions, ReplayError, ReplayHooks, ReplayPlayer, create_replay_world, decode_replay,

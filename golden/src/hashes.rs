@@ -9,7 +9,7 @@
 //! <file.skg> file <blake3 of the file, hex>
 //! ```
 
-use skidpad_core::scenario::hex;
+use skidpad_core::hex;
 use skidpad_replay::Replay;
 
 /// Lines for one replay.

@@ -13,7 +13,7 @@
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use skidpad_core::Lod;
-use skidpad_core::scenario::{RACING_DT as DT, racing_world};
+use skidpad_fixtures::{RACING_DT as DT, racing_world};
 
 fn car_step(c: &mut Criterion) {
     let cases = [

@@ -12,8 +12,8 @@
 //! CPU time is the stepping thread's own (`/proc/thread-self/schedstat`,
 //! Linux), so time the machine gave to other work does not count.
 
-use skidpad_core::scenario::{RACING_DT, RACING_WARM_UP_STEPS, racing_world};
 use skidpad_core::{CarId, Lod};
+use skidpad_fixtures::{RACING_DT, RACING_WARM_UP_STEPS, racing_world};
 
 const CARS: usize = 20;
 

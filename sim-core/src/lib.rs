@@ -31,7 +31,6 @@ mod input;
 mod lod;
 mod model;
 mod pose;
-pub mod scenario;
 mod state;
 mod surface;
 mod track;
@@ -49,7 +48,7 @@ pub use lod::{
     Lod, LodSetting, MAX_SUBSTEP_RATE, MIN_SUBSTEP_RATE, SINGLE_TRACK_DEFAULT_RATE, substep_count,
 };
 pub use pose::{CarPose, rotation_from_yaw_pitch_roll, yaw_pitch_roll};
-pub use state::snapshot::{SNAPSHOT_LEN, combine_world_hash, snapshot_fields};
+pub use state::snapshot::{SNAPSHOT_LEN, combine_world_hash, hex, snapshot_fields};
 pub use surface::{MAX_SURFACES, Surface, SurfaceId, SurfaceTable};
 pub use track::driver::{AiDriver, DriverStyle};
 pub use track::{Track, TrackPosition, track_names};

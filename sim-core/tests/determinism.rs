@@ -4,7 +4,7 @@
 mod common;
 
 use common::{DT, mixed_world, scripted_events};
-use skidpad_core::scenario::hex;
+use skidpad_core::hex;
 
 const STEPS: u64 = 3000;
 

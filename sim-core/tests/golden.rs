@@ -8,9 +8,10 @@
 //! The constant changes only together with a `SIMULATION_VERSION` bump.
 
 use skidpad_core::SIMULATION_VERSION;
-use skidpad_core::scenario::{hex, reference_world_hash};
+use skidpad_core::hex;
+use skidpad_fixtures::reference_world_hash;
 
-/// Final world hash of `skidpad_core::scenario` at simulation version 3.
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 3.
 const GOLDEN: &str = "2a6e4c039314d3c67b325bf922b04baa2c6d99d578c9ae292c1adda0ba7bfcde";
 /// The simulation version GOLDEN was recorded with.
 const GOLDEN_VERSION: u32 = 3;

@@ -3,8 +3,8 @@
 //! of detail and surface changes, and the same refusal when a car's state
 //! leaves its bounds.
 
-use skidpad_core::scenario::{RACING_DT, racing_world};
 use skidpad_core::{CarId, Lod, LodSetting, SurfaceId, World};
+use skidpad_fixtures::{RACING_DT, racing_world};
 
 fn pool(threads: usize) -> rayon::ThreadPool {
     rayon::ThreadPoolBuilder::new()

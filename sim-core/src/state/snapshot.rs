@@ -310,3 +310,9 @@ pub fn combine_world_hash(
     }
     *h.finalize().as_bytes()
 }
+
+/// Lowercase hex of a hash, for messages and pinned constants.
+#[must_use]
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

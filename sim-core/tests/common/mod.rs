@@ -3,8 +3,8 @@
 
 #![allow(dead_code)] // Each test binary uses a different part of this file.
 
-use skidpad_core::scenario::reference_world;
 use skidpad_core::{CarId, Lod, LodSetting, SurfaceId, Wheel, World};
+use skidpad_fixtures::reference_world;
 
 /// Four AI cars of both presets on the built-in track.
 pub fn mixed_world() -> World {
