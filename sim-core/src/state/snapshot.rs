@@ -8,11 +8,11 @@
 //! | 4      | 2    | snapshot layout version, u16 = 1                         |
 //! | 6      | 4    | `SIMULATION_VERSION`, u32                                |
 //! | 10     | 8    | definition fingerprint (first 8 bytes of blake3(JSON))   |
-//! | 18     | 288  | 36 × f64: position xyz, orientation xyzw, velocity xyz,  |
-//! |        |      | angular velocity xyz, wheel ω ×4, elapsed, input ×6,     |
-//! |        |      | substep-rate override (0 = none), slope grade, cross     |
-//! |        |      | slope, tire deflection (longitudinal, lateral) ×4        |
-//! |        |      | wheels, engine ω                                         |
+//! | 18     | 288  | 36 × f64 in the order of `FLOAT_FIELDS` below: position  |
+//! |        |      | xyz, orientation xyzw, velocity xyz, angular velocity    |
+//! |        |      | xyz, wheel ω ×4, elapsed, input ×6, substep-rate         |
+//! |        |      | override (0 = none), slope grade, cross slope, tire      |
+//! |        |      | deflection (longitudinal, lateral) ×4 wheels, engine ω   |
 //! | 306    | 4    | engaged gear, i32                                        |
 //! | 310    | 1    | LOD level code                                           |
 //! | 311    | 4    | surface id per wheel, u8 ×4                              |
@@ -57,47 +57,74 @@ pub(crate) fn encode(state: &CarState, fingerprint: &[u8; 8]) -> Vec<u8> {
     out
 }
 
+/// One f64 of the layout: its name in reports, and how it is read from and
+/// written into a `CarState`.
+struct FloatField {
+    name: &'static str,
+    get: fn(&CarState) -> f64,
+    set: fn(&mut CarState, f64),
+}
+
+/// A field reached by a place expression on the state (`position.x`,
+/// `wheel_omega[0]`, `tire_deflection[2][1]`).
+macro_rules! float_field {
+    ($name:literal, $($place:tt)+) => {
+        FloatField {
+            name: $name,
+            get: |s| s.$($place)+,
+            set: |s, v| s.$($place)+ = v,
+        }
+    };
+}
+
+/// The 36 floats of the layout, in order: the one list that the encoder,
+/// the decoder and the field names of desync reports all read.
+const FLOAT_FIELDS: [FloatField; FLOATS] = [
+    float_field!("position.x", position.x),
+    float_field!("position.y", position.y),
+    float_field!("position.z", position.z),
+    float_field!("orientation.x", orientation.x),
+    float_field!("orientation.y", orientation.y),
+    float_field!("orientation.z", orientation.z),
+    float_field!("orientation.w", orientation.w),
+    float_field!("velocity.x", velocity.x),
+    float_field!("velocity.y", velocity.y),
+    float_field!("velocity.z", velocity.z),
+    float_field!("angular_velocity.x", angular_velocity.x),
+    float_field!("angular_velocity.y", angular_velocity.y),
+    float_field!("angular_velocity.z", angular_velocity.z),
+    float_field!("wheel_omega.fl", wheel_omega[0]),
+    float_field!("wheel_omega.fr", wheel_omega[1]),
+    float_field!("wheel_omega.rl", wheel_omega[2]),
+    float_field!("wheel_omega.rr", wheel_omega[3]),
+    float_field!("elapsed", elapsed),
+    float_field!("input.steer", input.steer),
+    float_field!("input.throttle", input.throttle),
+    float_field!("input.brake", input.brake),
+    float_field!("input.handbrake", input.handbrake),
+    float_field!("input.clutch", input.clutch),
+    float_field!("input.gear", input.gear),
+    // No override is stored as 0, which no valid rate is.
+    FloatField {
+        name: "lod.substep_rate",
+        get: |s| s.lod.substep_rate.unwrap_or(0.0),
+        set: |s, v| s.lod.substep_rate = (v != 0.0).then_some(v),
+    },
+    float_field!("slope.grade", slope.grade),
+    float_field!("slope.cross_slope", slope.cross_slope),
+    float_field!("tire_deflection_x.fl", tire_deflection[0][0]),
+    float_field!("tire_deflection_y.fl", tire_deflection[0][1]),
+    float_field!("tire_deflection_x.fr", tire_deflection[1][0]),
+    float_field!("tire_deflection_y.fr", tire_deflection[1][1]),
+    float_field!("tire_deflection_x.rl", tire_deflection[2][0]),
+    float_field!("tire_deflection_y.rl", tire_deflection[2][1]),
+    float_field!("tire_deflection_x.rr", tire_deflection[3][0]),
+    float_field!("tire_deflection_y.rr", tire_deflection[3][1]),
+    float_field!("engine_omega", engine_omega),
+];
+
 fn floats(s: &CarState) -> [f64; FLOATS] {
-    let q = s.orientation;
-    let i = s.input;
-    [
-        s.position.x,
-        s.position.y,
-        s.position.z,
-        q.x,
-        q.y,
-        q.z,
-        q.w,
-        s.velocity.x,
-        s.velocity.y,
-        s.velocity.z,
-        s.angular_velocity.x,
-        s.angular_velocity.y,
-        s.angular_velocity.z,
-        s.wheel_omega[0],
-        s.wheel_omega[1],
-        s.wheel_omega[2],
-        s.wheel_omega[3],
-        s.elapsed,
-        i.steer,
-        i.throttle,
-        i.brake,
-        i.handbrake,
-        i.clutch,
-        i.gear,
-        s.lod.substep_rate.unwrap_or(0.0),
-        s.slope.grade,
-        s.slope.cross_slope,
-        s.tire_deflection[0][0],
-        s.tire_deflection[0][1],
-        s.tire_deflection[1][0],
-        s.tire_deflection[1][1],
-        s.tire_deflection[2][0],
-        s.tire_deflection[2][1],
-        s.tire_deflection[3][0],
-        s.tire_deflection[3][1],
-        s.engine_omega,
-    ]
+    std::array::from_fn(|k| (FLOAT_FIELDS[k].get)(s))
 }
 
 fn bad(reason: impl Into<String>) -> CoreError {
@@ -170,92 +197,41 @@ pub(crate) fn decode(
         1 => true,
         other => return Err(bad(format!("clutch flag {other} is neither 0 nor 1"))),
     };
-    let orientation = DQuat::from_xyzw(f[3], f[4], f[5], f[6]);
-    if (orientation.length() - 1.0).abs() > 1e-6 {
-        return Err(bad("orientation is not a unit quaternion"));
-    }
-    let input = CarInput::from_array([f[18], f[19], f[20], f[21], f[22], f[23]])
-        .sanitized(top_gear)
-        .map_err(|e| bad(e.to_string()))?;
-    let rate = f[24];
-    let lod = LodSetting {
-        level,
-        substep_rate: (rate != 0.0).then_some(rate),
-    }
-    .validated()
-    .map_err(|e| bad(e.to_string()))?;
-    let slope = GroundSlope {
-        grade: f[25],
-        cross_slope: f[26],
-    }
-    .validated()
-    .map_err(|e| bad(e.to_string()))?;
-    let state = CarState {
-        position: DVec3::new(f[0], f[1], f[2]),
-        orientation,
-        velocity: DVec3::new(f[7], f[8], f[9]),
-        angular_velocity: DVec3::new(f[10], f[11], f[12]),
-        wheel_omega: [f[13], f[14], f[15], f[16]],
-        elapsed: f[17],
+    // Every float from the table, onto a state whose other fields come
+    // from the tail; then the groups are validated as the setters would be.
+    let mut state = CarState {
+        position: DVec3::ZERO,
+        orientation: DQuat::IDENTITY,
+        velocity: DVec3::ZERO,
+        angular_velocity: DVec3::ZERO,
+        wheel_omega: [0.0; 4],
+        elapsed: 0.0,
         gear,
-        input,
-        lod,
+        input: CarInput::default(),
+        lod: LodSetting::new(level),
         surfaces,
-        slope,
-        tire_deflection: [
-            [f[27], f[28]],
-            [f[29], f[30]],
-            [f[31], f[32]],
-            [f[33], f[34]],
-        ],
-        engine_omega: f[35],
+        slope: GroundSlope::FLAT,
+        tire_deflection: [[0.0; 2]; 4],
+        engine_omega: 0.0,
         clutch_locked,
     };
+    for (field, &v) in FLOAT_FIELDS.iter().zip(&f) {
+        (field.set)(&mut state, v);
+    }
+    if (state.orientation.length() - 1.0).abs() > 1e-6 {
+        return Err(bad("orientation is not a unit quaternion"));
+    }
+    state.input = state
+        .input
+        .sanitized(top_gear)
+        .map_err(|e| bad(e.to_string()))?;
+    state.lod = state.lod.validated().map_err(|e| bad(e.to_string()))?;
+    state.slope = state.slope.validated().map_err(|e| bad(e.to_string()))?;
     if !state.is_sane() {
         return Err(bad("a value is outside the physical bounds of a car state"));
     }
     Ok(state)
 }
-
-/// Names of the floats, in layout order.
-const FLOAT_NAMES: [&str; FLOATS] = [
-    "position.x",
-    "position.y",
-    "position.z",
-    "orientation.x",
-    "orientation.y",
-    "orientation.z",
-    "orientation.w",
-    "velocity.x",
-    "velocity.y",
-    "velocity.z",
-    "angular_velocity.x",
-    "angular_velocity.y",
-    "angular_velocity.z",
-    "wheel_omega.fl",
-    "wheel_omega.fr",
-    "wheel_omega.rl",
-    "wheel_omega.rr",
-    "elapsed",
-    "input.steer",
-    "input.throttle",
-    "input.brake",
-    "input.handbrake",
-    "input.clutch",
-    "input.gear",
-    "lod.substep_rate",
-    "slope.grade",
-    "slope.cross_slope",
-    "tire_deflection_x.fl",
-    "tire_deflection_y.fl",
-    "tire_deflection_x.fr",
-    "tire_deflection_y.fr",
-    "tire_deflection_x.rl",
-    "tire_deflection_y.rl",
-    "tire_deflection_x.rr",
-    "tire_deflection_y.rr",
-    "engine_omega",
-];
 
 /// Every named value of a snapshot, in layout order, for reports that
 /// compare two snapshots field by field (a replay's desync report). Only
@@ -268,11 +244,11 @@ pub fn snapshot_fields(bytes: &[u8]) -> Result<Vec<(&'static str, f64)>> {
     }
     let mut fields: Vec<(&'static str, f64)> = bytes[18..18 + FLOATS * 8]
         .chunks_exact(8)
-        .zip(FLOAT_NAMES)
-        .map(|(chunk, name)| {
+        .zip(&FLOAT_FIELDS)
+        .map(|(chunk, field)| {
             let mut b = [0u8; 8];
             b.copy_from_slice(chunk);
-            (name, f64::from_le_bytes(b))
+            (field.name, f64::from_le_bytes(b))
         })
         .collect();
     let tail = &bytes[18 + FLOATS * 8..];
@@ -315,4 +291,42 @@ pub fn combine_world_hash(
 #[must_use]
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_float_table_reads_back_what_it_writes_and_names_each_once() {
+        let mut state = CarState {
+            position: DVec3::ZERO,
+            orientation: DQuat::IDENTITY,
+            velocity: DVec3::ZERO,
+            angular_velocity: DVec3::ZERO,
+            wheel_omega: [0.0; 4],
+            elapsed: 0.0,
+            gear: 1,
+            input: CarInput::default(),
+            lod: LodSetting::default(),
+            surfaces: [SurfaceId(0); 4],
+            slope: GroundSlope::FLAT,
+            tire_deflection: [[0.0; 2]; 4],
+            engine_omega: 0.0,
+            clutch_locked: false,
+        };
+        // Distinct values in every slot: a field written by two entries,
+        // or read from the wrong place, shows as a mismatch.
+        for (k, field) in FLOAT_FIELDS.iter().enumerate() {
+            (field.set)(&mut state, 100.0 + k as f64);
+        }
+        let values = floats(&state);
+        for (k, v) in values.iter().enumerate() {
+            assert_eq!(*v, 100.0 + k as f64, "{}", FLOAT_FIELDS[k].name);
+        }
+        let mut names: Vec<&str> = FLOAT_FIELDS.iter().map(|f| f.name).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), FLOATS);
+    }
 }
