@@ -26,8 +26,13 @@ struct StrutHit {
     compression: f64,
 }
 
-/// Advances the car by one substep of `ctx.h` seconds.
-pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut StepOutputs) {
+/// Advances the car by one substep of `ctx.h` seconds; writes the
+/// telemetry outputs when given them (the host step's last substep).
+pub(crate) fn substep(
+    ctx: &SubstepContext<'_>,
+    state: &mut CarState,
+    mut out: Option<&mut StepOutputs>,
+) {
     let SubstepContext {
         def,
         params,
@@ -101,10 +106,12 @@ pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut 
             // An unloaded tire springs back.
             state.tire_deflection[i] = [0.0; 2];
             results[i] = result;
-            out.wheels[i] = WheelOutput {
-                steer: steer.angle[i],
-                ..WheelOutput::default()
-            };
+            if let Some(out) = out.as_deref_mut() {
+                out.wheels[i] = WheelOutput {
+                    steer: steer.angle[i],
+                    ..WheelOutput::default()
+                };
+            }
             continue;
         };
         let arm = hit.point - state.position;
@@ -144,8 +151,10 @@ pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut 
         force += f;
         // The aligning moment acts about the ground's normal.
         torque += arm.cross(f) + DVec3::Z * result.mz;
-        out.wheels[i] =
-            WheelOutput::in_contact(contact.load, &result, hit.compression, steer.angle[i]);
+        if let Some(out) = out.as_deref_mut() {
+            out.wheels[i] =
+                WheelOutput::in_contact(contact.load, &result, hit.compression, steer.angle[i]);
+        }
     }
 
     drivetrain::after_wheels(def, params, state, &torques, h);
@@ -164,7 +173,9 @@ pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut 
     let q = rot + rot * spin * (0.5 * h);
     state.orientation = q.normalize();
 
-    out.acceleration = to_body * acceleration;
-    out.set_drivetrain_and_aero(&torques, &aero);
-    out.set_assists(&results, esc);
+    if let Some(out) = out {
+        out.acceleration = to_body * acceleration;
+        out.set_drivetrain_and_aero(&torques, &aero);
+        out.set_assists(&results, esc);
+    }
 }

@@ -22,8 +22,13 @@ use crate::model::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel
 use crate::pose::yaw_pitch_roll;
 use crate::state::car_state::CarState;
 
-/// Advances the car by one substep of `ctx.h` seconds.
-pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut StepOutputs) {
+/// Advances the car by one substep of `ctx.h` seconds; writes the
+/// telemetry outputs when given them (the host step's last substep).
+pub(crate) fn substep(
+    ctx: &SubstepContext<'_>,
+    state: &mut CarState,
+    mut out: Option<&mut StepOutputs>,
+) {
     let SubstepContext {
         def,
         params,
@@ -132,7 +137,9 @@ pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut 
         fy_body += fby;
         yaw_moment += x * fby - y * fbx + result.mz;
         let travel = params.static_wheel_load[i] / def.suspension.get(front).spring_rate;
-        out.wheels[i] = WheelOutput::in_contact(contact.load, &result, travel, steer.angle[i]);
+        if let Some(out) = out.as_deref_mut() {
+            out.wheels[i] = WheelOutput::in_contact(contact.load, &result, travel, steer.angle[i]);
+        }
     }
 
     drivetrain::after_wheels(def, params, state, &torques, h);
@@ -161,7 +168,9 @@ pub(crate) fn substep(ctx: &SubstepContext<'_>, state: &mut CarState, out: &mut 
     state.orientation = DQuat::from_rotation_z(new_yaw);
     state.angular_velocity = DVec3::new(0.0, 0.0, new_r);
 
-    out.acceleration = DVec3::new(ax, ay, 0.0);
-    out.set_drivetrain_and_aero(&torques, &aero);
-    out.set_assists(&results, esc);
+    if let Some(out) = out {
+        out.acceleration = DVec3::new(ax, ay, 0.0);
+        out.set_drivetrain_and_aero(&torques, &aero);
+        out.set_assists(&results, esc);
+    }
 }

@@ -150,12 +150,13 @@ impl Car {
             host: &host,
             h,
         };
-        for _ in 0..n {
+        for k in 0..n {
+            // Outputs feed only telemetry, which is read after the step:
+            // only the last substep writes them.
+            let out = (k + 1 == n).then_some(&mut self.outputs);
             match level {
-                Lod::Full => full_model::substep(&ctx, &mut self.state, &mut self.outputs),
-                Lod::SingleTrack => {
-                    single_track::substep(&ctx, &mut self.state, &mut self.outputs);
-                }
+                Lod::Full => full_model::substep(&ctx, &mut self.state, out),
+                Lod::SingleTrack => single_track::substep(&ctx, &mut self.state, out),
                 Lod::Frozen => {}
             }
         }
