@@ -17,15 +17,22 @@ enum Call {
     Slope(u32, f64, f64),
 }
 
+/// f64 values spread over `[lo, hi]` in 2^32 even steps, drawn as an
+/// integer: proptest's float range sampler can trip an internal rounding
+/// assertion on some seeds (seen with f32 in the ghost tests).
+fn between(lo: f64, hi: f64) -> impl Strategy<Value = f64> + Clone {
+    (0..=u32::MAX).prop_map(move |k| lo + (hi - lo) * (f64::from(k) / f64::from(u32::MAX)))
+}
+
 fn call() -> impl Strategy<Value = Call> {
     let car = 0..2_u32;
     prop_oneof![
-        3 => (car.clone(), prop::array::uniform6(-3.0..3.0_f64)).prop_map(|(c, v)| Call::Input(c, v)),
-        6 => (0.000_5..=0.25_f64).prop_map(Call::Step),
-        1 => (car.clone(), 0..3_u8, prop::option::of(30.0..2000.0_f64)).prop_map(|(c, l, r)| Call::Lod(c, l, r)),
+        3 => (car.clone(), prop::array::uniform6(between(-3.0, 3.0))).prop_map(|(c, v)| Call::Input(c, v)),
+        6 => between(0.000_5, 0.25).prop_map(Call::Step),
+        1 => (car.clone(), 0..3_u8, prop::option::of(between(30.0, 2000.0))).prop_map(|(c, l, r)| Call::Lod(c, l, r)),
         1 => (car.clone(), 0..8_u8).prop_map(|(c, s)| Call::Surface(c, s)),
         1 => (car.clone(), 0..4_u8, 0..8_u8).prop_map(|(c, w, s)| Call::WheelSurface(c, w, s)),
-        1 => (car, -0.4..0.4_f64, -0.4..0.4_f64).prop_map(|(c, g, x)| Call::Slope(c, g, x)),
+        1 => (car, between(-0.4, 0.4), between(-0.4, 0.4)).prop_map(|(c, g, x)| Call::Slope(c, g, x)),
     ]
 }
 
