@@ -89,6 +89,10 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
 /// gunzip with a bound: at most `max` bytes (and never more than
 /// `MAX_DECOMPRESSED` or deflate's maximum ratio of the input). One gzip
 /// member only: bytes after it are refused, as a plain file's are.
+///
+/// Going past `max` is [`ReplayError::LimitExceeded`] (`decoded bytes`,
+/// with the first count past it as the value: inflating stops there);
+/// going past the other bounds means a corrupt stream.
 pub fn gunzip(bytes: &[u8], max: usize) -> Result<Vec<u8>> {
     let bound = bytes
         .len()
@@ -97,6 +101,13 @@ pub fn gunzip(bytes: &[u8], max: usize) -> Result<Vec<u8>> {
         .min(max);
     let (out, rest) = gunzip_member(bytes, bound.saturating_add(1))?;
     if out.len() > bound {
+        if bound == max {
+            return Err(ReplayError::LimitExceeded {
+                limit: "decoded bytes",
+                value: out.len() as u64,
+                max: max as u64,
+            });
+        }
         return Err(gzip_error(format!(
             "decompresses beyond the {bound}-byte bound"
         )));

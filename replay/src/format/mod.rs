@@ -137,16 +137,7 @@ pub fn decode_replay(bytes: &[u8]) -> Result<Replay> {
 pub fn decode_replay_with(bytes: &[u8], limits: &Limits) -> Result<Replay> {
     if is_gzip(bytes) {
         let max = usize::try_from(limits.max_decoded_bytes).unwrap_or(usize::MAX);
-        let plain = gunzip(bytes, max).map_err(|e| match e {
-            ReplayError::Decode { reason, .. } if reason.starts_with("decompresses beyond") => {
-                ReplayError::LimitExceeded {
-                    limit: "decoded bytes",
-                    value: limits.max_decoded_bytes.saturating_add(1),
-                    max: limits.max_decoded_bytes,
-                }
-            }
-            other => other,
-        })?;
+        let plain = gunzip(bytes, max)?;
         return decode_plain(&plain, limits, plain.len() as u64);
     }
     decode_plain(bytes, limits, 0)

@@ -123,6 +123,27 @@ const FLOAT_FIELDS: [FloatField; FLOATS] = [
     float_field!("engine_omega", engine_omega),
 ];
 
+/// A state at rest at the origin, every float zero: the base the decoder
+/// writes the table's floats onto.
+fn zeroed_state() -> CarState {
+    CarState {
+        position: DVec3::ZERO,
+        orientation: DQuat::IDENTITY,
+        velocity: DVec3::ZERO,
+        angular_velocity: DVec3::ZERO,
+        wheel_omega: [0.0; 4],
+        elapsed: 0.0,
+        gear: 0,
+        input: CarInput::default(),
+        lod: LodSetting::default(),
+        surfaces: [SurfaceId(0); 4],
+        slope: GroundSlope::FLAT,
+        tire_deflection: [[0.0; 2]; 4],
+        engine_omega: 0.0,
+        clutch_locked: false,
+    }
+}
+
 fn floats(s: &CarState) -> [f64; FLOATS] {
     std::array::from_fn(|k| (FLOAT_FIELDS[k].get)(s))
 }
@@ -200,20 +221,11 @@ pub(crate) fn decode(
     // Every float from the table, onto a state whose other fields come
     // from the tail; then the groups are validated as the setters would be.
     let mut state = CarState {
-        position: DVec3::ZERO,
-        orientation: DQuat::IDENTITY,
-        velocity: DVec3::ZERO,
-        angular_velocity: DVec3::ZERO,
-        wheel_omega: [0.0; 4],
-        elapsed: 0.0,
         gear,
-        input: CarInput::default(),
         lod: LodSetting::new(level),
         surfaces,
-        slope: GroundSlope::FLAT,
-        tire_deflection: [[0.0; 2]; 4],
-        engine_omega: 0.0,
         clutch_locked,
+        ..zeroed_state()
     };
     for (field, &v) in FLOAT_FIELDS.iter().zip(&f) {
         (field.set)(&mut state, v);
@@ -299,22 +311,7 @@ mod tests {
 
     #[test]
     fn the_float_table_reads_back_what_it_writes_and_names_each_once() {
-        let mut state = CarState {
-            position: DVec3::ZERO,
-            orientation: DQuat::IDENTITY,
-            velocity: DVec3::ZERO,
-            angular_velocity: DVec3::ZERO,
-            wheel_omega: [0.0; 4],
-            elapsed: 0.0,
-            gear: 1,
-            input: CarInput::default(),
-            lod: LodSetting::default(),
-            surfaces: [SurfaceId(0); 4],
-            slope: GroundSlope::FLAT,
-            tire_deflection: [[0.0; 2]; 4],
-            engine_omega: 0.0,
-            clutch_locked: false,
-        };
+        let mut state = zeroed_state();
         // Distinct values in every slot: a field written by two entries,
         // or read from the wrong place, shows as a mismatch.
         for (k, field) in FLOAT_FIELDS.iter().enumerate() {
