@@ -10,6 +10,13 @@ pub trait ReplayHooks {
     /// resets).
     fn before_step(&mut self, _step: u64, _world: &mut World) {}
 
+    /// Runs after each step the player simulates (playing on or
+    /// re-simulating during a seek), once the keyframe there, if any, has
+    /// been checked; `step` is the number of steps played. A verifier reads
+    /// the world here to compute results the replay must not be trusted
+    /// for, such as lap times.
+    fn after_step(&mut self, _step: u64, _world: &World) {}
+
     /// Runs whenever the player restores a keyframe or cached point (at the
     /// start, on a seek, on a re-sync), with the game state bytes recorded
     /// for that step.
@@ -38,6 +45,10 @@ macro_rules! forward_hooks {
         impl<H: ReplayHooks + ?Sized> ReplayHooks for $ty {
             fn before_step(&mut self, step: u64, world: &mut World) {
                 (**self).before_step(step, world);
+            }
+
+            fn after_step(&mut self, step: u64, world: &World) {
+                (**self).after_step(step, world);
             }
 
             fn on_restore(&mut self, step: u64, state: &[u8]) {

@@ -193,6 +193,7 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         } else if self.cache.wants(self.step) {
             self.cache_point();
         }
+        self.hooks.after_step(self.step, &self.world);
         Ok(true)
     }
 

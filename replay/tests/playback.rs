@@ -271,3 +271,24 @@ fn a_player_that_owns_its_replay_plays_the_same_bits() {
     assert_eq!(player.world().world_hash(), hashes[600]);
     assert_eq!(player.desyncs(), 0);
 }
+
+/// Records the hash the world has when `after_step` runs.
+struct HashAfterEachStep(Vec<(u64, [u8; 32])>);
+
+impl skidpad_replay::ReplayHooks for HashAfterEachStep {
+    fn after_step(&mut self, step: u64, world: &World) {
+        self.0.push((step, world.world_hash()));
+    }
+}
+
+#[test]
+fn after_step_sees_every_verified_step_once_with_the_stepped_world() {
+    let (replay, hashes, _) = record_race(3, 300, 120);
+    let bytes = skidpad_replay::encode_replay(&replay).unwrap();
+    let mut seen = HashAfterEachStep(Vec::new());
+    let report =
+        skidpad_replay::verify(&bytes, &mut seen, &skidpad_replay::Limits::default()).unwrap();
+    assert!(report.is_valid());
+    let expected: Vec<(u64, [u8; 32])> = (1..=300).map(|s| (s, hashes[s as usize])).collect();
+    assert_eq!(seen.0, expected);
+}
