@@ -25,6 +25,14 @@ pub const MAX_LAPS: u32 = 20;
 /// Presets raced, alternating.
 const PRESETS: [&str; 2] = ["fwd_hatchback", "rwd_sports"];
 
+/// Cars the demo races unless told otherwise.
+pub const DEFAULT_CARS: u16 = 6;
+/// Laps the demo races unless told otherwise.
+pub const DEFAULT_LAPS: u32 = 3;
+/// The `player` the demo replay names (a leaderboard ranks its car 0
+/// under this name).
+pub const DEMO_PLAYER: &str = "skidpad demo";
+
 /// What the demo does.
 #[derive(Clone, Debug)]
 pub struct DemoOptions {
@@ -145,6 +153,7 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     let metadata = vec![
         ("track".to_owned(), "brandwood".to_owned()),
         ("laps".to_owned(), options.laps.to_string()),
+        ("player".to_owned(), DEMO_PLAYER.to_owned()),
     ];
     let mut recorder = ReplayRecorder::new(
         &world,

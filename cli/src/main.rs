@@ -43,10 +43,10 @@ enum Command {
         #[arg(long, default_value = "skidpad-demo")]
         out: PathBuf,
         /// Cars on the grid, 1 to 64.
-        #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=i64::from(demo::MAX_CARS)))]
+        #[arg(long, default_value_t = demo::DEFAULT_CARS, value_parser = clap::value_parser!(u16).range(1..=i64::from(demo::MAX_CARS)))]
         cars: u16,
         /// Laps per car, 1 to 20.
-        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=i64::from(demo::MAX_LAPS)))]
+        #[arg(long, default_value_t = demo::DEFAULT_LAPS, value_parser = clap::value_parser!(u32).range(1..=i64::from(demo::MAX_LAPS)))]
         laps: u32,
     },
     /// Verify replays (re-simulated bit for bit) and ghosts.

@@ -65,5 +65,5 @@ pub use recorder::{DEFAULT_KEYFRAME_EVERY, KeyframeState, RecorderOptions, Repla
 pub use replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};
 pub use runs::Runs;
 pub use source::ReplaySource;
-pub use verify::{VerifyReport, verify};
+pub use verify::{VerifyReport, verify, verify_replay};
 pub use world::create_replay_world;

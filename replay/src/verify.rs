@@ -7,6 +7,7 @@ use crate::format::decode_replay_with;
 use crate::hooks::ReplayHooks;
 use crate::limits::Limits;
 use crate::player::{PlayerOptions, ReplayPlayer};
+use crate::replay::Replay;
 use crate::world::create_replay_world;
 use crate::{ReplayError, Result};
 
@@ -42,25 +43,36 @@ impl VerifyReport {
 
 /// Decodes replay bytes (plain or gzip) within `limits`, refuses another
 /// simulation version, rebuilds the world from the embedded definitions and
-/// plays every step with `hooks` (which see the game-state bytes and can
-/// compute the game's result, such as lap times). No intermediate cache is
-/// kept. A replay over a limit is refused from its declared sizes, before
-/// any step is simulated.
+/// plays every step with `hooks` (which see the game-state bytes and, in
+/// `after_step`, the re-simulated world, so they can compute the game's
+/// result, such as lap times). No intermediate cache is kept. A replay over
+/// a limit is refused from its declared sizes, before any step is
+/// simulated.
 pub fn verify<H: ReplayHooks>(bytes: &[u8], hooks: H, limits: &Limits) -> Result<VerifyReport> {
-    let replay = decode_replay_with(bytes, limits)?;
+    verify_replay(&decode_replay_with(bytes, limits)?, hooks, limits)
+}
+
+/// [`verify`] for a replay already decoded (a service that reads the
+/// header and metadata before re-simulating decodes once). The work
+/// limits are checked again here, as the player checks any replay.
+pub fn verify_replay<H: ReplayHooks>(
+    replay: &Replay,
+    hooks: H,
+    limits: &Limits,
+) -> Result<VerifyReport> {
     if replay.header.simulation_version != SIMULATION_VERSION {
         return Err(ReplayError::VersionMismatch {
             replay: replay.header.simulation_version,
             core: SIMULATION_VERSION,
         });
     }
-    let world = create_replay_world(&replay)?;
+    let world = create_replay_world(replay)?;
     let options = PlayerOptions {
         follow_step_count: true,
         cache_budget: 0,
         limits: *limits,
     };
-    let mut player = ReplayPlayer::with_options(world, &replay, hooks, options)?;
+    let mut player = ReplayPlayer::with_options(world, replay, hooks, options)?;
     player.play_to_end()?;
     Ok(VerifyReport {
         simulation_version: replay.header.simulation_version,

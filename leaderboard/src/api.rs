@@ -1,0 +1,156 @@
+//! The HTTP API (JSON). Routes and their bodies are documented in the
+//! crate README with curl examples.
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::json;
+use skidpad_replay::{ReplayError, gunzip, is_gzip};
+
+use crate::store::Store;
+
+/// Largest upload accepted by default, bytes (a gzip replay of a one-hour
+/// race with one car is about 1 MB).
+pub const DEFAULT_MAX_UPLOAD: usize = 16 << 20;
+/// Most rows a leaderboard request returns.
+pub const MAX_LEADERBOARD_ROWS: u32 = 1000;
+
+/// Upload bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ApiOptions {
+    /// Largest request body, bytes; larger uploads get 413.
+    pub max_upload: usize,
+    /// Largest decompressed replay, bytes (the gzip bomb guard; the
+    /// workers' decode limits bound the rest).
+    pub max_decoded: usize,
+}
+
+impl Default for ApiOptions {
+    fn default() -> Self {
+        ApiOptions {
+            max_upload: DEFAULT_MAX_UPLOAD,
+            max_decoded: skidpad_replay::Limits::default().max_decoded_bytes as usize,
+        }
+    }
+}
+
+/// What the handlers share.
+#[derive(Clone, Debug)]
+struct ApiState {
+    store: Store,
+    max_decoded: usize,
+}
+
+/// The service's routes on `store`.
+pub fn router(store: Store, options: ApiOptions) -> Router {
+    let state = ApiState {
+        store,
+        max_decoded: options.max_decoded,
+    };
+    Router::new()
+        .route("/runs", post(submit))
+        .route("/runs/{id}", get(run))
+        .route("/leaderboards/{track}/{class}", get(leaderboard))
+        .route("/health", get(health))
+        .layer(DefaultBodyLimit::max(options.max_upload))
+        .with_state(state)
+}
+
+/// An error response: a status and `{"error": message}`.
+struct ApiError(StatusCode, String);
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({ "error": self.1 }))).into_response()
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(e: sqlx::Error) -> Self {
+        tracing::error!("database: {e}");
+        ApiError(StatusCode::SERVICE_UNAVAILABLE, format!("database: {e}"))
+    }
+}
+
+/// `POST /runs`: a `.skr`, plain or gzip. 202 with the run id for a new
+/// run, 200 with the same id for bytes already submitted.
+async fn submit(State(state): State<ApiState>, body: Bytes) -> Result<Response, ApiError> {
+    if body.is_empty() {
+        return Err(ApiError(
+            StatusCode::BAD_REQUEST,
+            "empty body: send a .skr replay".into(),
+        ));
+    }
+    let id = if is_gzip(&body) {
+        let max = state.max_decoded;
+        let inflated = tokio::task::spawn_blocking({
+            let body = body.clone();
+            move || gunzip(&body, max)
+        })
+        .await
+        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        match inflated {
+            Ok(plain) => blake3::hash(&plain),
+            Err(e @ ReplayError::LimitExceeded { .. }) => {
+                return Err(ApiError(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()));
+            }
+            Err(e) => return Err(ApiError(StatusCode::BAD_REQUEST, e.to_string())),
+        }
+    } else {
+        blake3::hash(&body)
+    }
+    .to_hex()
+    .to_string();
+    let new = state.store.submit(&id, &body).await?;
+    let record = state.store.run(&id).await?;
+    let status = record.map_or_else(|| "pending".to_owned(), |r| r.status);
+    let code = if new {
+        StatusCode::ACCEPTED
+    } else {
+        StatusCode::OK
+    };
+    Ok((
+        code,
+        Json(json!({ "id": id, "status": status, "url": format!("/runs/{id}"), "new": new })),
+    )
+        .into_response())
+}
+
+/// `GET /runs/{id}`.
+async fn run(State(state): State<ApiState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    match state.store.run(&id).await? {
+        Some(record) => Ok(Json(record).into_response()),
+        None => Err(ApiError(StatusCode::NOT_FOUND, format!("no run {id}"))),
+    }
+}
+
+#[derive(Deserialize)]
+struct LeaderboardQuery {
+    limit: Option<u32>,
+}
+
+/// `GET /leaderboards/{track}/{class}?limit=N` (default 100).
+async fn leaderboard(
+    State(state): State<ApiState>,
+    Path((track, class)): Path<(String, String)>,
+    Query(query): Query<LeaderboardQuery>,
+) -> Result<Response, ApiError> {
+    let limit = query.limit.unwrap_or(100).min(MAX_LEADERBOARD_ROWS);
+    let entries = state.store.leaderboard(&track, &class, limit).await?;
+    Ok(Json(json!({ "track": track, "class": class, "entries": entries })).into_response())
+}
+
+/// `GET /health`: the database answers; queue depth.
+async fn health(State(state): State<ApiState>) -> Result<Response, ApiError> {
+    let queue = state.store.queue_counts().await?;
+    Ok(Json(json!({
+        "status": "ok",
+        "simulation_version": skidpad_core::SIMULATION_VERSION,
+        "queue": queue,
+    }))
+    .into_response())
+}

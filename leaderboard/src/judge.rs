@@ -1,0 +1,240 @@
+//! Verifying one submitted replay: the rules a leaderboard needs on top of
+//! bit-exact re-simulation. Everything ranked comes from the server's own
+//! re-simulation; of the replay's metadata only names are read (track,
+//! player, which car), never a time.
+
+use std::sync::Arc;
+
+use skidpad_core::{
+    CarId, SIMULATION_VERSION, Track, World, WorldConfig, hex, preset, preset_names,
+};
+use skidpad_replay::{Limits, Replay, ReplayHooks, Runs, decode_replay_with, verify_replay};
+
+use crate::laps::LapTimer;
+use crate::outcome::{DesyncField, Outcome, Rejection, Verified};
+use crate::plausibility::InputAudit;
+
+/// Metadata key naming the built-in track.
+pub const TRACK_KEY: &str = "track";
+/// Metadata key naming the player (default [`ANONYMOUS`]).
+pub const PLAYER_KEY: &str = "player";
+/// Metadata key with the ranked car's index (default 0).
+pub const CAR_KEY: &str = "player_car";
+/// The player name of a replay that gives none.
+pub const ANONYMOUS: &str = "anonymous";
+/// Longest player name kept, in characters.
+pub const MAX_PLAYER_CHARS: usize = 64;
+/// The ranked car must start slower than this, m/s: a replay's first
+/// keyframe is data the submitter wrote, so a flying start at any speed
+/// would otherwise be accepted.
+pub const MAX_START_SPEED: f64 = 1.0;
+
+/// Re-simulates `bytes` (a plain or gzip `.skr`) within `limits` and
+/// judges the run. Never panics on hostile input; every failure is a
+/// [`Rejection`].
+#[must_use]
+pub fn judge(bytes: &[u8], limits: &Limits) -> Outcome {
+    match judge_inner(bytes, limits) {
+        Ok(verified) => Outcome::Verified(verified),
+        Err(reason) => Outcome::Rejected { reason },
+    }
+}
+
+fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
+    let replay = decode_replay_with(bytes, limits)?;
+    let header = &replay.header;
+    if header.simulation_version != SIMULATION_VERSION {
+        return Err(Rejection::VersionMismatch {
+            replay: header.simulation_version,
+            server: SIMULATION_VERSION,
+            message: format!(
+                "recorded with simulation version {}, this server simulates version {SIMULATION_VERSION}",
+                header.simulation_version
+            ),
+        });
+    }
+    let metadata = |key: &str| {
+        header
+            .metadata
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    };
+    let track_name = metadata(TRACK_KEY).ok_or_else(|| {
+        Rejection::rules(format!(
+            "the replay names no track (metadata `{TRACK_KEY}`)"
+        ))
+    })?;
+    let track = Track::builtin(track_name)
+        .map(Arc::new)
+        .map_err(|_| Rejection::rules(format!("unknown track {track_name:?}")))?;
+    let player = metadata(PLAYER_KEY)
+        .map(|p| p.trim().chars().take(MAX_PLAYER_CHARS).collect::<String>())
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| ANONYMOUS.to_owned());
+    let car = match metadata(CAR_KEY) {
+        None => 0,
+        Some(v) => v
+            .parse::<u32>()
+            .ok()
+            .filter(|&c| c < header.car_count)
+            .ok_or_else(|| {
+                Rejection::rules(format!("`{CAR_KEY}` {v:?} is not a car of this replay"))
+            })?,
+    };
+    check_world_settings(&replay)?;
+    let class = car_class(&replay, car)?;
+    check_standing_start(&replay, car)?;
+
+    let mut observer = RunObserver {
+        car: CarId(car),
+        dt: &replay.dt,
+        time: 0.0,
+        laps: LapTimer::new(track.clone()),
+        audit: InputAudit::default(),
+    };
+    let report = verify_replay(&replay, &mut observer, limits)?;
+    if let Some(first) = report.first_desync {
+        return Err(Rejection::Desync {
+            step: first.step,
+            desyncs: report.desyncs,
+            cars: first.cars.iter().map(|c| c.0).collect(),
+            message: format!(
+                "re-simulation differs from the recording at step {} ({} keyframes differ, {} fields at the first)",
+                first.step,
+                report.desyncs,
+                first.fields.len()
+            ),
+            fields: first
+                .fields
+                .into_iter()
+                .map(|f| DesyncField {
+                    car: f.car.0,
+                    field: f.field.to_owned(),
+                    recorded: f.recorded,
+                    simulated: f.simulated,
+                })
+                .collect(),
+        });
+    }
+    Ok(Verified {
+        track: track.name().to_owned(),
+        class,
+        player,
+        car,
+        steps: report.steps,
+        duration: report.duration,
+        final_hash: hex(&report.final_hash),
+        best_lap: observer.laps.best_valid(),
+        laps: observer.laps.laps().to_vec(),
+        flags: observer.audit.flags(),
+    })
+}
+
+/// Gravity, air and grip are the defaults: a replay re-simulates with the
+/// world settings it carries, so a lighter gravity or a grippier surface
+/// table would verify bit for bit and win.
+fn check_world_settings(replay: &Replay) -> Result<(), Rejection> {
+    let official = WorldConfig::default();
+    let header = &replay.header;
+    if header.gravity.to_bits() != official.gravity.to_bits()
+        || header.air_density.to_bits() != official.air_density.to_bits()
+        || header.surfaces != official.surfaces
+    {
+        return Err(Rejection::rules(format!(
+            "world settings differ from the defaults (gravity {} m/s², air density {} kg/m³, {} surfaces)",
+            header.gravity,
+            header.air_density,
+            header.surfaces.surfaces().len()
+        )));
+    }
+    Ok(())
+}
+
+/// The preset the car's embedded definition equals: a class is a car as
+/// shipped, so a tuned definition is not ranked with the stock ones.
+fn car_class(replay: &Replay, car: u32) -> Result<String, Rejection> {
+    let def = replay
+        .definitions
+        .get(car as usize)
+        .ok_or_else(|| Rejection::Malformed {
+            message: "the replay does not embed its car definitions".into(),
+        })?;
+    preset_names()
+        .into_iter()
+        .find(|name| preset(name).is_ok_and(|p| p == *def))
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            Rejection::rules(format!(
+                "car {car} ({:?}) matches no class: its definition equals none of the presets {:?}",
+                def.name,
+                preset_names()
+            ))
+        })
+}
+
+/// The ranked car starts at rest (keyframe 0 is the submitter's data).
+fn check_standing_start(replay: &Replay, car: u32) -> Result<(), Rejection> {
+    let first = replay
+        .keyframes
+        .first()
+        .and_then(|k| k.cars.get(car as usize));
+    let Some(first) = first else {
+        return Err(Rejection::Malformed {
+            message: "the replay has no first keyframe for the ranked car".into(),
+        });
+    };
+    let mut world = World::new(WorldConfig::default()).map_err(|e| Rejection::Malformed {
+        message: e.to_string(),
+    })?;
+    let speed = replay
+        .definitions
+        .get(car as usize)
+        .ok_or_else(|| Rejection::Malformed {
+            message: "the replay does not embed its car definitions".into(),
+        })
+        .and_then(|def| {
+            let id = world
+                .add_car(def, skidpad_core::InitialPose::default())
+                .and_then(|id| world.restore(id, &first.snapshot).map(|()| id))
+                .and_then(|id| world.pose(id))
+                .map_err(|e| Rejection::Malformed {
+                    message: format!("the first keyframe of car {car}: {e}"),
+                })?;
+            Ok(id.speed)
+        })?;
+    if speed.is_nan() || speed > MAX_START_SPEED {
+        return Err(Rejection::rules(format!(
+            "car {car} starts at {speed:.2} m/s; a ranked run starts at rest (below {MAX_START_SPEED} m/s)"
+        )));
+    }
+    Ok(())
+}
+
+/// Sees the ranked car after every re-simulated step.
+struct RunObserver<'r> {
+    car: CarId,
+    dt: &'r Runs<f64>,
+    /// Simulated time after the last observed step, s.
+    time: f64,
+    laps: LapTimer,
+    audit: InputAudit,
+}
+
+impl ReplayHooks for RunObserver<'_> {
+    fn after_step(&mut self, step: u64, world: &World) {
+        // The player only calls this for steps it played, whose dt, pose,
+        // input, level and surfaces all exist.
+        let dt = self.dt.at(step - 1).unwrap_or_default();
+        self.time += dt;
+        if let (Ok(pose), Ok(input), Ok(lod), Ok(surfaces)) = (
+            world.pose(self.car),
+            world.input(self.car),
+            world.lod(self.car),
+            world.wheel_surfaces(self.car),
+        ) {
+            self.laps.observe(self.time, pose.position.truncate());
+            self.audit.observe(dt, input, lod, surfaces);
+        }
+    }
+}

@@ -1,0 +1,27 @@
+//! skidpad-leaderboard: a service that accepts replays from strangers,
+//! re-simulates them off the request path on a job queue, and ranks the
+//! lap times its own re-simulation measured.
+//!
+//! - [`api`]: the HTTP routes (axum).
+//! - [`store`]: SQLite or PostgreSQL through one set of queries; the queue
+//!   lives there, so workers may run in other processes and machines.
+//! - [`worker`]: tasks that claim jobs on renewable leases and verify.
+//! - [`judge`]: what "verified" means here: bit-exact re-simulation plus
+//!   the leaderboard's rules; [`laps`] times laps from the re-simulated
+//!   path and [`plausibility`] flags inputs no human makes.
+//! - [`service`]: starting the API and workers together.
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod api;
+pub mod judge;
+pub mod laps;
+pub mod outcome;
+pub mod plausibility;
+pub mod service;
+pub mod store;
+pub mod worker;
+
+pub use outcome::{Outcome, Rejection, Verified};
+pub use store::{Engine, Store};

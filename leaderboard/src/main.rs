@@ -1,0 +1,116 @@
+//! `skidpad-leaderboard`: the leaderboard service's command line.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::Parser;
+use skidpad_leaderboard::api::{ApiOptions, DEFAULT_MAX_UPLOAD};
+use skidpad_leaderboard::service::{Role, serve};
+use skidpad_leaderboard::store::Store;
+use skidpad_leaderboard::worker::WorkerOptions;
+use tokio::net::TcpListener;
+
+/// Accepts replays, verifies them on a queue, ranks verified laps.
+#[derive(Parser, Debug)]
+#[command(version)]
+struct Args {
+    /// `sqlite:PATH` (created if missing) or `postgres://USER@HOST:PORT/DB`.
+    #[arg(
+        long,
+        default_value = "sqlite:leaderboard.db",
+        env = "SKIDPAD_LEADERBOARD_DATABASE"
+    )]
+    database: String,
+    /// What this process runs: the API and workers, or one of them.
+    #[arg(long, value_enum, default_value = "all")]
+    role: Role,
+    /// Address the API listens on.
+    #[arg(long, default_value = "127.0.0.1:8787")]
+    listen: String,
+    /// Worker tasks (default: the number of cores).
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Seconds a claimed job is held without renewal; a dead worker's job
+    /// is taken by another worker after this.
+    #[arg(long, default_value_t = 30.0)]
+    lease_seconds: f64,
+    /// Largest upload, bytes.
+    #[arg(long, default_value_t = DEFAULT_MAX_UPLOAD)]
+    max_upload: usize,
+    /// Race the demo field (as `skidpad demo`), write it to --demo-out
+    /// and submit its replay before serving.
+    #[arg(long)]
+    demo: bool,
+    /// Where --demo writes its files.
+    #[arg(long, default_value = "demo-out")]
+    demo_out: PathBuf,
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn".into()),
+        )
+        .init();
+    let args = Args::parse();
+    anyhow::ensure!(
+        args.lease_seconds.is_finite() && args.lease_seconds >= 0.3,
+        "--lease-seconds must be at least 0.3"
+    );
+    let store = Store::open(&args.database)
+        .await
+        .with_context(|| format!("cannot open the database {}", args.database))?;
+    if args.demo {
+        submit_demo(&store, &args.demo_out).await?;
+    }
+    let mut workers = WorkerOptions {
+        lease: Duration::from_secs_f64(args.lease_seconds),
+        ..WorkerOptions::default()
+    };
+    if let Some(n) = args.workers {
+        workers.workers = n;
+    }
+    let listener = if args.role == Role::Worker {
+        None
+    } else {
+        let listener = TcpListener::bind(&args.listen)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        // Tests and scripts read the bound address (the port may be 0).
+        println!("listening on http://{}", listener.local_addr()?);
+        Some(listener)
+    };
+    let api = ApiOptions {
+        max_upload: args.max_upload,
+        ..ApiOptions::default()
+    };
+    serve(store, args.role, listener, api, workers, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await?;
+    Ok(())
+}
+
+/// Races the demo, stores its replay as a run and prints the run's URL.
+async fn submit_demo(store: &Store, out: &std::path::Path) -> Result<()> {
+    let options = skidpad_cli::demo::DemoOptions {
+        out: out.to_owned(),
+        cars: usize::from(skidpad_cli::demo::DEFAULT_CARS),
+        laps: skidpad_cli::demo::DEFAULT_LAPS,
+    };
+    let report = tokio::task::spawn_blocking(move || {
+        skidpad_cli::demo::run(&options, &indicatif::ProgressBar::hidden())
+    })
+    .await??;
+    let bytes = std::fs::read(&report.replay_file)?;
+    let id = blake3::hash(&bytes).to_hex().to_string();
+    store.submit(&id, &bytes).await?;
+    println!(
+        "submitted the demo race ({}): run {id}",
+        report.replay_file.display()
+    );
+    Ok(())
+}

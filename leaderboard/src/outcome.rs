@@ -1,0 +1,157 @@
+//! What verifying a run decided, as stored (JSON) and served by
+//! `GET /runs/{id}`.
+
+use serde::{Deserialize, Serialize};
+use skidpad_replay::ReplayError;
+
+use crate::laps::Lap;
+use crate::plausibility::Flag;
+
+/// The verdict on one run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum Outcome {
+    /// The replay re-simulated bit for bit; its laps are ranked.
+    Verified(Verified),
+    /// The run does not count, and why.
+    Rejected {
+        /// Why.
+        reason: Rejection,
+    },
+}
+
+/// A run that re-simulated bit for bit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verified {
+    /// Built-in track name.
+    pub track: String,
+    /// The car's class: the preset its definition equals.
+    pub class: String,
+    /// Who submitted it (the replay's `player` metadata).
+    pub player: String,
+    /// The ranked car's index in the replay.
+    pub car: u32,
+    /// Steps re-simulated.
+    pub steps: u64,
+    /// Simulated seconds.
+    pub duration: f64,
+    /// World hash after the last step, hex.
+    pub final_hash: String,
+    /// Every lap the re-simulated car completed, line to line.
+    pub laps: Vec<Lap>,
+    /// The fastest valid lap, s; what the leaderboard ranks.
+    pub best_lap: Option<f64>,
+    /// Patterns a moderator should look at; they do not reject the run.
+    pub flags: Vec<Flag>,
+}
+
+/// One differing snapshot field at the first desync.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct DesyncField {
+    /// Car index.
+    pub car: u32,
+    /// Snapshot field name.
+    pub field: String,
+    /// The value the replay recorded.
+    pub recorded: f64,
+    /// The value re-simulation produced.
+    pub simulated: f64,
+}
+
+/// Why a run was rejected. Every variant carries a sentence for people.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Rejection {
+    /// Recorded by a core with other simulation bits.
+    VersionMismatch {
+        /// The replay's simulation version.
+        replay: u32,
+        /// This server's simulation version.
+        server: u32,
+        /// In words.
+        message: String,
+    },
+    /// Re-simulation did not reproduce the recorded states.
+    Desync {
+        /// Step of the first mismatching keyframe.
+        step: u64,
+        /// Mismatching keyframes in all.
+        desyncs: u64,
+        /// Cars that differed at the first one.
+        cars: Vec<u32>,
+        /// Their differing fields.
+        fields: Vec<DesyncField>,
+        /// In words.
+        message: String,
+    },
+    /// The replay declares more work than the server's budgets allow.
+    BudgetExceeded {
+        /// Which budget (`steps`, `cars`, `car-substeps`, …).
+        limit: String,
+        /// What the replay declares.
+        value: u64,
+        /// The budget.
+        max: u64,
+        /// In words.
+        message: String,
+    },
+    /// The bytes are not a readable replay.
+    Malformed {
+        /// In words.
+        message: String,
+    },
+    /// The run breaks the leaderboard's rules (unknown track or class,
+    /// world settings other than the defaults, a flying start).
+    Rules {
+        /// In words.
+        message: String,
+    },
+    /// Workers died on this job again and again (a crash or a kill each
+    /// time); it is not tried forever.
+    WorkerFailures {
+        /// Claims made.
+        attempts: u64,
+        /// In words.
+        message: String,
+    },
+}
+
+impl Rejection {
+    /// A broken rule.
+    pub(crate) fn rules(message: impl Into<String>) -> Self {
+        Rejection::Rules {
+            message: message.into(),
+        }
+    }
+}
+
+impl From<ReplayError> for Rejection {
+    fn from(e: ReplayError) -> Self {
+        let message = e.to_string();
+        match e {
+            ReplayError::VersionMismatch { replay, core } => Rejection::VersionMismatch {
+                replay,
+                server: core,
+                message,
+            },
+            ReplayError::LimitExceeded { limit, value, max } => Rejection::BudgetExceeded {
+                limit: limit.to_string(),
+                value,
+                max,
+                message,
+            },
+            _ => Rejection::Malformed { message },
+        }
+    }
+}
+
+impl Outcome {
+    /// `verified` or `rejected`.
+    #[must_use]
+    pub fn status(&self) -> &'static str {
+        match self {
+            Outcome::Verified(_) => "verified",
+            Outcome::Rejected { .. } => "rejected",
+        }
+    }
+}

@@ -1,0 +1,55 @@
+//! Starting the service: the API, workers, or both, until shutdown.
+
+use std::future::Future;
+
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::api::{ApiOptions, router};
+use crate::store::Store;
+use crate::worker::{WorkerOptions, run_workers};
+
+/// What this process runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Role {
+    /// The API and workers (the single-machine default).
+    All,
+    /// The HTTP API only; workers run elsewhere on the same database.
+    Api,
+    /// Workers only.
+    Worker,
+}
+
+/// Runs `role` on `store` until `shutdown` resolves. The API answers on
+/// `listener` (required unless the role is `Worker`); workers finish the
+/// job they hold before returning.
+pub async fn serve(
+    store: Store,
+    role: Role,
+    listener: Option<TcpListener>,
+    api: ApiOptions,
+    workers: WorkerOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let worker_task = (role != Role::Api)
+        .then(|| tokio::spawn(run_workers(store.clone(), workers, stop_rx.clone())));
+    let result = match (role, listener) {
+        (Role::Worker, _) => {
+            shutdown.await;
+            Ok(())
+        }
+        (_, Some(listener)) => {
+            let app = router(store, api);
+            axum::serve(listener, app)
+                .with_graceful_shutdown(shutdown)
+                .await
+        }
+        (_, None) => Err(std::io::Error::other("the API needs a listening socket")),
+    };
+    let _ = stop_tx.send(true);
+    if let Some(task) = worker_task {
+        let _ = task.await;
+    }
+    result
+}

@@ -1,0 +1,411 @@
+//! The database: replays, runs, the verification queue and the ranking.
+//! One set of queries and migrations serves SQLite (the embedded default)
+//! and PostgreSQL (many verifier nodes) through sqlx's Any driver; only
+//! the job claim differs, because only PostgreSQL has
+//! `FOR UPDATE SKIP LOCKED` (SQLite serialises writers, so its plain
+//! `UPDATE … RETURNING` is already atomic).
+
+use std::str::FromStr;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde::Serialize;
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::{AnyPool, Row};
+
+use crate::outcome::{Outcome, Rejection};
+
+/// The engines this service runs on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Engine {
+    /// A file, in-process: one command starts everything.
+    Sqlite,
+    /// A server that many API and worker processes share.
+    Postgres,
+}
+
+impl FromStr for Engine {
+    type Err = sqlx::Error;
+
+    /// The engine a database URL names.
+    fn from_str(url: &str) -> Result<Self, Self::Err> {
+        if url.starts_with("sqlite:") {
+            Ok(Engine::Sqlite)
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Ok(Engine::Postgres)
+        } else {
+            Err(sqlx::Error::Configuration(
+                format!("unsupported database URL {url:?}: use sqlite:PATH or postgres://…").into(),
+            ))
+        }
+    }
+}
+
+/// A job a worker has claimed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Claim {
+    /// The run to verify.
+    pub run_id: String,
+    /// Claims of this job so far, this one included.
+    pub attempts: i64,
+}
+
+/// A run as `GET /runs/{id}` shows it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunRecord {
+    /// The run id: blake3 of the decompressed replay, hex.
+    pub id: String,
+    /// `pending`, `verified` or `rejected`.
+    pub status: String,
+    /// When it was submitted, ms since the Unix epoch.
+    pub submitted_ms: i64,
+    /// When verification finished.
+    pub finished_ms: Option<i64>,
+    /// Claims of its job (1 unless a worker died on it).
+    pub attempts: i64,
+    /// The verdict, once there is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub outcome: Option<Outcome>,
+}
+
+/// One row of a leaderboard.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Entry {
+    /// 1 for the fastest.
+    pub rank: u32,
+    /// The player.
+    pub player: String,
+    /// Their best valid lap, s.
+    pub lap_time: f64,
+    /// The run it was driven in.
+    pub run_id: String,
+}
+
+/// Jobs by state, for `GET /health`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct QueueCounts {
+    /// Waiting for a worker.
+    pub queued: i64,
+    /// Claimed by a worker.
+    pub running: i64,
+    /// Verified or rejected.
+    pub done: i64,
+}
+
+/// Milliseconds since the Unix epoch.
+#[must_use]
+pub fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// The service's database.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    engine: Engine,
+}
+
+const CLAIM_SQLITE: &str = "UPDATE jobs SET state = 'running', worker = $1, lease_until_ms = $2, attempts = attempts + 1
+     WHERE run_id = (SELECT run_id FROM jobs
+                     WHERE (state = 'queued' OR (state = 'running' AND lease_until_ms < $3)) AND attempts < $4
+                     ORDER BY enqueued_ms, run_id LIMIT 1)
+     RETURNING run_id, attempts";
+
+const CLAIM_POSTGRES: &str = "UPDATE jobs SET state = 'running', worker = $1, lease_until_ms = $2, attempts = attempts + 1
+     WHERE run_id = (SELECT run_id FROM jobs
+                     WHERE (state = 'queued' OR (state = 'running' AND lease_until_ms < $3)) AND attempts < $4
+                     ORDER BY enqueued_ms, run_id LIMIT 1
+                     FOR UPDATE SKIP LOCKED)
+     RETURNING run_id, attempts";
+
+impl Store {
+    /// Connects to `url` (`sqlite:PATH` creates the file; `postgres://…`)
+    /// and applies the migrations.
+    pub async fn open(url: &str) -> Result<Store, sqlx::Error> {
+        let engine: Engine = url.parse()?;
+        install_default_drivers();
+        let url = match engine {
+            Engine::Sqlite if !url.contains("mode=") => {
+                let sep = if url.contains('?') { '&' } else { '?' };
+                format!("{url}{sep}mode=rwc")
+            }
+            _ => url.to_owned(),
+        };
+        let pool = AnyPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(Duration::from_secs(30))
+            .connect(&url)
+            .await?;
+        if engine == Engine::Sqlite {
+            // Readers do not wait for the writer; writers wait (sqlx's
+            // default busy timeout) rather than fail.
+            sqlx::query("PRAGMA journal_mode = WAL")
+                .execute(&pool)
+                .await?;
+        }
+        sqlx::migrate!("./migrations").run(&pool).await?;
+        Ok(Store { pool, engine })
+    }
+
+    /// Which engine this is.
+    #[must_use]
+    pub fn engine(&self) -> Engine {
+        self.engine
+    }
+
+    /// Stores `bytes` (as uploaded) under `id` and queues its verification,
+    /// unless the run exists. Returns true for a new run.
+    pub async fn submit(&self, id: &str, bytes: &[u8]) -> Result<bool, sqlx::Error> {
+        let now = now_ms();
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING")
+            .bind(id)
+            .bind(bytes.to_vec())
+            .bind(bytes.len() as i64)
+            .execute(&mut *tx)
+            .await?;
+        let inserted = sqlx::query(
+            "INSERT INTO runs (id, status, submitted_ms) VALUES ($1, 'pending', $2) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(id)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if inserted == 1 {
+            sqlx::query(
+                "INSERT INTO jobs (run_id, state, enqueued_ms, attempts) VALUES ($1, 'queued', $2, 0)",
+            )
+            .bind(id)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        }
+        tx.commit().await?;
+        Ok(inserted == 1)
+    }
+
+    /// A run and its verdict.
+    pub async fn run(&self, id: &str) -> Result<Option<RunRecord>, sqlx::Error> {
+        let row = sqlx::query(
+            "SELECT r.id, r.status, r.submitted_ms, r.finished_ms, r.outcome, j.attempts
+             FROM runs r JOIN jobs j ON j.run_id = r.id WHERE r.id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?;
+        let Some(row) = row else { return Ok(None) };
+        let outcome: Option<String> = row.try_get("outcome")?;
+        Ok(Some(RunRecord {
+            id: row.try_get("id")?,
+            status: row.try_get("status")?,
+            submitted_ms: row.try_get("submitted_ms")?,
+            finished_ms: row.try_get("finished_ms")?,
+            attempts: row.try_get("attempts")?,
+            outcome: outcome.and_then(|o| serde_json::from_str(&o).ok()),
+        }))
+    }
+
+    /// The uploaded bytes of a run.
+    pub async fn replay_bytes(&self, id: &str) -> Result<Vec<u8>, sqlx::Error> {
+        sqlx::query("SELECT bytes FROM replays WHERE hash = $1")
+            .bind(id)
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("bytes")
+    }
+
+    /// Claims the oldest job that is queued, or running on a lease that
+    /// has passed (its worker died), for `lease`; jobs claimed
+    /// `max_attempts` times are left to [`Store::give_up_exhausted`].
+    pub async fn claim(
+        &self,
+        worker: &str,
+        lease: Duration,
+        max_attempts: i64,
+    ) -> Result<Option<Claim>, sqlx::Error> {
+        let now = now_ms();
+        let sql = match self.engine {
+            Engine::Sqlite => CLAIM_SQLITE,
+            Engine::Postgres => CLAIM_POSTGRES,
+        };
+        let row = sqlx::query(sql)
+            .bind(worker)
+            .bind(now + lease.as_millis() as i64)
+            .bind(now)
+            .bind(max_attempts)
+            .fetch_optional(&self.pool)
+            .await?;
+        row.map(|r| {
+            Ok(Claim {
+                run_id: r.try_get("run_id")?,
+                attempts: r.try_get("attempts")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Extends a claim; false if this worker no longer holds the job.
+    pub async fn renew(
+        &self,
+        run_id: &str,
+        worker: &str,
+        lease: Duration,
+    ) -> Result<bool, sqlx::Error> {
+        let until = now_ms() + lease.as_millis() as i64;
+        let rows = sqlx::query(
+            "UPDATE jobs SET lease_until_ms = $1 WHERE run_id = $2 AND worker = $3 AND state = 'running'",
+        )
+        .bind(until)
+        .bind(run_id)
+        .bind(worker)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        Ok(rows == 1)
+    }
+
+    /// Records the verdict if this worker still holds the job (a worker
+    /// whose lease passed and whose job was re-claimed writes nothing).
+    /// Returns whether it was recorded.
+    pub async fn finish(
+        &self,
+        run_id: &str,
+        worker: &str,
+        outcome: &Outcome,
+    ) -> Result<bool, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let held = sqlx::query(
+            "UPDATE jobs SET state = 'done', lease_until_ms = NULL WHERE run_id = $1 AND worker = $2 AND state = 'running'",
+        )
+        .bind(run_id)
+        .bind(worker)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if held != 1 {
+            tx.rollback().await?;
+            return Ok(false);
+        }
+        write_outcome(&mut tx, run_id, outcome).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Rejects the jobs that workers died on `max_attempts` times; returns
+    /// how many.
+    pub async fn give_up_exhausted(&self, max_attempts: i64) -> Result<u64, sqlx::Error> {
+        let mut tx = self.pool.begin().await?;
+        let rows = sqlx::query(
+            "SELECT run_id, attempts FROM jobs WHERE state = 'running' AND lease_until_ms < $1 AND attempts >= $2",
+        )
+        .bind(now_ms())
+        .bind(max_attempts)
+        .fetch_all(&mut *tx)
+        .await?;
+        for row in &rows {
+            let run_id: String = row.try_get("run_id")?;
+            let attempts: i64 = row.try_get("attempts")?;
+            sqlx::query("UPDATE jobs SET state = 'done', lease_until_ms = NULL WHERE run_id = $1")
+                .bind(&run_id)
+                .execute(&mut *tx)
+                .await?;
+            let outcome = Outcome::Rejected {
+                reason: Rejection::WorkerFailures {
+                    attempts: attempts as u64,
+                    message: format!("{attempts} workers stopped while verifying this run"),
+                },
+            };
+            write_outcome(&mut tx, &run_id, &outcome).await?;
+        }
+        tx.commit().await?;
+        Ok(rows.len() as u64)
+    }
+
+    /// The best valid lap of each player on `track` in `class`, fastest
+    /// first (ties: the earlier run id).
+    pub async fn leaderboard(
+        &self,
+        track: &str,
+        class: &str,
+        limit: u32,
+    ) -> Result<Vec<Entry>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT r.player, r.best_lap, r.id FROM runs r
+             WHERE r.track = $1 AND r.class = $2 AND r.status = 'verified' AND r.best_lap IS NOT NULL
+               AND NOT EXISTS (
+                 SELECT 1 FROM runs o
+                 WHERE o.track = r.track AND o.class = r.class AND o.player = r.player
+                   AND o.status = 'verified' AND o.best_lap IS NOT NULL
+                   AND (o.best_lap < r.best_lap OR (o.best_lap = r.best_lap AND o.id < r.id)))
+             ORDER BY r.best_lap, r.id
+             LIMIT $3",
+        )
+        .bind(track)
+        .bind(class)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
+        rows.iter()
+            .enumerate()
+            .map(|(k, row)| {
+                Ok(Entry {
+                    rank: k as u32 + 1,
+                    player: row.try_get("player")?,
+                    lap_time: row.try_get("best_lap")?,
+                    run_id: row.try_get("id")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Jobs by state.
+    pub async fn queue_counts(&self) -> Result<QueueCounts, sqlx::Error> {
+        let rows = sqlx::query("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state")
+            .fetch_all(&self.pool)
+            .await?;
+        let mut counts = QueueCounts::default();
+        for row in rows {
+            let n: i64 = row.try_get("n")?;
+            match row.try_get::<String, _>("state")?.as_str() {
+                "queued" => counts.queued = n,
+                "running" => counts.running = n,
+                _ => counts.done += n,
+            }
+        }
+        Ok(counts)
+    }
+}
+
+async fn write_outcome(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    run_id: &str,
+    outcome: &Outcome,
+) -> Result<(), sqlx::Error> {
+    let json = serde_json::to_string(outcome).map_err(|e| sqlx::Error::Encode(e.into()))?;
+    let (track, class, player, best) = match outcome {
+        Outcome::Verified(v) => (
+            Some(v.track.clone()),
+            Some(v.class.clone()),
+            Some(v.player.clone()),
+            v.best_lap,
+        ),
+        Outcome::Rejected { .. } => (None, None, None, None),
+    };
+    sqlx::query(
+        "UPDATE runs SET status = $2, finished_ms = $3, track = $4, class = $5, player = $6, best_lap = $7, outcome = $8
+         WHERE id = $1",
+    )
+    .bind(run_id)
+    .bind(outcome.status())
+    .bind(now_ms())
+    .bind(track)
+    .bind(class)
+    .bind(player)
+    .bind(best)
+    .bind(json)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}

@@ -1,0 +1,134 @@
+//! Verifier workers: tasks that claim jobs from the database, re-simulate
+//! on tokio's blocking threads and write the verdict. A worker holds a job
+//! on a lease that it renews while the job runs; if the process dies
+//! (kill -9, a crash, a lost machine), the lease passes and another worker
+//! claims the job again, so nothing is lost.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use skidpad_replay::Limits;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+
+use crate::judge::judge;
+use crate::outcome::{Outcome, Rejection};
+use crate::store::Store;
+
+/// How workers run.
+#[derive(Clone, Debug)]
+pub struct WorkerOptions {
+    /// Worker tasks in this process.
+    pub workers: usize,
+    /// How long a claim lasts without renewal; a dead worker's job waits
+    /// this long before another worker takes it.
+    pub lease: Duration,
+    /// How long an idle worker sleeps before polling again.
+    pub poll: Duration,
+    /// Claims of one job before it is rejected as failing workers.
+    pub max_attempts: i64,
+    /// The work budgets each replay is verified within.
+    pub limits: Limits,
+    /// Names this process's workers (`NAME/0`, `NAME/1`, …) in the jobs
+    /// table.
+    pub name: String,
+}
+
+impl Default for WorkerOptions {
+    fn default() -> Self {
+        WorkerOptions {
+            workers: std::thread::available_parallelism().map_or(1, usize::from),
+            lease: Duration::from_secs(30),
+            poll: Duration::from_millis(200),
+            max_attempts: 3,
+            limits: Limits::default(),
+            name: format!("{}-{}", hostname(), std::process::id()),
+        }
+    }
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_owned())
+        .unwrap_or_else(|_| "host".to_owned())
+}
+
+/// Runs `options.workers` worker tasks until `stop` turns true; each
+/// finishes the job it holds first.
+pub async fn run_workers(store: Store, options: WorkerOptions, stop: watch::Receiver<bool>) {
+    let options = Arc::new(options);
+    let mut tasks = JoinSet::new();
+    for k in 0..options.workers.max(1) {
+        let name = format!("{}/{k}", options.name);
+        tasks.spawn(worker_loop(
+            store.clone(),
+            options.clone(),
+            name,
+            stop.clone(),
+        ));
+    }
+    while tasks.join_next().await.is_some() {}
+}
+
+async fn worker_loop(
+    store: Store,
+    options: Arc<WorkerOptions>,
+    name: String,
+    mut stop: watch::Receiver<bool>,
+) {
+    while !*stop.borrow() {
+        let worked = match work_once(&store, &options, &name).await {
+            Ok(worked) => worked,
+            Err(e) => {
+                tracing::warn!(worker = %name, "queue error: {e}");
+                false
+            }
+        };
+        if !worked {
+            tokio::select! {
+                _ = tokio::time::sleep(options.poll) => {}
+                _ = stop.changed() => {}
+            }
+        }
+    }
+}
+
+/// Claims and verifies one job; false when there was none.
+pub async fn work_once(
+    store: &Store,
+    options: &WorkerOptions,
+    name: &str,
+) -> Result<bool, sqlx::Error> {
+    store.give_up_exhausted(options.max_attempts).await?;
+    let Some(claim) = store
+        .claim(name, options.lease, options.max_attempts)
+        .await?
+    else {
+        return Ok(false);
+    };
+    let bytes = store.replay_bytes(&claim.run_id).await?;
+    let limits = options.limits;
+    let mut verifying = tokio::task::spawn_blocking(move || judge(&bytes, &limits));
+    // Renew the lease at a third of its length while the job runs.
+    let mut renew = tokio::time::interval(options.lease / 3);
+    renew.tick().await;
+    let outcome = loop {
+        tokio::select! {
+            done = &mut verifying => {
+                break done.unwrap_or_else(|e| Outcome::Rejected {
+                    reason: Rejection::Malformed {
+                        message: format!("verification stopped with an internal error: {e}"),
+                    },
+                });
+            }
+            _ = renew.tick() => {
+                if !store.renew(&claim.run_id, name, options.lease).await? {
+                    tracing::warn!(worker = %name, run = %claim.run_id, "lost the lease");
+                }
+            }
+        }
+    };
+    let recorded = store.finish(&claim.run_id, name, &outcome).await?;
+    tracing::info!(worker = %name, run = %claim.run_id, status = outcome.status(), recorded, "verified");
+    Ok(true)
+}
