@@ -118,7 +118,7 @@ fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
         });
     }
     Ok(Verified {
-        track: track.name().to_owned(),
+        track: track_name.to_owned(),
         class,
         player,
         car,

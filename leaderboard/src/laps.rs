@@ -247,7 +247,7 @@ mod tests {
         let mut timer = LapTimer::new(track.clone());
         let mut t = 0.0;
         let mut s = length - 20.0;
-        let mut sample = |timer: &mut LapTimer, s: f64, t: f64| {
+        let sample = |timer: &mut LapTimer, s: f64, t: f64| {
             timer.observe(t, track.point_at(s).0);
         };
         // Over the line, then jump from 10 % to 45 % of the lap (as a car

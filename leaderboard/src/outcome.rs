@@ -23,7 +23,7 @@ pub enum Outcome {
 /// A run that re-simulated bit for bit.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verified {
-    /// Built-in track name.
+    /// Built-in track key (`brandwood`), as in the leaderboard URL.
     pub track: String,
     /// The car's class: the preset its definition equals.
     pub class: String,

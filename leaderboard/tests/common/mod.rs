@@ -1,0 +1,162 @@
+//! What the leaderboard tests share: recording runs, starting the service
+//! on loopback, and waiting for verdicts.
+
+#![allow(dead_code)] // each test file uses its own part
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+use skidpad_leaderboard::api::ApiOptions;
+use skidpad_leaderboard::service::{Role, serve};
+use skidpad_leaderboard::store::Store;
+use skidpad_leaderboard::worker::WorkerOptions;
+use skidpad_replay::{RecorderOptions, Replay, ReplayRecorder};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+pub const DT: f64 = 1.0 / 60.0;
+/// Steps for the AI's rwd_sports to cross the line and drive one full lap
+/// of Brandwood Park (about 63 s) from 10 m before the line.
+pub const ONE_LAP_STEPS: u64 = 75 * 60;
+
+/// Records `steps` steps of one AI-driven `car` starting at rest 10 m
+/// before Brandwood Park's line, with `metadata` besides the track.
+pub fn record(car: &str, steps: u64, metadata: &[(&str, &str)]) -> Replay {
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    let (p, d) = track.point_at(track.length() - 10.0);
+    let id = world
+        .add_car(
+            &preset(car).unwrap(),
+            InitialPose {
+                x: p.x,
+                y: p.y,
+                yaw: d.y.atan2(d.x),
+                speed: 0.0,
+            },
+        )
+        .unwrap();
+    world.set_driver(id, Some(track)).unwrap();
+    let mut all = vec![("track".to_owned(), "brandwood".to_owned())];
+    all.extend(
+        metadata
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
+    let mut recorder = ReplayRecorder::new(
+        &world,
+        RecorderOptions {
+            metadata: all,
+            ..RecorderOptions::default()
+        },
+    )
+    .unwrap();
+    for _ in 0..steps {
+        recorder.step(&mut world, DT).unwrap();
+    }
+    recorder.finish(&world).unwrap()
+}
+
+/// A service running in this process.
+pub struct Service {
+    pub base: String,
+    pub store: Store,
+    stop: Option<oneshot::Sender<()>>,
+    task: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Service {
+    /// The API and `workers` worker tasks on `database`, on 127.0.0.1.
+    pub async fn start(database: &str, workers: usize) -> Service {
+        let store = Store::open(database).await.unwrap();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let (stop, stopped) = oneshot::channel();
+        let options = WorkerOptions {
+            workers,
+            poll: Duration::from_millis(20),
+            ..WorkerOptions::default()
+        };
+        let role = if workers == 0 { Role::Api } else { Role::All };
+        let task = tokio::spawn(serve(
+            store.clone(),
+            role,
+            Some(listener),
+            ApiOptions::default(),
+            options,
+            async {
+                let _ = stopped.await;
+            },
+        ));
+        Service {
+            base,
+            store,
+            stop: Some(stop),
+            task: Some(task),
+        }
+    }
+
+    /// Stops the API and waits for the workers to finish their jobs.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(task) = self.task.take() {
+            task.await.unwrap().unwrap();
+        }
+    }
+
+    /// POSTs `bytes` to /runs: (status code, body).
+    pub async fn submit(&self, bytes: Vec<u8>) -> (u16, Value) {
+        let response = reqwest::Client::new()
+            .post(format!("{}/runs", self.base))
+            .body(bytes)
+            .send()
+            .await
+            .unwrap();
+        let code = response.status().as_u16();
+        (code, response.json().await.unwrap_or(Value::Null))
+    }
+
+    /// GETs a path: (status code, body).
+    pub async fn get(&self, path: &str) -> (u16, Value) {
+        let response = reqwest::get(format!("{}{path}", self.base)).await.unwrap();
+        let code = response.status().as_u16();
+        (code, response.json().await.unwrap())
+    }
+
+    /// Polls /runs/{id} until it is no longer pending.
+    pub async fn verdict(&self, id: &str) -> Value {
+        wait_for(Duration::from_secs(600), || async {
+            let (code, body) = self.get(&format!("/runs/{id}")).await;
+            assert_eq!(code, 200, "{body}");
+            (body["status"] != "pending").then_some(body)
+        })
+        .await
+    }
+}
+
+/// Calls `probe` every 20 ms until it gives a value; panics after
+/// `timeout`.
+pub async fn wait_for<T, F, Fut>(timeout: Duration, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let start = Instant::now();
+    loop {
+        if let Some(v) = probe().await {
+            return v;
+        }
+        assert!(start.elapsed() < timeout, "gave up after {timeout:?}");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// A SQLite database URL in `dir`.
+pub fn sqlite_url(dir: &Path) -> String {
+    format!("sqlite:{}", dir.join("leaderboard.db").display())
+}
