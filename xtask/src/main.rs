@@ -22,6 +22,7 @@
 mod architecture;
 mod bench;
 mod cpu_bench;
+mod postgres;
 mod tools;
 mod wasm;
 
@@ -43,8 +44,11 @@ fn main() -> ExitCode {
         Some("golden") => golden(),
         Some("wasm") => project_root().and_then(|root| wasm::build_package(&root).map(drop)),
         Some("bench") => project_root().and_then(|root| bench::bench_all(&root)),
+        Some("with-postgres") => postgres::run_with_server(&args[1..]),
         _ => {
-            eprintln!("usage: cargo xtask test | golden | bench | wasm | missing-packages");
+            eprintln!(
+                "usage: cargo xtask test | golden | bench | wasm | missing-packages | with-postgres COMMAND…"
+            );
             return ExitCode::from(2);
         }
     };
@@ -230,15 +234,21 @@ fn test() -> Result<(), String> {
     architecture::check(&root)?;
     ensure_wasm_tools(&root)?;
     tools::ensure_cross_tools()?;
+    // The leaderboard's tests need a real server; it lives as long as the
+    // cargo checks run and is stopped and deleted after them.
+    let server = postgres::TestPostgres::start()?;
     let total = CHECKS.len() + PACKAGE_CHECKS.len();
     for (k, check) in CHECKS.iter().enumerate() {
         println!("\n==> [{}/{total}] {}", k + 1, check.name);
         let mut cmd = Command::new(tools::cargo());
         cmd.args(check.args)
             .envs(check.env.iter().copied())
+            .env(postgres::URL_VAR, server.url())
+            .env(postgres::REQUIRE_VAR, "1")
             .current_dir(&root);
         run(&mut cmd).map_err(|e| format!("{} failed: {e}", check.name))?;
     }
+    drop(server);
     for (k, (name, check)) in PACKAGE_CHECKS.iter().enumerate() {
         println!("\n==> [{}/{total}] {name}", CHECKS.len() + k + 1);
         check(&root).map_err(|e| format!("{name} failed: {e}"))?;

@@ -111,6 +111,11 @@ const PREREQUISITES: &[Prerequisite] = &[
         why: "the aarch64 golden check runs under qemu-user",
         present: || output("qemu-aarch64", &["--version"]).is_some(),
     },
+    Prerequisite {
+        package: "postgresql",
+        why: "the leaderboard's tests run against a real PostgreSQL server",
+        present: || crate::postgres::server_bin_dir().is_some(),
+    },
 ];
 
 /// The Debian packages of the missing prerequisites (`cargo xtask

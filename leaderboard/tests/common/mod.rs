@@ -25,21 +25,29 @@ pub const ONE_LAP_STEPS: u64 = 75 * 60;
 /// Records `steps` steps of one AI-driven `car` starting at rest 10 m
 /// before Brandwood Park's line, with `metadata` besides the track.
 pub fn record(car: &str, steps: u64, metadata: &[(&str, &str)]) -> Replay {
+    record_field(car, 1, steps, metadata)
+}
+
+/// [`record`] with `cars` AI cars on a two-abreast grid (car 0 ranked).
+pub fn record_field(car: &str, cars: usize, steps: u64, metadata: &[(&str, &str)]) -> Replay {
     let track = Arc::new(Track::builtin("brandwood").unwrap());
     let mut world = World::new(WorldConfig::default()).unwrap();
-    let (p, d) = track.point_at(track.length() - 10.0);
-    let id = world
-        .add_car(
-            &preset(car).unwrap(),
-            InitialPose {
-                x: p.x,
-                y: p.y,
-                yaw: d.y.atan2(d.x),
-                speed: 0.0,
-            },
-        )
-        .unwrap();
-    world.set_driver(id, Some(track)).unwrap();
+    for k in 0..cars {
+        let (p, d) = track.point_at(track.length() - 10.0 - 8.0 * (k / 2) as f64);
+        let side = if k % 2 == 0 { 0.0 } else { -3.0 };
+        let id = world
+            .add_car(
+                &preset(car).unwrap(),
+                InitialPose {
+                    x: p.x - d.y * side,
+                    y: p.y + d.x * side,
+                    yaw: d.y.atan2(d.x),
+                    speed: 0.0,
+                },
+            )
+            .unwrap();
+        world.set_driver(id, Some(track.clone())).unwrap();
+    }
     let mut all = vec![("track".to_owned(), "brandwood".to_owned())];
     all.extend(
         metadata
@@ -159,4 +167,44 @@ where
 /// A SQLite database URL in `dir`.
 pub fn sqlite_url(dir: &Path) -> String {
     format!("sqlite:{}", dir.join("leaderboard.db").display())
+}
+
+/// A fresh PostgreSQL database on the server `cargo xtask test` starts
+/// (its URL in `SKIDPAD_TEST_POSTGRES_URL`), or `None` to skip when there
+/// is no server and `SKIDPAD_REQUIRE_POSTGRES` is not set.
+pub async fn postgres_database(name: &str) -> Option<String> {
+    let Ok(base) = std::env::var("SKIDPAD_TEST_POSTGRES_URL") else {
+        assert!(
+            std::env::var_os("SKIDPAD_REQUIRE_POSTGRES").is_none(),
+            "SKIDPAD_REQUIRE_POSTGRES is set but SKIDPAD_TEST_POSTGRES_URL is not"
+        );
+        eprintln!("skipped: no PostgreSQL (run through `cargo xtask with-postgres cargo test …`)");
+        return None;
+    };
+    sqlx::any::install_default_drivers();
+    let admin = sqlx::AnyPool::connect(&base).await.unwrap();
+    let db = format!("skidpad_{name}_{}", std::process::id());
+    sqlx::query(&format!("DROP DATABASE IF EXISTS {db}"))
+        .execute(&admin)
+        .await
+        .unwrap();
+    sqlx::query(&format!("CREATE DATABASE {db}"))
+        .execute(&admin)
+        .await
+        .unwrap();
+    admin.close().await;
+    let (server, _) = base.rsplit_once('/').unwrap();
+    Some(format!("{server}/{db}"))
+}
+
+/// A worker process (`skidpad-leaderboard --role worker`) on `database`.
+pub fn spawn_worker(database: &str, workers: usize, lease_seconds: f64) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_skidpad-leaderboard"))
+        .args(["--role", "worker", "--database", database])
+        .args(["--workers", &workers.to_string()])
+        .args(["--lease-seconds", &lease_seconds.to_string()])
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
 }
