@@ -1,6 +1,8 @@
 //! The HTTP API (JSON). Routes and their bodies are documented in the
 //! crate README with curl examples.
 
+use std::sync::Arc;
+
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::StatusCode;
@@ -10,6 +12,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 use skidpad_replay::{ReplayError, gunzip, is_gzip};
+use tokio::sync::Semaphore;
 
 use crate::store::Store;
 
@@ -43,6 +46,9 @@ impl Default for ApiOptions {
 struct ApiState {
     store: Store,
     max_decoded: usize,
+    /// Inflations running at once: each may hold up to `max_decoded`
+    /// bytes, so a burst of gzip bombs costs at most this many times that.
+    inflating: Arc<Semaphore>,
 }
 
 /// The service's routes on `store`.
@@ -50,6 +56,9 @@ pub fn router(store: Store, options: ApiOptions) -> Router {
     let state = ApiState {
         store,
         max_decoded: options.max_decoded,
+        inflating: Arc::new(Semaphore::new(
+            std::thread::available_parallelism().map_or(1, usize::from),
+        )),
     };
     Router::new()
         .route("/runs", post(submit))
@@ -87,6 +96,11 @@ async fn submit(State(state): State<ApiState>, body: Bytes) -> Result<Response, 
     }
     let id = if is_gzip(&body) {
         let max = state.max_decoded;
+        let _permit = state
+            .inflating
+            .acquire()
+            .await
+            .map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
         let inflated = tokio::task::spawn_blocking({
             let body = body.clone();
             move || gunzip(&body, max)
