@@ -112,3 +112,37 @@ async fn postgres_two_worker_processes_verify_each_of_1000_jobs_once() {
         1000.0 / elapsed.as_secs_f64()
     );
 }
+
+/// Claims the job as a worker that dies at once (a lease of zero).
+async fn claim_and_die(store: &Store, worker: &str) -> Option<i64> {
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    let claim = store.claim(worker, Duration::ZERO, 3).await.unwrap();
+    claim.map(|c| c.attempts)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_that_kills_three_workers_is_rejected_not_retried_forever() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&sqlite_url(dir.path())).await.unwrap();
+    let bytes = encode_replay(&record("rwd_sports", 30, &[])).unwrap();
+    let id = blake3::hash(&bytes).to_hex().to_string();
+    store.submit(&id, &bytes).await.unwrap();
+    for (k, worker) in ["a", "b", "c"].iter().enumerate() {
+        assert_eq!(claim_and_die(&store, worker).await, Some(k as i64 + 1));
+    }
+    assert_eq!(
+        claim_and_die(&store, "d").await,
+        None,
+        "not claimed a fourth time"
+    );
+    // A late verdict from a worker that lost its lease is not written.
+    let late = skidpad_leaderboard::judge::judge(&bytes, &skidpad_replay::Limits::default());
+    assert!(!store.finish(&id, "a", &late).await.unwrap());
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    assert_eq!(store.give_up_exhausted(3).await.unwrap(), 1);
+    let run = store.run(&id).await.unwrap().unwrap();
+    assert_eq!(run.status, "rejected");
+    let reason = serde_json::to_value(run.outcome.unwrap()).unwrap()["reason"].clone();
+    assert_eq!(reason["kind"], "worker_failures", "{reason}");
+    assert_eq!(reason["attempts"], 3);
+}
