@@ -43,7 +43,7 @@ struct Args {
     #[arg(long)]
     demo: bool,
     /// Where --demo writes its files.
-    #[arg(long, default_value = "demo-out")]
+    #[arg(long, default_value = "skidpad-demo")]
     demo_out: PathBuf,
 }
 
