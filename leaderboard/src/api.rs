@@ -69,6 +69,18 @@ pub fn router(store: Store, options: ApiOptions) -> Router {
         .with_state(state)
 }
 
+/// A run's id: the blake3 hash, hex, of the replay `bytes` hold (gzip is
+/// inflated first, to at most `max_decoded` bytes), so one replay is one
+/// run however it is compressed.
+pub fn run_id(bytes: &[u8], max_decoded: usize) -> Result<String, ReplayError> {
+    let hash = if is_gzip(bytes) {
+        blake3::hash(&gunzip(bytes, max_decoded)?)
+    } else {
+        blake3::hash(bytes)
+    };
+    Ok(hash.to_hex().to_string())
+}
+
 /// An error response: a status and `{"error": message}`.
 struct ApiError(StatusCode, String);
 
@@ -101,24 +113,23 @@ async fn submit(State(state): State<ApiState>, body: Bytes) -> Result<Response, 
             .acquire()
             .await
             .map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
-        let inflated = tokio::task::spawn_blocking({
+        let id = tokio::task::spawn_blocking({
             let body = body.clone();
-            move || gunzip(&body, max)
+            move || run_id(&body, max)
         })
         .await
         .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
-        match inflated {
-            Ok(plain) => blake3::hash(&plain),
+        match id {
+            Ok(id) => id,
             Err(e @ ReplayError::LimitExceeded { .. }) => {
                 return Err(ApiError(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()));
             }
             Err(e) => return Err(ApiError(StatusCode::BAD_REQUEST, e.to_string())),
         }
     } else {
-        blake3::hash(&body)
-    }
-    .to_hex()
-    .to_string();
+        run_id(&body, state.max_decoded)
+            .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?
+    };
     let new = state.store.submit(&id, &body).await?;
     let record = state.store.run(&id).await?;
     let status = record.map_or_else(|| "pending".to_owned(), |r| r.status);

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use skidpad_core::{
-    CarId, SIMULATION_VERSION, Track, World, WorldConfig, hex, preset, preset_names,
+    CarDefinition, CarId, SIMULATION_VERSION, Track, World, WorldConfig, hex, preset, preset_names,
 };
 use skidpad_replay::{Limits, Replay, ReplayHooks, Runs, decode_replay_with, verify_replay};
 
@@ -83,8 +83,14 @@ fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
             })?,
     };
     check_world_settings(&replay)?;
-    let class = car_class(&replay, car)?;
-    check_standing_start(&replay, car)?;
+    let def = replay
+        .definitions
+        .get(car as usize)
+        .ok_or_else(|| Rejection::Malformed {
+            message: "the replay does not embed its car definitions".into(),
+        })?;
+    let class = car_class(def, car)?;
+    check_standing_start(&replay, def, car)?;
 
     let mut observer = RunObserver {
         car: CarId(car),
@@ -153,13 +159,7 @@ fn check_world_settings(replay: &Replay) -> Result<(), Rejection> {
 
 /// The preset the car's embedded definition equals: a class is a car as
 /// shipped, so a tuned definition is not ranked with the stock ones.
-fn car_class(replay: &Replay, car: u32) -> Result<String, Rejection> {
-    let def = replay
-        .definitions
-        .get(car as usize)
-        .ok_or_else(|| Rejection::Malformed {
-            message: "the replay does not embed its car definitions".into(),
-        })?;
+fn car_class(def: &CarDefinition, car: u32) -> Result<String, Rejection> {
     preset_names()
         .into_iter()
         .find(|name| preset(name).is_ok_and(|p| p == *def))
@@ -174,7 +174,7 @@ fn car_class(replay: &Replay, car: u32) -> Result<String, Rejection> {
 }
 
 /// The ranked car starts at rest (keyframe 0 is the submitter's data).
-fn check_standing_start(replay: &Replay, car: u32) -> Result<(), Rejection> {
+fn check_standing_start(replay: &Replay, def: &CarDefinition, car: u32) -> Result<(), Rejection> {
     let first = replay
         .keyframes
         .first()
@@ -184,24 +184,14 @@ fn check_standing_start(replay: &Replay, car: u32) -> Result<(), Rejection> {
             message: "the replay has no first keyframe for the ranked car".into(),
         });
     };
-    let mut world = World::new(WorldConfig::default()).map_err(|e| Rejection::Malformed {
-        message: e.to_string(),
-    })?;
-    let speed = replay
-        .definitions
-        .get(car as usize)
-        .ok_or_else(|| Rejection::Malformed {
-            message: "the replay does not embed its car definitions".into(),
+    let speed = World::new(WorldConfig::default())
+        .and_then(|mut world| {
+            let id = world.add_car(def, skidpad_core::InitialPose::default())?;
+            world.restore(id, &first.snapshot)?;
+            Ok(world.pose(id)?.speed)
         })
-        .and_then(|def| {
-            let id = world
-                .add_car(def, skidpad_core::InitialPose::default())
-                .and_then(|id| world.restore(id, &first.snapshot).map(|()| id))
-                .and_then(|id| world.pose(id))
-                .map_err(|e| Rejection::Malformed {
-                    message: format!("the first keyframe of car {car}: {e}"),
-                })?;
-            Ok(id.speed)
+        .map_err(|e| Rejection::Malformed {
+            message: format!("the first keyframe of car {car}: {e}"),
         })?;
     if speed.is_nan() || speed > MAX_START_SPEED {
         return Err(Rejection::rules(format!(

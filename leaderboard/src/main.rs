@@ -106,7 +106,7 @@ async fn submit_demo(store: &Store, out: &std::path::Path) -> Result<()> {
     })
     .await??;
     let bytes = std::fs::read(&report.replay_file)?;
-    let id = blake3::hash(&bytes).to_hex().to_string();
+    let id = skidpad_leaderboard::api::run_id(&bytes, ApiOptions::default().max_decoded)?;
     store.submit(&id, &bytes).await?;
     println!(
         "submitted the demo race ({}): run {id}",
