@@ -9,20 +9,26 @@
 //! the whole run, warm-ups included, which is what callgrind counts with
 //! `--toggle-collect=skidpad_core::world::World::step`.
 //!
-//! CPU time is the stepping thread's own (`/proc/thread-self/schedstat`,
-//! Linux), so time the machine gave to other work does not count.
+//! CPU time is the stepping thread's own (`CLOCK_THREAD_CPUTIME_ID`), so
+//! time the machine gave to other work does not count.
 
 use skidpad_core::{CarId, Lod};
 use skidpad_fixtures::{RACING_DT, RACING_WARM_UP_STEPS, racing_world};
 
 const CARS: usize = 20;
 
-/// Nanoseconds this thread has run on a CPU.
+/// Nanoseconds this thread has run on a CPU (CLOCK_THREAD_CPUTIME_ID, to
+/// the nanosecond; `/proc/thread-self/schedstat` moves in scheduler ticks
+/// of several milliseconds on some kernels, which quantised the figure).
 fn thread_cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .expect("/proc/thread-self/schedstat (Linux) gives the thread's CPU time")
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec through a valid pointer.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 fn main() {

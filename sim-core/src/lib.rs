@@ -29,6 +29,7 @@ mod ground;
 mod ids;
 mod input;
 mod lod;
+mod math;
 mod model;
 mod pose;
 mod state;
@@ -67,7 +68,7 @@ pub use world::{MAX_TIMESTEP, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and
 /// snapshots from another version are refused.
-pub const SIMULATION_VERSION: u32 = 3;
+pub const SIMULATION_VERSION: u32 = 4;
 
 /// The README's example runs as a doctest, so the front page cannot rot.
 #[doc = include_str!("../../README.md")]

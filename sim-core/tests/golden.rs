@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::reference_world_hash;
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 3.
-const GOLDEN: &str = "2a6e4c039314d3c67b325bf922b04baa2c6d99d578c9ae292c1adda0ba7bfcde";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 4.
+const GOLDEN: &str = "9a0be918f3c1f6c8071c101658c5074267da53ae5e9b0fca7b975c332835beea";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 3;
+const GOLDEN_VERSION: u32 = 4;
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

@@ -160,6 +160,14 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
             f(&r["cpu"]["single_track"]["native_cpu_ns_per_car_step"]),
         ),
         (
+            "speed-up over the previous core, Full",
+            f(&r["cpu"]["full"]["previous_core"]["speedup"]),
+        ),
+        (
+            "speed-up over the previous core, SingleTrack",
+            f(&r["cpu"]["single_track"]["previous_core"]["speedup"]),
+        ),
+        (
             "wasm car_step_full_ns (node)",
             f(&r["wasm_car_step_full_ns"]),
         ),

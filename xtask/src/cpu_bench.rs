@@ -6,6 +6,9 @@
 //! - interleaved: native and wasm runs alternate, pair by pair, so both are
 //!   measured in the same minutes and each pair's ratio compares like
 //!   with like; the median of the pairs' ratios is reported;
+//! - old vs new: the core of the previous simulation version
+//!   (`baseline.rs`) runs in the same interleaving, so a speed-up is the
+//!   median of like-for-like pairs, not two runs on different days;
 //! - instructions per substep under callgrind (when valgrind is
 //!   installed), which do not depend on the machine's load at all.
 
@@ -20,7 +23,7 @@ use crate::tools::{cargo, run};
 const PAIRS: usize = 5;
 /// Rounds and steps per round inside each run.
 const ROUNDS: &str = "3";
-const STEPS: &str = "60";
+const STEPS: &str = "200";
 
 fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -53,7 +56,9 @@ fn cpu_run(cmd: &mut Command) -> Result<(Value, f64), String> {
     Ok((v, m))
 }
 
-fn native_example(root: &Path) -> Result<PathBuf, String> {
+/// Builds the `car_step_cpu` example of the workspace at `tree` into
+/// `target` and returns its path.
+pub fn build_example(tree: &Path, target: &Path) -> Result<PathBuf, String> {
     run(Command::new(cargo())
         .args([
             "build",
@@ -63,8 +68,9 @@ fn native_example(root: &Path) -> Result<PathBuf, String> {
             "--example",
             "car_step_cpu",
         ])
-        .current_dir(root))?;
-    Ok(root.join("target/release/examples/car_step_cpu"))
+        .env("CARGO_TARGET_DIR", target)
+        .current_dir(tree))?;
+    Ok(target.join("release/examples/car_step_cpu"))
 }
 
 /// Instructions per model substep of `model`, or None without valgrind.
@@ -104,17 +110,28 @@ fn instructions_per_substep(native: &Path, model: &str) -> Result<Option<f64>, S
     Ok(Some(total / stepped))
 }
 
-/// Measures both models natively and in wasm (the npm package must be
-/// built), and returns the report's `cpu` section.
+/// Measures both models natively, in wasm (the npm package must be built)
+/// and with the previous version's core, and returns the report's `cpu`
+/// section.
 pub fn measure(root: &Path) -> Result<Value, String> {
-    let native = native_example(root)?;
+    let native = build_example(root, &root.join("target"))?;
+    let baseline = crate::baseline::build(root);
+    if let Err(e) = &baseline {
+        println!("==> no previous core to compare with: {e}");
+    }
     let script = root.join("bindings-wasm/bench/car_step.mjs");
     let mut report = serde_json::Map::new();
     for model in ["full", "single_track"] {
-        println!("==> {model}: {PAIRS} native/wasm pairs of CPU-time runs");
+        println!("==> {model}: {PAIRS} rounds of native, previous-core and wasm CPU-time runs");
         let (mut natives, mut wasms, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut olds, mut speedups) = (Vec::new(), Vec::new());
         for _ in 0..PAIRS {
             let (_, n) = cpu_run(Command::new(&native).args([model, ROUNDS, STEPS]))?;
+            if let Ok(b) = &baseline {
+                let (_, o) = cpu_run(Command::new(&b.example).args([model, ROUNDS, STEPS]))?;
+                olds.push(o);
+                speedups.push(o / n);
+            }
             let (_, w) = cpu_run(
                 Command::new("node")
                     .arg(&script)
@@ -125,6 +142,17 @@ pub fn measure(root: &Path) -> Result<Value, String> {
             ratios.push(n / w);
         }
         let instructions = instructions_per_substep(&native, model)?;
+        let previous = match &baseline {
+            Ok(b) => json!({
+                "commit": b.commit,
+                "simulation_version": b.version,
+                "native_cpu_ns_per_car_step": median(&mut olds),
+                // Old CPU time over new, median of the interleaved pairs.
+                "speedup": median(&mut speedups),
+                "instructions_per_substep": instructions_per_substep(&b.example, model)?,
+            }),
+            Err(e) => json!({ "error": e }),
+        };
         report.insert(
             model.to_owned(),
             json!({
@@ -132,6 +160,7 @@ pub fn measure(root: &Path) -> Result<Value, String> {
                 "wasm_cpu_ns_per_car_step": median(&mut wasms),
                 "wasm_native_ratio": median(&mut ratios),
                 "instructions_per_substep": instructions,
+                "previous_core": previous,
             }),
         );
     }

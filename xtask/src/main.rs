@@ -20,6 +20,7 @@
 //!   `SIMULATION_VERSION` (golden/README.md says when that is allowed).
 
 mod architecture;
+mod baseline;
 mod bench;
 mod cpu_bench;
 mod postgres;

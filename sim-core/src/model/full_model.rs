@@ -49,8 +49,8 @@ pub(crate) fn substep(
     let omega_world = m * state.angular_velocity;
     let mass = def.chassis.mass;
     let forward_speed = state.velocity.dot(forward);
-    let mut torques = drivetrain::torques(def, params, state, forward_speed);
-    let slip_floor = params.slip_floor(h);
+    let mut torques = drivetrain::torques(def, params, state, host.ratio, host.brake);
+    let slip_floor = host.slip_floor;
     let yaw = || assists::YawState {
         forward_speed,
         lateral_speed: state.velocity.dot(left),
@@ -62,14 +62,16 @@ pub(crate) fn substep(
     let mut results = [WheelResult::default(); 4];
 
     // Ray-cast each strut along the body's down axis to the plane z = 0.
+    // A body tipped past horizontal has no strut pointing at the ground.
+    let tipped = up.z <= 1e-3;
+    let inv_up_z = 1.0 / up.z;
     let hits: [Option<StrutHit>; 4] = Wheel::ALL.map(|w| {
-        let geometry = &params.wheels[w.index()];
-        let mount = state.position + m * geometry.mount;
-        // A body tipped past horizontal has no strut pointing at the ground.
-        if up.z <= 1e-3 {
+        if tipped {
             return None;
         }
-        let distance = mount.z / up.z;
+        let geometry = &params.wheels[w.index()];
+        let mount = state.position + m * geometry.mount;
+        let distance = mount.z * inv_up_z;
         let compression = geometry.ray_length - distance;
         (compression > 0.0).then(|| StrutHit {
             point: mount - up * distance,
@@ -85,27 +87,30 @@ pub(crate) fn substep(
     if speed > 0.0 {
         force -= state.velocity * (aero.drag / speed);
     }
+    // Lift acts along the body's up axis at each axle: the force is the
+    // sum, and the moment of a force along up at x along forward is
+    // x·(forward × up)·lift = −x·lift·left.
     let front_x = def.chassis.cg_to_front_axle;
     let rear_x = front_x - def.chassis.wheelbase;
-    for (x, lift) in [(front_x, aero.lift_front), (rear_x, aero.lift_rear)] {
-        let f = up * lift;
-        force += f;
-        torque += (forward * x).cross(f);
-    }
+    force += up * (aero.lift_front + aero.lift_rear);
+    torque -= left * (front_x * aero.lift_front + rear_x * aero.lift_rear);
 
     for w in Wheel::ALL {
         let i = w.index();
         let front = w.is_front();
         let susp = def.suspension.get(front);
         let mut contact =
-            WheelContact::for_wheel(def, params, env.surfaces, state, &torques, w, slip_floor);
+            WheelContact::for_wheel(params, env.surfaces, state, &torques, i, slip_floor);
         let Some(hit) = hits[i] else {
             // Airborne: the wheel only spins up or down under its torques.
             let result = step_wheel(&contact, state.wheel_omega[i], h);
             state.wheel_omega[i] = result.omega;
             // An unloaded tire springs back.
             state.tire_deflection[i] = [0.0; 2];
-            results[i] = result;
+            if out.is_some() {
+                // Only the telemetry reads them (the assists' activity).
+                results[i] = result;
+            }
             if let Some(out) = out.as_deref_mut() {
                 out.wheels[i] = WheelOutput {
                     steer: steer.angle[i],
@@ -145,7 +150,10 @@ pub(crate) fn substep(
         let (plough_x, plough_y) = ploughing_force(&contact);
         state.wheel_omega[i] = result.omega;
         state.tire_deflection[i] = result.deflection;
-        results[i] = result;
+        if out.is_some() {
+            // Only the telemetry reads them (the assists' activity).
+            results[i] = result;
+        }
 
         let f = up * strut + heading * (result.fx + plough_x) + lateral * (result.fy + plough_y);
         force += f;

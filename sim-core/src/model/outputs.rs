@@ -5,6 +5,7 @@
 
 use glam::DVec3;
 
+use crate::math;
 use crate::model::aero::AeroForces;
 use crate::model::drivetrain::WheelTorques;
 use crate::model::wheel::WheelResult;
@@ -32,7 +33,9 @@ impl WheelOutput {
         WheelOutput {
             load,
             slip_ratio: result.slip_ratio,
-            slip_angle: result.slip_angle,
+            // Only telemetry wants the angle itself: one arc tangent per
+            // wheel and host step, not per substep.
+            slip_angle: math::atan(result.lateral_slip),
             fx: result.fx,
             fy: result.fy,
             travel,

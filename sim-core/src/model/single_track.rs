@@ -13,6 +13,7 @@
 use glam::{DQuat, DVec3};
 
 use crate::ids::Wheel;
+use crate::math;
 use crate::model::aero;
 use crate::model::assists;
 use crate::model::drivetrain;
@@ -41,8 +42,12 @@ pub(crate) fn substep(
     let mass = c.mass;
     let a = c.cg_to_front_axle;
     let b = c.wheelbase - a;
-    let (yaw, _, _) = yaw_pitch_roll(state.orientation);
-    let (sin_yaw, cos_yaw) = (libm::sin(yaw), libm::cos(yaw));
+    // The heading as the unit quaternion (0, 0, sin ψ/2, cos ψ/2): sin ψ
+    // and cos ψ follow from it by products, so no angle is extracted.
+    let heading = heading_quaternion(state.orientation);
+    let (half_sin, half_cos) = (heading.z, heading.w);
+    let sin_yaw = 2.0 * half_sin * half_cos;
+    let cos_yaw = half_cos * half_cos - half_sin * half_sin;
     let v = state.velocity;
     let vx = v.x * cos_yaw + v.y * sin_yaw;
     let vy = -v.x * sin_yaw + v.y * cos_yaw;
@@ -52,8 +57,8 @@ pub(crate) fn substep(
     let gy = -gravity.x * sin_yaw + gravity.y * cos_yaw;
     let weight = -gravity.z * mass;
 
-    let mut torques = drivetrain::torques(def, params, state, vx);
-    let slip_floor = params.slip_floor(h);
+    let mut torques = drivetrain::torques(def, params, state, host.ratio, host.brake);
+    let slip_floor = host.slip_floor;
     let yaw_state = || assists::YawState {
         forward_speed: vx,
         lateral_speed: vy,
@@ -119,7 +124,7 @@ pub(crate) fn substep(
             load: wheel_load,
             vx: bx * cos_d + by * sin_d,
             vy: -bx * sin_d + by * cos_d,
-            ..WheelContact::for_wheel(def, params, env.surfaces, state, &torques, w, slip_floor)
+            ..WheelContact::for_wheel(params, env.surfaces, state, &torques, i, slip_floor)
         };
         // Each wheel has its own speed and load here, so the two wheels of
         // an axle no longer share a result (a reuse of the left wheel's,
@@ -128,7 +133,10 @@ pub(crate) fn substep(
         let result = step_wheel(&contact, state.wheel_omega[i], h);
         state.wheel_omega[i] = result.omega;
         state.tire_deflection[i] = result.deflection;
-        results[i] = result;
+        if out.is_some() {
+            // Only the telemetry reads them (the assists' activity).
+            results[i] = result;
+        }
 
         let (px, py) = ploughing_force(&contact);
         let (fx, fy) = (result.fx + px, result.fy + py);
@@ -155,8 +163,14 @@ pub(crate) fn substep(
     let new_r = r + yaw_moment / params.inertia.z * h;
     let new_vx = vx + (ax + r * vy) * h;
     let new_vy = vy + (ay - r * vx) * h;
-    let new_yaw = yaw + new_r * h;
-    let (sin_n, cos_n) = (libm::sin(new_yaw), libm::cos(new_yaw));
+    // Turn the heading by r·h: a product with the half-angle rotation,
+    // renormalised so rounding cannot drift it off the unit circle.
+    let (turn_sin, turn_cos) = math::sin_cos(0.5 * new_r * h);
+    let z = half_sin * turn_cos + half_cos * turn_sin;
+    let w = half_cos * turn_cos - half_sin * turn_sin;
+    let norm = 1.0 / (z * z + w * w).sqrt();
+    let (z, w) = (z * norm, w * norm);
+    let (sin_n, cos_n) = (2.0 * z * w, w * w - z * z);
     state.velocity = DVec3::new(
         new_vx * cos_n - new_vy * sin_n,
         new_vx * sin_n + new_vy * cos_n,
@@ -165,12 +179,23 @@ pub(crate) fn substep(
     state.position.x += state.velocity.x * h;
     state.position.y += state.velocity.y * h;
     state.position.z = c.cg_height;
-    state.orientation = DQuat::from_rotation_z(new_yaw);
+    state.orientation = DQuat::from_xyzw(0.0, 0.0, z, w);
     state.angular_velocity = DVec3::new(0.0, 0.0, new_r);
 
     if let Some(out) = out {
         out.acceleration = DVec3::new(ax, ay, 0.0);
         out.set_drivetrain_and_aero(&torques, &aero);
         out.set_assists(&results, esc);
+    }
+}
+
+/// The car's heading as a rotation about z alone. The model keeps pitch
+/// and roll at zero, so after its first substep the orientation already is
+/// one; a car handed over by the full model is flattened to its yaw once.
+fn heading_quaternion(q: DQuat) -> DQuat {
+    if q.x == 0.0 && q.y == 0.0 {
+        q
+    } else {
+        DQuat::from_rotation_z(yaw_pitch_roll(q).0)
     }
 }

@@ -5,6 +5,7 @@
 
 use glam::DVec3;
 
+use crate::model::drivetrain;
 use crate::model::steering::SteerGeometry;
 use crate::state::car_state::CarState;
 use crate::surface::SurfaceTable;
@@ -20,19 +21,41 @@ pub(crate) struct Environment<'a> {
 }
 
 /// What stays constant over one host step, computed once before its
-/// substeps: the input's steer geometry and the slope-tilted gravity.
+/// substeps: the input's steer geometry and brake torques, the
+/// slope-tilted gravity, the gear and the slip floor. The gearbox decides
+/// once per host step, as a shift controller running at the game's rate
+/// would; a shift waits at most one host step.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct HostStep {
     pub steer: SteerGeometry,
     /// Gravity in the car's ground frame, m/s².
     pub gravity: DVec3,
+    /// Brake and handbrake friction torque per wheel, N·m.
+    pub brake: [f64; 4],
+    /// Overall ratio of the engaged gear (0 in neutral).
+    pub ratio: f64,
+    /// Slip-speed floor for the substep length, m/s.
+    pub slip_floor: f64,
 }
 
 impl HostStep {
-    pub(crate) fn new(def: &CarDefinition, state: &CarState, env: &Environment<'_>) -> Self {
+    /// Selects the gear for this host step (a shift opens the clutch) and
+    /// computes what the substeps share; `h` is the substep length.
+    pub(crate) fn begin(
+        def: &CarDefinition,
+        params: &CarParams,
+        state: &mut CarState,
+        env: &Environment<'_>,
+        h: f64,
+    ) -> Self {
+        let forward_speed = state.velocity.dot(state.orientation * DVec3::X);
+        drivetrain::select_gear(def, state, forward_speed);
         HostStep {
             steer: SteerGeometry::new(def, state.input.steer),
             gravity: state.slope.gravity(env.gravity),
+            brake: drivetrain::brakes::friction_torques(def, &state.input),
+            ratio: drivetrain::gearbox::overall_ratio(def, state.gear),
+            slip_floor: params.slip_floor(h),
         }
     }
 }

@@ -10,7 +10,7 @@
 //! per direction (Pacejka, *Tire and Vehicle Dynamics*, ch. 7, the
 //! first-order relaxation model): along the heading
 //! du/dt = (ωR − vx) − |vx|·u/σx, across it dv/dt = −vy − |vx|·v/σy, and
-//! the tire works at slip κ' = u/σx and slip angle α' = atan(v/σy). At
+//! the tire works at slip κ' = u/σx and lateral slip tan α' = v/σy. At
 //! speed these lag the kinematic slips by σ/|vx|; at rest the deflection is
 //! a spring of stiffness C/σ, which is what holds a braked car on a grade
 //! without creeping. Each update is backward Euler (unconditionally stable
@@ -26,27 +26,19 @@
 //! rolling-resistance torques are friction: they may stop the wheel but
 //! never reverse it.
 
-use crate::ids::Wheel;
 use crate::model::drivetrain::WheelTorques;
 use crate::state::car_state::CarState;
 use crate::surface::{Surface, SurfaceTable};
-use crate::vehicle::car_params::CarParams;
-use crate::vehicle::definition::CarDefinition;
-use crate::vehicle::tire::TireParameters;
+use crate::vehicle::car_params::{CarParams, WheelConstants};
 
 /// Below this speed (m/s) the tire's low-speed damping fades in.
 const LOW_SPEED: f64 = 3.0;
-/// The deflections are clamped to this many relaxation lengths (|κ'| ≤ 1
-/// and |tan α'| ≤ 6): far past the force peak, it keeps a wheel spinning
-/// on the spot, or a car sliding sideways at rest, from winding the state
-/// up without bound.
-const MAX_SLIP_X: f64 = 1.0;
-const MAX_SLIP_Y: f64 = 6.0;
 
 /// The wheel's inputs for one substep.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct WheelContact<'a> {
-    pub tire: &'a TireParameters,
+    /// What the definition fixes for this wheel.
+    pub constants: &'a WheelConstants,
     pub surface: &'a Surface,
     /// Normal load, N (0 when airborne).
     pub load: f64,
@@ -54,58 +46,41 @@ pub(crate) struct WheelContact<'a> {
     pub vx: f64,
     /// Contact-patch ground velocity to the wheel's left, m/s.
     pub vy: f64,
-    pub radius: f64,
+    /// Spin inertia with what turns with the wheel this substep, kg·m².
     pub inertia: f64,
     pub drive_torque: f64,
     pub brake_torque: f64,
     /// Slip-speed floor for the kinematic slip the assists read, m/s.
     pub slip_floor: f64,
-    /// ABS: the slip ratio magnitude braking may not exceed (None: off).
-    pub abs_slip: Option<f64>,
-    /// Traction control: the slip ratio driving may not exceed (None: off).
-    pub tc_slip: Option<f64>,
     /// Contact-patch deflection at the start of the substep (along, across),
     /// m.
     pub deflection: [f64; 2],
-    /// Low-speed damping (along, across), N·s/m.
-    pub damping: [f64; 2],
-    /// Peak-force slip ratio and slip angle: combined slip's scales.
-    pub peak_slips: [f64; 2],
 }
 
 impl<'a> WheelContact<'a> {
-    /// Wheel `wheel`'s contact for this substep from the car and the
+    /// Wheel `i`'s contact for this substep from the car and the
     /// drivetrain's torques; the vehicle model fills in `load`, `vx` and
     /// `vy` from its own kinematics.
     pub(crate) fn for_wheel(
-        def: &'a CarDefinition,
-        params: &CarParams,
+        params: &'a CarParams,
         surfaces: &'a SurfaceTable,
         state: &CarState,
         torques: &WheelTorques,
-        wheel: Wheel,
+        i: usize,
         slip_floor: f64,
     ) -> Self {
-        let i = wheel.index();
-        let front = wheel.is_front();
-        let axle = usize::from(!front);
-        let wheel_def = def.wheels.get(front);
+        let constants = &params.wheel_constants[i];
         WheelContact {
-            tire: def.tires.get(front),
+            constants,
             surface: surfaces.get_checked(state.surfaces[i]),
             load: 0.0,
             vx: 0.0,
             vy: 0.0,
-            radius: wheel_def.radius,
-            inertia: wheel_def.inertia + torques.extra_inertia[i],
+            inertia: constants.inertia + torques.extra_inertia[i],
             drive_torque: torques.drive[i],
             brake_torque: torques.brake[i],
             slip_floor,
-            abs_slip: params.slip_limits.abs[i],
-            tc_slip: params.slip_limits.tc[i],
             deflection: state.tire_deflection[i],
-            damping: params.tire_damping[axle],
-            peak_slips: [params.peak_slip[axle], params.peak_slip_angle[axle]],
         }
     }
 }
@@ -120,8 +95,8 @@ pub(crate) struct WheelResult {
     pub fy: f64,
     /// The transient slip ratio κ' the tire worked at.
     pub slip_ratio: f64,
-    /// The transient slip angle α' the tire worked at, rad.
-    pub slip_angle: f64,
+    /// The transient lateral slip tan α' the tire worked at.
+    pub lateral_slip: f64,
     /// Fraction of the brake torque ABS released (0 … 1).
     pub abs_release: f64,
     /// Fraction of the drive torque traction control cut (0 … 1).
@@ -136,51 +111,56 @@ pub(crate) struct WheelResult {
 /// Advances the wheel's spin and tire deflection by `h` and returns the
 /// forces on the car.
 pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResult {
-    let (sigma_x, sigma_y) = (c.tire.relaxation_x, c.tire.relaxation_y);
+    let k = c.constants;
+    let [inv_sigma_x, inv_sigma_y] = k.inv_relaxation;
+    let radius = k.radius;
     let speed = c.vx.abs();
     // Backward Euler of du/dt = s − |vx|·u/σ: u' = (u + h·s)·gain.
-    let gain_x = 1.0 / (1.0 + h * speed / sigma_x);
-    let gain_y = 1.0 / (1.0 + h * speed / sigma_y);
-    let limit_u = MAX_SLIP_X * sigma_x;
+    let gain_x = 1.0 / (1.0 + h * speed * inv_sigma_x);
+    let gain_y = 1.0 / (1.0 + h * speed * inv_sigma_y);
+    let [limit_u, limit_v] = k.deflection_limit;
     let deflect_x = |spin: f64| {
-        ((c.deflection[0] + h * (spin * c.radius - c.vx)) * gain_x).clamp(-limit_u, limit_u)
+        clamp(
+            (c.deflection[0] + h * (spin * radius - c.vx)) * gain_x,
+            limit_u,
+        )
     };
-    let limit_v = MAX_SLIP_Y * sigma_y;
-    let lateral_deflection = ((c.deflection[1] - h * c.vy) * gain_y).clamp(-limit_v, limit_v);
+    let lateral_deflection = clamp((c.deflection[1] - h * c.vy) * gain_y, limit_v);
     // The kinematic slip, for the assists (they act on what the wheel
     // does now, not on the lagging tire).
     let denom = speed.max(c.slip_floor);
     let predicted = deflect_x(omega);
-    let slip_ratio = predicted / sigma_x;
-    let slip_angle = libm::atan(lateral_deflection / sigma_y);
+    let slip_ratio = predicted * inv_sigma_x;
+    // The lateral slip tan α' the tire curve takes (no arc tangent: see
+    // the tire module's conventions).
+    let lateral_slip = lateral_deflection * inv_sigma_y;
     let grip = c.surface.grip;
-    let tire = c.tire.at_load(c.load);
-    let (fx_tire, fy_tire, dfx_dkappa) =
-        tire.combined(slip_ratio, slip_angle, c.peak_slips[0], c.peak_slips[1]);
-    let (peak_x, peak_y) = (tire.peak_x, tire.peak_y);
+    let tire = k.tire.at_load(c.load);
+    let (fx_tire, fy_tire, dfx_dkappa) = tire.combined_at(slip_ratio, lateral_slip, &k.peaks);
+    let (peak_x, peak_y) = (tire.peak_x * grip, tire.peak_y * grip);
     // Low-speed damping on the slip velocities, fading out by LOW_SPEED.
     let fade = if c.load > 0.0 {
-        (1.0 - speed / LOW_SPEED).max(0.0)
+        (1.0 - speed * (1.0 / LOW_SPEED)).max(0.0)
     } else {
         0.0
     };
-    let (damp_x, damp_y) = (c.damping[0] * fade, c.damping[1] * fade);
-    let fx = fx_tire * grip + damp_x * (omega * c.radius - c.vx);
-    let fy = (fy_tire * grip - damp_y * c.vy).clamp(-peak_y * grip, peak_y * grip);
+    let (damp_x, damp_y) = (k.damping[0] * fade, k.damping[1] * fade);
+    let fx = fx_tire * grip + damp_x * (omega * radius - c.vx);
+    let fy = clamp(fy_tire * grip - damp_y * c.vy, peak_y);
     // dFx/dω through the deflection update, plus the damping.
     let dfx_domega =
-        (dfx_dkappa * grip).max(0.0) * h * c.radius * gain_x / sigma_x + damp_x * c.radius;
+        (dfx_dkappa * grip).max(0.0) * h * radius * gain_x * inv_sigma_x + damp_x * radius;
     // Aligning moment: the lateral force acts a pneumatic trail behind the
     // contact centre; the trail shrinks to nothing as the tire slides.
-    let trail =
-        c.tire.pneumatic_trail * (1.0 - slip_angle.abs() / (2.0 * c.peak_slips[1])).max(0.0);
+    let trail = k.trail * (1.0 - lateral_slip.abs() * k.trail_fade).max(0.0);
     let mz = -trail * fy_tire * grip;
 
-    let rolling = c.surface.rolling_resistance * c.load.max(0.0) * c.radius;
+    let rolling = c.surface.rolling_resistance * c.load.max(0.0) * radius;
     let friction = c.brake_torque + rolling;
-    let effective_inertia = c.inertia + h * c.radius * dfx_domega;
-    let free = omega + h * (c.drive_torque - c.radius * fx) / effective_inertia;
-    let stop = h * friction / effective_inertia;
+    // One division serves every torque-to-spin conversion below.
+    let h_over_inertia = h / (c.inertia + h * radius * dfx_domega);
+    let free = omega + (c.drive_torque - radius * fx) * h_over_inertia;
+    let stop = friction * h_over_inertia;
     let mut new_omega = if free.abs() <= stop {
         0.0
     } else {
@@ -191,13 +171,13 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
     // traction control takes away drive torque, each only as much as keeps
     // the slip at its limit. They can only reduce the torque the driver
     // asked for, so they never spin a wheel beyond what no torque would.
-    if let Some(limit) = c.abs_slip
+    if let Some(limit) = k.abs_slip
         && c.brake_torque > 0.0
         && c.vx != 0.0
     {
         // The spin at which |slip| equals the limit, on the braking side.
-        let edge = (c.vx - limit * denom * c.vx.signum()) / c.radius;
-        let rolling_stop = h * rolling / effective_inertia;
+        let edge = (c.vx - limit * denom * c.vx.signum()) * k.inv_radius;
+        let rolling_stop = rolling * h_over_inertia;
         let unbraked = if free.abs() <= rolling_stop {
             0.0
         } else {
@@ -210,39 +190,51 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
         };
         if relaxed != new_omega {
             // Brake torque given back, as a share of the pedal's.
-            let given_back = (relaxed - new_omega).abs() * effective_inertia / h;
+            let given_back = (relaxed - new_omega).abs() / h_over_inertia;
             abs_release = (given_back / c.brake_torque).min(1.0);
             new_omega = relaxed;
         }
     }
-    if let Some(limit) = c.tc_slip
+    if let Some(limit) = k.tc_slip
         && c.drive_torque != 0.0
     {
-        let edge = (c.vx + limit * denom * c.drive_torque.signum()) / c.radius;
-        let undriven = new_omega - h * c.drive_torque / effective_inertia;
+        let edge = (c.vx + limit * denom * c.drive_torque.signum()) * k.inv_radius;
+        let undriven = new_omega - c.drive_torque * h_over_inertia;
         let held = if c.drive_torque > 0.0 {
             new_omega.min(edge.max(undriven))
         } else {
             new_omega.max(edge.min(undriven))
         };
         if held != new_omega {
-            let cut = (new_omega - held).abs() * effective_inertia / h;
+            let cut = (new_omega - held).abs() / h_over_inertia;
             tc_cut = (cut / c.drive_torque.abs()).min(1.0);
             new_omega = held;
         }
     }
-    let limit = peak_x * grip;
-    let fx_applied = (fx + dfx_domega * (new_omega - omega)).clamp(-limit, limit);
+    let fx_applied = clamp(fx + dfx_domega * (new_omega - omega), peak_x);
     WheelResult {
         omega: new_omega + 0.0,
         fx: fx_applied,
         fy,
         slip_ratio,
-        slip_angle,
+        lateral_slip,
         abs_release,
         tc_cut,
         deflection: [deflect_x(new_omega) + 0.0, lateral_deflection + 0.0],
         mz,
+    }
+}
+
+/// `x` limited to ±`limit` (`limit` ≥ 0). Unlike `f64::clamp` there is no
+/// check that the bounds are ordered on the hot path; a NaN passes through
+/// as it does there.
+fn clamp(x: f64, limit: f64) -> f64 {
+    if x > limit {
+        limit
+    } else if x < -limit {
+        -limit
+    } else {
+        x
     }
 }
 
@@ -256,24 +248,34 @@ pub(crate) fn ploughing_force(c: &WheelContact<'_>) -> (f64, f64) {
 mod tests {
     use super::*;
     use crate::surface::SurfaceTable;
+    use crate::vehicle::tire::PeakSlips;
 
-    fn contact<'a>(t: &'a TireParameters, s: &'a Surface) -> WheelContact<'a> {
+    /// A 0.3 m wheel of 1 kg·m² on the preset's front tire, without
+    /// low-speed damping or assists.
+    fn constants(preset: &crate::CarDefinition) -> WheelConstants {
+        let mut k = CarParams::new(preset).wheel_constants[0].clone();
+        k.radius = 0.3;
+        k.inv_radius = 1.0 / 0.3;
+        k.inertia = 1.0;
+        k.damping = [0.0; 2];
+        k.abs_slip = None;
+        k.tc_slip = None;
+        k.peaks = PeakSlips::new(0.1, 0.15);
+        k
+    }
+
+    fn contact<'a>(k: &'a WheelConstants, s: &'a Surface) -> WheelContact<'a> {
         WheelContact {
-            tire: t,
+            constants: k,
             surface: s,
             load: 3500.0,
             vx: 0.0,
             vy: 0.0,
-            radius: 0.3,
-            inertia: 1.0,
+            inertia: k.inertia,
             drive_torque: 0.0,
             brake_torque: 0.0,
             slip_floor: 0.5,
-            abs_slip: None,
-            tc_slip: None,
             deflection: [0.0; 2],
-            damping: [0.0; 2],
-            peak_slips: [0.1, 0.15],
         }
     }
 
@@ -281,7 +283,8 @@ mod tests {
     fn braked_wheel_at_rest_stays_exactly_at_rest() {
         let presets = crate::vehicle::presets::preset("fwd_hatchback").unwrap();
         let table = SurfaceTable::presets();
-        let mut c = contact(&presets.tires.front, &table.surfaces()[0]);
+        let k = constants(&presets);
+        let mut c = contact(&k, &table.surfaces()[0]);
         c.brake_torque = 500.0;
         c.drive_torque = 100.0;
         let r = step_wheel(&c, 0.0, 0.001);
@@ -293,7 +296,8 @@ mod tests {
     fn spin_update_is_stable_with_huge_substeps() {
         let presets = crate::vehicle::presets::preset("fwd_hatchback").unwrap();
         let table = SurfaceTable::presets();
-        let mut c = contact(&presets.tires.front, &table.surfaces()[0]);
+        let k = constants(&presets);
+        let mut c = contact(&k, &table.surfaces()[0]);
         c.vx = 20.0;
         // Start far from free rolling and take a large step: the implicit
         // update must land near free rolling, not overshoot wildly.

@@ -6,6 +6,7 @@ use glam::DVec3;
 
 use crate::ids::Wheel;
 use crate::vehicle::definition::{CarDefinition, ClutchDefinition, STANDARD_GRAVITY};
+use crate::vehicle::tire::{PeakSlips, TireParameters};
 
 /// Lowest speed used as the slip denominator, m/s. Below it slip is computed
 /// against this floor, turning the tire into a stiff damper that holds the
@@ -17,6 +18,78 @@ pub(crate) const MIN_SLIP_SPEED: f64 = 0.5;
 /// 4·K/floor (K the stiffest slip stiffness), so the floor grows with the
 /// substep h to keep c·h/m at 1/SLIP_FLOOR_MARGIN, well inside that bound.
 const SLIP_FLOOR_MARGIN: f64 = 1.5;
+
+/// The deflections are clamped to this many relaxation lengths (|κ'| ≤ 1
+/// and |tan α'| ≤ 6): far past the force peak, it keeps a wheel spinning
+/// on the spot, or a car sliding sideways at rest, from winding the state
+/// up without bound.
+const MAX_SLIP_X: f64 = 1.0;
+const MAX_SLIP_Y: f64 = 6.0;
+
+/// What the wheel update reads of the definition every substep, with its
+/// reciprocals taken once here rather than divided per substep.
+#[derive(Clone, Debug)]
+pub(crate) struct WheelConstants {
+    pub tire: TireParameters,
+    pub radius: f64,
+    pub inv_radius: f64,
+    /// The wheel's own spin inertia, kg·m².
+    pub inertia: f64,
+    /// 1/σ of the relaxation lengths (along, across), 1/m.
+    pub inv_relaxation: [f64; 2],
+    /// Largest contact-patch deflection (along, across), m.
+    pub deflection_limit: [f64; 2],
+    /// Slip ratio and lateral slip (tan α) of peak force at static load:
+    /// combined
+    /// slip's scales, and (the ratio) the target of ABS and traction
+    /// control.
+    pub peaks: PeakSlips,
+    /// Pneumatic trail at zero slip angle, m, and how fast it fades: the
+    /// trail is gone at twice the peak lateral slip, so 1/(2·tan α_peak).
+    pub trail: f64,
+    pub trail_fade: f64,
+    /// Low-speed damping (along, across), N·s/m: critical damping of the
+    /// tire's deflection spring against the wheel's share of the car's
+    /// mass. Faded out with speed by the wheel model; it keeps a car at
+    /// rest from oscillating on its tires.
+    pub damping: [f64; 2],
+    /// ABS: the slip ratio magnitude braking may not exceed (None: off).
+    pub abs_slip: Option<f64>,
+    /// Traction control: the slip ratio driving may not exceed (None: off).
+    pub tc_slip: Option<f64>,
+}
+
+impl WheelConstants {
+    fn new(
+        def: &CarDefinition,
+        wheel: Wheel,
+        peaks: PeakSlips,
+        damping: [f64; 2],
+        slip_limits: &SlipLimits,
+    ) -> Self {
+        let i = wheel.index();
+        let front = wheel.is_front();
+        let tire = def.tires.get(front).clone();
+        let w = def.wheels.get(front);
+        WheelConstants {
+            radius: w.radius,
+            inv_radius: 1.0 / w.radius,
+            inertia: w.inertia,
+            inv_relaxation: [1.0 / tire.relaxation_x, 1.0 / tire.relaxation_y],
+            deflection_limit: [
+                MAX_SLIP_X * tire.relaxation_x,
+                MAX_SLIP_Y * tire.relaxation_y,
+            ],
+            trail: tire.pneumatic_trail,
+            trail_fade: 1.0 / (2.0 * peaks.alpha),
+            peaks,
+            damping,
+            abs_slip: slip_limits.abs[i],
+            tc_slip: slip_limits.tc[i],
+            tire,
+        }
+    }
+}
 
 /// Per-wheel geometry in the body frame (origin at the centre of mass).
 #[derive(Clone, Copy, Debug)]
@@ -37,36 +110,24 @@ pub(crate) struct CarParams {
     pub slip_floor_per_second: f64,
     /// Static load per wheel on flat ground, N.
     pub static_wheel_load: [f64; 4],
-    /// Slip ratio of peak longitudinal force at static load, per axle
-    /// (front, rear): the target of ABS and traction control, and the
-    /// longitudinal scale of combined slip.
-    pub peak_slip: [f64; 2],
-    /// Slip angle of peak lateral force at static load, per axle, rad: the
-    /// lateral scale of combined slip.
-    pub peak_slip_angle: [f64; 2],
     /// Linear understeer gradient, rad per m/s² of lateral acceleration,
     /// from static loads, cornering stiffnesses and pneumatic trails: the
     /// stability control's reference.
     pub understeer: f64,
     /// Load-weighted peak friction coefficient at static load.
     pub peak_friction: f64,
-    /// Low-speed damping of each axle's tires (longitudinal, lateral),
-    /// N·s/m: critical damping of the tire's deflection spring against the
-    /// wheel's share of the car's mass. Faded out with speed by the wheel
-    /// model; it keeps a car at rest from oscillating on its tires.
-    pub tire_damping: [[f64; 2]; 2],
     /// The clutch in use (the definition's, or the default for its engine).
     pub clutch: ClutchDefinition,
     /// Spin inertia of each wheel, kg·m².
     pub wheel_inertia: [f64; 4],
-    /// ABS and traction-control slip limits per wheel (None when off).
-    pub slip_limits: SlipLimits,
     /// Steady-state lateral load transfer per axle (front, rear), N per
     /// m/s² of lateral acceleration: the single-track model's estimate of
     /// what the full model's roll does. Each axle takes the share of the
     /// roll moment m·h·a_y that its roll stiffness (springs and anti-roll
     /// bar, roll axis at the ground) carries, over its track.
     pub lateral_transfer: [f64; 2],
+    /// What each wheel's update reads.
+    pub wheel_constants: [WheelConstants; 4],
 }
 
 impl CarParams {
@@ -110,17 +171,34 @@ impl CarParams {
         };
         let (load_f, slip_f, corner_f, peak_f) = axle(true);
         let (load_r, slip_r, corner_r, peak_r) = axle(false);
-        let mut params = CarParams {
+        let peak_slip = [slip_f, slip_r];
+        let peak_lateral_slip = [true, false].map(|front| {
+            let load = def.static_axle_load(front) / 2.0;
+            def.tires.get(front).peak_lateral_slip(load)
+        });
+        let tire_damping = [true, false].map(|front| {
+            let tire = def.tires.get(front);
+            let load = def.static_axle_load(front) / 2.0;
+            let mass = load / STANDARD_GRAVITY;
+            let critical =
+                |stiffness: f64, relaxation: f64| 2.0 * (stiffness / relaxation * mass).sqrt();
+            [
+                critical(tire.slip_stiffness(load), tire.relaxation_x),
+                critical(tire.cornering_stiffness(load), tire.relaxation_y),
+            ]
+        });
+        let slip_limits = SlipLimits::new(def, &peak_slip);
+        let wheel_constants = Wheel::ALL.map(|w| {
+            let axle = usize::from(!w.is_front());
+            let peaks = PeakSlips::new(peak_slip[axle], peak_lateral_slip[axle]);
+            WheelConstants::new(def, w, peaks, tire_damping[axle], &slip_limits)
+        });
+        CarParams {
             wheels,
             inertia,
             inv_inertia: DVec3::ONE / inertia,
             slip_floor_per_second: SLIP_FLOOR_MARGIN * 4.0 * stiffest / c.mass,
             static_wheel_load: Wheel::ALL.map(|w| def.static_axle_load(w.is_front()) / 2.0),
-            peak_slip: [slip_f, slip_r],
-            peak_slip_angle: [true, false].map(|front| {
-                let load = def.static_axle_load(front) / 2.0;
-                def.tires.get(front).peak_slip_angle(load)
-            }),
             understeer: {
                 // The linear single-track car with each axle's lateral
                 // force acting its pneumatic trail behind the axle.
@@ -133,23 +211,12 @@ impl CarParams {
                 c.mass / (c.wheelbase + t_r - t_f) * ((b + t_r) / corner_f - (a - t_f) / corner_r)
             },
             peak_friction: (peak_f + peak_r) / (load_f + load_r),
-            tire_damping: [true, false].map(|front| {
-                let tire = def.tires.get(front);
-                let load = def.static_axle_load(front) / 2.0;
-                let mass = load / STANDARD_GRAVITY;
-                let critical =
-                    |stiffness: f64, relaxation: f64| 2.0 * (stiffness / relaxation * mass).sqrt();
-                [
-                    critical(tire.slip_stiffness(load), tire.relaxation_x),
-                    critical(tire.cornering_stiffness(load), tire.relaxation_y),
-                ]
-            }),
             clutch: def
                 .clutch
                 .clone()
                 .unwrap_or_else(|| ClutchDefinition::default_for(&def.engine)),
             wheel_inertia: Wheel::ALL.map(|w| def.wheels.get(w.is_front()).inertia),
-            slip_limits: SlipLimits::default(),
+            wheel_constants,
             lateral_transfer: {
                 // Roll stiffness of an axle, N·m/rad: each spring deflects
                 // ±t/2·φ, the bar by the compression difference t·φ.
@@ -162,9 +229,7 @@ impl CarParams {
                 [true, false]
                     .map(|front| roll(front) / total * c.mass * c.cg_height / c.track.get(front))
             },
-        };
-        params.slip_limits = SlipLimits::new(def, &params);
-        params
+        }
     }
 
     /// The slip-speed floor for a substep of `h` seconds.
@@ -181,8 +246,8 @@ pub(crate) struct SlipLimits {
 }
 
 impl SlipLimits {
-    pub(crate) fn new(def: &CarDefinition, params: &CarParams) -> Self {
-        let target = |w: Wheel| params.peak_slip[usize::from(!w.is_front())];
+    fn new(def: &CarDefinition, peak_slip: &[f64; 2]) -> Self {
+        let target = |w: Wheel| peak_slip[usize::from(!w.is_front())];
         let a = &def.assists;
         SlipLimits {
             abs: Wheel::ALL.map(|w| a.abs.then(|| target(w))),

@@ -4,12 +4,17 @@
 //!
 //! Conventions: slip ratio κ = (ωR − vx)/|vx|, positive when driving;
 //! slip angle α here is signed so that a positive α gives a positive
-//! (leftward) lateral force, i.e. α = −atan(vy/|vx|).
+//! (leftward) lateral force, i.e. α = −atan(vy/|vx|). As in PAC2002, the
+//! lateral curve's argument is the lateral slip tan α (α* there), not α:
+//! it is what the contact patch's kinematics give directly (−vy/|vx|), so
+//! no arc tangent is taken per substep, and for the small angles where the
+//! curve rises the two agree to first order.
 
 use serde::{Deserialize, Serialize};
 
 use crate::Result;
 use crate::error::check;
+use crate::math;
 
 /// Lowest friction coefficient the load-sensitivity terms may produce; keeps
 /// forces sane under loads far beyond the nominal one.
@@ -116,56 +121,88 @@ impl TireParameters {
         Ok(())
     }
 
+    #[inline(always)]
     fn load_change(&self, fz: f64) -> f64 {
         (fz - self.nominal_load) / self.nominal_load
+    }
+
+    #[inline(always)]
+    fn friction_x(&self, dfz: f64) -> f64 {
+        (self.pdx1 + self.pdx2 * dfz).max(MIN_FRICTION)
+    }
+
+    #[inline(always)]
+    fn friction_y(&self, dfz: f64) -> f64 {
+        (self.pdy1 + self.pdy2 * dfz).max(MIN_FRICTION)
+    }
+
+    /// Slip stiffness over load, K/Fz, at load change `dfz`.
+    #[inline(always)]
+    fn slip_stiffness_per_load(&self, dfz: f64) -> f64 {
+        ((self.pkx1 + self.pkx2 * dfz) * math::exp(self.pkx3 * dfz)).max(0.0)
+    }
+
+    /// Cornering stiffness over load, K/Fz: PAC2002 writes K as
+    /// PKY1·Fz0·sin(2·atan(Fz/(PKY2·Fz0))); with u = Fz/(PKY2·Fz0),
+    /// sin(2·atan u) = 2u/(1 + u²) exactly, and K/Fz = 2·PKY1/(PKY2·(1 + u²)).
+    #[inline(always)]
+    fn cornering_stiffness_per_load(&self, fz: f64) -> f64 {
+        let u = fz / (self.pky2 * self.nominal_load);
+        2.0 * self.pky1 / (self.pky2 * (1.0 + u * u))
     }
 
     /// Peak longitudinal force at load `fz` (N).
     #[must_use]
     pub fn peak_fx(&self, fz: f64) -> f64 {
-        (self.pdx1 + self.pdx2 * self.load_change(fz)).max(MIN_FRICTION) * fz
+        self.friction_x(self.load_change(fz)) * fz
     }
 
     /// Peak lateral force at load `fz` (N).
     #[must_use]
     pub fn peak_fy(&self, fz: f64) -> f64 {
-        (self.pdy1 + self.pdy2 * self.load_change(fz)).max(MIN_FRICTION) * fz
+        self.friction_y(self.load_change(fz)) * fz
     }
 
     /// Longitudinal slip stiffness dFx/dκ at κ = 0 (N per unit slip).
     #[must_use]
     pub fn slip_stiffness(&self, fz: f64) -> f64 {
-        let dfz = self.load_change(fz);
-        (fz * (self.pkx1 + self.pkx2 * dfz) * libm::exp(self.pkx3 * dfz)).max(0.0)
+        (fz * self.slip_stiffness_per_load(self.load_change(fz))).max(0.0)
     }
 
-    /// Cornering stiffness dFy/dα at α = 0 (N/rad).
+    /// Cornering stiffness dFy/dα at α = 0 (N/rad; at α = 0 the slope in
+    /// tan α is the same).
     #[must_use]
     pub fn cornering_stiffness(&self, fz: f64) -> f64 {
-        // PAC2002 writes this as PKY1·Fz0·sin(2·atan(Fz/(PKY2·Fz0))); with
-        // u = Fz/(PKY2·Fz0), sin(2·atan u) = 2u/(1 + u²) exactly, which
-        // saves two transcendental calls per wheel and substep.
-        let u = fz / (self.pky2 * self.nominal_load);
-        self.pky1 * self.nominal_load * 2.0 * u / (1.0 + u * u)
+        fz * self.cornering_stiffness_per_load(fz)
     }
 
     /// The load-dependent coefficients at normal load `fz`; evaluate forces
-    /// on the result. Computing them once per wheel and substep saves
-    /// repeating the load terms for each force.
+    /// on the result. Computed once per wheel and substep: the load change
+    /// is divided out once, and each curve's B = K/(C·D) once (the load
+    /// cancels in it), so the force evaluations only multiply.
     #[must_use]
+    #[inline(always)]
     pub fn at_load(&self, fz: f64) -> TireAtLoad {
         if fz <= 0.0 {
             return TireAtLoad::default();
         }
+        let dfz = self.load_change(fz);
+        let (mu_x, mu_y) = (self.friction_x(dfz), self.friction_y(dfz));
+        let (k_x, k_y) = (
+            self.slip_stiffness_per_load(dfz),
+            self.cornering_stiffness_per_load(fz),
+        );
         TireAtLoad {
-            peak_x: self.peak_fx(fz),
-            stiffness_x: self.slip_stiffness(fz),
+            peak_x: mu_x * fz,
+            stiffness_x: k_x * fz,
             shape_x: self.pcx1,
             curvature_x: self.pex1,
-            peak_y: self.peak_fy(fz),
-            stiffness_y: self.cornering_stiffness(fz),
+            factor_x: k_x / (self.pcx1 * mu_x),
+            peak_y: mu_y * fz,
+            stiffness_y: k_y * fz,
             shape_y: self.pcy1,
             curvature_y: self.pey1,
+            factor_y: k_y / (self.pcy1 * mu_y),
         }
     }
 
@@ -174,15 +211,15 @@ impl TireParameters {
     #[must_use]
     pub fn peak_slip(&self, fz: f64) -> f64 {
         let t = self.at_load(fz);
-        peak_argument(t.shape_x, t.peak_x, t.stiffness_x, t.curvature_x)
+        peak_argument(t.shape_x, t.factor_x, t.curvature_x)
     }
 
-    /// The slip angle (rad) at which the pure lateral force peaks, at load
-    /// `fz`.
+    /// The lateral slip tan α at which the pure lateral force peaks, at
+    /// load `fz`.
     #[must_use]
-    pub fn peak_slip_angle(&self, fz: f64) -> f64 {
+    pub fn peak_lateral_slip(&self, fz: f64) -> f64 {
         let t = self.at_load(fz);
-        peak_argument(t.shape_y, t.peak_y, t.stiffness_y, t.curvature_y)
+        peak_argument(t.shape_y, t.factor_y, t.curvature_y)
     }
 
     /// Pure longitudinal force and its slope dFx/dκ at slip ratio `kappa`.
@@ -191,11 +228,11 @@ impl TireParameters {
         self.at_load(fz).longitudinal(kappa)
     }
 
-    /// Pure lateral force at slip angle `alpha` (sign convention in the
-    /// module docs).
+    /// Pure lateral force at lateral slip `tan_alpha` (tan α; sign
+    /// convention in the module docs).
     #[must_use]
-    pub fn lateral(&self, fz: f64, alpha: f64) -> f64 {
-        self.at_load(fz).lateral(alpha)
+    pub fn lateral(&self, fz: f64, tan_alpha: f64) -> f64 {
+        self.at_load(fz).lateral(tan_alpha)
     }
 }
 
@@ -209,90 +246,135 @@ pub struct TireAtLoad {
     pub stiffness_x: f64,
     shape_x: f64,
     curvature_x: f64,
+    /// Stiffness factor B = K/(C·D), per unit slip.
+    factor_x: f64,
     /// Peak lateral force D, N.
     pub peak_y: f64,
     /// Cornering stiffness K, N/rad.
     pub stiffness_y: f64,
     shape_y: f64,
     curvature_y: f64,
+    /// Stiffness factor B = K/(C·D), per rad.
+    factor_y: f64,
 }
 
 impl TireAtLoad {
     /// Pure longitudinal force and its slope dFx/dκ at slip ratio `kappa`.
     #[must_use]
+    #[inline(always)]
     pub fn longitudinal(&self, kappa: f64) -> (f64, f64) {
-        magic_formula(
-            self.shape_x,
-            self.peak_x,
-            self.stiffness_x,
-            self.curvature_x,
-            kappa,
-        )
+        if self.peak_x <= 0.0 || self.stiffness_x <= 0.0 {
+            return (0.0, 0.0);
+        }
+        let (c, d, b, e) = (self.shape_x, self.peak_x, self.factor_x, self.curvature_x);
+        let bx = b * kappa;
+        let phi = curvature_term(bx, e);
+        let (sin, cos) = math::sin_cos(c * math::atan(phi));
+        // y = D sin(C atan φ): dy/dκ = D cos(C atan φ)·C/(1 + φ²)·dφ/dκ with
+        // dφ/dκ = B(1 − E + E/(1 + (Bκ)²)); one division for both fractions.
+        let w = 1.0 + bx * bx;
+        let slope = d * c * b * cos * ((1.0 - e) * w + e) / ((1.0 + phi * phi) * w);
+        (d * sin, slope)
     }
 
-    /// Pure lateral force at slip angle `alpha`.
+    /// Pure lateral force at lateral slip `tan_alpha` (tan α).
     #[must_use]
-    pub fn lateral(&self, alpha: f64) -> f64 {
-        let (d, k, c) = (self.peak_y, self.stiffness_y, self.shape_y);
-        if d <= 0.0 || k <= 0.0 {
+    #[inline(always)]
+    pub fn lateral(&self, tan_alpha: f64) -> f64 {
+        if self.peak_y <= 0.0 || self.stiffness_y <= 0.0 {
             return 0.0;
         }
-        let phi = curvature_term(k / (c * d) * alpha, self.curvature_y);
-        d * libm::sin(c * libm::atan(phi))
+        let phi = curvature_term(self.factor_y * tan_alpha, self.curvature_y);
+        self.peak_y * math::sin(self.shape_y * math::atan(phi))
     }
 
     /// Combined-slip forces by the resultant-slip (similarity) method:
     /// with the slips normalised by their peak values (σx = κ/κ_peak,
-    /// σy = α/α_peak) and σ = |(σx, σy)|, each force is its pure curve at
-    /// the combined slip, pointed along the normalised slip:
-    /// Fx = Fx0(σ·κ_peak)·σx/σ, Fy = Fy0(σ·α_peak)·σy/σ. Pure slip gives the
-    /// pure curves back, and the force never leaves the ellipse of the two
-    /// peaks. Returns (Fx, Fy, ∂Fx/∂κ).
+    /// σy = α/α_peak, α here the lateral slip tan α) and σ = |(σx, σy)|,
+    /// each force is its pure curve at the combined slip, pointed along the
+    /// normalised slip: Fx = Fx0(σ·κ_peak)·σx/σ, Fy = Fy0(σ·α_peak)·σy/σ.
+    /// Pure slip gives the pure curves back, and the force never leaves the
+    /// ellipse of the two peaks. Returns (Fx, Fy, ∂Fx/∂κ).
     #[must_use]
     pub fn combined(
         &self,
         kappa: f64,
-        alpha: f64,
+        tan_alpha: f64,
         kappa_peak: f64,
-        alpha_peak: f64,
+        tan_alpha_peak: f64,
     ) -> (f64, f64, f64) {
-        let sx = kappa / kappa_peak;
-        let sy = alpha / alpha_peak;
+        self.combined_at(
+            kappa,
+            tan_alpha,
+            &PeakSlips::new(kappa_peak, tan_alpha_peak),
+        )
+    }
+
+    /// [`combined`](Self::combined) with the peak slips' reciprocals
+    /// computed once per definition instead of per call.
+    #[inline(always)]
+    pub(crate) fn combined_at(&self, kappa: f64, alpha: f64, peaks: &PeakSlips) -> (f64, f64, f64) {
+        let sx = kappa * peaks.inv_kappa;
+        let sy = alpha * peaks.inv_alpha;
         let s = (sx * sx + sy * sy).sqrt();
         if s < 1e-9 {
             let (fx, slope) = self.longitudinal(kappa);
             return (fx, self.lateral(alpha), slope);
         }
-        let (fx0, slope0) = self.longitudinal(s * kappa_peak);
-        let fy0 = self.lateral(s * alpha_peak);
-        let (ux, uy) = (sx / s, sy / s);
+        let inv_s = 1.0 / s;
+        let (fx0, slope0) = self.longitudinal(s * peaks.kappa);
+        let fy0 = self.lateral(s * peaks.alpha);
+        let (ux, uy) = (sx * inv_s, sy * inv_s);
         // ∂Fx/∂σx = Fx0'·κ_peak·ux² + Fx0·uy²/σ, and ∂σx/∂κ = 1/κ_peak.
-        let slope = slope0 * ux * ux + fx0 * uy * uy / (s * kappa_peak);
+        let slope = slope0 * ux * ux + fx0 * uy * uy * inv_s * peaks.inv_kappa;
         (fx0 * ux, fy0 * uy, slope)
     }
 }
 
+/// The slip ratio and lateral slip (tan α) of peak force, combined slip's
+/// scales, with their reciprocals.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct PeakSlips {
+    pub kappa: f64,
+    pub alpha: f64,
+    pub inv_kappa: f64,
+    pub inv_alpha: f64,
+}
+
+impl PeakSlips {
+    pub(crate) fn new(kappa: f64, alpha: f64) -> Self {
+        PeakSlips {
+            kappa,
+            alpha,
+            inv_kappa: 1.0 / kappa,
+            inv_alpha: 1.0 / alpha,
+        }
+    }
+}
+
 /// The Magic Formula's inner argument φ = Bx − E(Bx − atan Bx). With E = 0
-/// it is Bx exactly, so the atan is skipped without changing a bit.
+/// it is Bx exactly, so the atan is skipped.
+#[inline(always)]
 fn curvature_term(bx: f64, e: f64) -> f64 {
     if e == 0.0 {
         bx
     } else {
-        bx - e * (bx - libm::atan(bx))
+        bx - e * (bx - math::atan(bx))
     }
 }
 
 /// Where y = D sin(C atan φ) peaks: C·atan(φ) = π/2, solved for x by
-/// bisection (φ grows monotonically with x for E ≤ 1). A shape factor at
-/// or below 1 never reaches π/2 (a curve without a peak): 1 is returned.
-fn peak_argument(c: f64, d: f64, stiffness: f64, e: f64) -> f64 {
-    if d <= 0.0 || stiffness <= 0.0 {
+/// bisection (φ grows monotonically with x for E ≤ 1), with B = K/(C·D)
+/// the curve's stiffness factor. A shape factor at or below 1 never reaches
+/// π/2 (a curve without a peak): 1 is returned. Run once per definition,
+/// so libm's tan is fine here.
+fn peak_argument(c: f64, b: f64, e: f64) -> f64 {
+    if b <= 0.0 {
         return 0.0;
     }
     if c <= 1.0 {
         return 1.0;
     }
-    let b = stiffness / (c * d);
     let target = libm::tan(core::f64::consts::FRAC_PI_2 / c);
     let (mut lo, mut hi) = (0.0, 1.0);
     for _ in 0..50 {
@@ -304,19 +386,6 @@ fn peak_argument(c: f64, d: f64, stiffness: f64, e: f64) -> f64 {
         }
     }
     0.5 * (lo + hi)
-}
-
-/// y = D sin(C atan φ) with B = K/(CD), and its slope dy/dx.
-fn magic_formula(c: f64, d: f64, stiffness: f64, e: f64, x: f64) -> (f64, f64) {
-    if d <= 0.0 || stiffness <= 0.0 {
-        return (0.0, 0.0);
-    }
-    let b = stiffness / (c * d);
-    let bx = b * x;
-    let phi = curvature_term(bx, e);
-    let dphi = b * (1.0 - e + e / (1.0 + bx * bx));
-    let (sin, cos) = libm::sincos(c * libm::atan(phi));
-    (d * sin, d * cos * c / (1.0 + phi * phi) * dphi)
 }
 
 #[cfg(test)]
@@ -387,7 +456,7 @@ mod tests {
         let t = tire();
         let fz = 4000.0;
         let a = t.at_load(fz);
-        let (kp, ap) = (t.peak_slip(fz), t.peak_slip_angle(fz));
+        let (kp, ap) = (t.peak_slip(fz), t.peak_lateral_slip(fz));
         for k in [-0.3, -0.05, 0.02, 0.1, 0.5] {
             let (fx, fy, slope) = a.combined(k, 0.0, kp, ap);
             let (pure, pure_slope) = a.longitudinal(k);

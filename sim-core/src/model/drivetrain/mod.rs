@@ -1,5 +1,6 @@
-//! Engine → clutch → gearbox → differentials → wheels, plus brakes. Both
-//! vehicle models call [`torques`] before their wheels' spin update and
+//! Engine → clutch → gearbox → differentials → wheels, plus brakes. The
+//! gear is chosen once per host step ([`select_gear`]); both vehicle
+//! models call [`torques`] before their wheels' spin update and
 //! [`after_wheels`] after it, once per substep.
 
 pub(crate) mod brakes;
@@ -35,23 +36,29 @@ pub(crate) struct WheelTorques {
     pub clutch_capacity: f64,
 }
 
-/// Computes this substep's torques and updates the engaged gear;
-/// `ground_speed` is the car's speed along its heading, m/s.
+/// Picks the gear for the coming host step (a shift opens the clutch; it
+/// takes up the new ratio by slipping); `ground_speed` is the car's speed
+/// along its heading, m/s.
+pub(crate) fn select_gear(def: &CarDefinition, state: &mut CarState, ground_speed: f64) {
+    let carrier_omega = differential::input_speed(def, &state.wheel_omega);
+    let gear = gearbox::select_gear(def, &state.input, state.gear, carrier_omega, ground_speed);
+    if gear != state.gear {
+        state.clutch_locked = false;
+        state.gear = gear;
+    }
+}
+
+/// Computes this substep's torques in the host step's gear (`ratio`) with
+/// its brake torques.
 pub(crate) fn torques(
     def: &CarDefinition,
     params: &CarParams,
     state: &mut CarState,
-    ground_speed: f64,
+    ratio: f64,
+    brake: [f64; 4],
 ) -> WheelTorques {
     let input = state.input;
     let carrier_omega = differential::input_speed(def, &state.wheel_omega);
-    let gear = gearbox::select_gear(def, &input, state.gear, carrier_omega, ground_speed);
-    if gear != state.gear {
-        // A shift opens the clutch; it takes up the new ratio by slipping.
-        state.clutch_locked = false;
-        state.gear = gear;
-    }
-    let ratio = gearbox::overall_ratio(def, gear);
     let shaft = carrier_omega * ratio;
     let engine_torque = engine::output_torque(def, state.engine_omega, input.throttle);
     let capacity = clutch::capacity(params, input.clutch, state.engine_omega, shaft, ratio);
@@ -74,7 +81,7 @@ pub(crate) fn torques(
     differential::split(def, at_wheels, &mut drive);
     WheelTorques {
         drive,
-        brake: brakes::friction_torques(def, &input),
+        brake,
         extra_inertia,
         engine_rpm: state.engine_omega * engine::RAD_PER_S_TO_RPM,
         engine_torque,
