@@ -8,7 +8,7 @@
 //! | 4      | 2    | snapshot layout version, u16 = 1                         |
 //! | 6      | 4    | `SIMULATION_VERSION`, u32                                |
 //! | 10     | 8    | definition fingerprint (first 8 bytes of blake3(JSON))   |
-//! | 18     | 288  | 36 × f64 in the order of `FLOAT_FIELDS` below: position  |
+//! | 18     | 288  | 36 × f64 in the order of `FLOAT_FIELDS` (car_state.rs):  |
 //! |        |      | xyz, orientation xyzw, velocity xyz, angular velocity    |
 //! |        |      | xyz, wheel ω ×4, elapsed, input ×6, substep-rate         |
 //! |        |      | override (0 = none), slope grade, cross slope, tire      |
@@ -29,13 +29,12 @@ use crate::SIMULATION_VERSION;
 use crate::ground::GroundSlope;
 use crate::input::CarInput;
 use crate::lod::{Lod, LodSetting};
-use crate::state::car_state::CarState;
+use crate::state::car_state::{CarState, FLOAT_FIELDS, FLOATS};
 use crate::surface::SurfaceId;
 use crate::{CoreError, Result};
 
 const MAGIC: &[u8; 4] = b"SKCS";
 const LAYOUT_VERSION: u16 = 2;
-const FLOATS: usize = 36;
 /// Exact size of a snapshot.
 pub const SNAPSHOT_LEN: usize = 18 + FLOATS * 8 + 4 + 1 + 4 + 1;
 
@@ -56,72 +55,6 @@ pub(crate) fn encode(state: &CarState, fingerprint: &[u8; 8]) -> Vec<u8> {
     debug_assert_eq!(out.len(), SNAPSHOT_LEN);
     out
 }
-
-/// One f64 of the layout: its name in reports, and how it is read from and
-/// written into a `CarState`.
-struct FloatField {
-    name: &'static str,
-    get: fn(&CarState) -> f64,
-    set: fn(&mut CarState, f64),
-}
-
-/// A field reached by a place expression on the state (`position.x`,
-/// `wheel_omega[0]`, `tire_deflection[2][1]`).
-macro_rules! float_field {
-    ($name:literal, $($place:tt)+) => {
-        FloatField {
-            name: $name,
-            get: |s| s.$($place)+,
-            set: |s, v| s.$($place)+ = v,
-        }
-    };
-}
-
-/// The 36 floats of the layout, in order: the one list that the encoder,
-/// the decoder and the field names of desync reports all read.
-const FLOAT_FIELDS: [FloatField; FLOATS] = [
-    float_field!("position.x", position.x),
-    float_field!("position.y", position.y),
-    float_field!("position.z", position.z),
-    float_field!("orientation.x", orientation.x),
-    float_field!("orientation.y", orientation.y),
-    float_field!("orientation.z", orientation.z),
-    float_field!("orientation.w", orientation.w),
-    float_field!("velocity.x", velocity.x),
-    float_field!("velocity.y", velocity.y),
-    float_field!("velocity.z", velocity.z),
-    float_field!("angular_velocity.x", angular_velocity.x),
-    float_field!("angular_velocity.y", angular_velocity.y),
-    float_field!("angular_velocity.z", angular_velocity.z),
-    float_field!("wheel_omega.fl", wheel_omega[0]),
-    float_field!("wheel_omega.fr", wheel_omega[1]),
-    float_field!("wheel_omega.rl", wheel_omega[2]),
-    float_field!("wheel_omega.rr", wheel_omega[3]),
-    float_field!("elapsed", elapsed),
-    float_field!("input.steer", input.steer),
-    float_field!("input.throttle", input.throttle),
-    float_field!("input.brake", input.brake),
-    float_field!("input.handbrake", input.handbrake),
-    float_field!("input.clutch", input.clutch),
-    float_field!("input.gear", input.gear),
-    // No override is stored as 0, which no valid rate is.
-    FloatField {
-        name: "lod.substep_rate",
-        get: |s| s.lod.substep_rate.unwrap_or(0.0),
-        set: |s, v| s.lod.substep_rate = (v != 0.0).then_some(v),
-    },
-    float_field!("slope.grade", slope.grade),
-    float_field!("slope.cross_slope", slope.cross_slope),
-    float_field!("tire_deflection_x.fl", tire_deflection[0][0]),
-    float_field!("tire_deflection_y.fl", tire_deflection[0][1]),
-    float_field!("tire_deflection_x.fr", tire_deflection[1][0]),
-    float_field!("tire_deflection_y.fr", tire_deflection[1][1]),
-    float_field!("tire_deflection_x.rl", tire_deflection[2][0]),
-    float_field!("tire_deflection_y.rl", tire_deflection[2][1]),
-    float_field!("tire_deflection_x.rr", tire_deflection[3][0]),
-    float_field!("tire_deflection_y.rr", tire_deflection[3][1]),
-    float_field!("engine_omega", engine_omega),
-];
 
 /// A state at rest at the origin, every float zero: the base the decoder
 /// writes the table's floats onto.
@@ -239,8 +172,11 @@ pub(crate) fn decode(
         .map_err(|e| bad(e.to_string()))?;
     state.lod = state.lod.validated().map_err(|e| bad(e.to_string()))?;
     state.slope = state.slope.validated().map_err(|e| bad(e.to_string()))?;
-    if !state.is_sane() {
-        return Err(bad("a value is outside the physical bounds of a car state"));
+    if let Some(field) = state.first_out_of_bounds() {
+        return Err(bad(format!(
+            "{} is outside the physical bounds of a car state",
+            field.name
+        )));
     }
     Ok(state)
 }
