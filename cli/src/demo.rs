@@ -12,7 +12,8 @@ use skidpad_core::hex;
 use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
 use skidpad_ghost::{CutLap, LapCutter, encode_ghost};
 use skidpad_replay::{
-    Limits, RecorderOptions, ReplayRecorder, encode_replay, encode_replay_gzip, verify,
+    Limits, RecorderOptions, ReplayRecorder, StreamRecorder, SyncPolicy, encode_replay,
+    encode_replay_gzip, read_stream, verify,
 };
 
 use crate::atomic;
@@ -96,6 +97,10 @@ pub struct DemoReport {
     pub replay_file: PathBuf,
     /// The ghost file written.
     pub ghost_file: PathBuf,
+    /// The stream written while racing (crash-safe, chunked).
+    pub stream_file: PathBuf,
+    /// True when the stream reads back as the same recording as the replay.
+    pub stream_matches: bool,
     /// Replay sizes.
     pub sizes: Sizes,
     /// Keyframes in the replay.
@@ -114,7 +119,7 @@ impl DemoReport {
     /// True when verification reproduced the race bit for bit.
     #[must_use]
     pub fn verified(&self) -> bool {
-        self.desyncs == 0 && self.final_hash == self.verified_hash
+        self.desyncs == 0 && self.final_hash == self.verified_hash && self.stream_matches
     }
 }
 
@@ -155,13 +160,23 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
         ("laps".to_owned(), options.laps.to_string()),
         ("player".to_owned(), DEMO_PLAYER.to_owned()),
     ];
-    let mut recorder = ReplayRecorder::new(
+    let options_with = |metadata: Vec<(String, String)>| RecorderOptions {
+        metadata,
+        ..RecorderOptions::default()
+    };
+    // The same race also goes to a crash-safe stream as it runs: a chunk
+    // per keyframe interval, each synced to disk. If the demo dies,
+    // `skidpad recover` turns what was written into a replay.
+    let stream_file = options.out.join("demo.sks");
+    let sink = std::fs::File::create(&stream_file)
+        .with_context(|| format!("cannot create {}", stream_file.display()))?;
+    let mut stream = StreamRecorder::new(
         &world,
-        RecorderOptions {
-            metadata,
-            ..RecorderOptions::default()
-        },
+        options_with(metadata.clone()),
+        sink,
+        SyncPolicy::EveryChunk,
     )?;
+    let mut recorder = ReplayRecorder::new(&world, options_with(metadata))?;
     let mut cutters: Vec<LapCutter> = world
         .car_ids()
         .map(|c| LapCutter::new(c, track.clone()))
@@ -175,6 +190,7 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
             bail!("the race did not finish in {} steps", limit);
         }
         recorder.step(&mut world, DT)?;
+        stream.capture(&world, DT)?;
         for (k, cutter) in cutters.iter_mut().enumerate() {
             if let Some(done) = cutter.observe(&world, DT)?
                 && (laps[k].len() as u32) < options.laps
@@ -189,6 +205,10 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     }
     let final_hash = hex(&world.world_hash());
     let replay = recorder.finish(&world)?;
+    stream.finish(&world)?;
+    // The stream, read back, must be the same recording as the replay.
+    let streamed = read_stream(&std::fs::read(&stream_file)?, &Limits::default())?;
+    let stream_matches = streamed.complete && streamed.replay == replay;
     let encoded = encode_replay(&replay)?;
     let gzip = encode_replay_gzip(&replay)?;
     let replay_file = options.out.join("demo.skr");
@@ -215,6 +235,8 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
             .collect(),
         replay_file,
         ghost_file,
+        stream_file,
+        stream_matches,
         sizes: Sizes {
             raw: replay.header.step_count * options.cars as u64 * 48,
             encoded: encoded.len(),
@@ -274,6 +296,16 @@ impl fmt::Display for DemoReport {
         )?;
         writeln!(f, "  gzip        {:>9} bytes", self.sizes.gzip)?;
         writeln!(f, "  keyframes   {:>9}", self.keyframes)?;
+        writeln!(
+            f,
+            "stream        {} ({})",
+            display_path(&self.stream_file),
+            if self.stream_matches {
+                "written while racing, reads back as the replay"
+            } else {
+                "MISMATCH with the replay"
+            }
+        )?;
         writeln!(
             f,
             "best lap      car {} lap {}: {:.2} s -> {} ({} frames, {} bytes)",

@@ -29,6 +29,11 @@ pub fn kind(path: &Path, bytes: &[u8]) -> Result<Kind> {
         Ok(Kind::Ghost)
     } else if bytes.starts_with(b"SKRP") || is_gzip(bytes) {
         Ok(Kind::Replay)
+    } else if bytes.starts_with(b"SKST") {
+        bail!(
+            "{} is a stream (.sks), not a replay: `skidpad recover` turns it into one",
+            path.display()
+        )
     } else {
         bail!("{} is neither a skidpad replay nor a ghost", path.display())
     }

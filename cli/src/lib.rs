@@ -9,5 +9,6 @@ pub mod files;
 pub mod ghost_cmd;
 pub mod inspect;
 pub mod limits;
+pub mod recover;
 pub mod text;
 pub mod verify;

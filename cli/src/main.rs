@@ -18,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 use skidpad_cli::limits::LimitArgs;
-use skidpad_cli::{atomic, demo, export, ghost_cmd, inspect, verify};
+use skidpad_cli::{atomic, demo, export, ghost_cmd, inspect, recover, verify};
 
 #[derive(Parser)]
 #[command(
@@ -75,6 +75,17 @@ enum Command {
         #[arg(long)]
         lap: u32,
         /// Output ghost file.
+        #[arg(short, long)]
+        output: PathBuf,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
+    /// Recover a replay from a stream (.sks) cut at any byte, by a crash
+    /// or a full disk: every whole chunk, written as a .skr.
+    Recover {
+        /// The stream file.
+        stream: PathBuf,
+        /// Output replay file (written atomically).
         #[arg(short, long)]
         output: PathBuf,
         #[command(flatten)]
@@ -199,6 +210,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     output.display()
                 )?;
             }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Recover {
+            stream,
+            output,
+            limits,
+        } => {
+            print(
+                cli.json,
+                &recover::recover(&stream, &output, &limits.limits())?,
+            )?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Export {

@@ -162,3 +162,63 @@ fn output_into_a_missing_directory_is_an_error() {
     assert!(err.contains("does not exist"), "{err}");
     assert!(!dir.path().join("missing").exists());
 }
+
+#[test]
+fn a_demo_killed_mid_race_leaves_a_stream_that_recovers_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("race");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skidpad"))
+        .args(["demo", "--cars", "2", "--laps", "20", "--out"])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait until two chunks (20 s of racing) are on disk, then SIGKILL:
+    // no destructor, no flush, no `finish`.
+    let stream = out.join("demo.sks");
+    let start = std::time::Instant::now();
+    loop {
+        let chunks = std::fs::read(&stream)
+            .ok()
+            .and_then(|b| skidpad_replay::read_stream(&b, &skidpad_replay::Limits::default()).ok())
+            .map_or(0, |r| r.chunks);
+        if chunks >= 2 {
+            break;
+        }
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the 20-lap demo ended before it could be killed"
+        );
+        assert!(
+            start.elapsed().as_secs() < 300,
+            "no chunk written in 5 minutes"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let recovered = dir.path().join("recovered.skr");
+    let r = skidpad(&[
+        "--json",
+        "recover",
+        stream.to_str().unwrap(),
+        "-o",
+        recovered.to_str().unwrap(),
+    ]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&r.stdout).unwrap();
+    assert_eq!(report["complete"], false);
+    assert!(report["chunks"].as_u64().unwrap() >= 2);
+    assert_eq!(
+        report["steps"].as_u64().unwrap(),
+        report["chunks"].as_u64().unwrap() * u64::from(skidpad_replay::DEFAULT_KEYFRAME_EVERY)
+    );
+    let v = skidpad(&["verify", recovered.to_str().unwrap()]);
+    assert!(v.status.success(), "{}", String::from_utf8_lossy(&v.stdout));
+    // A stream given to a replay command says what to do with it.
+    let e = skidpad(&["verify", stream.to_str().unwrap()]);
+    assert_eq!(e.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&e.stdout).contains("skidpad recover"));
+}

@@ -125,6 +125,7 @@ fn a_short_demo_race_writes_verified_files() {
     .unwrap();
     assert!(report.verified());
     assert!(report.replay_file.exists() && report.ghost_file.exists());
+    assert!(report.stream_file.exists() && report.stream_matches);
     // The layout is what this snapshot pins. Lap times, sizes and hashes
     // are simulated results that a SIMULATION_VERSION bump may change, so
     // their digits are masked (the goldens pin the bits).

@@ -60,6 +60,9 @@ pub enum ReplayError {
     /// steps, a replay without definitions, …).
     #[error("{0}")]
     Mismatch(String),
+    /// Writing a stream to its sink failed.
+    #[error("cannot write the stream: {0}")]
+    Io(String),
     /// An argument is out of range.
     #[error("invalid {what}: {reason}")]
     InvalidArgument {

@@ -6,8 +6,11 @@
 //! A [`ReplayPlayer`] plays it back into a world built by
 //! [`create_replay_world`], checks the hashes at every keyframe, re-syncs
 //! and counts a desync on a mismatch, and seeks in both directions.
-//! [`verify`] is the leaderboard server's entry point. The `.skr` format is
-//! in `replay/FORMAT.md`.
+//! [`verify`] is the leaderboard server's entry point. A
+//! [`StreamRecorder`] writes the same recording as a chunked stream while
+//! the race runs; [`read_stream`] reads one back from any byte it was cut
+//! at (crash recovery). The `.skr` and `.sks` formats are in
+//! `replay/FORMAT.md`.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -48,6 +51,7 @@ mod recorder;
 mod replay;
 mod runs;
 mod source;
+mod stream_recorder;
 mod verify;
 mod world;
 
@@ -55,8 +59,9 @@ pub use cache::DEFAULT_CACHE_BUDGET;
 pub use desync::{DesyncReport, FieldDiff};
 pub use error::{ReplayError, Result};
 pub use format::{
-    FORMAT_VERSION, MAX_DECOMPRESSED, decode_replay, decode_replay_with, encode_replay,
-    encode_replay_gzip, gunzip, gzip, is_gzip, read_replay_header,
+    FORMAT_VERSION, MAX_DECOMPRESSED, STREAM_FORMAT_VERSION, StreamContents, decode_replay,
+    decode_replay_with, encode_replay, encode_replay_gzip, encode_stream, gunzip, gzip, is_gzip,
+    read_replay_header, read_stream,
 };
 pub use hooks::{NoHooks, ReplayHooks};
 pub use limits::{Limits, Work};
@@ -65,5 +70,6 @@ pub use recorder::{DEFAULT_KEYFRAME_EVERY, KeyframeState, RecorderOptions, Repla
 pub use replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};
 pub use runs::Runs;
 pub use source::ReplaySource;
+pub use stream_recorder::{DEFAULT_CHUNK_STEPS, StreamRecorder, StreamSink, SyncPolicy};
 pub use verify::{VerifyReport, verify, verify_replay};
 pub use world::create_replay_world;

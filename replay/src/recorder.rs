@@ -245,6 +245,74 @@ impl<'a> ReplayRecorder<'a> {
         Ok(self.replay)
     }
 
+    /// Hands over the steps recorded since the previous cut (or the start)
+    /// as a standalone replay and keeps recording from here: the replay
+    /// starts at the previous cut's keyframe and ends with a keyframe taken
+    /// now (unless the last step already took one). Its header's
+    /// `start_step` is the world's step at the previous cut; it carries no
+    /// definitions and no metadata (a stream's header holds them once).
+    /// Memory held by the recorder drops back to one keyframe.
+    pub(crate) fn cut(&mut self, world: &World) -> Result<Replay> {
+        self.check_position(world, 0)?;
+        if self.ghosts.is_some() {
+            return Err(ReplayError::InvalidArgument {
+                what: "embed_ghosts",
+                reason: "a stream does not carry ghosts".into(),
+            });
+        }
+        let last = self.replay.header.step_count;
+        if self.replay.keyframes.last().map(|k| k.step) != Some(last) {
+            self.take_keyframe(world)?;
+        }
+        let end = self
+            .replay
+            .keyframes
+            .last()
+            .cloned()
+            .ok_or_else(|| ReplayError::Mismatch("no keyframe to cut at".into()))?;
+        let steps = last as usize;
+        let cars = self.cars.len();
+        let mut tracks = Vec::with_capacity(cars);
+        for (k, track) in self.replay.cars.iter_mut().enumerate() {
+            let mut inputs = Vec::with_capacity(steps);
+            inputs.extend(self.inputs.iter().flatten().skip(k).step_by(cars).copied());
+            tracks.push(CarTrack {
+                inputs,
+                lod: std::mem::take(&mut track.lod),
+                surfaces: std::mem::take(&mut track.surfaces),
+            });
+        }
+        self.inputs.clear();
+        let header = ReplayHeader {
+            metadata: Vec::new(),
+            ..self.replay.header.clone()
+        };
+        let chunk = Replay {
+            header,
+            definitions: Vec::new(),
+            dt: std::mem::take(&mut self.replay.dt),
+            cars: tracks,
+            keyframes: std::mem::take(&mut self.replay.keyframes),
+            ghosts: None,
+        };
+        // The next part starts where this one ends.
+        self.replay.header.start_step += last;
+        self.replay.header.step_count = 0;
+        self.replay.keyframes.push(Keyframe { step: 0, ..end });
+        Ok(chunk)
+    }
+
+    /// The header the recording started with (step count as recorded so
+    /// far, start step of the current part).
+    pub(crate) fn header(&self) -> &ReplayHeader {
+        &self.replay.header
+    }
+
+    /// The embedded definitions, empty when not embedded.
+    pub(crate) fn definitions(&self) -> &[skidpad_core::CarDefinition] {
+        &self.replay.definitions
+    }
+
     /// Refuses to record when the world has taken steps the recorder did
     /// not see (or is behind): the replay would not play back.
     fn check_position(&self, world: &World, just_stepped: u64) -> Result<()> {

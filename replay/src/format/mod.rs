@@ -25,6 +25,7 @@
 mod bytes;
 mod compress;
 mod inputs;
+mod stream;
 
 use skidpad_core::{
     CarDefinition, CarId, CarInput, Lod, LodSetting, SIMULATION_VERSION, SNAPSHOT_LEN, SurfaceId,
@@ -33,6 +34,8 @@ use skidpad_core::{
 use skidpad_ghost::{decode_ghost, encode_ghost};
 
 pub use compress::{MAX_DECOMPRESSED, gunzip, gzip, is_gzip};
+pub use stream::{STREAM_FORMAT_VERSION, StreamContents, encode_stream, read_stream};
+pub(crate) use stream::{chunk_record, end_record, header_record, preamble as stream_preamble};
 
 use self::bytes::{Reader, Writer};
 use self::compress::{deflate, gunzip_prefix, inflate};
@@ -157,19 +160,25 @@ pub fn read_replay_header(bytes: &[u8]) -> Result<ReplayHeader> {
 }
 
 fn check_preamble(bytes: &[u8]) -> Result<()> {
+    check_preamble_of(bytes, MAGIC, FORMAT_VERSION, "replay")
+}
+
+/// Magic, format version and zero flags: the first 8 bytes of a replay
+/// or a stream (`what`).
+fn check_preamble_of(bytes: &[u8], magic: &[u8; 4], version: u16, what: &str) -> Result<()> {
     let mut r = Reader::new(bytes, 0, "preamble");
-    if r.take(4)? != MAGIC {
-        return Err(r.error("bad magic: not a skidpad replay"));
+    if r.take(4)? != magic {
+        return Err(r.error(format!("bad magic: not a skidpad {what}")));
     }
-    let version = r.u16()?;
-    if version != FORMAT_VERSION {
+    let found = r.u16()?;
+    if found != version {
         return Err(ReplayError::FormatVersion {
-            expected: FORMAT_VERSION,
-            found: version,
+            expected: version,
+            found,
         });
     }
     if r.u16()? != 0 {
-        return Err(r.error("unknown file flags"));
+        return Err(r.error(format!("unknown {what} flags")));
     }
     Ok(())
 }

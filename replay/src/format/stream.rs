@@ -1,0 +1,471 @@
+//! The chunked stream format (`.sks`), version 1: a recording written as
+//! the race runs, readable up to any byte it was cut at. `replay/FORMAT.md`
+//! ("Stream files") gives every byte; in short:
+//!
+//! ```text
+//! magic "SKST" | version u16 | flags u16
+//! records: kind u8 | length u32 | payload | blake3(kind, length, payload)
+//!   1 header  (first): the replay header section's bytes (step count 0),
+//!             then the definitions section's bytes, each length-prefixed
+//!   2 chunk:  a complete `.skr` of the steps since the previous chunk,
+//!             from the previous chunk's last keyframe to a keyframe at
+//!             its end
+//!   3 end:    empty; written by `finish`
+//! ```
+//!
+//! Each chunk is a standalone replay that plays bit for bit from its first
+//! keyframe, so a reader (recovery, a late-joining spectator) needs no
+//! earlier chunk. Reading stops at the first record that is cut short or
+//! whose checksum does not match: everything before it is kept.
+
+use skidpad_core::SIMULATION_VERSION;
+
+use super::bytes::{Reader, Writer};
+use super::{check_preamble_of, encode_header, encode_replay};
+use super::{decode_definitions, decode_header, decode_replay_with, encode_definitions};
+use crate::limits::{Limits, Work, definition_rates};
+use crate::replay::{CarTrack, Replay, ReplayHeader};
+use crate::runs::Runs;
+use crate::{ReplayError, Result};
+
+const MAGIC: &[u8; 4] = b"SKST";
+/// The stream format version this build writes and reads.
+pub const STREAM_FORMAT_VERSION: u16 = 1;
+const PREAMBLE: usize = 8;
+/// kind u8 and length u32 before a record's payload.
+const RECORD_HEADER: usize = 5;
+const CHECKSUM: usize = 32;
+
+const KIND_HEADER: u8 = 1;
+const KIND_CHUNK: u8 = 2;
+const KIND_END: u8 = 3;
+
+/// The first bytes of a stream file.
+pub(crate) fn preamble() -> Vec<u8> {
+    let mut out = Vec::with_capacity(PREAMBLE);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&STREAM_FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&0u16.to_le_bytes());
+    out
+}
+
+/// One framed record: kind, length, payload, checksum.
+fn record(kind: u8, payload: &[u8]) -> Result<Vec<u8>> {
+    let len = u32::try_from(payload.len()).map_err(|_| {
+        ReplayError::Encode(format!(
+            "a stream record of {} bytes exceeds the u32 length",
+            payload.len()
+        ))
+    })?;
+    let mut out = Vec::with_capacity(RECORD_HEADER + payload.len() + CHECKSUM);
+    out.push(kind);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(payload);
+    let hash = blake3::hash(&out);
+    out.extend_from_slice(hash.as_bytes());
+    Ok(out)
+}
+
+/// The header record: the recording's header (with no steps yet) and its
+/// definitions.
+pub(crate) fn header_record(
+    header: &ReplayHeader,
+    definitions: &[skidpad_core::CarDefinition],
+) -> Result<Vec<u8>> {
+    let header = ReplayHeader {
+        step_count: 0,
+        ..header.clone()
+    };
+    let mut w = Writer::default();
+    let h = w.absorb(encode_header(&header));
+    let d = w.absorb(encode_definitions(definitions));
+    w.blob(&h, "stream header");
+    w.blob(&d, "stream definitions");
+    record(KIND_HEADER, &w.done()?)
+}
+
+/// A chunk record: the part as a `.skr`.
+pub(crate) fn chunk_record(part: &Replay) -> Result<Vec<u8>> {
+    record(KIND_CHUNK, &encode_replay(part)?)
+}
+
+/// The end record.
+pub(crate) fn end_record() -> Vec<u8> {
+    // An empty payload always fits.
+    record(KIND_END, &[]).unwrap_or_default()
+}
+
+/// What [`read_stream`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamContents {
+    /// Every complete chunk joined into one replay (the header's metadata
+    /// and definitions, `keyframe_every` = the chunk length).
+    pub replay: Replay,
+    /// Complete chunks read.
+    pub chunks: usize,
+    /// True when the end record was read: the recording was finished.
+    pub complete: bool,
+    /// Bytes after the last complete record that were not used.
+    pub dropped_bytes: usize,
+    /// Why reading stopped before the end of the bytes, if it did.
+    pub stopped: Option<String>,
+}
+
+/// Splits the next record off `bytes[at..]`: `Ok(None)` at the end of the
+/// bytes, `Err` with a reason when the record is cut short or corrupt.
+fn next_record(bytes: &[u8], at: usize) -> std::result::Result<Option<(u8, &[u8])>, String> {
+    let rest = &bytes[at..];
+    if rest.is_empty() {
+        return Ok(None);
+    }
+    if rest.len() < RECORD_HEADER {
+        return Err(format!("a record header cut short at byte {at}"));
+    }
+    let kind = rest[0];
+    let len = u32::from_le_bytes([rest[1], rest[2], rest[3], rest[4]]) as usize;
+    let total = RECORD_HEADER
+        .checked_add(len)
+        .and_then(|n| n.checked_add(CHECKSUM))
+        .ok_or_else(|| format!("a record length overflows at byte {at}"))?;
+    if rest.len() < total {
+        return Err(format!(
+            "a record of {total} bytes cut short at byte {at} ({} present)",
+            rest.len()
+        ));
+    }
+    let body = &rest[..RECORD_HEADER + len];
+    if blake3::hash(body).as_bytes() != &rest[RECORD_HEADER + len..total] {
+        return Err(format!("the record at byte {at} fails its checksum"));
+    }
+    Ok(Some((kind, &rest[RECORD_HEADER..RECORD_HEADER + len])))
+}
+
+/// Reads a stream, complete or cut at any byte: the header record must be
+/// whole, then every whole chunk is joined, and reading stops quietly at
+/// the first record that is cut short or corrupt (`stopped` says which).
+/// A chunk that does not continue the previous one (steps, keyframe,
+/// settings) is an error, as is a stream with no whole chunk. Each chunk is
+/// decoded within `limits`, and the joined replay's steps, cars and work
+/// are checked against them as chunks are added.
+pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
+    check_preamble_of(bytes, MAGIC, STREAM_FORMAT_VERSION, "stream")?;
+    let mut at = PREAMBLE;
+    let (header, definitions) = match next_record(bytes, at) {
+        Ok(Some((KIND_HEADER, payload))) => {
+            let mut p = Reader::new(payload, at + RECORD_HEADER, "stream header");
+            let h = p.blob()?;
+            let d = p.blob()?;
+            p.finish()?;
+            let header = decode_header(&mut Reader::new(h, at, "stream header"))?;
+            if header.simulation_version != SIMULATION_VERSION {
+                return Err(ReplayError::VersionMismatch {
+                    replay: header.simulation_version,
+                    core: SIMULATION_VERSION,
+                });
+            }
+            limits.check_header(&header)?;
+            let definitions = decode_definitions(
+                &mut Reader::new(d, at, "stream definitions"),
+                header.car_count,
+            )?;
+            at += RECORD_HEADER + payload.len() + CHECKSUM;
+            (header, definitions)
+        }
+        Ok(Some((kind, _))) => {
+            return Err(ReplayError::Decode {
+                section: "stream",
+                offset: at,
+                reason: format!("the first record is of kind {kind}, not the header"),
+            });
+        }
+        Ok(None) | Err(_) => {
+            return Err(ReplayError::Decode {
+                section: "stream",
+                offset: at,
+                reason: "the stream ends before its header record is whole".into(),
+            });
+        }
+    };
+    let rates = definition_rates(&definitions, header.car_count as usize);
+    let mut joined: Option<Replay> = None;
+    let (mut chunks, mut complete, mut stopped) = (0, false, None);
+    loop {
+        let (kind, payload) = match next_record(bytes, at) {
+            Ok(Some(rec)) => rec,
+            Ok(None) => break,
+            Err(reason) => {
+                stopped = Some(reason);
+                break;
+            }
+        };
+        let record_at = at;
+        at += RECORD_HEADER + payload.len() + CHECKSUM;
+        match kind {
+            KIND_CHUNK => {
+                let part =
+                    decode_replay_with(payload, limits).map_err(|e| chunk_error(record_at, e))?;
+                check_continues(&header, joined.as_ref(), &part)
+                    .map_err(|reason| chunk_error(record_at, ReplayError::Mismatch(reason)))?;
+                joined = Some(match joined {
+                    None => first_part(&header, &definitions, part),
+                    Some(whole) => append(whole, part),
+                });
+                if let Some(whole) = &joined {
+                    limits.check_header(&whole.header)?;
+                    let lods: Vec<&Runs<_>> = whole.cars.iter().map(|c| &c.lod).collect();
+                    limits.check_work(&Work::of(&whole.dt, &lods, &rates))?;
+                }
+                chunks += 1;
+            }
+            KIND_END => {
+                complete = true;
+                if at != bytes.len() {
+                    stopped = Some(format!("{} bytes after the end record", bytes.len() - at));
+                }
+                break;
+            }
+            other => {
+                stopped = Some(format!("unknown record kind {other} at byte {record_at}"));
+                at = record_at;
+                break;
+            }
+        }
+    }
+    let replay = joined.ok_or_else(|| ReplayError::Decode {
+        section: "stream",
+        offset: at,
+        reason: "no whole chunk: nothing to recover".into(),
+    })?;
+    Ok(StreamContents {
+        replay,
+        chunks,
+        complete,
+        dropped_bytes: bytes.len() - at,
+        stopped,
+    })
+}
+
+fn chunk_error(at: usize, e: ReplayError) -> ReplayError {
+    ReplayError::Decode {
+        section: "stream chunk",
+        offset: at,
+        reason: e.to_string(),
+    }
+}
+
+/// A chunk must carry the stream's cars and settings and start where the
+/// joined replay ends, with the keyframe it ended on.
+fn check_continues(
+    header: &ReplayHeader,
+    joined: Option<&Replay>,
+    part: &Replay,
+) -> std::result::Result<(), String> {
+    let h = &part.header;
+    if h.car_count != header.car_count
+        || h.source_cars != header.source_cars
+        || h.surfaces != header.surfaces
+        || h.gravity.to_bits() != header.gravity.to_bits()
+        || h.air_density.to_bits() != header.air_density.to_bits()
+    {
+        return Err("a chunk's cars or world settings differ from the stream header".into());
+    }
+    if h.keyframe_every != header.keyframe_every {
+        return Err(format!(
+            "a chunk's keyframe interval {} differs from the stream's {}",
+            h.keyframe_every, header.keyframe_every
+        ));
+    }
+    if h.step_count > u64::from(header.keyframe_every) {
+        return Err(format!(
+            "a chunk of {} steps is longer than the stream's chunk length {}",
+            h.step_count, header.keyframe_every
+        ));
+    }
+    if !part.definitions.is_empty() || !h.metadata.is_empty() {
+        return Err("a chunk carries definitions or metadata (the header holds them)".into());
+    }
+    if part.keyframes.len() != 2 && !(h.step_count == 0 && part.keyframes.len() == 1) {
+        return Err(format!(
+            "a chunk holds {} keyframes, not one at each end",
+            part.keyframes.len()
+        ));
+    }
+    let (expected_start, last) = match joined {
+        None => (header.start_step, None),
+        Some(whole) => (
+            whole.header.start_step + whole.header.step_count,
+            whole.keyframes.last(),
+        ),
+    };
+    if h.start_step != expected_start {
+        return Err(format!(
+            "a chunk starts at world step {}, the stream is at {expected_start}",
+            h.start_step
+        ));
+    }
+    if let Some(whole) = joined
+        && !whole
+            .header
+            .step_count
+            .is_multiple_of(u64::from(header.keyframe_every))
+    {
+        return Err("a chunk follows the stream's last (shorter) chunk".into());
+    }
+    if let Some(last) = last {
+        let first = &part.keyframes[0];
+        if first.cars != last.cars || first.game_state != last.game_state {
+            return Err("a chunk does not start from the keyframe the stream is at".into());
+        }
+    }
+    Ok(())
+}
+
+fn first_part(
+    header: &ReplayHeader,
+    definitions: &[skidpad_core::CarDefinition],
+    part: Replay,
+) -> Replay {
+    Replay {
+        header: ReplayHeader {
+            step_count: part.header.step_count,
+            keyframe_every: part.header.keyframe_every,
+            ..header.clone()
+        },
+        definitions: definitions.to_vec(),
+        ..part
+    }
+}
+
+/// `whole` followed by `part`, whose first keyframe is `whole`'s last.
+fn append(mut whole: Replay, part: Replay) -> Replay {
+    let offset = whole.header.step_count;
+    whole.header.step_count += part.header.step_count;
+    for (n, dt) in part.dt.runs() {
+        for _ in 0..n {
+            whole.dt.push(dt);
+        }
+    }
+    for (track, add) in whole.cars.iter_mut().zip(part.cars) {
+        append_track(track, add);
+    }
+    whole.keyframes.extend(
+        part.keyframes
+            .into_iter()
+            .skip(1)
+            .map(|k| crate::replay::Keyframe {
+                step: k.step + offset,
+                ..k
+            }),
+    );
+    whole
+}
+
+fn append_track(track: &mut CarTrack, add: CarTrack) {
+    track.inputs.extend(add.inputs);
+    for (n, lod) in add.lod.runs() {
+        for _ in 0..n {
+            track.lod.push(lod);
+        }
+    }
+    for (runs, more) in track.surfaces.iter_mut().zip(&add.surfaces) {
+        for (n, s) in more.runs() {
+            for _ in 0..n {
+                runs.push(s);
+            }
+        }
+    }
+}
+
+/// A replay as a stream: the header record, one chunk per keyframe
+/// interval (the last may be shorter) and the end record. What
+/// `read_stream` gives back for these bytes equals `replay`, except that
+/// embedded ghosts are not carried (a stream has no place for them).
+pub fn encode_stream(replay: &Replay) -> Result<Vec<u8>> {
+    let mut out = preamble();
+    out.extend(header_record(&replay.header, &replay.definitions)?);
+    if replay.keyframes.len() == 1 {
+        // No step recorded: one chunk carries keyframe 0.
+        out.extend(chunk_record(&part_between(replay, 0, 0)?)?);
+    }
+    for pair in replay.keyframes.windows(2) {
+        out.extend(chunk_record(&part_between(
+            replay,
+            pair[0].step,
+            pair[1].step,
+        )?)?);
+    }
+    out.extend(end_record());
+    Ok(out)
+}
+
+/// Steps `from..to` of `replay` as a chunk, with the keyframes at both ends.
+fn part_between(replay: &Replay, from: u64, to: u64) -> Result<Replay> {
+    let keyframe = |step: u64| {
+        replay
+            .keyframe_at(step)
+            .cloned()
+            .ok_or_else(|| ReplayError::Mismatch(format!("no keyframe at step {step}")))
+    };
+    let mut keyframes = vec![crate::replay::Keyframe {
+        step: 0,
+        ..keyframe(from)?
+    }];
+    if to > from {
+        keyframes.push(crate::replay::Keyframe {
+            step: to - from,
+            ..keyframe(to)?
+        });
+    }
+    let range = from..to;
+    let mut dt = Runs::new();
+    for s in range.clone() {
+        dt.push(
+            replay
+                .dt
+                .at(s)
+                .ok_or_else(|| ReplayError::Mismatch("dt too short".into()))?,
+        );
+    }
+    let cars = replay
+        .cars
+        .iter()
+        .map(|c| {
+            let mut track = CarTrack {
+                inputs: c
+                    .inputs
+                    .get(from as usize..to as usize)
+                    .ok_or_else(|| ReplayError::Mismatch("inputs too short".into()))?
+                    .to_vec(),
+                lod: Runs::new(),
+                surfaces: Default::default(),
+            };
+            for s in range.clone() {
+                track.lod.push(
+                    c.lod
+                        .at(s)
+                        .ok_or_else(|| ReplayError::Mismatch("lod too short".into()))?,
+                );
+                for (runs, all) in track.surfaces.iter_mut().zip(&c.surfaces) {
+                    runs.push(
+                        all.at(s)
+                            .ok_or_else(|| ReplayError::Mismatch("surfaces too short".into()))?,
+                    );
+                }
+            }
+            Ok(track)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Ok(Replay {
+        header: ReplayHeader {
+            step_count: to - from,
+            start_step: replay.header.start_step + from,
+            metadata: Vec::new(),
+            ..replay.header.clone()
+        },
+        definitions: Vec::new(),
+        dt,
+        cars,
+        keyframes,
+        ghosts: None,
+    })
+}

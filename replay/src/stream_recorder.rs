@@ -1,0 +1,159 @@
+//! `StreamRecorder`: records a world into a chunked stream (`.sks`) as the
+//! race runs, so a crash loses at most the chunk being recorded.
+//!
+//! It is a [`ReplayRecorder`] whose keyframe interval is the chunk length:
+//! at every keyframe the steps since the previous one are cut off, written
+//! as one sealed chunk (a standalone `.skr` inside a checksummed record)
+//! and dropped from memory. Memory therefore stays at one chunk's steps
+//! plus one keyframe however long the race runs.
+//!
+//! **Durability.** Each chunk goes to the writer in one `write_all`,
+//! followed by `flush` and, with [`SyncPolicy::EveryChunk`], by
+//! [`StreamSink::sync`] (`File::sync_data` for a file): once `capture`
+//! returns after a chunk boundary, that chunk survives a crash of the
+//! process (and, when synced, of the machine). Steps after the last chunk
+//! are lost; a shorter chunk length loses less and costs two keyframes
+//! (each car's snapshot) per chunk.
+
+use std::io::Write;
+
+use skidpad_core::World;
+
+use crate::format::{chunk_record, end_record, header_record, stream_preamble};
+use crate::recorder::{RecorderOptions, ReplayRecorder};
+use crate::{ReplayError, Result};
+
+/// Default steps per chunk: 2 s at 60 Hz.
+pub const DEFAULT_CHUNK_STEPS: u32 = 120;
+
+/// Where a stream goes: any writer that can also be asked to make what it
+/// holds durable.
+pub trait StreamSink: Write {
+    /// Makes everything written so far durable (fsync for a file).
+    fn sync(&mut self) -> std::io::Result<()>;
+}
+
+impl StreamSink for std::fs::File {
+    fn sync(&mut self) -> std::io::Result<()> {
+        self.sync_data()
+    }
+}
+
+impl StreamSink for Vec<u8> {
+    fn sync(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// When the recorder asks its sink for durability.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SyncPolicy {
+    /// After every chunk (and the header and end records).
+    #[default]
+    EveryChunk,
+    /// Never: flush only, and leave durability to the sink or the OS.
+    Never,
+}
+
+/// Records a world's steps into a chunked stream.
+pub struct StreamRecorder<'a, W: StreamSink> {
+    recorder: ReplayRecorder<'a>,
+    sink: W,
+    sync: SyncPolicy,
+    chunk_steps: u64,
+    chunks: u64,
+}
+
+impl<'a, W: StreamSink> StreamRecorder<'a, W> {
+    /// Starts recording `world` as it is now into `sink`: writes the
+    /// stream's preamble and header record at once. `options.keyframe_every`
+    /// is the chunk length in steps; ghosts cannot be embedded in a stream.
+    pub fn new(
+        world: &World,
+        options: RecorderOptions<'a>,
+        sink: W,
+        sync: SyncPolicy,
+    ) -> Result<Self> {
+        if options.embed_ghosts {
+            return Err(ReplayError::InvalidArgument {
+                what: "embed_ghosts",
+                reason: "a stream does not carry ghosts; record them with a GhostRecorder".into(),
+            });
+        }
+        let chunk_steps = u64::from(options.keyframe_every);
+        let recorder = ReplayRecorder::new(world, options)?;
+        let mut out = StreamRecorder {
+            sink,
+            sync,
+            chunk_steps,
+            chunks: 0,
+            recorder,
+        };
+        let mut head = stream_preamble();
+        head.extend(header_record(
+            out.recorder.header(),
+            out.recorder.definitions(),
+        )?);
+        out.write(&head)?;
+        Ok(out)
+    }
+
+    /// Steps the world by `dt` and records the step.
+    pub fn step(&mut self, world: &mut World, dt: f64) -> Result<()> {
+        self.recorder.step(world, dt)?;
+        self.after_step(world)
+    }
+
+    /// Records a step the caller has just taken with `world.step(dt)` (as
+    /// [`ReplayRecorder::capture`]).
+    pub fn capture(&mut self, world: &World, dt: f64) -> Result<()> {
+        self.recorder.capture(world, dt)?;
+        self.after_step(world)
+    }
+
+    fn after_step(&mut self, world: &World) -> Result<()> {
+        if self.recorder.step_count() == self.chunk_steps {
+            self.write_chunk(world)?;
+        }
+        Ok(())
+    }
+
+    fn write_chunk(&mut self, world: &World) -> Result<()> {
+        let part = self.recorder.cut(world)?;
+        let bytes = chunk_record(&part)?;
+        self.write(&bytes)?;
+        self.chunks += 1;
+        Ok(())
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> Result<()> {
+        self.sink.write_all(bytes).map_err(io_error)?;
+        self.sink.flush().map_err(io_error)?;
+        if self.sync == SyncPolicy::EveryChunk {
+            self.sink.sync().map_err(io_error)?;
+        }
+        Ok(())
+    }
+
+    /// Chunks written so far.
+    #[must_use]
+    pub fn chunks(&self) -> u64 {
+        self.chunks
+    }
+
+    /// Ends the stream: writes the steps since the last chunk as a shorter
+    /// chunk (with a keyframe at the world's current step), or a chunk of
+    /// no step when nothing was recorded at all, then the end record, and
+    /// gives the sink back.
+    pub fn finish(mut self, world: &World) -> Result<W> {
+        if self.recorder.step_count() > 0 || self.chunks == 0 {
+            self.write_chunk(world)?;
+        }
+        self.write(&end_record())?;
+        Ok(self.sink)
+    }
+}
+
+fn io_error(e: std::io::Error) -> ReplayError {
+    ReplayError::Io(e.to_string())
+}
