@@ -44,11 +44,15 @@ mod cache;
 mod desync;
 mod error;
 mod format;
+mod highlights;
 mod hooks;
+mod join;
 mod limits;
+mod playback;
 mod player;
 mod recorder;
 mod replay;
+mod ring;
 mod runs;
 mod source;
 mod stream_recorder;
@@ -63,11 +67,14 @@ pub use format::{
     decode_replay_with, encode_replay, encode_replay_gzip, encode_stream, gunzip, gzip, is_gzip,
     read_replay_header, read_stream,
 };
+pub use highlights::{Highlight, HighlightKind, HighlightOptions, find_highlights};
 pub use hooks::{NoHooks, ReplayHooks};
 pub use limits::{Limits, Work};
+pub use playback::{MAX_PLAYBACK_SPEED, MIN_PLAYBACK_SPEED, PlaybackClock};
 pub use player::{PlayerOptions, ReplayPlayer};
 pub use recorder::{DEFAULT_KEYFRAME_EVERY, KeyframeState, RecorderOptions, ReplayRecorder};
 pub use replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};
+pub use ring::{InstantReplayRing, RingOptions};
 pub use runs::Runs;
 pub use source::ReplaySource;
 pub use stream_recorder::{DEFAULT_CHUNK_STEPS, StreamRecorder, StreamSink, SyncPolicy};

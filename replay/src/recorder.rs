@@ -257,49 +257,88 @@ impl<'a> ReplayRecorder<'a> {
         if self.ghosts.is_some() {
             return Err(ReplayError::InvalidArgument {
                 what: "embed_ghosts",
-                reason: "a stream does not carry ghosts".into(),
+                reason: "parts of a recording do not carry ghosts".into(),
             });
         }
         let last = self.replay.header.step_count;
         if self.replay.keyframes.last().map(|k| k.step) != Some(last) {
             self.take_keyframe(world)?;
         }
-        let end = self
-            .replay
+        let part = self.part_so_far();
+        let end = part
             .keyframes
             .last()
             .cloned()
             .ok_or_else(|| ReplayError::Mismatch("no keyframe to cut at".into()))?;
-        let steps = last as usize;
-        let cars = self.cars.len();
-        let mut tracks = Vec::with_capacity(cars);
-        for (k, track) in self.replay.cars.iter_mut().enumerate() {
-            let mut inputs = Vec::with_capacity(steps);
-            inputs.extend(self.inputs.iter().flatten().skip(k).step_by(cars).copied());
-            tracks.push(CarTrack {
-                inputs,
-                lod: std::mem::take(&mut track.lod),
-                surfaces: std::mem::take(&mut track.surfaces),
-            });
-        }
-        self.inputs.clear();
-        let header = ReplayHeader {
-            metadata: Vec::new(),
-            ..self.replay.header.clone()
-        };
-        let chunk = Replay {
-            header,
-            definitions: Vec::new(),
-            dt: std::mem::take(&mut self.replay.dt),
-            cars: tracks,
-            keyframes: std::mem::take(&mut self.replay.keyframes),
-            ghosts: None,
-        };
         // The next part starts where this one ends.
+        self.inputs.clear();
+        self.replay.dt = Runs::new();
+        for track in &mut self.replay.cars {
+            track.lod = Runs::new();
+            track.surfaces = Default::default();
+        }
         self.replay.header.start_step += last;
         self.replay.header.step_count = 0;
-        self.replay.keyframes.push(Keyframe { step: 0, ..end });
-        Ok(chunk)
+        self.replay.keyframes = vec![Keyframe { step: 0, ..end }];
+        Ok(part)
+    }
+
+    /// Records a step the caller has just taken, as `capture`, and cuts a
+    /// part when a keyframe interval has filled: the stream and the ring
+    /// record in parts of `keyframe_every` steps.
+    pub(crate) fn capture_parts(&mut self, world: &World, dt: f64) -> Result<Option<Replay>> {
+        self.capture(world, dt)?;
+        if self.replay.header.step_count < u64::from(self.replay.header.keyframe_every) {
+            return Ok(None);
+        }
+        self.cut(world).map(Some)
+    }
+
+    /// The steps since the previous cut as a standalone replay ending with
+    /// a keyframe of the world now, without cutting: recording goes on as
+    /// if nothing was asked (the keyframe is not kept).
+    pub(crate) fn tail(&mut self, world: &World) -> Result<Replay> {
+        self.check_position(world, 0)?;
+        let last = self.replay.header.step_count;
+        if self.replay.keyframes.last().map(|k| k.step) == Some(last) {
+            return Ok(self.part_so_far());
+        }
+        self.take_keyframe(world)?;
+        let part = self.part_so_far();
+        self.replay.keyframes.pop();
+        Ok(part)
+    }
+
+    /// What was recorded since the previous cut, as a replay (copied).
+    fn part_so_far(&self) -> Replay {
+        let steps = self.replay.header.step_count as usize;
+        let cars = self.cars.len();
+        let tracks = self
+            .replay
+            .cars
+            .iter()
+            .enumerate()
+            .map(|(k, track)| {
+                let mut inputs = Vec::with_capacity(steps);
+                inputs.extend(self.inputs.iter().flatten().skip(k).step_by(cars).copied());
+                CarTrack {
+                    inputs,
+                    lod: track.lod.clone(),
+                    surfaces: track.surfaces.clone(),
+                }
+            })
+            .collect();
+        Replay {
+            header: ReplayHeader {
+                metadata: Vec::new(),
+                ..self.replay.header.clone()
+            },
+            definitions: Vec::new(),
+            dt: self.replay.dt.clone(),
+            cars: tracks,
+            keyframes: self.replay.keyframes.clone(),
+            ghosts: None,
+        }
     }
 
     /// The header the recording started with (step count as recorded so

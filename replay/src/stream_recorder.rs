@@ -21,6 +21,7 @@ use skidpad_core::World;
 
 use crate::format::{chunk_record, end_record, header_record, stream_preamble};
 use crate::recorder::{RecorderOptions, ReplayRecorder};
+use crate::replay::Replay;
 use crate::{ReplayError, Result};
 
 /// Default steps per chunk: 2 s at 60 Hz.
@@ -60,7 +61,6 @@ pub struct StreamRecorder<'a, W: StreamSink> {
     recorder: ReplayRecorder<'a>,
     sink: W,
     sync: SyncPolicy,
-    chunk_steps: u64,
     chunks: u64,
 }
 
@@ -80,12 +80,10 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
                 reason: "a stream does not carry ghosts; record them with a GhostRecorder".into(),
             });
         }
-        let chunk_steps = u64::from(options.keyframe_every);
         let recorder = ReplayRecorder::new(world, options)?;
         let mut out = StreamRecorder {
             sink,
             sync,
-            chunk_steps,
             chunks: 0,
             recorder,
         };
@@ -100,28 +98,21 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
 
     /// Steps the world by `dt` and records the step.
     pub fn step(&mut self, world: &mut World, dt: f64) -> Result<()> {
-        self.recorder.step(world, dt)?;
-        self.after_step(world)
+        world.step(dt)?;
+        self.capture(world, dt)
     }
 
     /// Records a step the caller has just taken with `world.step(dt)` (as
     /// [`ReplayRecorder::capture`]).
     pub fn capture(&mut self, world: &World, dt: f64) -> Result<()> {
-        self.recorder.capture(world, dt)?;
-        self.after_step(world)
-    }
-
-    fn after_step(&mut self, world: &World) -> Result<()> {
-        if self.recorder.step_count() == self.chunk_steps {
-            self.write_chunk(world)?;
+        if let Some(part) = self.recorder.capture_parts(world, dt)? {
+            self.write_part(&part)?;
         }
         Ok(())
     }
 
-    fn write_chunk(&mut self, world: &World) -> Result<()> {
-        let part = self.recorder.cut(world)?;
-        let bytes = chunk_record(&part)?;
-        self.write(&bytes)?;
+    fn write_part(&mut self, part: &Replay) -> Result<()> {
+        self.write(&chunk_record(part)?)?;
         self.chunks += 1;
         Ok(())
     }
@@ -147,7 +138,8 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
     /// gives the sink back.
     pub fn finish(mut self, world: &World) -> Result<W> {
         if self.recorder.step_count() > 0 || self.chunks == 0 {
-            self.write_chunk(world)?;
+            let part = self.recorder.cut(world)?;
+            self.write_part(&part)?;
         }
         self.write(&end_record())?;
         Ok(self.sink)

@@ -23,6 +23,7 @@ use skidpad_core::SIMULATION_VERSION;
 use super::bytes::{Reader, Writer};
 use super::{check_preamble_of, encode_header, encode_replay};
 use super::{decode_definitions, decode_header, decode_replay_with, encode_definitions};
+use crate::join::Joiner;
 use crate::limits::{Limits, Work, definition_rates};
 use crate::replay::{CarTrack, Replay, ReplayHeader};
 use crate::runs::Runs;
@@ -187,7 +188,8 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
         }
     };
     let rates = definition_rates(&definitions, header.car_count as usize);
-    let mut joined: Option<Replay> = None;
+    let start_step = header.start_step;
+    let mut joiner = Joiner::new(header, definitions, Some(start_step));
     let (mut chunks, mut complete, mut stopped) = (0, false, None);
     loop {
         let (kind, payload) = match next_record(bytes, at) {
@@ -204,13 +206,10 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
             KIND_CHUNK => {
                 let part =
                     decode_replay_with(payload, limits).map_err(|e| chunk_error(record_at, e))?;
-                check_continues(&header, joined.as_ref(), &part)
+                joiner
+                    .push(part)
                     .map_err(|reason| chunk_error(record_at, ReplayError::Mismatch(reason)))?;
-                joined = Some(match joined {
-                    None => first_part(&header, &definitions, part),
-                    Some(whole) => append(whole, part),
-                });
-                if let Some(whole) = &joined {
+                if let Some(whole) = joiner.joined() {
                     limits.check_header(&whole.header)?;
                     let lods: Vec<&Runs<_>> = whole.cars.iter().map(|c| &c.lod).collect();
                     limits.check_work(&Work::of(&whole.dt, &lods, &rates))?;
@@ -231,7 +230,7 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
             }
         }
     }
-    let replay = joined.ok_or_else(|| ReplayError::Decode {
+    let replay = joiner.finish().ok_or_else(|| ReplayError::Decode {
         section: "stream",
         offset: at,
         reason: "no whole chunk: nothing to recover".into(),
@@ -250,129 +249,6 @@ fn chunk_error(at: usize, e: ReplayError) -> ReplayError {
         section: "stream chunk",
         offset: at,
         reason: e.to_string(),
-    }
-}
-
-/// A chunk must carry the stream's cars and settings and start where the
-/// joined replay ends, with the keyframe it ended on.
-fn check_continues(
-    header: &ReplayHeader,
-    joined: Option<&Replay>,
-    part: &Replay,
-) -> std::result::Result<(), String> {
-    let h = &part.header;
-    if h.car_count != header.car_count
-        || h.source_cars != header.source_cars
-        || h.surfaces != header.surfaces
-        || h.gravity.to_bits() != header.gravity.to_bits()
-        || h.air_density.to_bits() != header.air_density.to_bits()
-    {
-        return Err("a chunk's cars or world settings differ from the stream header".into());
-    }
-    if h.keyframe_every != header.keyframe_every {
-        return Err(format!(
-            "a chunk's keyframe interval {} differs from the stream's {}",
-            h.keyframe_every, header.keyframe_every
-        ));
-    }
-    if h.step_count > u64::from(header.keyframe_every) {
-        return Err(format!(
-            "a chunk of {} steps is longer than the stream's chunk length {}",
-            h.step_count, header.keyframe_every
-        ));
-    }
-    if !part.definitions.is_empty() || !h.metadata.is_empty() {
-        return Err("a chunk carries definitions or metadata (the header holds them)".into());
-    }
-    if part.keyframes.len() != 2 && !(h.step_count == 0 && part.keyframes.len() == 1) {
-        return Err(format!(
-            "a chunk holds {} keyframes, not one at each end",
-            part.keyframes.len()
-        ));
-    }
-    let (expected_start, last) = match joined {
-        None => (header.start_step, None),
-        Some(whole) => (
-            whole.header.start_step + whole.header.step_count,
-            whole.keyframes.last(),
-        ),
-    };
-    if h.start_step != expected_start {
-        return Err(format!(
-            "a chunk starts at world step {}, the stream is at {expected_start}",
-            h.start_step
-        ));
-    }
-    if let Some(whole) = joined
-        && !whole
-            .header
-            .step_count
-            .is_multiple_of(u64::from(header.keyframe_every))
-    {
-        return Err("a chunk follows the stream's last (shorter) chunk".into());
-    }
-    if let Some(last) = last {
-        let first = &part.keyframes[0];
-        if first.cars != last.cars || first.game_state != last.game_state {
-            return Err("a chunk does not start from the keyframe the stream is at".into());
-        }
-    }
-    Ok(())
-}
-
-fn first_part(
-    header: &ReplayHeader,
-    definitions: &[skidpad_core::CarDefinition],
-    part: Replay,
-) -> Replay {
-    Replay {
-        header: ReplayHeader {
-            step_count: part.header.step_count,
-            keyframe_every: part.header.keyframe_every,
-            ..header.clone()
-        },
-        definitions: definitions.to_vec(),
-        ..part
-    }
-}
-
-/// `whole` followed by `part`, whose first keyframe is `whole`'s last.
-fn append(mut whole: Replay, part: Replay) -> Replay {
-    let offset = whole.header.step_count;
-    whole.header.step_count += part.header.step_count;
-    for (n, dt) in part.dt.runs() {
-        for _ in 0..n {
-            whole.dt.push(dt);
-        }
-    }
-    for (track, add) in whole.cars.iter_mut().zip(part.cars) {
-        append_track(track, add);
-    }
-    whole.keyframes.extend(
-        part.keyframes
-            .into_iter()
-            .skip(1)
-            .map(|k| crate::replay::Keyframe {
-                step: k.step + offset,
-                ..k
-            }),
-    );
-    whole
-}
-
-fn append_track(track: &mut CarTrack, add: CarTrack) {
-    track.inputs.extend(add.inputs);
-    for (n, lod) in add.lod.runs() {
-        for _ in 0..n {
-            track.lod.push(lod);
-        }
-    }
-    for (runs, more) in track.surfaces.iter_mut().zip(&add.surfaces) {
-        for (n, s) in more.runs() {
-            for _ in 0..n {
-                runs.push(s);
-            }
-        }
     }
 }
 
