@@ -43,6 +43,7 @@
 mod cache;
 mod desync;
 mod error;
+mod follower;
 mod format;
 mod highlights;
 mod hooks;
@@ -62,10 +63,12 @@ mod world;
 pub use cache::DEFAULT_CACHE_BUDGET;
 pub use desync::{DesyncReport, FieldDiff};
 pub use error::{ReplayError, Result};
+pub use follower::StreamFollower;
 pub use format::{
-    FORMAT_VERSION, MAX_DECOMPRESSED, STREAM_FORMAT_VERSION, StreamContents, decode_replay,
-    decode_replay_with, encode_replay, encode_replay_gzip, encode_stream, gunzip, gzip, is_gzip,
-    read_replay_header, read_stream,
+    FORMAT_VERSION, MAX_DECOMPRESSED, STREAM_FORMAT_VERSION, StreamContents, StreamPieceKind,
+    StreamSplitter, decode_replay, decode_replay_with, encode_replay, encode_replay_gzip,
+    encode_stream, gunzip, gzip, is_gzip, read_replay_header, read_stream, read_stream_chunk,
+    read_stream_header,
 };
 pub use highlights::{Highlight, HighlightKind, HighlightOptions, find_highlights};
 pub use hooks::{NoHooks, ReplayHooks};

@@ -9,8 +9,9 @@ use std::collections::BTreeMap;
 
 use common::{DT, race_world, script};
 use skidpad_replay::{
-    Limits, NoHooks, RecorderOptions, ReplayError, ReplayRecorder, StreamRecorder, SyncPolicy,
-    encode_replay, encode_stream, read_stream, verify_replay,
+    Limits, NoHooks, RecorderOptions, ReplayError, ReplayRecorder, StreamFollower, StreamPieceKind,
+    StreamRecorder, StreamSplitter, SyncPolicy, encode_replay, encode_stream, read_stream,
+    verify_replay,
 };
 
 const CHUNK: u32 = 30;
@@ -180,4 +181,56 @@ fn ghosts_cannot_be_streamed() {
         ..RecorderOptions::default()
     };
     assert!(StreamRecorder::new(&world, options, Vec::new(), SyncPolicy::Never).is_err());
+}
+
+#[test]
+fn a_spectator_joining_at_any_chunk_reaches_the_hosts_world_bit_for_bit() {
+    let mut world = race_world(2);
+    let options = RecorderOptions {
+        keyframe_every: CHUNK,
+        ..RecorderOptions::default()
+    };
+    let mut stream = StreamRecorder::new(&world, options, Vec::new(), SyncPolicy::Never).unwrap();
+    for step in 0..100 {
+        script(&mut world, step);
+        world.step(DT).unwrap();
+        stream.capture(&world, DT).unwrap();
+    }
+    let bytes = stream.finish(&world).unwrap();
+    // Cut as a publisher receives it: writes of odd sizes.
+    let mut splitter = StreamSplitter::default();
+    let mut pieces = Vec::new();
+    for piece in bytes.chunks(777) {
+        pieces.extend(splitter.push(piece).unwrap());
+    }
+    let kinds: Vec<StreamPieceKind> = pieces.iter().map(|(k, _)| *k).collect();
+    assert_eq!(kinds[0], StreamPieceKind::Header);
+    assert_eq!(kinds.last(), Some(&StreamPieceKind::End));
+    assert_eq!(
+        pieces.iter().map(|(_, b)| b.len()).sum::<usize>(),
+        bytes.len()
+    );
+    let chunks: Vec<&[u8]> = pieces
+        .iter()
+        .filter(|(k, _)| *k == StreamPieceKind::Chunk)
+        .map(|(_, b)| b.as_slice())
+        .collect();
+    assert_eq!(chunks.len(), 4);
+    for join_at in 0..chunks.len() {
+        let mut spectator = StreamFollower::new(&pieces[0].1, Limits::default()).unwrap();
+        for chunk in &chunks[join_at..] {
+            spectator.push_chunk(chunk).unwrap();
+        }
+        assert_eq!(spectator.step(), 100);
+        assert_eq!(spectator.world().unwrap().world_hash(), world.world_hash());
+    }
+    // A gap is refused, and a chunk's damage is caught by its checksum.
+    let mut spectator = StreamFollower::new(&pieces[0].1, Limits::default()).unwrap();
+    spectator.push_chunk(chunks[0]).unwrap();
+    assert!(spectator.push_chunk(chunks[2]).is_err());
+    let mut bad = chunks[1].to_vec();
+    bad[100] ^= 1;
+    assert!(spectator.push_chunk(&bad).is_err());
+    spectator.push_chunk(chunks[1]).unwrap();
+    assert_eq!(spectator.step(), 60);
 }

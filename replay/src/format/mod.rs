@@ -34,7 +34,10 @@ use skidpad_core::{
 use skidpad_ghost::{decode_ghost, encode_ghost};
 
 pub use compress::{MAX_DECOMPRESSED, gunzip, gzip, is_gzip};
-pub use stream::{STREAM_FORMAT_VERSION, StreamContents, encode_stream, read_stream};
+pub use stream::{
+    STREAM_FORMAT_VERSION, StreamContents, StreamPieceKind, StreamSplitter, encode_stream,
+    read_stream, read_stream_chunk, read_stream_header,
+};
 pub(crate) use stream::{chunk_record, end_record, header_record, preamble as stream_preamble};
 
 use self::bytes::{Reader, Writer};

@@ -18,7 +18,7 @@
 //! earlier chunk. Reading stops at the first record that is cut short or
 //! whose checksum does not match: everything before it is kept.
 
-use skidpad_core::SIMULATION_VERSION;
+use skidpad_core::{CarDefinition, SIMULATION_VERSION};
 
 use super::bytes::{Reader, Writer};
 use super::{check_preamble_of, encode_header, encode_replay};
@@ -141,17 +141,13 @@ fn next_record(bytes: &[u8], at: usize) -> std::result::Result<Option<(u8, &[u8]
     Ok(Some((kind, &rest[RECORD_HEADER..RECORD_HEADER + len])))
 }
 
-/// Reads a stream, complete or cut at any byte: the header record must be
-/// whole, then every whole chunk is joined, and reading stops quietly at
-/// the first record that is cut short or corrupt (`stopped` says which).
-/// A chunk that does not continue the previous one (steps, keyframe,
-/// settings) is an error, as is a stream with no whole chunk. Each chunk is
-/// decoded within `limits`, and the joined replay's steps, cars and work
-/// are checked against them as chunks are added.
-pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
+/// The preamble and header record at the start of `bytes`: the
+/// recording's header (step count 0), its definitions, and where the
+/// first record after the header starts.
+fn read_header(bytes: &[u8], limits: &Limits) -> Result<(ReplayHeader, Vec<CarDefinition>, usize)> {
     check_preamble_of(bytes, MAGIC, STREAM_FORMAT_VERSION, "stream")?;
-    let mut at = PREAMBLE;
-    let (header, definitions) = match next_record(bytes, at) {
+    let at = PREAMBLE;
+    match next_record(bytes, at) {
         Ok(Some((KIND_HEADER, payload))) => {
             let mut p = Reader::new(payload, at + RECORD_HEADER, "stream header");
             let h = p.blob()?;
@@ -169,24 +165,146 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
                 &mut Reader::new(d, at, "stream definitions"),
                 header.car_count,
             )?;
-            at += RECORD_HEADER + payload.len() + CHECKSUM;
-            (header, definitions)
+            Ok((
+                header,
+                definitions,
+                at + RECORD_HEADER + payload.len() + CHECKSUM,
+            ))
         }
-        Ok(Some((kind, _))) => {
-            return Err(ReplayError::Decode {
-                section: "stream",
-                offset: at,
-                reason: format!("the first record is of kind {kind}, not the header"),
-            });
+        Ok(Some((kind, _))) => Err(ReplayError::Decode {
+            section: "stream",
+            offset: at,
+            reason: format!("the first record is of kind {kind}, not the header"),
+        }),
+        Ok(None) | Err(_) => Err(ReplayError::Decode {
+            section: "stream",
+            offset: at,
+            reason: "the stream ends before its header record is whole".into(),
+        }),
+    }
+}
+
+/// A stream's start: its preamble and header record, as a spectator
+/// fetches it, decoded to the recording's header and definitions.
+pub fn read_stream_header(
+    bytes: &[u8],
+    limits: &Limits,
+) -> Result<(ReplayHeader, Vec<CarDefinition>)> {
+    let (header, definitions, end) = read_header(bytes, limits)?;
+    if end != bytes.len() {
+        return Err(ReplayError::Decode {
+            section: "stream",
+            offset: end,
+            reason: "bytes after the header record".into(),
+        });
+    }
+    Ok((header, definitions))
+}
+
+/// One whole chunk record (framing and checksum included), as a spectator
+/// fetches it, decoded to the standalone replay it holds.
+pub fn read_stream_chunk(record: &[u8], limits: &Limits) -> Result<Replay> {
+    match next_record(record, 0) {
+        Ok(Some((KIND_CHUNK, payload)))
+            if RECORD_HEADER + payload.len() + CHECKSUM == record.len() =>
+        {
+            decode_replay_with(payload, limits).map_err(|e| chunk_error(0, e))
         }
-        Ok(None) | Err(_) => {
-            return Err(ReplayError::Decode {
-                section: "stream",
-                offset: at,
-                reason: "the stream ends before its header record is whole".into(),
-            });
+        Ok(_) => Err(ReplayError::Decode {
+            section: "stream chunk",
+            offset: 0,
+            reason: "not exactly one chunk record".into(),
+        }),
+        Err(reason) => Err(ReplayError::Decode {
+            section: "stream chunk",
+            offset: 0,
+            reason,
+        }),
+    }
+}
+
+/// What a piece of a stream is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StreamPieceKind {
+    /// The preamble and the header record.
+    Header,
+    /// A chunk record.
+    Chunk,
+    /// The end record.
+    End,
+}
+
+/// Cuts the bytes a `StreamRecorder` writes into whole pieces as they
+/// arrive: the header (preamble included), then each chunk record and the
+/// end record, each exactly as written (checksum included). A publisher
+/// feeds it what the recorder writes and serves the pieces.
+#[derive(Debug, Default)]
+pub struct StreamSplitter {
+    buf: Vec<u8>,
+    header_seen: bool,
+}
+
+impl StreamSplitter {
+    /// Adds written bytes; returns the pieces they complete. A record that
+    /// fails its checksum or is of an unknown kind is an error.
+    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<(StreamPieceKind, Vec<u8>)>> {
+        self.buf.extend_from_slice(bytes);
+        let mut pieces = Vec::new();
+        loop {
+            let start = if self.header_seen { 0 } else { PREAMBLE };
+            if self.buf.len() < start {
+                break;
+            }
+            if !self.header_seen {
+                check_preamble_of(&self.buf, MAGIC, STREAM_FORMAT_VERSION, "stream")?;
+            }
+            if self.buf.len() < start + RECORD_HEADER {
+                break;
+            }
+            let len = u32::from_le_bytes([
+                self.buf[start + 1],
+                self.buf[start + 2],
+                self.buf[start + 3],
+                self.buf[start + 4],
+            ]) as usize;
+            let end = start + RECORD_HEADER + len + CHECKSUM;
+            if self.buf.len() < end {
+                break;
+            }
+            let (kind, _) = next_record(&self.buf[..end], start)
+                .map_err(|reason| ReplayError::Decode {
+                    section: "stream",
+                    offset: start,
+                    reason,
+                })?
+                .ok_or_else(|| ReplayError::Mismatch("empty stream record".into()))?;
+            let kind = match (kind, self.header_seen) {
+                (KIND_HEADER, false) => StreamPieceKind::Header,
+                (KIND_CHUNK, true) => StreamPieceKind::Chunk,
+                (KIND_END, true) => StreamPieceKind::End,
+                (other, _) => {
+                    return Err(ReplayError::Mismatch(format!(
+                        "unexpected stream record of kind {other}"
+                    )));
+                }
+            };
+            self.header_seen = true;
+            let rest = self.buf.split_off(end);
+            pieces.push((kind, std::mem::replace(&mut self.buf, rest)));
         }
-    };
+        Ok(pieces)
+    }
+}
+
+/// Reads a stream, complete or cut at any byte: the header record must be
+/// whole, then every whole chunk is joined, and reading stops quietly at
+/// the first record that is cut short or corrupt (`stopped` says which).
+/// A chunk that does not continue the previous one (steps, keyframe,
+/// settings) is an error, as is a stream with no whole chunk. Each chunk is
+/// decoded within `limits`, and the joined replay's steps, cars and work
+/// are checked against them as chunks are added.
+pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
+    let (header, definitions, mut at) = read_header(bytes, limits)?;
     let rates = definition_rates(&definitions, header.car_count as usize);
     let start_step = header.start_step;
     let mut joiner = Joiner::new(header, definitions, Some(start_step));

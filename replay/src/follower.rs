@@ -1,0 +1,102 @@
+//! `StreamFollower`: a spectator's side of a live stream. It joins at any
+//! chunk (the late join: the latest one sealed), starts from that chunk's
+//! first keyframe and plays every chunk after it, checking each chunk's
+//! closing keyframe, so it holds the host's world bit for bit at every
+//! chunk boundary.
+
+use skidpad_core::{CarDefinition, World};
+
+use crate::format::{read_stream_chunk, read_stream_header};
+use crate::hooks::NoHooks;
+use crate::limits::Limits;
+use crate::player::ReplayPlayer;
+use crate::replay::{Replay, ReplayHeader};
+use crate::world::create_replay_world;
+use crate::{ReplayError, Result};
+
+/// Follows a stream chunk by chunk.
+pub struct StreamFollower {
+    header: ReplayHeader,
+    definitions: Vec<CarDefinition>,
+    limits: Limits,
+    world: Option<World>,
+    /// The recording-relative step the world is at.
+    step: u64,
+}
+
+impl StreamFollower {
+    /// Starts from a stream's header piece (preamble and header record);
+    /// the definitions must be embedded, since the follower builds the
+    /// world itself.
+    pub fn new(header_piece: &[u8], limits: Limits) -> Result<Self> {
+        let (header, definitions) = read_stream_header(header_piece, &limits)?;
+        if definitions.len() != header.car_count as usize {
+            return Err(ReplayError::Mismatch(
+                "the stream does not embed its car definitions".into(),
+            ));
+        }
+        Ok(StreamFollower {
+            header,
+            definitions,
+            limits,
+            world: None,
+            step: 0,
+        })
+    }
+
+    /// The recording's header (step count 0; metadata and settings).
+    #[must_use]
+    pub fn header(&self) -> &ReplayHeader {
+        &self.header
+    }
+
+    /// Plays one chunk record. The first chunk may be any (joining late);
+    /// every later one must start where the previous ended. Returns the
+    /// number of steps played; the chunk's closing keyframe must match.
+    pub fn push_chunk(&mut self, record: &[u8]) -> Result<u64> {
+        let part = read_stream_chunk(record, &self.limits)?;
+        let start = part.header.start_step;
+        let steps = part.header.step_count;
+        let part = Replay {
+            definitions: self.definitions.clone(),
+            ..part
+        };
+        let world = match self.world.take() {
+            Some(world) => {
+                if start != world.step_count() {
+                    let at = world.step_count();
+                    self.world = Some(world);
+                    return Err(ReplayError::Mismatch(format!(
+                        "a chunk from world step {start}, the spectator is at {at}"
+                    )));
+                }
+                world
+            }
+            None => create_replay_world(&part)?,
+        };
+        let mut player = ReplayPlayer::new(world, &part, NoHooks)?;
+        player.play_to_end()?;
+        let desyncs = player.desyncs();
+        let (world, _) = player.into_parts();
+        self.world = Some(world);
+        if desyncs != 0 {
+            return Err(ReplayError::Mismatch(format!(
+                "the chunk from world step {start} did not re-simulate to its keyframe"
+            )));
+        }
+        self.step = start + steps - self.header.start_step;
+        Ok(steps)
+    }
+
+    /// The spectator's world, once a chunk was played.
+    #[must_use]
+    pub fn world(&self) -> Option<&World> {
+        self.world.as_ref()
+    }
+
+    /// Steps since the recording began that the spectator has reached.
+    #[must_use]
+    pub fn step(&self) -> u64 {
+        self.step
+    }
+}
