@@ -1,0 +1,101 @@
+//! `skidpad-spectator`: serves a live AI race for spectators. The race
+//! (`--cars` AI cars on the built-in track, stepped in real time at
+//! 60 Hz) is published as race `demo`; `spectator/README.md` lists the
+//! routes.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Parser;
+use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+use skidpad_replay::{RecorderOptions, StreamRecorder, SyncPolicy};
+use skidpad_spectator::{Race, RaceSink, Races, router};
+
+#[derive(Parser)]
+#[command(
+    name = "skidpad-spectator",
+    version,
+    about = "Serve a live AI race to spectators over HTTP"
+)]
+struct Args {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8788")]
+    listen: SocketAddr,
+    /// AI cars in the demo race, 1 to 64.
+    #[arg(long, default_value_t = 6, value_parser = clap::value_parser!(u16).range(1..=64))]
+    cars: u16,
+    /// Steps per chunk (60 Hz steps; 120 = 2 s).
+    #[arg(long, default_value_t = skidpad_replay::DEFAULT_CHUNK_STEPS, value_parser = clap::value_parser!(u32).range(1..=36_000))]
+    chunk_steps: u32,
+    /// Laps to race before the stream ends.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    laps: u32,
+}
+
+const DT: f64 = 1.0 / 60.0;
+
+/// Races in real time, publishing into `race`, until `laps` of the
+/// lead-car distance are done.
+fn run_race(race: Arc<Race>, cars: u16, chunk_steps: u32, laps: u32) -> Result<()> {
+    let track = Arc::new(Track::builtin("brandwood")?);
+    let mut world = World::new(WorldConfig::default())?;
+    for k in 0..usize::from(cars) {
+        let (p, d) = track.point_at(track.length() - 8.0 * k as f64 - 6.0);
+        let id = world.add_car(
+            &preset(["fwd_hatchback", "rwd_sports"][k % 2])?,
+            InitialPose {
+                x: p.x,
+                y: p.y,
+                yaw: d.y.atan2(d.x),
+                speed: 0.0,
+            },
+        )?;
+        world.set_driver(id, Some(track.clone()))?;
+    }
+    let options = RecorderOptions {
+        keyframe_every: chunk_steps,
+        metadata: vec![("track".into(), "brandwood".into())],
+        ..RecorderOptions::default()
+    };
+    let mut stream = StreamRecorder::new(&world, options, RaceSink::new(race), SyncPolicy::Never)?;
+    // About 75 s a lap: laps × 80 s of racing.
+    let steps = u64::from(laps) * 80 * 60;
+    let start = std::time::Instant::now();
+    for step in 1..=steps {
+        stream.step(&mut world, DT)?;
+        let due = Duration::from_secs_f64(step as f64 * DT);
+        if let Some(wait) = due.checked_sub(start.elapsed()) {
+            std::thread::sleep(wait);
+        }
+    }
+    stream.finish(&world)?;
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    let args = Args::parse();
+    let races = Races::default();
+    let race = Race::new();
+    races.insert("demo", race.clone());
+    let (cars, chunk_steps, laps) = (args.cars, args.chunk_steps, args.laps);
+    // The race runs on its own thread; the finished race stays on offer
+    // until the service is stopped (Ctrl-C).
+    tokio::task::spawn_blocking(move || match run_race(race, cars, chunk_steps, laps) {
+        Ok(()) => println!("the race ended; its chunks stay on offer"),
+        Err(e) => eprintln!("skidpad-spectator: the race stopped: {e:#}"),
+    });
+    let listener = tokio::net::TcpListener::bind(args.listen).await?;
+    println!(
+        "spectate at http://{}/races/demo/meta (live tail: /races/demo/live)",
+        listener.local_addr()?
+    );
+    axum::serve(listener, router(races))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,120 @@
+//! One published race: its header piece and sealed chunks (immutable once
+//! stored, shared by every response), whether it ended, and a watch
+//! channel that tells live tails when either changes.
+
+use std::sync::{Arc, RwLock};
+
+use axum::body::Bytes;
+use skidpad_replay::{Limits, StreamPieceKind, read_stream_header};
+use tokio::sync::watch;
+
+/// What a live tail is told: chunks sealed so far, and whether the race
+/// ended.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Sealed chunks (their numbers run from 1).
+    pub chunks: u64,
+    /// True once the end record arrived.
+    pub ended: bool,
+}
+
+/// What the service knows of the race from its header piece.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct RaceInfo {
+    /// `SIMULATION_VERSION` the race runs.
+    pub simulation_version: u32,
+    /// Cars recorded.
+    pub car_count: u32,
+    /// Steps per chunk.
+    pub chunk_steps: u32,
+    /// The world step the recording began at.
+    pub start_step: u64,
+    /// The recording's metadata.
+    pub metadata: Vec<(String, String)>,
+}
+
+#[derive(Debug, Default)]
+struct Stored {
+    header: Option<(Bytes, RaceInfo)>,
+    chunks: Vec<Bytes>,
+}
+
+/// A race, shared between its publisher and the HTTP handlers.
+#[derive(Debug)]
+pub struct Race {
+    stored: RwLock<Stored>,
+    progress: watch::Sender<Progress>,
+}
+
+impl Default for Race {
+    fn default() -> Self {
+        Race {
+            stored: RwLock::new(Stored::default()),
+            progress: watch::Sender::new(Progress::default()),
+        }
+    }
+}
+
+impl Race {
+    /// A race with nothing published yet.
+    #[must_use]
+    pub fn new() -> Arc<Race> {
+        Arc::new(Race::default())
+    }
+
+    /// Stores a piece of the stream, in the order the recorder wrote it.
+    pub fn publish(&self, kind: StreamPieceKind, bytes: Vec<u8>) -> anyhow::Result<()> {
+        let mut stored = self
+            .stored
+            .write()
+            .map_err(|_| anyhow::anyhow!("race state poisoned"))?;
+        let mut progress = *self.progress.borrow();
+        match kind {
+            StreamPieceKind::Header => {
+                // The recorder wrote it, but it is checked like any input.
+                let (header, _) = read_stream_header(&bytes, &Limits::UNLIMITED)?;
+                let info = RaceInfo {
+                    simulation_version: header.simulation_version,
+                    car_count: header.car_count,
+                    chunk_steps: header.keyframe_every,
+                    start_step: header.start_step,
+                    metadata: header.metadata,
+                };
+                stored.header = Some((Bytes::from(bytes), info));
+            }
+            StreamPieceKind::Chunk => {
+                stored.chunks.push(Bytes::from(bytes));
+                progress.chunks = stored.chunks.len() as u64;
+            }
+            StreamPieceKind::End => progress.ended = true,
+        }
+        drop(stored);
+        self.progress.send_replace(progress);
+        Ok(())
+    }
+
+    /// The header piece and what it says, once published.
+    #[must_use]
+    pub fn header(&self) -> Option<(Bytes, RaceInfo)> {
+        self.stored.read().ok()?.header.clone()
+    }
+
+    /// Chunk `n` (from 1), once sealed.
+    #[must_use]
+    pub fn chunk(&self, n: u64) -> Option<Bytes> {
+        let index = usize::try_from(n.checked_sub(1)?).ok()?;
+        self.stored.read().ok()?.chunks.get(index).cloned()
+    }
+
+    /// Chunks sealed so far and whether the race ended.
+    #[must_use]
+    pub fn progress(&self) -> Progress {
+        *self.progress.borrow()
+    }
+
+    /// A receiver that wakes on every change of [`progress`](Self::progress).
+    #[must_use]
+    pub fn subscribe(&self) -> watch::Receiver<Progress> {
+        self.progress.subscribe()
+    }
+}

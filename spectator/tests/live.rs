@@ -1,0 +1,323 @@
+//! Spectating over real HTTP on loopback: late joiners reach the host's
+//! world bit for bit, a hundred spectators follow one race at once,
+//! immutable pieces are cacheable, and the figures for BENCHMARKS.md
+//! (`cargo test --release -p skidpad-spectator --test live -- --nocapture`).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+use skidpad_replay::{Limits, RecorderOptions, StreamFollower, StreamRecorder, SyncPolicy};
+use skidpad_spectator::{Race, RaceSink, Races, router};
+
+const DT: f64 = 1.0 / 60.0;
+const CHUNK: u32 = 60;
+const CARS: usize = 2;
+
+async fn serve(races: Races) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router(races)).await.unwrap() });
+    addr
+}
+
+enum Command {
+    Advance(u64, mpsc::Sender<[u8; 32]>),
+    Finish(mpsc::Sender<[u8; 32]>),
+}
+
+/// The host: a race on its own thread (the recorder is not `Send`),
+/// stepped on command; each reply is the world hash reached.
+struct Host {
+    commands: mpsc::Sender<Command>,
+}
+
+impl Host {
+    fn start(race: Arc<Race>) -> Host {
+        let (commands, inbox) = mpsc::channel::<Command>();
+        std::thread::spawn(move || {
+            let track = Arc::new(Track::builtin("brandwood").unwrap());
+            let mut world = World::new(WorldConfig::default()).unwrap();
+            for k in 0..CARS {
+                let (p, d) = track.point_at(track.length() - 10.0 * k as f64 - 6.0);
+                let id = world
+                    .add_car(
+                        &preset(["fwd_hatchback", "rwd_sports"][k % 2]).unwrap(),
+                        InitialPose {
+                            x: p.x,
+                            y: p.y,
+                            yaw: d.y.atan2(d.x),
+                            speed: 10.0,
+                        },
+                    )
+                    .unwrap();
+                world.set_driver(id, Some(track.clone())).unwrap();
+            }
+            let options = RecorderOptions {
+                keyframe_every: CHUNK,
+                ..RecorderOptions::default()
+            };
+            let mut stream =
+                StreamRecorder::new(&world, options, RaceSink::new(race), SyncPolicy::Never)
+                    .unwrap();
+            for command in inbox {
+                match command {
+                    Command::Advance(n, reply) => {
+                        for _ in 0..n {
+                            stream.step(&mut world, DT).unwrap();
+                        }
+                        reply.send(world.world_hash()).unwrap();
+                    }
+                    Command::Finish(reply) => {
+                        stream.finish(&world).unwrap();
+                        reply.send(world.world_hash()).unwrap();
+                        return;
+                    }
+                }
+            }
+        });
+        Host { commands }
+    }
+
+    async fn advance(&self, n: u64) -> [u8; 32] {
+        let (tx, rx) = mpsc::channel();
+        self.commands.send(Command::Advance(n, tx)).unwrap();
+        tokio::task::spawn_blocking(move || rx.recv().unwrap())
+            .await
+            .unwrap()
+    }
+
+    async fn finish(&self) -> [u8; 32] {
+        let (tx, rx) = mpsc::channel();
+        self.commands.send(Command::Finish(tx)).unwrap();
+        tokio::task::spawn_blocking(move || rx.recv().unwrap())
+            .await
+            .unwrap()
+    }
+}
+
+/// What one spectator ended with.
+struct Watched {
+    hash: [u8; 32],
+    step: u64,
+    /// From the first request to holding every chunk sealed when it joined.
+    join_latency: Duration,
+}
+
+async fn play(follower: StreamFollower, chunk: Vec<u8>) -> StreamFollower {
+    tokio::task::spawn_blocking(move || {
+        let mut follower = follower;
+        follower.push_chunk(&chunk).unwrap();
+        follower
+    })
+    .await
+    .unwrap()
+}
+
+/// A spectator joining now: the header, the live tail, the chunk with the
+/// latest keyframe, then every chunk the tail announces, to the end.
+async fn spectate(client: reqwest::Client, base: String) -> Watched {
+    let started = Instant::now();
+    let header = client.get(format!("{base}/header")).send().await.unwrap();
+    assert_eq!(header.status(), 200);
+    let header = header.bytes().await.unwrap();
+    let mut follower = StreamFollower::new(&header, Limits::default()).unwrap();
+    // Subscribe before asking for the latest chunk, so nothing sealed in
+    // between is missed.
+    let live = client.get(format!("{base}/live")).send().await.unwrap();
+    assert_eq!(live.status(), 200);
+    let latest = client
+        .get(format!("{base}/keyframe/latest"))
+        .send()
+        .await
+        .unwrap();
+    let mut next = 1;
+    let mut join_latency = None;
+    if latest.status() == 200 {
+        let n: u64 = latest.headers()["x-skidpad-chunk"]
+            .to_str()
+            .unwrap()
+            .parse()
+            .unwrap();
+        follower = play(follower, latest.bytes().await.unwrap().to_vec()).await;
+        join_latency = Some(started.elapsed());
+        next = n + 1;
+    }
+    let mut events = live.bytes_stream();
+    let mut text = String::new();
+    let mut last = None;
+    'tail: while let Some(bytes) = events.next().await {
+        text.push_str(&String::from_utf8_lossy(&bytes.unwrap()));
+        while let Some(end) = text.find("\n\n") {
+            let event: String = text.drain(..end + 2).collect();
+            let field = |name: &str| {
+                event
+                    .lines()
+                    .find_map(|l| l.strip_prefix(name).map(str::trim).map(str::to_owned))
+            };
+            let kind = field("event:");
+            let Some(n) = field("data:").and_then(|d| d.parse::<u64>().ok()) else {
+                continue; // a keep-alive comment
+            };
+            let upto = n;
+            while next <= upto {
+                let chunk = client
+                    .get(format!("{base}/chunks/{next}"))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(chunk.status(), 200);
+                follower = play(follower, chunk.bytes().await.unwrap().to_vec()).await;
+                join_latency.get_or_insert(started.elapsed());
+                next += 1;
+            }
+            if kind.as_deref() == Some("end") {
+                last = Some(n);
+                break 'tail;
+            }
+        }
+    }
+    assert!(last.is_some(), "the live tail closed before the end event");
+    Watched {
+        hash: follower.world().unwrap().world_hash(),
+        step: follower.step(),
+        join_latency: join_latency.unwrap_or_default(),
+    }
+}
+
+fn rss_bytes() -> u64 {
+    let statm = std::fs::read_to_string("/proc/self/statm").unwrap();
+    let pages: u64 = statm.split_whitespace().nth(1).unwrap().parse().unwrap();
+    pages * 4096
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn late_joiners_reach_the_hosts_world_bit_for_bit() {
+    for joined_after in [1, 100, 10_000] {
+        let races = Races::default();
+        let race = Race::new();
+        races.insert("r", race.clone());
+        let addr = serve(races).await;
+        let host = Host::start(race.clone());
+        host.advance(joined_after).await;
+        let base = format!("http://{addr}/races/r");
+        let watcher = tokio::spawn(spectate(reqwest::Client::new(), base.clone()));
+        // The race goes on while the spectator catches up, then ends.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        host.advance(150).await;
+        let final_hash = host.finish().await;
+        let watched = watcher.await.unwrap();
+        assert_eq!(watched.step, joined_after + 150, "after {joined_after}");
+        assert_eq!(watched.hash, final_hash, "after {joined_after}");
+        println!(
+            "joined after {joined_after} steps: caught up in {:.1} ms",
+            watched.join_latency.as_secs_f64() * 1000.0
+        );
+        // The range says where it ended.
+        let range: serde_json::Value = reqwest::get(format!("{base}/range"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let chunks = (joined_after + 150).div_ceil(u64::from(CHUNK));
+        assert_eq!(range["last"], chunks);
+        assert_eq!(range["end"], chunks);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_spectators_follow_one_race() {
+    let races = Races::default();
+    let race = Race::new();
+    races.insert("r", race.clone());
+    let addr = serve(races).await;
+    let base = format!("http://{addr}/races/r");
+    let host = Host::start(race.clone());
+    host.advance(300).await;
+    let before = rss_bytes();
+    let client = reqwest::Client::new();
+    let mut watchers = Vec::new();
+    // A hundred spectators join in four waves while the race runs.
+    for _wave in 0..4 {
+        for _ in 0..25 {
+            watchers.push(tokio::spawn(spectate(client.clone(), base.clone())));
+        }
+        host.advance(120).await;
+    }
+    let during = rss_bytes();
+    let final_hash = host.finish().await;
+    let mut latencies = Vec::new();
+    for w in watchers {
+        let watched = w.await.unwrap();
+        assert_eq!(watched.hash, final_hash);
+        assert_eq!(watched.step, 300 + 4 * 120);
+        latencies.push(watched.join_latency.as_secs_f64() * 1000.0);
+    }
+    latencies.sort_by(f64::total_cmp);
+    let progress = race.progress();
+    let wire: usize = (1..=progress.chunks)
+        .map(|n| race.chunk(n).unwrap().len())
+        .sum();
+    let seconds = (300 + 4 * 120) as f64 * DT;
+    let per_spectator = during.saturating_sub(before) as f64 / 100.0;
+    println!(
+        "100 spectators: join p50 {:.1} ms, p99 {:.1} ms; process memory +{:.0} kB per spectator (server and clients); {:.0} bytes per car-second on the wire",
+        latencies[49],
+        latencies[98],
+        per_spectator / 1024.0,
+        wire as f64 / (CARS as f64 * seconds)
+    );
+    // Bounded: chunks are shared, a connection holds no copy of them.
+    assert!(per_spectator < 4.0 * 1024.0 * 1024.0, "{per_spectator}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pieces_are_immutable_and_cacheable_and_unknowns_are_404() {
+    let races = Races::default();
+    let race = Race::new();
+    races.insert("r", race.clone());
+    let addr = serve(races).await;
+    let host = Host::start(race.clone());
+    host.advance(130).await;
+    let client = reqwest::Client::new();
+    let base = format!("http://{addr}/races/r");
+    let first = client.get(format!("{base}/chunks/1")).send().await.unwrap();
+    assert_eq!(first.status(), 200);
+    let etag = first.headers()["etag"].to_str().unwrap().to_owned();
+    assert!(
+        first.headers()["cache-control"]
+            .to_str()
+            .unwrap()
+            .contains("immutable")
+    );
+    let again = client
+        .get(format!("{base}/chunks/1"))
+        .header("if-none-match", &etag)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 304);
+    for missing in [
+        format!("{base}/chunks/3"),
+        format!("{base}/chunks/0"),
+        format!("http://{addr}/races/nope/meta"),
+    ] {
+        assert_eq!(client.get(missing).send().await.unwrap().status(), 404);
+    }
+    let meta: serde_json::Value = client
+        .get(format!("{base}/meta"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(meta["race"]["chunk_steps"], CHUNK);
+    assert_eq!(meta["range"]["last"], 2);
+    assert_eq!(meta["range"]["end"], 0, "still running");
+    host.finish().await;
+}
