@@ -4,7 +4,8 @@
 //! `ReplayPlayer` with JS hooks, `createReplayWorld`, `encodeReplay` /
 //! `decodeReplay`, `verifyReplay`, `GhostRecorder`, `GhostPlayer`,
 //! `ghostQuaternion`, `sliceGhost`, `sliceGhostFrames`, `encodeGhost` /
-//! `decodeGhost`, `simulationVersion` and `coreVersion`.
+//! `decodeGhost`, `readStream` / `encodeStream` / `splitStream` and
+//! `StreamFollower` (live streams), `simulationVersion` and `coreVersion`.
 //!
 //! Nothing here simulates: every call validates its JS arguments and hands
 //! them to the Rust crates, so a replay recorded in a browser has the same
@@ -21,6 +22,7 @@ mod hooks;
 mod limits;
 mod player;
 mod replay;
+mod stream;
 mod world;
 
 use skidpad_core::hex;
@@ -30,6 +32,7 @@ use wasm_bindgen::prelude::*;
 pub use ghost::{Ghost, GhostPlayer, GhostRecorder};
 pub use player::ReplayPlayer;
 pub use replay::{Replay, ReplayRecorder};
+pub use stream::StreamFollower;
 pub use world::World;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -69,6 +72,13 @@ export interface Limits {
   maxCarSubsteps?: number; maxKeyframeStateBytes?: number;
   maxMetadataBytes?: number; maxDecodedBytes?: number;
 }
+/** What readStream found: every whole chunk joined into one replay. */
+export interface StreamContents {
+  replay: Replay; chunks: number; complete: boolean; droppedBytes: number;
+  stopped: string | null;
+}
+/** A whole piece of a stream as written. */
+export interface StreamPiece { kind: 'header' | 'chunk' | 'end'; bytes: Uint8Array }
 export interface VerifyReport {
   valid: boolean; simulationVersion: number; recordedBy: string; steps: number;
   duration: number; keyframes: number; desyncs: number;

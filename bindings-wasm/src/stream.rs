@@ -1,0 +1,151 @@
+//! Streams in JavaScript: `readStream` (a stream, complete or cut at any
+//! byte, to the replay of its whole chunks), `encodeStream`, `splitStream`
+//! (bytes as written into header, chunk and end pieces) and
+//! `StreamFollower`, a spectator's side of a live race: fed the header
+//! piece and then chunks as a spectator service offers them, it holds the
+//! host's world bit for bit at every chunk boundary.
+
+use std::sync::Arc;
+
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use skidpad_replay::{StreamPieceKind, StreamSplitter, encode_stream, read_stream};
+use wasm_bindgen::prelude::*;
+
+use crate::args;
+use crate::error::{JsResult, error, replay_error};
+use crate::replay::Replay;
+use crate::world::read;
+
+fn set(object: &Object, key: &str, value: &JsValue) -> JsResult<()> {
+    Reflect::set(object, &JsValue::from_str(key), value)
+        .map(|_| ())
+        .map_err(|_| error(format!("cannot set {key}")))
+}
+
+/// Reads a stream (`.sks`) cut at any byte: `{ replay, chunks, complete,
+/// droppedBytes, stopped }`, the replay joining every whole chunk.
+#[wasm_bindgen(js_name = readStream, unchecked_return_type = "StreamContents")]
+pub fn read_stream_js(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Limits")] limits: JsValue,
+) -> JsResult<JsValue> {
+    let bytes = args::bytes(&bytes, "bytes")?;
+    let limits = crate::limits::limits(&limits)?;
+    let read = read_stream(&bytes, &limits).map_err(replay_error)?;
+    let out = Object::new();
+    set(
+        &out,
+        "replay",
+        &Replay {
+            inner: Arc::new(read.replay),
+        }
+        .into(),
+    )?;
+    set(&out, "chunks", &JsValue::from_f64(read.chunks as f64))?;
+    set(&out, "complete", &JsValue::from_bool(read.complete))?;
+    set(
+        &out,
+        "droppedBytes",
+        &JsValue::from_f64(read.dropped_bytes as f64),
+    )?;
+    let stopped = read
+        .stopped
+        .map_or(JsValue::NULL, |s| JsValue::from_str(&s));
+    set(&out, "stopped", &stopped)?;
+    Ok(out.into())
+}
+
+/// A replay as a stream: header, one chunk per keyframe interval, end.
+#[wasm_bindgen(js_name = encodeStream)]
+pub fn encode_stream_js(replay: &Replay) -> JsResult<Uint8Array> {
+    let bytes = encode_stream(&replay.inner).map_err(replay_error)?;
+    Ok(Uint8Array::from(bytes.as_slice()))
+}
+
+/// Cuts stream bytes into pieces: `[{ kind: 'header' | 'chunk' | 'end',
+/// bytes }]`; a trailing partial record is left out.
+#[wasm_bindgen(js_name = splitStream, unchecked_return_type = "StreamPiece[]")]
+pub fn split_stream_js(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+) -> JsResult<Array> {
+    let bytes = args::bytes(&bytes, "bytes")?;
+    let pieces = StreamSplitter::default()
+        .push(&bytes)
+        .map_err(replay_error)?;
+    let out = Array::new();
+    for (kind, piece) in pieces {
+        let object = Object::new();
+        let kind = match kind {
+            StreamPieceKind::Header => "header",
+            StreamPieceKind::Chunk => "chunk",
+            StreamPieceKind::End => "end",
+        };
+        set(&object, "kind", &JsValue::from_str(kind))?;
+        set(&object, "bytes", &Uint8Array::from(piece.as_slice()).into())?;
+        out.push(&object);
+    }
+    Ok(out)
+}
+
+/// A spectator following a live stream chunk by chunk.
+#[wasm_bindgen]
+pub struct StreamFollower {
+    inner: skidpad_replay::StreamFollower,
+}
+
+#[wasm_bindgen]
+impl StreamFollower {
+    /// Starts from the stream's header piece (`GET /races/{id}/header`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] header: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "Limits")] limits: JsValue,
+    ) -> JsResult<StreamFollower> {
+        let header = args::bytes(&header, "header")?;
+        let limits = crate::limits::limits(&limits)?;
+        skidpad_replay::StreamFollower::new(&header, limits)
+            .map(|inner| StreamFollower { inner })
+            .map_err(replay_error)
+    }
+
+    /// Plays one chunk record (the first may be any: joining late);
+    /// returns the steps it held. Throws if it does not continue, fails its
+    /// checksum or does not re-simulate to its closing keyframe.
+    #[wasm_bindgen(js_name = pushChunk)]
+    pub fn push_chunk(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] record: JsValue,
+    ) -> JsResult<f64> {
+        let record = args::bytes(&record, "chunk")?;
+        self.inner
+            .push_chunk(&record)
+            .map(|n| n as f64)
+            .map_err(replay_error)
+    }
+
+    /// Steps since the recording began that the spectator has reached.
+    #[wasm_bindgen(getter)]
+    pub fn step(&self) -> f64 {
+        self.inner.step() as f64
+    }
+
+    /// The spectator world's hash (64 hex digits), or undefined before
+    /// the first chunk.
+    #[wasm_bindgen(js_name = worldHash)]
+    pub fn world_hash(&self) -> Option<String> {
+        self.inner.world().map(read::world_hash)
+    }
+
+    /// A car's pose in the spectator's world.
+    #[wasm_bindgen(unchecked_return_type = "CarPose")]
+    pub fn pose(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+    ) -> JsResult<JsValue> {
+        let world = self
+            .inner
+            .world()
+            .ok_or_else(|| error("no chunk played yet"))?;
+        read::pose(world, &car)
+    }
+}
