@@ -15,6 +15,7 @@
 //! - `GET /races/{id}/live`: the live tail, server-sent events `chunk`
 //!   (data: its number) as chunks are sealed and `end` when the race ends.
 //!
+//! Every answer allows any origin (CORS), so a page anywhere can watch.
 //! Header and chunks never change once published: they carry an `ETag`
 //! (blake3 of the bytes), answer `If-None-Match` with 304, and are
 //! `Cache-Control: public, max-age=31536000, immutable`.
@@ -72,6 +73,14 @@ pub fn router(races: Races) -> Router {
         .route("/races/{id}/chunks/{n}", get(chunk))
         .route("/races/{id}/keyframe/latest", get(latest_keyframe))
         .route("/races/{id}/live", get(live))
+        .layer(
+            tower_http::cors::CorsLayer::new()
+                .allow_origin(tower_http::cors::Any)
+                .expose_headers([
+                    header::ETAG,
+                    header::HeaderName::from_static("x-skidpad-chunk"),
+                ]),
+        )
         .with_state(races)
 }
 

@@ -32,13 +32,17 @@ struct Args {
     /// Laps to race before the stream ends.
     #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
     laps: u32,
+    /// Simulated seconds per wall-clock second (1 = real time; tests race
+    /// faster), 0.1 to 1000.
+    #[arg(long, default_value_t = 1.0)]
+    pace: f64,
 }
 
 const DT: f64 = 1.0 / 60.0;
 
 /// Races in real time, publishing into `race`, until `laps` of the
 /// lead-car distance are done.
-fn run_race(race: Arc<Race>, cars: u16, chunk_steps: u32, laps: u32) -> Result<()> {
+fn run_race(race: Arc<Race>, cars: u16, chunk_steps: u32, laps: u32, pace: f64) -> Result<()> {
     let track = Arc::new(Track::builtin("brandwood")?);
     let mut world = World::new(WorldConfig::default())?;
     for k in 0..usize::from(cars) {
@@ -65,7 +69,7 @@ fn run_race(race: Arc<Race>, cars: u16, chunk_steps: u32, laps: u32) -> Result<(
     let start = std::time::Instant::now();
     for step in 1..=steps {
         stream.step(&mut world, DT)?;
-        let due = Duration::from_secs_f64(step as f64 * DT);
+        let due = Duration::from_secs_f64(step as f64 * DT / pace);
         if let Some(wait) = due.checked_sub(start.elapsed()) {
             std::thread::sleep(wait);
         }
@@ -77,16 +81,21 @@ fn run_race(race: Arc<Race>, cars: u16, chunk_steps: u32, laps: u32) -> Result<(
 #[tokio::main]
 async fn main() -> Result<()> {
     let args = Args::parse();
+    if !(0.1..=1000.0).contains(&args.pace) {
+        anyhow::bail!("--pace must be within 0.1 and 1000");
+    }
     let races = Races::default();
     let race = Race::new();
     races.insert("demo", race.clone());
-    let (cars, chunk_steps, laps) = (args.cars, args.chunk_steps, args.laps);
+    let (cars, chunk_steps, laps, pace) = (args.cars, args.chunk_steps, args.laps, args.pace);
     // The race runs on its own thread; the finished race stays on offer
     // until the service is stopped (Ctrl-C).
-    tokio::task::spawn_blocking(move || match run_race(race, cars, chunk_steps, laps) {
-        Ok(()) => println!("the race ended; its chunks stay on offer"),
-        Err(e) => eprintln!("skidpad-spectator: the race stopped: {e:#}"),
-    });
+    tokio::task::spawn_blocking(
+        move || match run_race(race, cars, chunk_steps, laps, pace) {
+            Ok(()) => println!("the race ended; its chunks stay on offer"),
+            Err(e) => eprintln!("skidpad-spectator: the race stopped: {e:#}"),
+        },
+    );
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     println!(
         "spectate at http://{}/races/demo/meta (live tail: /races/demo/live)",

@@ -294,6 +294,21 @@ async fn pieces_are_immutable_and_cacheable_and_unknowns_are_404() {
             .unwrap()
             .contains("immutable")
     );
+    // Any page may watch: CORS allows every origin and exposes the chunk
+    // number of the latest-keyframe answer.
+    let cross = client
+        .get(format!("{base}/keyframe/latest"))
+        .header("origin", "http://example.invalid")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(cross.headers()["access-control-allow-origin"], "*");
+    assert!(
+        cross.headers()["access-control-expose-headers"]
+            .to_str()
+            .unwrap()
+            .contains("x-skidpad-chunk")
+    );
     let again = client
         .get(format!("{base}/chunks/1"))
         .header("if-none-match", &etag)

@@ -41,9 +41,10 @@ const PACKAGE_JSON: &str = r#"{
     "./node": {
       "types": "./node/skidpad_wasm.d.ts",
       "default": "./node/skidpad_wasm.js"
-    }
+    },
+    "./spectator": "./spectator.mjs"
   },
-  "files": ["web/", "node/", "README.md"],
+  "files": ["web/", "node/", "spectator.mjs", "README.md"],
   "sideEffects": false
 }
 "#;
@@ -94,12 +95,22 @@ pub fn build_package(root: &Path) -> Result<PathBuf, String> {
     write(&pkg.join("package.json"), &manifest)?;
     fs::copy(root.join("bindings-wasm/README.md"), pkg.join("README.md"))
         .map_err(|e| format!("cannot copy the package README: {e}"))?;
+    fs::copy(
+        root.join("bindings-wasm/js/spectator.mjs"),
+        pkg.join("spectator.mjs"),
+    )
+    .map_err(|e| format!("cannot copy the spectator client: {e}"))?;
     println!("==> npm package written to {}", pkg.display());
     Ok(pkg)
 }
 
-/// Runs the node tests (`bindings-wasm/tests/*.test.mjs`) on the package.
+/// Runs the node tests (`bindings-wasm/tests/*.test.mjs`) on the package,
+/// with the spectator service's binary built for the live-race test.
 pub fn node_tests(root: &Path) -> Result<(), String> {
+    run(Command::new(cargo())
+        .args(["build", "--release", "-p", "skidpad-spectator"])
+        .current_dir(root))?;
+    let spectator = root.join("target/release/skidpad-spectator");
     let dir = root.join("bindings-wasm/tests");
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)
         .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
@@ -110,6 +121,7 @@ pub fn node_tests(root: &Path) -> Result<(), String> {
     run(Command::new("node")
         .arg("--test")
         .args(&files)
+        .env("SKIDPAD_SPECTATOR_BIN", spectator)
         .current_dir(root))
 }
 
