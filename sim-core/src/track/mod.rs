@@ -216,7 +216,7 @@ impl Track {
         let window = 2 * SAMPLES_PER_SEGMENT;
         let mut best = (f64::INFINITY, 0, 0.0);
         // Walk the window with a wrapping index rather than `% n` per
-        // candidate: two integer divisions per segment were half the cost.
+        // candidate.
         let mut i = (coarse.1 + n - window) % n;
         for _ in 0..=2 * window {
             let next = if i + 1 == n { 0 } else { i + 1 };
