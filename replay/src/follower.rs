@@ -57,10 +57,6 @@ impl StreamFollower {
         let part = read_stream_chunk(record, &self.limits)?;
         let start = part.header.start_step;
         let steps = part.header.step_count;
-        let part = Replay {
-            definitions: self.definitions.clone(),
-            ..part
-        };
         let world = match self.world.take() {
             Some(world) => {
                 if start != world.step_count() {
@@ -72,7 +68,12 @@ impl StreamFollower {
                 }
                 world
             }
-            None => create_replay_world(&part)?,
+            // Joining: the world is built once, from the stream's
+            // definitions.
+            None => create_replay_world(&Replay {
+                definitions: self.definitions.clone(),
+                ..part.clone()
+            })?,
         };
         let mut player = ReplayPlayer::new(world, &part, NoHooks)?;
         player.play_to_end()?;

@@ -42,11 +42,6 @@ impl Joiner {
         Ok(())
     }
 
-    /// The parts joined so far.
-    pub(crate) fn joined(&self) -> Option<&Replay> {
-        self.joined.as_ref()
-    }
-
     /// The joined replay, if any part was pushed.
     pub(crate) fn finish(self) -> Option<Replay> {
         self.joined

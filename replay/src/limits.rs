@@ -115,6 +115,11 @@ impl Limits {
         exceeds("car-substeps", work.car_substeps, self.max_car_substeps)
     }
 
+    /// Refuses more than `max_steps` steps (a stream's running total).
+    pub(crate) fn check_steps(&self, steps: u64) -> Result<()> {
+        exceeds("steps", steps, self.max_steps)
+    }
+
     /// Refuses a decoder that would hold more than `max_decoded_bytes`.
     pub fn check_memory(&self, bytes: u64) -> Result<()> {
         exceeds("decoded bytes", bytes, self.max_decoded_bytes)
@@ -149,6 +154,15 @@ pub struct Work {
 }
 
 impl Work {
+    /// This work followed by `more` (a stream's running total).
+    #[must_use]
+    pub(crate) fn then(self, more: Work) -> Work {
+        Work {
+            max_substeps_per_step: self.max_substeps_per_step.max(more.max_substeps_per_step),
+            car_substeps: self.car_substeps.saturating_add(more.car_substeps),
+        }
+    }
+
     /// The work of playing `dt` with each car's level-of-detail runs;
     /// `rates[i]` is car i's definition substep rate. Costs one pass over
     /// the runs, not over the steps.

@@ -153,6 +153,17 @@ fn hostile_streams_are_refused_with_a_reason() {
     };
     let e = read_stream(&bytes, &tight).unwrap_err();
     assert!(e.to_string().contains("steps"), "{e}");
+    // And memory: the joined replay's inputs and keyframes are counted as
+    // chunks are added, not only each chunk on its own.
+    // (10 kB: every chunk of the 100-step race fits, the four together
+    // need about 14 kB.)
+    let (race, _) = record(100);
+    let small = Limits {
+        max_decoded_bytes: 10_000,
+        ..Limits::default()
+    };
+    let e = read_stream(&race, &small).unwrap_err().to_string();
+    assert!(e.contains("decoded bytes") && !e.contains("chunk"), "{e}");
 }
 
 #[test]

@@ -24,7 +24,7 @@ use super::bytes::{Reader, Writer};
 use super::{check_preamble_of, encode_header, encode_replay};
 use super::{decode_definitions, decode_header, decode_replay_with, encode_definitions};
 use crate::join::Joiner;
-use crate::limits::{Limits, Work, definition_rates};
+use crate::limits::{Limits, Work, definition_rates, keyframe_bytes};
 use crate::replay::{CarTrack, Replay, ReplayHeader};
 use crate::runs::Runs;
 use crate::{ReplayError, Result};
@@ -308,6 +308,7 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
     let rates = definition_rates(&definitions, header.car_count as usize);
     let start_step = header.start_step;
     let mut joiner = Joiner::new(header, definitions, Some(start_step));
+    let mut totals = Totals::default();
     let (mut chunks, mut complete, mut stopped) = (0, false, None);
     loop {
         let (kind, payload) = match next_record(bytes, at) {
@@ -324,14 +325,10 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
             KIND_CHUNK => {
                 let part =
                     decode_replay_with(payload, limits).map_err(|e| chunk_error(record_at, e))?;
+                totals.add(&part, &rates, limits)?;
                 joiner
                     .push(part)
                     .map_err(|reason| chunk_error(record_at, ReplayError::Mismatch(reason)))?;
-                if let Some(whole) = joiner.joined() {
-                    limits.check_header(&whole.header)?;
-                    let lods: Vec<&Runs<_>> = whole.cars.iter().map(|c| &c.lod).collect();
-                    limits.check_work(&Work::of(&whole.dt, &lods, &rates))?;
-                }
                 chunks += 1;
             }
             KIND_END => {
@@ -360,6 +357,48 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
         dropped_bytes: bytes.len() - at,
         stopped,
     })
+}
+
+/// What the chunks joined so far add up to, kept as running sums so each
+/// chunk costs its own size to check (a stream of many tiny chunks must
+/// not cost the square of their number).
+#[derive(Default)]
+struct Totals {
+    chunks: u64,
+    steps: u64,
+    work: Work,
+    decoded: u64,
+    game_state: u64,
+}
+
+impl Totals {
+    /// Adds a chunk and checks the joined replay's budgets: steps, work,
+    /// keyframe state and decoded memory (its inputs and the keyframes it
+    /// adds; its first keyframe is the previous chunk's last).
+    fn add(&mut self, part: &Replay, rates: &[f64], limits: &Limits) -> Result<()> {
+        let cars = u64::from(part.header.car_count);
+        self.steps = self.steps.saturating_add(part.header.step_count);
+        limits.check_steps(self.steps)?;
+        let lods: Vec<&Runs<_>> = part.cars.iter().map(|c| &c.lod).collect();
+        self.work = self.work.then(Work::of(&part.dt, &lods, rates));
+        limits.check_work(&self.work)?;
+        let added = part.keyframes.iter().skip(usize::from(self.chunks > 0));
+        self.chunks += 1;
+        let (frames, state) = added.fold((0u64, 0u64), |(n, bytes), k| {
+            (n + 1, bytes.saturating_add(k.game_state.len() as u64))
+        });
+        self.game_state = self.game_state.saturating_add(state);
+        limits.check_keyframe_state(self.game_state)?;
+        self.decoded = self
+            .decoded
+            .saturating_add(
+                cars.saturating_mul(part.header.step_count)
+                    .saturating_mul(std::mem::size_of::<skidpad_core::CarInput>() as u64),
+            )
+            .saturating_add(frames.saturating_mul(keyframe_bytes(cars)))
+            .saturating_add(state);
+        limits.check_memory(self.decoded)
+    }
 }
 
 fn chunk_error(at: usize, e: ReplayError) -> ReplayError {
