@@ -85,6 +85,9 @@ struct Watcher<'t> {
     track: &'t Track,
     options: HighlightOptions,
     dt: Vec<(u64, f64)>,
+    /// Cursor into `dt`: the run, and steps of it already played.
+    dt_run: usize,
+    dt_used: u64,
     time: f64,
     cars: Vec<CarWatch>,
     best_lap: f64,
@@ -92,13 +95,16 @@ struct Watcher<'t> {
 }
 
 impl Watcher<'_> {
-    fn dt_at(&self, step: u64) -> f64 {
-        let mut from = 0;
-        for &(n, dt) in &self.dt {
-            if step < from + n {
+    /// The dt of the step just played. Steps arrive in order (the player
+    /// plays straight through), so a cursor walks the runs once in all.
+    fn next_dt(&mut self) -> f64 {
+        while let Some(&(n, dt)) = self.dt.get(self.dt_run) {
+            if self.dt_used < n {
+                self.dt_used += 1;
                 return dt;
             }
-            from += n;
+            self.dt_run += 1;
+            self.dt_used = 0;
         }
         0.0
     }
@@ -161,7 +167,7 @@ impl Watcher<'_> {
 
 impl ReplayHooks for Watcher<'_> {
     fn after_step(&mut self, step: u64, world: &World) {
-        self.time += self.dt_at(step - 1);
+        self.time += self.next_dt();
         let before: Vec<Option<f64>> = self.cars.iter().map(|c| c.progress).collect();
         for i in 0..self.cars.len() {
             let _ = self.watch_car(step, world, i);
@@ -208,6 +214,8 @@ pub fn find_highlights(
         track,
         options,
         dt: replay.dt.runs().collect(),
+        dt_run: 0,
+        dt_used: 0,
         time: 0.0,
         cars: vec![CarWatch::default(); replay.cars.len()],
         best_lap: f64::INFINITY,
