@@ -46,8 +46,14 @@ async function* events(body) {
  * StreamFollower (`step`, `worldHash()`, `pose(car)`), `done` a promise
  * that resolves with it at the end of the race (or rejects on an error),
  * `stop()` leaves early. `onChunk(follower, n)` runs after each chunk.
+ * `playChunk(follower, bytes)` plays a chunk (default `pushChunk`; a
+ * viewer passes one calling `pushChunkPoses` to get every step).
  */
-export async function spectate(sk, raceUrl, { onChunk = () => {}, fetchImpl = fetch } = {}) {
+export async function spectate(
+  sk,
+  raceUrl,
+  { onChunk = () => {}, playChunk = (f, bytes) => f.pushChunk(bytes), fetchImpl = fetch } = {},
+) {
   const header = await bytesOf(await fetchImpl(`${raceUrl}/header`), 'header');
   const follower = new sk.StreamFollower(header);
   const controller = new AbortController();
@@ -58,7 +64,7 @@ export async function spectate(sk, raceUrl, { onChunk = () => {}, fetchImpl = fe
   const latest = await fetchImpl(`${raceUrl}/keyframe/latest`);
   if (latest.ok) {
     const n = Number(latest.headers.get('x-skidpad-chunk'));
-    follower.pushChunk(await bytesOf(latest, 'latest keyframe'));
+    playChunk(follower, await bytesOf(latest, 'latest keyframe'));
     onChunk(follower, n);
     next = n + 1;
   }
@@ -67,7 +73,7 @@ export async function spectate(sk, raceUrl, { onChunk = () => {}, fetchImpl = fe
       const upto = Number(data);
       while (next <= upto) {
         const chunk = await bytesOf(await fetchImpl(`${raceUrl}/chunks/${next}`), `chunk ${next}`);
-        follower.pushChunk(chunk);
+        playChunk(follower, chunk);
         onChunk(follower, next);
         next += 1;
       }

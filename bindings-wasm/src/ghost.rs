@@ -24,6 +24,10 @@ impl Ghost {
     pub(crate) fn from_core(inner: skidpad_ghost::Ghost) -> Ghost {
         Ghost { inner }
     }
+
+    pub(crate) fn core(&self) -> &skidpad_ghost::Ghost {
+        &self.inner
+    }
 }
 
 fn pose_object(pose: &GhostPose) -> JsResult<JsValue> {

@@ -5,7 +5,8 @@
 //! `decodeReplay`, `verifyReplay`, `GhostRecorder`, `GhostPlayer`,
 //! `ghostQuaternion`, `sliceGhost`, `sliceGhostFrames`, `encodeGhost` /
 //! `decodeGhost`, `readStream` / `encodeStream` / `splitStream` and
-//! `StreamFollower` (live streams), `simulationVersion` and `coreVersion`.
+//! `StreamFollower` (live streams), `TrackView` and `LapReference` (for
+//! viewers), `simulationVersion` and `coreVersion`.
 //!
 //! Nothing here simulates: every call validates its JS arguments and hands
 //! them to the Rust crates, so a replay recorded in a browser has the same
@@ -23,6 +24,7 @@ mod limits;
 mod player;
 mod replay;
 mod stream;
+mod track;
 mod world;
 
 use skidpad_core::hex;
@@ -33,6 +35,7 @@ pub use ghost::{Ghost, GhostPlayer, GhostRecorder};
 pub use player::ReplayPlayer;
 pub use replay::{Replay, ReplayRecorder};
 pub use stream::StreamFollower;
+pub use track::{LapReference, TrackView};
 pub use world::World;
 
 #[wasm_bindgen(typescript_custom_section)]

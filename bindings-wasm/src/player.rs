@@ -171,6 +171,12 @@ impl ReplayPlayer {
         read::pose(self.inner.world(), &car)
     }
 
+    /// Every playback car's pose, eight values per car in id order (the
+    /// fields `poseFields()` names): one call per step for a viewer.
+    pub fn poses(&self) -> JsResult<Float64Array> {
+        read::poses(self.inner.world())
+    }
+
     /// A playback car's snapshot bytes.
     pub fn snapshot(
         &self,

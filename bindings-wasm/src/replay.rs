@@ -5,7 +5,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use js_sys::{Array, Function, Object, Reflect, Uint8Array};
+use js_sys::{Array, Float64Array, Function, Object, Reflect, Uint8Array};
 use skidpad_core::CarId;
 use skidpad_core::hex;
 use skidpad_replay::{
@@ -75,14 +75,26 @@ impl Replay {
             .unwrap_or_default()
     }
 
+    /// The time (s) at every step from 0 to `stepCount` (stepCount + 1
+    /// values): the sums of the recorded step lengths.
+    #[wasm_bindgen(js_name = stepTimes)]
+    pub fn step_times(&self) -> Float64Array {
+        let mut times = Vec::with_capacity(self.inner.dt.len() as usize + 1);
+        let mut t = 0.0;
+        times.push(t);
+        for (count, dt) in self.inner.dt.runs() {
+            for _ in 0..count {
+                t += dt;
+                times.push(t);
+            }
+        }
+        Float64Array::from(times.as_slice())
+    }
+
     /// The metadata as a plain object of strings.
     #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
     pub fn metadata(&self) -> JsResult<JsValue> {
-        let object = Object::new();
-        for (key, value) in &self.inner.header.metadata {
-            Reflect::set(&object, &JsValue::from_str(key), &JsValue::from_str(value))?;
-        }
-        Ok(object.into())
+        metadata_object(&self.inner.header)
     }
 
     /// Car `index`'s embedded ghost, if the recording embedded ghosts.
@@ -394,5 +406,14 @@ pub fn verify_replay_js(
     };
     set("firstDesync", first)?;
     set("finalHash", hex(&report.final_hash).into())?;
+    Ok(object.into())
+}
+
+/// A recording's metadata as a plain object of strings.
+pub(crate) fn metadata_object(header: &skidpad_replay::ReplayHeader) -> JsResult<JsValue> {
+    let object = Object::new();
+    for (key, value) in &header.metadata {
+        Reflect::set(&object, &JsValue::from_str(key), &JsValue::from_str(value))?;
+    }
     Ok(object.into())
 }

@@ -7,13 +7,13 @@
 
 use std::sync::Arc;
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Float64Array, Object, Reflect, Uint8Array};
 use skidpad_replay::{StreamPieceKind, StreamSplitter, encode_stream, read_stream};
 use wasm_bindgen::prelude::*;
 
 use crate::args;
-use crate::error::{JsResult, error, replay_error};
-use crate::replay::Replay;
+use crate::error::{JsResult, error, range_error, replay_error};
+use crate::replay::{Replay, metadata_object};
 use crate::world::read;
 
 fn set(object: &Object, key: &str, value: &JsValue) -> JsResult<()> {
@@ -121,6 +121,62 @@ impl StreamFollower {
             .push_chunk(&record)
             .map(|n| n as f64)
             .map_err(replay_error)
+    }
+
+    /// `pushChunk`, returning after each step of the chunk its length
+    /// (dt, s) and every car's pose: steps × (1 + cars × 8) values (the
+    /// pose fields of `poseFields()`), for a viewer that draws each step
+    /// rather than each chunk.
+    #[wasm_bindgen(js_name = pushChunkPoses)]
+    pub fn push_chunk_poses(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] record: JsValue,
+    ) -> JsResult<Float64Array> {
+        let record = args::bytes(&record, "chunk")?;
+        let mut poses = Vec::new();
+        let mut failed = None;
+        self.inner
+            .push_chunk_with(&record, |world, dt| {
+                if failed.is_none() {
+                    match read::pose_values(world) {
+                        Ok(values) => {
+                            poses.push(dt);
+                            poses.extend_from_slice(&values);
+                        }
+                        Err(e) => failed = Some(e),
+                    }
+                }
+            })
+            .map_err(replay_error)?;
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        Ok(Float64Array::from(poses.as_slice()))
+    }
+
+    /// The recording's metadata as a plain object of strings.
+    #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
+    pub fn metadata(&self) -> JsResult<JsValue> {
+        metadata_object(self.inner.header())
+    }
+
+    /// Cars in the race.
+    #[wasm_bindgen(getter, js_name = carCount)]
+    pub fn car_count(&self) -> usize {
+        self.inner.definitions().len()
+    }
+
+    /// Car `index`'s definition as JSON.
+    pub fn definition(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] index: JsValue,
+    ) -> JsResult<String> {
+        let index = args::u32_arg(&index, "car index")? as usize;
+        self.inner
+            .definitions()
+            .get(index)
+            .map(skidpad_core::CarDefinition::to_json)
+            .ok_or_else(|| range_error(format!("no car {index} in this race")))
     }
 
     /// Steps since the recording began that the spectator has reached.

@@ -165,6 +165,31 @@ pub(crate) mod read {
         ])
     }
 
+    /// Every car's pose, `POSE_FIELDS` values per car in id order: one
+    /// call per step for a viewer that tabulates a whole replay.
+    pub fn poses(world: &skidpad_core::World) -> JsResult<Float64Array> {
+        Ok(Float64Array::from(pose_values(world)?.as_slice()))
+    }
+
+    /// `poses` as a Rust vector.
+    pub fn pose_values(world: &skidpad_core::World) -> JsResult<Vec<f64>> {
+        let mut values = Vec::with_capacity(world.car_count() * POSE_FIELDS.len());
+        for id in world.car_ids() {
+            let p = world.pose(id).map_err(core_error)?;
+            values.extend_from_slice(&[
+                p.position.x,
+                p.position.y,
+                p.position.z,
+                p.yaw,
+                p.pitch,
+                p.roll,
+                p.steer_angle,
+                p.speed,
+            ]);
+        }
+        Ok(values)
+    }
+
     pub fn snapshot(world: &skidpad_core::World, car: &JsValue) -> JsResult<Uint8Array> {
         let bytes = world.snapshot(car_id(car)?).map_err(core_error)?;
         Ok(Uint8Array::from(bytes.as_slice()))
@@ -447,6 +472,15 @@ impl World {
     ) -> JsResult<JsValue> {
         self.with(|w| read::pose(w, &car))
     }
+}
+
+/// The fields of a pose, in the order `ReplayPlayer.poses` packs them.
+pub(crate) const POSE_FIELDS: [&str; 8] = ["x", "y", "z", "yaw", "pitch", "roll", "steer", "speed"];
+
+/// Pose field names, in the order of `ReplayPlayer.poses`.
+#[wasm_bindgen(js_name = poseFields, unchecked_return_type = "string[]")]
+pub fn pose_fields() -> Array {
+    POSE_FIELDS.iter().map(|f| JsValue::from_str(f)).collect()
 }
 
 /// Telemetry channel names, in the order of `World.telemetry`.

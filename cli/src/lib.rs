@@ -12,3 +12,4 @@ pub mod limits;
 pub mod recover;
 pub mod text;
 pub mod verify;
+pub mod view;

@@ -18,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 use skidpad_cli::limits::LimitArgs;
-use skidpad_cli::{atomic, demo, export, ghost_cmd, inspect, recover, verify};
+use skidpad_cli::{atomic, demo, export, ghost_cmd, inspect, recover, verify, view};
 
 #[derive(Parser)]
 #[command(
@@ -90,6 +90,16 @@ enum Command {
         output: PathBuf,
         #[command(flatten)]
         limits: LimitArgs,
+    },
+    /// Open replays, streams and ghosts in the web viewer: serves it on
+    /// 127.0.0.1, prints the URL and runs until stopped (Ctrl-C). The
+    /// first replay or stream plays; ghosts race against its cars.
+    View {
+        /// Replays (.skr), streams (.sks) and ghosts (.skg).
+        files: Vec<PathBuf>,
+        /// Port to listen on (0: any free port).
+        #[arg(long, default_value_t = 8787)]
+        port: u16,
     },
     /// Export a replay as a dense per-step JSON track with events.
     Export {
@@ -221,6 +231,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 cli.json,
                 &recover::recover(&stream, &output, &limits.limits())?,
             )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::View { files, port } => {
+            view::serve(&view::default_root(), &files, port, |url| {
+                // The first line is the URL, for scripts that start the
+                // viewer on port 0.
+                println!("{url}");
+                println!("viewer serving {} file(s); Ctrl-C to stop", files.len());
+                let _ = std::io::stdout().flush();
+            })?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Export {

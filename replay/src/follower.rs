@@ -50,10 +50,28 @@ impl StreamFollower {
         &self.header
     }
 
+    /// The cars' definitions, in car order.
+    #[must_use]
+    pub fn definitions(&self) -> &[CarDefinition] {
+        &self.definitions
+    }
+
     /// Plays one chunk record. The first chunk may be any (joining late);
     /// every later one must start where the previous ended. Returns the
     /// number of steps played; the chunk's closing keyframe must match.
     pub fn push_chunk(&mut self, record: &[u8]) -> Result<u64> {
+        self.push_chunk_with(record, |_, _| {})
+    }
+
+    /// `push_chunk`, calling `after_step` with the world and the step's
+    /// length (s) after each step of the chunk (a viewer reads every
+    /// step's poses this way). On an error the steps already reported were
+    /// played but not confirmed by the chunk's closing keyframe.
+    pub fn push_chunk_with(
+        &mut self,
+        record: &[u8],
+        mut after_step: impl FnMut(&World, f64),
+    ) -> Result<u64> {
         let part = read_stream_chunk(record, &self.limits)?;
         let start = part.header.start_step;
         let steps = part.header.step_count;
@@ -76,7 +94,10 @@ impl StreamFollower {
             })?,
         };
         let mut player = ReplayPlayer::new(world, &part, NoHooks)?;
-        player.play_to_end()?;
+        while player.advance()? {
+            let dt = part.dt.at(player.step() - 1).unwrap_or(0.0);
+            after_step(player.world(), dt);
+        }
         let desyncs = player.desyncs();
         let (world, _) = player.into_parts();
         self.world = Some(world);

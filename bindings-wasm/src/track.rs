@@ -1,0 +1,132 @@
+//! Tracks and ghost laps for viewers: `TrackView` (a built-in track's
+//! centre line and the projection onto it) and `LapReference` (the live
+//! time gap and split times against a ghost lap, the ghost crate's own
+//! measurement).
+
+use std::sync::Arc;
+
+use js_sys::Float64Array;
+use skidpad_core::Track;
+use skidpad_core::glam::DVec2;
+use wasm_bindgen::prelude::*;
+
+use crate::args;
+use crate::error::{JsResult, core_error, range_error};
+use crate::ghost::Ghost;
+
+/// A built-in track as a viewer draws and measures it.
+#[wasm_bindgen]
+pub struct TrackView {
+    inner: Arc<Track>,
+}
+
+#[wasm_bindgen]
+impl TrackView {
+    /// The built-in track `name` (see `trackNames()`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    ) -> JsResult<TrackView> {
+        let name = args::string(&name, "track")?;
+        let inner = Track::builtin(&name).map_err(core_error)?;
+        Ok(TrackView {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The track's name.
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.inner.name().to_owned()
+    }
+
+    /// Width of the racing surface, m.
+    #[wasm_bindgen(getter)]
+    pub fn width(&self) -> f64 {
+        self.inner.width()
+    }
+
+    /// Length of a lap along the centre line, m.
+    #[wasm_bindgen(getter)]
+    pub fn length(&self) -> f64 {
+        self.inner.length()
+    }
+
+    /// The closed centre line, `x, y` per point (m); the last point joins
+    /// the first.
+    pub fn points(&self) -> Float64Array {
+        let xy: Vec<f64> = self
+            .inner
+            .points()
+            .iter()
+            .flat_map(|p| [p.x, p.y])
+            .collect();
+        Float64Array::from(xy.as_slice())
+    }
+
+    /// Distance along the centre line of each point, m.
+    pub fn distances(&self) -> Float64Array {
+        Float64Array::from(self.inner.distances())
+    }
+
+    /// Projects a position onto the centre line: `[distance from the
+    /// start (m, in [0, length)), signed offset (m, positive to the
+    /// left)]`.
+    pub fn locate(&self, x: f64, y: f64) -> JsResult<Float64Array> {
+        if !(x.is_finite() && y.is_finite()) {
+            return Err(range_error("locate needs a finite position"));
+        }
+        let at = self.inner.locate(DVec2::new(x, y));
+        Ok(Float64Array::from([at.distance, at.offset].as_slice()))
+    }
+}
+
+/// A ghost lap measured along a track: the live time gap and the ghost's
+/// split times (`skidpad_ghost::LapReference`).
+#[wasm_bindgen]
+pub struct LapReference {
+    inner: skidpad_ghost::LapReference,
+    track: Arc<Track>,
+}
+
+#[wasm_bindgen]
+impl LapReference {
+    /// Measures every frame of `ghost` along `track`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(ghost: &Ghost, track: &TrackView) -> LapReference {
+        LapReference {
+            inner: skidpad_ghost::LapReference::new(ghost.core(), &track.inner),
+            track: Arc::clone(&track.inner),
+        }
+    }
+
+    /// Length of the track's lap, m.
+    #[wasm_bindgen(getter, js_name = lapLength)]
+    pub fn lap_length(&self) -> f64 {
+        self.inner.lap_length()
+    }
+
+    /// Distance of a position from the ghost's start line along the
+    /// track, m, in [0, lap length).
+    #[wasm_bindgen(js_name = distanceFromStart)]
+    pub fn distance_from_start(&self, x: f64, y: f64) -> f64 {
+        self.inner.distance_from_start(&self.track, x, y)
+    }
+
+    /// The player's lap time minus the ghost's time at the player's
+    /// position, s (positive: the player is behind); undefined where the
+    /// ghost never was.
+    pub fn gap(&self, x: f64, y: f64, lap_time: f64) -> Option<f64> {
+        if !(x.is_finite() && y.is_finite() && lap_time.is_finite()) {
+            return None;
+        }
+        self.inner.gap(&self.track, x, y, lap_time)
+    }
+
+    /// The ghost's time at `distance` metres from its start, s; undefined
+    /// beyond its lap.
+    #[wasm_bindgen(js_name = timeAt)]
+    pub fn time_at(&self, distance: f64) -> Option<f64> {
+        self.inner.time_at(distance).map(f64::from)
+    }
+}

@@ -1,0 +1,120 @@
+//! `skidpad view FILE…`: serves the web viewer (`viewer/`), the wasm
+//! package it runs (`bindings-wasm/pkg/`) and the given files on
+//! 127.0.0.1, and prints the page's URL. The page lists the files from
+//! `/files.json` and opens them: the first replay or stream is played,
+//! ghosts are raced against it.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result, bail};
+use axum::Router;
+use axum::extract::{Path as UrlPath, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Serialize;
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::set_header::SetResponseHeaderLayer;
+
+/// Where the viewer's files live: the repository this binary was built
+/// from, unless `SKIDPAD_VIEWER_ROOT` names another checkout.
+#[must_use]
+pub fn default_root() -> PathBuf {
+    std::env::var_os("SKIDPAD_VIEWER_ROOT").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join(".."),
+        PathBuf::from,
+    )
+}
+
+#[derive(Serialize)]
+struct ServedFile {
+    name: String,
+    url: String,
+}
+
+/// Checks the assets and files, binds `127.0.0.1:port` (0: any free
+/// port), calls `ready` with the page's URL and serves until killed.
+pub fn serve(root: &Path, files: &[PathBuf], port: u16, ready: impl FnOnce(&str)) -> Result<()> {
+    let viewer = root.join("viewer");
+    let package = root.join("bindings-wasm/pkg");
+    for (path, what) in [
+        (viewer.join("index.html"), "the viewer page"),
+        (
+            viewer.join("node_modules/three/build/three.module.js"),
+            "three.js (npm ci in viewer/)",
+        ),
+        (package.join("web/skidpad_wasm.js"), "the wasm package"),
+    ] {
+        if !path.is_file() {
+            bail!(
+                "{what} is missing at {}: run `cargo xtask viewer` once to build the viewer's assets",
+                path.display()
+            );
+        }
+    }
+    let mut listing = Vec::new();
+    for (k, file) in files.iter().enumerate() {
+        let meta = fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
+        if !meta.is_file() {
+            bail!("{} is not a file", file.display());
+        }
+        let name = file
+            .file_name()
+            .map_or_else(|| format!("file{k}"), |n| n.to_string_lossy().into_owned());
+        listing.push(ServedFile {
+            url: format!("/files/{k}/{name}"),
+            name,
+        });
+    }
+    let files: Arc<Vec<PathBuf>> = Arc::new(files.to_vec());
+    let listing = serde_json::to_string(&listing)?;
+    let app = Router::new()
+        .route_service("/", ServeFile::new(viewer.join("index.html")))
+        .route(
+            "/files.json",
+            get(move || async move { ([(header::CONTENT_TYPE, "application/json")], listing) }),
+        )
+        .route("/files/{index}/{name}", get(served_file))
+        .with_state(files)
+        .nest_service("/viewer", ServeDir::new(viewer))
+        .nest_service("/pkg", ServeDir::new(package))
+        // Files are read on every request, so a re-recorded replay shows
+        // on reload.
+        .layer(SetResponseHeaderLayer::overriding(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("no-store"),
+        ));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .with_context(|| format!("cannot listen on 127.0.0.1:{port}"))?;
+        ready(&format!("http://{}/", listener.local_addr()?));
+        axum::serve(listener, app).await?;
+        Ok(())
+    })
+}
+
+/// `GET /files/{index}/{name}`: the index-th file given on the command
+/// line (the name is only for the page's display).
+async fn served_file(
+    State(files): State<Arc<Vec<PathBuf>>>,
+    UrlPath((index, _name)): UrlPath<(usize, String)>,
+) -> Response {
+    let Some(path) = files.get(index) else {
+        return (StatusCode::NOT_FOUND, "no such file").into_response();
+    };
+    match tokio::fs::read(path).await {
+        Ok(bytes) => ([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response(),
+        Err(e) => (
+            StatusCode::NOT_FOUND,
+            format!("cannot read {}: {e}", path.display()),
+        )
+            .into_response(),
+    }
+}

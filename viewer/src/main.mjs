@@ -1,0 +1,349 @@
+// The viewer page: wires the sources, the simulation worker, the
+// recording tables, the clock, the scene, the cameras, the timeline, the
+// telemetry charts and the ghosts, and draws one frame per animation
+// frame. `window.viewer` is the page's test and automation surface.
+
+import init, * as sk from 'skidpad';
+import { Recording } from './recording.mjs';
+import { Clock, EventCursor } from './clock.mjs';
+import { Scene } from './scene.mjs';
+import { Cameras, CAMERA_MODES } from './cameras.mjs';
+import { Timeline, formatTime } from './timeline.mjs';
+import { TelemetryPanel } from './telemetry.mjs';
+import { GhostRace } from './ghosts.mjs';
+import { fetchBytes, kindOf, readLink, servedFiles, writeLink } from './sources.mjs';
+
+/** Frame work times kept for the statistics, frames. */
+const FRAME_HISTORY = 4096;
+
+const $ = (selector) => document.querySelector(selector);
+
+class Viewer {
+  constructor() {
+    this.canvas = $('#view');
+    this.scene = new Scene(this.canvas);
+    this.cameras = new Cameras(this.canvas);
+    this.clock = new Clock();
+    this.events = new EventCursor();
+    this.recording = null;
+    this.car = 0;
+    this.pose = new Float64Array(8);
+    this.poses = [];
+    this.frameTimes = new Float64Array(FRAME_HISTORY);
+    this.frames = 0;
+    this.lastLink = 0;
+    this.worker = null;
+    this.timeline = new Timeline($('#timeline'), {
+      toggle: () => (this.clock.paused ? this.clock.play(1) : this.clock.pause()),
+      rewind: () => this.clock.play(-1),
+      step: (n) => this.stepFrames(n),
+      speed: (s) => this.clock.setSpeed(s),
+      seek: (t) => this.seek(t),
+      live: () => this.clock.follow(),
+    });
+    this.telemetry = new TelemetryPanel($('#telemetry'), (t) => this.seek(t));
+    this.ghosts = new GhostRace(sk, $('#ghosts'));
+    $('#car').addEventListener('change', (e) => this.setCar(Number(e.target.value)));
+    $('#camera').addEventListener('change', (e) => this.setCamera(e.target.value));
+    $('#open').addEventListener('change', (e) => this.openFiles(e.target.files));
+    document.body.addEventListener('dragover', (e) => e.preventDefault());
+    document.body.addEventListener('drop', (e) => {
+      e.preventDefault();
+      this.openFiles(e.dataTransfer.files);
+    });
+    document.addEventListener('keydown', (e) => this.key(e));
+    for (const mode of CAMERA_MODES) {
+      const option = document.createElement('option');
+      option.value = mode;
+      option.textContent = mode;
+      $('#camera').append(option);
+    }
+    new ResizeObserver(() => this.resize()).observe(this.canvas);
+    this.resize();
+  }
+
+  resize() {
+    const { clientWidth: w, clientHeight: h } = this.canvas;
+    if (w === 0 || h === 0) return;
+    this.scene.resize(w, h);
+    this.cameras.resize(w, h);
+  }
+
+  /** Shows an error to the user (not only in the console). */
+  fail(message) {
+    const box = $('#error');
+    box.textContent = message;
+    box.hidden = false;
+    console.error(message);
+  }
+
+  status(text) {
+    $('#status').textContent = text;
+  }
+
+  key(e) {
+    if (e.target.tagName === 'SELECT' || e.target.tagName === 'INPUT') return;
+    if (e.key === ' ') this.clock.paused ? this.clock.play(1) : this.clock.pause();
+    else if (e.key === ',' || e.key === 'ArrowLeft') this.stepFrames(-1);
+    else if (e.key === '.' || e.key === 'ArrowRight') this.stepFrames(1);
+    else return;
+    e.preventDefault();
+  }
+
+  async openFiles(files) {
+    for (const file of files) {
+      try {
+        await this.openBytes(new Uint8Array(await file.arrayBuffer()), file.name);
+      } catch (e) {
+        this.fail(`${file.name}: ${e.message}`);
+      }
+    }
+  }
+
+  /** Opens a replay, stream or ghost by its bytes. */
+  async openBytes(bytes, name) {
+    const kind = kindOf(bytes);
+    if (kind === 'ghost') {
+      this.addGhost(bytes, name);
+    } else if (kind === 'replay' || kind === 'stream') {
+      await this.load({ kind: 'replay', bytes, name }, [bytes.buffer]);
+    } else {
+      throw new Error('not a skidpad replay (.skr), stream (.sks) or ghost (.skg)');
+    }
+  }
+
+  addGhost(bytes, name) {
+    this.ghosts.add(bytes, name);
+    this.scene.setGhosts(this.ghosts.ghosts.length, this.recording?.meta.cars[this.car] ?? defaultCar());
+  }
+
+  /** Starts the worker on a replay or live race; resolves when its meta
+   * arrived (the first samples follow), rejects on its error. */
+  load(message, transfer = []) {
+    this.worker?.terminate();
+    this.worker = new Worker(new URL('./worker.mjs', import.meta.url), { type: 'module' });
+    this.recording = null;
+    $('#error').hidden = true;
+    this.status(`loading ${message.name ?? message.url}…`);
+    this.done = new Promise((resolve, reject) => {
+      this.finish = resolve;
+      this.abort = reject;
+    });
+    // A failure after the meta still rejects `done`, and is shown.
+    this.done.catch(() => {});
+    return new Promise((resolve, reject) => {
+      this.worker.onmessage = ({ data }) => {
+        try {
+          if (data.kind === 'meta') {
+            this.start(data);
+            resolve();
+          } else if (data.kind === 'samples') {
+            this.recording.append(data);
+            this.grew();
+          } else if (data.kind === 'done') {
+            this.recording.finished = true;
+            this.result = data;
+            this.status(this.summary(data));
+            this.finish(data);
+          } else if (data.kind === 'warning') {
+            this.fail(data.message);
+          } else if (data.kind === 'error') {
+            throw new Error(data.message);
+          }
+        } catch (e) {
+          this.fail(`${message.name ?? message.url}: ${e.message}`);
+          reject(e);
+          this.abort(e);
+        }
+      };
+      this.worker.onerror = (e) => {
+        this.fail(`worker: ${e.message}`);
+        reject(new Error(e.message));
+        this.abort(new Error(e.message));
+      };
+      this.worker.postMessage(message, transfer);
+    });
+  }
+
+  summary(done) {
+    const rec = this.recording;
+    const meta = rec.meta;
+    const desync = done.desyncs > 0 ? ` · ${done.desyncs} DESYNCS` : ' · 0 desyncs';
+    return `${meta.name}: ${meta.cars.length} cars, ${formatTime(rec.end)}${meta.source === 'live' ? ' (live, ended)' : desync} · simulation v${meta.simulationVersion}`;
+  }
+
+  start(meta) {
+    this.recording = new Recording(meta);
+    this.scene.setTrack(meta.track);
+    this.cameras.setTrack(meta.track);
+    this.scene.setCars(meta.cars);
+    this.ghosts.setTrack(meta.track?.name ?? null);
+    this.scene.setGhosts(this.ghosts.ghosts.length, meta.cars[0]);
+    const picker = $('#car');
+    picker.replaceChildren(
+      ...meta.cars.map((car, k) => {
+        const option = document.createElement('option');
+        option.value = String(k);
+        option.textContent = `${k}: ${car.name}`;
+        return option;
+      }),
+    );
+    this.clock.live = meta.source === 'live';
+    this.timeline.setLive(this.clock.live);
+    if (this.clock.live) this.clock.follow();
+    this.telemetry.setRecording(this.recording);
+    this.setCar(Math.min(this.car, meta.cars.length - 1));
+  }
+
+  /** More samples arrived. */
+  grew() {
+    const rec = this.recording;
+    this.clock.setRange(rec.start, rec.end);
+    this.timeline.setRange(rec.start, rec.end);
+    this.timeline.setMarkers(rec.events);
+    if (rec.count === rec.meta.steps + 1 || rec.meta.source === 'live') this.telemetry.rebuild();
+    if (rec.meta.source !== 'live') this.status(`re-simulating: ${formatTime(rec.end)} of ${formatTime(rec.meta.duration)}`);
+  }
+
+  setCar(car) {
+    this.car = car;
+    $('#car').value = String(car);
+    this.telemetry.setCar(car);
+  }
+
+  setCamera(mode) {
+    this.cameras.setMode(mode);
+    $('#camera').value = mode;
+  }
+
+  seek(t) {
+    this.clock.seek(t);
+    this.events.reset();
+  }
+
+  /** Jumps to step `step`'s sample. */
+  seekStep(step) {
+    const rec = this.recording;
+    this.seek(rec.times[rec.sampleOfStep(step)]);
+  }
+
+  /** Pauses and moves `n` samples (steps) from the current one. */
+  stepFrames(n) {
+    const rec = this.recording;
+    if (!rec || rec.count === 0) return;
+    this.clock.pause();
+    let i = rec.sampleAt(this.clock.time);
+    if (n < 0 && rec.times[i] < this.clock.time) i += 1;
+    this.seek(rec.times[Math.min(Math.max(i + n, 0), rec.count - 1)]);
+  }
+
+  /** Draws the scene at playback time `t`. */
+  draw(t) {
+    const rec = this.recording;
+    if (!rec || rec.count === 0) return;
+    this.poses = [];
+    for (let car = 0; car < rec.cars; car++) {
+      const pose = rec.poseAt(t, car, new Float64Array(8));
+      this.poses.push(pose);
+      this.scene.place(this.scene.cars[car], pose);
+    }
+    const followed = this.poses[this.car];
+    this.cameras.update(followed);
+    this.ghosts.update(rec, this.car, t, followed, (k, pose) => {
+      const mesh = this.scene.ghosts[k];
+      if (!mesh) return;
+      if (pose) this.scene.place(mesh, pose);
+      else mesh.group.visible = false;
+    });
+    this.scene.render(this.cameras.camera);
+    this.telemetry.showTime(t);
+    const i = rec.sampleAt(t);
+    this.timeline.show(t, rec.stepOf(i), !this.clock.paused);
+    for (const e of this.events.crossed(rec.events, t)) this.announce(e);
+  }
+
+  /** An event crossed during playback: shown once. */
+  announce(e) {
+    const toast = $('#toast');
+    toast.textContent = e.kind === 'lap'
+      ? `car ${e.car} starts lap ${e.lap}${e.lapTime ? ` · last lap ${e.lapTime.toFixed(3)} s` : ''}`
+      : `${e.kind} at step ${e.step}`;
+    toast.hidden = false;
+    clearTimeout(this.toastTimer);
+    this.toastTimer = setTimeout(() => (toast.hidden = true), 2500);
+  }
+
+  frame(now) {
+    const begin = performance.now();
+    const t = this.clock.tick(now);
+    this.draw(t);
+    this.frameTimes[this.frames % FRAME_HISTORY] = performance.now() - begin;
+    this.frames += 1;
+    if (this.recording && now - this.lastLink > 1000 && this.clock.paused) {
+      this.lastLink = now;
+      writeLink({ t, car: this.car, cam: this.cameras.mode });
+    }
+  }
+
+  run() {
+    const loop = (now) => {
+      try {
+        this.frame(now);
+      } catch (e) {
+        this.fail(`drawing failed: ${e.message}`);
+        return;
+      }
+      requestAnimationFrame(loop);
+    };
+    requestAnimationFrame(loop);
+  }
+}
+
+/** Proportions for ghosts shown before any replay. */
+function defaultCar() {
+  return { name: 'ghost', wheelbase: 2.5, cgToFront: 1.1, cgHeight: 0.5, trackFront: 1.5, trackRear: 1.5, wheelRadius: 0.31 };
+}
+
+async function main() {
+  await init();
+  const viewer = new Viewer();
+  window.viewer = viewer;
+  viewer.run();
+  const link = readLink();
+  viewer.setCamera(CAMERA_MODES.includes(link.cam) ? link.cam : 'chase');
+  if (link.speed) {
+    viewer.clock.setSpeed(link.speed);
+    viewer.timeline.setSpeed(link.speed);
+  }
+  const served = await servedFiles();
+  const urls = [...link.sources, ...served.map((f) => f.url)];
+  const ghostUrls = [...link.ghosts];
+  // Ghosts first, so a replay's first frame already shows them.
+  const opened = [];
+  for (const url of urls) {
+    const bytes = await fetchBytes(url);
+    if (kindOf(bytes) === 'ghost') viewer.addGhost(bytes, url.split('/').pop());
+    else opened.push([bytes, url]);
+  }
+  for (const url of ghostUrls) viewer.addGhost(await fetchBytes(url), url.split('/').pop());
+  if (link.live) {
+    await viewer.load({ kind: 'live', url: link.live });
+  } else if (opened.length > 0) {
+    const [bytes, url] = opened[0];
+    await viewer.openBytes(bytes, url.split('/').pop());
+  } else {
+    viewer.status('open a replay (.skr), stream (.sks) or ghost (.skg), or drop one here');
+    return;
+  }
+  if (link.car !== null) viewer.setCar(link.car);
+  await viewer.done;
+  if (link.step !== null) viewer.seekStep(link.step);
+  else if (link.t !== null) viewer.seek(link.t);
+}
+
+window.viewerReady = main().catch((e) => {
+  const box = document.querySelector('#error');
+  box.textContent = e.message;
+  box.hidden = false;
+  throw e;
+});

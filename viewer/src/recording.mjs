@@ -1,0 +1,197 @@
+// What the worker re-simulated, held as tables the page can read at any
+// time without simulating: sample times, every car's pose at every step,
+// track distances, telemetry and events. `poseAt` implements the playback
+// contract of the seeds' viewer guide: poses between samples are
+// interpolated (cubic Hermite on position, shortest-arc on yaw), except
+// across a discontinuity (a car that moved further in a step than its
+// speed allows, e.g. a reset), where the pose snaps to the sample after
+// the cut.
+
+/** Values per car in a pose: x, y, z, yaw, pitch, roll, steer, speed. */
+export const POSE = 8;
+
+/** A step counts as a cut for a car that moved more than this factor of
+ * its speed × dt plus `CUT_SLACK` metres. */
+const CUT_FACTOR = 1.5;
+const CUT_SLACK = 0.5;
+
+function wrapAngle(a) {
+  const turn = 2 * Math.PI;
+  return a - turn * Math.round(a / turn);
+}
+
+/** A Float64Array (or Float32Array, Uint8Array) grown by doubling. */
+function grown(array, needed) {
+  if (array.length >= needed) return array;
+  const bigger = new array.constructor(Math.max(needed, array.length * 2));
+  bigger.set(array);
+  return bigger;
+}
+
+export class Recording {
+  /** `meta` is the worker's meta message. */
+  constructor(meta) {
+    this.meta = meta;
+    this.cars = meta.cars.length;
+    this.channels = meta.channels;
+    this.stride = meta.telemetryStride;
+    const capacity = meta.steps === null ? 1024 : meta.steps + 1;
+    /** Step number of sample 0 (not 0 when a live race was joined late). */
+    this.base = null;
+    this.count = 0;
+    this.times = new Float64Array(capacity);
+    this.poses = new Float64Array(capacity * this.cars * POSE);
+    this.distances = meta.track ? new Float64Array(capacity * this.cars) : null;
+    this.cuts = new Uint8Array(capacity * this.cars);
+    this.telemetry = new Float32Array(Math.ceil(capacity / this.stride) * this.cars * this.channels.length);
+    this.telemetryRows = 0;
+    this.events = [];
+    this.finished = false;
+  }
+
+  /** Adds a batch of samples from the worker. */
+  append(batch) {
+    if (this.base === null) this.base = batch.from;
+    const at = batch.from - this.base;
+    if (at !== this.count) throw new Error(`samples from step ${batch.from} after step ${this.base + this.count - 1}`);
+    const n = at + batch.count;
+    const cars = this.cars;
+    this.times = grown(this.times, n);
+    this.poses = grown(this.poses, n * cars * POSE);
+    this.cuts = grown(this.cuts, n * cars);
+    this.times.set(batch.times, at);
+    this.poses.set(batch.poses, at * cars * POSE);
+    if (this.distances && batch.distances) {
+      this.distances = grown(this.distances, n * cars);
+      this.distances.set(batch.distances, at * cars);
+    }
+    if (batch.telemetry.length > 0) {
+      const rowWidth = cars * this.channels.length;
+      this.telemetry = grown(this.telemetry, (batch.telemetryFrom + batch.telemetry.length / rowWidth) * rowWidth);
+      this.telemetry.set(batch.telemetry, batch.telemetryFrom * rowWidth);
+      this.telemetryRows = batch.telemetryFrom + batch.telemetry.length / rowWidth;
+    }
+    for (let i = Math.max(at, 1); i < n; i++) this.markCuts(i);
+    this.count = n;
+    this.events.push(...batch.events);
+  }
+
+  markCuts(i) {
+    const dt = this.times[i] - this.times[i - 1];
+    for (let car = 0; car < this.cars; car++) {
+      const a = (i - 1) * this.cars * POSE + car * POSE;
+      const b = a + this.cars * POSE;
+      const p = this.poses;
+      const jump = Math.hypot(p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2]);
+      const allowed = Math.max(p[a + 7], p[b + 7]) * dt * CUT_FACTOR + CUT_SLACK;
+      if (!(jump <= allowed) || !(dt > 0)) this.cuts[i * this.cars + car] = 1;
+    }
+  }
+
+  get start() {
+    return this.count > 0 ? this.times[0] : 0;
+  }
+
+  get end() {
+    return this.count > 0 ? this.times[this.count - 1] : 0;
+  }
+
+  /** The sample at or before time `t` (clamped to the samples held). */
+  sampleAt(t) {
+    let lo = 0;
+    let hi = this.count - 1;
+    if (hi < 0 || t <= this.times[0]) return 0;
+    if (t >= this.times[hi]) return hi;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (this.times[mid] <= t) lo = mid;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Step number of sample `i`. */
+  stepOf(i) {
+    return this.base + i;
+  }
+
+  /** Sample index of step `step`, clamped. */
+  sampleOfStep(step) {
+    return Math.min(Math.max(step - this.base, 0), Math.max(this.count - 1, 0));
+  }
+
+  /** One value of a car's pose at sample `i`. */
+  value(i, car, field) {
+    return this.poses[(i * this.cars + car) * POSE + field];
+  }
+
+  /** Velocity of one coordinate at sample `i`: central difference, or one-
+   * sided at the ends and next to a cut. */
+  slope(i, car, field) {
+    const cars = this.cars;
+    const hasBefore = i > 0 && !this.cuts[i * cars + car];
+    const hasAfter = i + 1 < this.count && !this.cuts[(i + 1) * cars + car];
+    const a = hasBefore ? i - 1 : i;
+    const b = hasAfter ? i + 1 : i;
+    if (a === b) return 0;
+    return (this.value(b, car, field) - this.value(a, car, field)) / (this.times[b] - this.times[a]);
+  }
+
+  /** The pose of `car` at time `t`, written into `out` (8 values). At a
+   * sample's own time the sample's values are returned exactly. */
+  poseAt(t, car, out) {
+    const i = this.sampleAt(t);
+    const base = (i * this.cars + car) * POSE;
+    const p = this.poses;
+    if (i + 1 >= this.count || t <= this.times[i]) {
+      for (let f = 0; f < POSE; f++) out[f] = p[base + f];
+      return out;
+    }
+    const next = base + this.cars * POSE;
+    if (this.cuts[(i + 1) * this.cars + car]) {
+      // Across a discontinuity: no blending, the sample after the cut.
+      for (let f = 0; f < POSE; f++) out[f] = p[next + f];
+      return out;
+    }
+    const dt = this.times[i + 1] - this.times[i];
+    const u = (t - this.times[i]) / dt;
+    const u2 = u * u;
+    const u3 = u2 * u;
+    const h00 = 2 * u3 - 3 * u2 + 1;
+    const h10 = u3 - 2 * u2 + u;
+    const h01 = -2 * u3 + 3 * u2;
+    const h11 = u3 - u2;
+    for (let f = 0; f < 3; f++) {
+      out[f] = h00 * p[base + f] + h10 * dt * this.slope(i, car, f)
+        + h01 * p[next + f] + h11 * dt * this.slope(i + 1, car, f);
+    }
+    out[3] = p[base + 3] + wrapAngle(p[next + 3] - p[base + 3]) * u;
+    for (let f = 4; f < POSE; f++) out[f] = p[base + f] + (p[next + f] - p[base + f]) * u;
+    return out;
+  }
+
+  /** Track distance of `car` at sample `i`, or NaN without a track. */
+  distance(i, car) {
+    return this.distances ? this.distances[i * this.cars + car] : NaN;
+  }
+
+  /** One channel of one car over the recording: `[times, values]`, one
+   * point per kept telemetry row. */
+  series(car, channel) {
+    const k = this.channels.indexOf(channel);
+    const rows = this.telemetryRows;
+    const times = new Float64Array(rows);
+    const values = new Float64Array(rows);
+    const width = this.channels.length;
+    for (let r = 0; r < rows; r++) {
+      times[r] = this.times[Math.min(r * this.stride, this.count - 1)];
+      values[r] = this.telemetry[(r * this.cars + car) * width + k];
+    }
+    return [times, values];
+  }
+
+  /** The lap events of `car`, in time order. */
+  laps(car) {
+    return this.events.filter((e) => e.kind === 'lap' && e.car === car);
+  }
+}

@@ -1,0 +1,171 @@
+// The 3D scene: ground, the track built from its centre line and width,
+// a mesh per car (body, cabin and wheels sized from the car's definition)
+// and translucent ghost cars. The world is z-up in metres, as in the SDK
+// (ISO 8855: x forward, y left), so poses go in without conversion.
+
+import * as THREE from 'three';
+
+/** Car colours, by car index. */
+export const CAR_COLOURS = [
+  0xd64541, 0x2e86de, 0x27ae60, 0xf39c12, 0x8e44ad, 0x16a085, 0xe67e22, 0x2c3e50,
+  0xc0392b, 0x2980b9, 0x1abc9c, 0xf1c40f, 0x9b59b6, 0x34495e, 0xd35400, 0x7f8c8d,
+];
+/** Ghost colours, by ghost index. */
+export const GHOST_COLOURS = [0x99ccff, 0xffcc66, 0xcc99ff, 0x99ffcc, 0xff99cc, 0xccff99, 0x66ffff, 0xffffff];
+
+export function colourOf(index, palette = CAR_COLOURS) {
+  return palette[index % palette.length];
+}
+
+export class Scene {
+  constructor(canvas) {
+    this.renderer = new THREE.WebGLRenderer({
+      canvas,
+      antialias: false,
+      // Screenshots read the canvas back; a logarithmic depth buffer keeps
+      // the track from fighting the ground plane at a distance.
+      preserveDrawingBuffer: true,
+      logarithmicDepthBuffer: true,
+    });
+    this.renderer.setPixelRatio(1);
+    this.scene = new THREE.Scene();
+    this.scene.background = new THREE.Color(0xb8d4e8);
+    this.scene.add(new THREE.HemisphereLight(0xffffff, 0x556644, 2.2));
+    const sun = new THREE.DirectionalLight(0xffffff, 1.6);
+    sun.position.set(-200, -300, 500);
+    this.scene.add(sun);
+    const ground = new THREE.Mesh(
+      new THREE.PlaneGeometry(4000, 4000),
+      new THREE.MeshLambertMaterial({ color: 0x6f9a52 }),
+    );
+    ground.position.z = -0.05;
+    this.scene.add(ground);
+    this.cars = [];
+    this.ghosts = [];
+    this.euler = new THREE.Euler(0, 0, 0, 'ZYX');
+  }
+
+  resize(width, height) {
+    this.renderer.setSize(width, height, false);
+  }
+
+  /** Builds the track surface, its edges and the start line. */
+  setTrack(track) {
+    if (!track) return;
+    const pts = track.points;
+    const n = pts.length / 2;
+    const half = track.width / 2;
+    const surface = [];
+    const kerbs = [];
+    const edge = (i, side, extra) => {
+      const j = (i + 1) % n;
+      const k = (i + n - 1) % n;
+      let dx = pts[2 * j] - pts[2 * k];
+      let dy = pts[2 * j + 1] - pts[2 * k + 1];
+      const len = Math.hypot(dx, dy) || 1;
+      dx /= len;
+      dy /= len;
+      // Left normal of the direction of travel is (-dy, dx).
+      const off = side * (half + extra);
+      return [pts[2 * i] - dy * off, pts[2 * i + 1] + dx * off];
+    };
+    for (let i = 0; i <= n; i++) {
+      const a = i % n;
+      surface.push(edge(a, 1, 0), edge(a, -1, 0));
+      kerbs.push([edge(a, 1, 0), edge(a, 1, 0.8)], [edge(a, -1, 0), edge(a, -1, 0.8)]);
+    }
+    this.scene.add(ribbon(surface, 0.0, 0x4a4a4f));
+    const left = [];
+    const right = [];
+    for (let i = 0; i < kerbs.length; i += 2) {
+      left.push(kerbs[i][1], kerbs[i][0]);
+      right.push(kerbs[i + 1][0], kerbs[i + 1][1]);
+    }
+    this.scene.add(ribbon(left, 0.02, 0xe8e8e8));
+    this.scene.add(ribbon(right, 0.02, 0xe8e8e8));
+    const start = [edge(0, 1, 0), edge(0, -1, 0)];
+    const dir = [pts[2] - pts[0], pts[3] - pts[1]];
+    const dl = Math.hypot(dir[0], dir[1]);
+    const ahead = (p) => [p[0] + (dir[0] / dl) * 1.2, p[1] + (dir[1] / dl) * 1.2];
+    this.scene.add(ribbon([start[0], start[1], ahead(start[0]), ahead(start[1])], 0.03, 0xffffff));
+  }
+
+  /** One mesh per car of `cars` (the worker's descriptions). */
+  setCars(cars) {
+    this.cars = cars.map((car, k) => {
+      const mesh = carMesh(car, colourOf(k), 1);
+      this.scene.add(mesh.group);
+      return mesh;
+    });
+  }
+
+  /** One translucent mesh per ghost, shaped like `car`. */
+  setGhosts(count, car) {
+    for (const g of this.ghosts) this.scene.remove(g.group);
+    this.ghosts = Array.from({ length: count }, (_, k) => {
+      const mesh = carMesh(car, colourOf(k, GHOST_COLOURS), 0.4);
+      this.scene.add(mesh.group);
+      return mesh;
+    });
+  }
+
+  /** Places a car (or ghost) mesh at a pose `[x, y, z, yaw, pitch, roll,
+   * steer, speed]`. */
+  place(mesh, pose) {
+    mesh.group.visible = true;
+    mesh.group.position.set(pose[0], pose[1], pose[2]);
+    this.euler.set(pose[5], pose[4], pose[3], 'ZYX');
+    mesh.group.quaternion.setFromEuler(this.euler);
+    for (const wheel of mesh.steered) wheel.rotation.z = pose[6];
+  }
+
+  render(camera) {
+    this.renderer.render(this.scene, camera);
+  }
+}
+
+/** A flat triangle strip through pairs of 2D points at height `z`. */
+function ribbon(pairs, z, colour) {
+  const positions = new Float32Array(pairs.length * 3);
+  pairs.forEach(([x, y], i) => positions.set([x, y, z], i * 3));
+  const index = [];
+  for (let i = 0; i + 3 < pairs.length; i += 2) index.push(i, i + 1, i + 2, i + 1, i + 3, i + 2);
+  const geometry = new THREE.BufferGeometry();
+  geometry.setAttribute('position', new THREE.BufferAttribute(positions, 3));
+  geometry.setIndex(index);
+  geometry.computeVertexNormals();
+  return new THREE.Mesh(geometry, new THREE.MeshLambertMaterial({ color: colour, side: THREE.DoubleSide }));
+}
+
+/** A car: body and cabin boxes and four wheels, around the centre of
+ * mass (the pose's origin). */
+function carMesh(car, colour, opacity) {
+  const transparent = opacity < 1;
+  const paint = new THREE.MeshLambertMaterial({ color: colour, transparent, opacity, depthWrite: !transparent });
+  const dark = new THREE.MeshLambertMaterial({ color: 0x1b1b1b, transparent, opacity, depthWrite: !transparent });
+  const group = new THREE.Group();
+  const rearAxle = -(car.wheelbase - car.cgToFront);
+  const length = car.wheelbase + 2 * car.wheelRadius + 0.5;
+  const width = Math.max(car.trackFront, car.trackRear) + 0.2;
+  const axleZ = car.wheelRadius - car.cgHeight;
+  const bodyHeight = Math.max(0.35, car.cgHeight * 0.9);
+  const body = new THREE.Mesh(new THREE.BoxGeometry(length, width, bodyHeight), paint);
+  body.position.set((car.cgToFront + rearAxle) / 2, 0, axleZ + bodyHeight / 2 + 0.05);
+  group.add(body);
+  const cabin = new THREE.Mesh(new THREE.BoxGeometry(length * 0.45, width * 0.85, bodyHeight * 0.8), paint);
+  cabin.position.set(body.position.x - length * 0.08, 0, body.position.z + bodyHeight * 0.9);
+  group.add(cabin);
+  const steered = [];
+  for (const [x, track, front] of [[car.cgToFront, car.trackFront, true], [rearAxle, car.trackRear, false]]) {
+    for (const side of [1, -1]) {
+      const hub = new THREE.Group();
+      hub.position.set(x, (side * track) / 2, axleZ);
+      const tyre = new THREE.Mesh(new THREE.CylinderGeometry(car.wheelRadius, car.wheelRadius, 0.22, 16), dark);
+      hub.add(tyre);
+      group.add(hub);
+      if (front) steered.push(hub);
+    }
+  }
+  group.visible = false;
+  return { group, steered };
+}

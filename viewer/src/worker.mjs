@@ -1,0 +1,226 @@
+// The viewer's simulation thread. It re-simulates a replay (or follows a
+// live spectator stream) in the skidpad wasm package and posts the result
+// in batches, so the page can start drawing before the end is reached and
+// never simulates on its own thread:
+//
+//   → { kind: 'replay', bytes, name }   → { kind: 'live', url }
+//   ← meta, then batches of samples (times, poses, track distances,
+//     telemetry), events (laps, desyncs), then done; or error.
+//
+// A sample is the world after a step; sample 0 is the world before the
+// first one. Workers do not see the page's import map, so the package is
+// imported by its served path.
+
+import init, * as sk from '/pkg/web/skidpad_wasm.js';
+import { spectate } from '/pkg/spectator.mjs';
+import { LapDetector } from './laps.mjs';
+
+/** Telemetry kept in memory at most (bytes); longer replays keep every
+ * k-th step's telemetry. Poses are always kept at every step. */
+const TELEMETRY_BUDGET = 192 * 1024 * 1024;
+/** Steps per posted batch. */
+const BATCH = 600;
+
+const ready = init();
+
+self.onmessage = async ({ data }) => {
+  try {
+    await ready;
+    if (data.kind === 'replay') playReplay(decode(data.bytes), data.name);
+    else if (data.kind === 'live') await followLive(data.url);
+  } catch (e) {
+    self.postMessage({ kind: 'error', message: describe(e) });
+  }
+};
+
+function describe(e) {
+  return e?.message ? String(e.message) : String(e);
+}
+
+/** Car descriptions the page builds meshes from. */
+function carsOf(definitions) {
+  return definitions.map((json) => {
+    const d = JSON.parse(json);
+    return {
+      name: d.name,
+      wheelbase: d.chassis.wheelbase,
+      cgToFront: d.chassis.cg_to_front_axle,
+      cgHeight: d.chassis.cg_height,
+      trackFront: d.chassis.track.front,
+      trackRear: d.chassis.track.rear,
+      wheelRadius: d.wheels.front.radius,
+    };
+  });
+}
+
+function trackOf(metadata) {
+  const name = metadata.track;
+  if (!name || !sk.trackNames().includes(name)) return null;
+  const track = new sk.TrackView(name);
+  return {
+    view: track,
+    geometry: { name, width: track.width, length: track.length, points: track.points() },
+  };
+}
+
+/** A replay from `.skr` bytes (plain or gzip), or from a `.sks` stream:
+ * everything up to its first damaged record, as `skidpad recover` reads
+ * it. */
+function decode(bytes) {
+  const magic = String.fromCharCode(...bytes.subarray(0, 4));
+  if (magic !== 'SKST') return sk.decodeReplay(bytes);
+  const contents = sk.readStream(bytes);
+  if (contents.stopped) {
+    self.postMessage({ kind: 'warning', message: `stream read up to a damaged record: ${contents.stopped}` });
+  }
+  return contents.replay;
+}
+
+function playReplay(replay, name) {
+  const world = sk.createReplayWorld(replay);
+  const cars = replay.carCount;
+  const definitions = Array.from({ length: cars }, (_, k) => world.definition(k));
+  const metadata = replay.metadata();
+  const track = trackOf(metadata);
+  const channels = sk.channelNames();
+  const steps = replay.stepCount;
+  const perStep = cars * channels.length * 4;
+  const telemetryStride = Math.max(1, Math.ceil(((steps + 1) * perStep) / TELEMETRY_BUDGET));
+  const stepTimes = replay.stepTimes();
+  const player = new sk.ReplayPlayer(world, replay);
+  self.postMessage({
+    kind: 'meta',
+    source: 'replay',
+    name,
+    cars: carsOf(definitions),
+    steps,
+    duration: replay.duration,
+    metadata,
+    track: track?.geometry ?? null,
+    channels,
+    units: sk.channelUnits(),
+    telemetryStride,
+    simulationVersion: replay.simulationVersion,
+  });
+
+  const laps = track ? new LapDetector(track.view, cars) : null;
+  let batch = newBatch(0, Math.min(BATCH, steps + 1), cars, channels.length, telemetryStride, !!track);
+  let desyncs = 0;
+  const record = (step) => {
+    const i = step - batch.from;
+    const poses = player.poses();
+    batch.poses.set(poses, i * cars * 8);
+    const time = stepTimes[step];
+    batch.times[i] = time;
+    if (laps) laps.observe(step, time, poses, batch.distances, i * cars);
+    if (step % telemetryStride === 0) {
+      const row = Math.floor(step / telemetryStride) - batch.telemetryFrom;
+      for (let car = 0; car < cars; car++) {
+        batch.telemetry.set(player.telemetry(car), (row * cars + car) * channels.length);
+      }
+    }
+    if (player.desyncs > desyncs) {
+      desyncs = player.desyncs;
+      const report = player.firstDesync;
+      batch.events.push({ kind: 'desync', step, time, cars: report?.cars ?? [] });
+    }
+    if (laps) batch.events.push(...laps.take());
+  };
+
+  record(0);
+  let step = 0;
+  while (player.advance()) {
+    step += 1;
+    if (step === batch.from + batch.count) {
+      post(batch);
+      batch = newBatch(step, Math.min(BATCH, steps + 1 - step), cars, channels.length, telemetryStride, !!track);
+    }
+    record(step);
+  }
+  post(batch);
+  self.postMessage({
+    kind: 'done',
+    finalHash: player.worldHash(),
+    desyncs: player.desyncs,
+    firstDesync: player.firstDesync,
+  });
+}
+
+function newBatch(from, count, cars, channelCount, stride, withDistances) {
+  const telemetryFrom = Math.ceil(from / stride);
+  const telemetryTo = Math.ceil((from + count) / stride);
+  return {
+    kind: 'samples',
+    from,
+    count,
+    times: new Float64Array(count),
+    poses: new Float64Array(count * cars * 8),
+    distances: withDistances ? new Float64Array(count * cars) : null,
+    telemetryFrom,
+    telemetry: new Float32Array((telemetryTo - telemetryFrom) * cars * channelCount),
+    events: [],
+  };
+}
+
+function post(batch) {
+  const transfer = [batch.times.buffer, batch.poses.buffer, batch.telemetry.buffer];
+  if (batch.distances) transfer.push(batch.distances.buffer);
+  self.postMessage(batch, transfer);
+}
+
+/** Follows a spectator race: joins at its latest keyframe and posts every
+ * step of every chunk as it arrives. Live races carry no telemetry. */
+async function followLive(url) {
+  let laps = null;
+  let cars = 0;
+  let announced = false;
+  // Time of the last sample. A late joiner does not know the step lengths
+  // before its first chunk and takes them equal to the first one it sees.
+  let time = null;
+  const announce = (follower) => {
+    cars = follower.carCount;
+    const definitions = Array.from({ length: cars }, (_, k) => follower.definition(k));
+    const metadata = follower.metadata();
+    const track = trackOf(metadata);
+    laps = track ? new LapDetector(track.view, cars) : null;
+    self.postMessage({
+      kind: 'meta',
+      source: 'live',
+      name: url,
+      cars: carsOf(definitions),
+      steps: null,
+      duration: null,
+      metadata,
+      track: track?.geometry ?? null,
+      channels: [],
+      units: [],
+      telemetryStride: 1,
+      simulationVersion: sk.simulationVersion(),
+    });
+    announced = true;
+  };
+  const playChunk = (follower, bytes) => {
+    if (!announced) announce(follower);
+    const values = follower.pushChunkPoses(bytes);
+    const width = 1 + cars * 8;
+    const count = values.length / width;
+    // The chunk held steps follower.step - count + 1 ..= follower.step.
+    const from = follower.step - count + 1;
+    const batch = newBatch(from, count, cars, 0, 1, !!laps);
+    for (let i = 0; i < count; i++) {
+      const dt = values[i * width];
+      time = time === null ? (from + i) * dt : time + dt;
+      batch.times[i] = time;
+      const poses = values.subarray(i * width + 1, (i + 1) * width);
+      batch.poses.set(poses, i * cars * 8);
+      if (laps) {
+        laps.observe(from + i, batch.times[i], poses, batch.distances, i * cars);
+        batch.events.push(...laps.take());
+      }
+    }
+    post(batch);
+  };
+  const race = await spectate(sk, url, { playChunk });
+  const follower = await race.done;
+  self.postMessage({ kind: 'done', finalHash: follower.worldHash() ?? null, desyncs: 0, firstDesync: null });
+}

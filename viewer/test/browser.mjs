@@ -1,0 +1,74 @@
+// Shared plumbing of the viewer's Chromium test: start `skidpad view` (the
+// real server a user runs) and a headless Chromium driven by
+// playwright-core, with the flags that keep it off the network.
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const CHROMIUM = process.env.SKIDPAD_CHROMIUM ?? '/usr/bin/chromium';
+
+/** Starts a process and resolves with it and the first line it prints
+ * (a URL, for `skidpad view --port 0` and the spectator service). */
+export function startServer(command, args, env = {}) {
+  const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  let stderr = '';
+  child.stderr.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const line = out.split('\n')[0];
+      if (out.includes('\n')) resolve({ child, url: line.trim() });
+    });
+    child.on('exit', (code) => reject(new Error(`${command} exited with ${code}: ${stderr}`)));
+  });
+}
+
+/** A headless Chromium with a fresh profile; `close()` removes both. */
+export async function launch() {
+  const profile = mkdtempSync(join(tmpdir(), 'skidpad-viewer-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 800 },
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      // WebGL on the CPU (SwiftShader), the same pixels on every run.
+      '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+    ],
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Opens `url` in a new page and waits until the viewer finished
+ * re-simulating (or failed); the page's console and errors are kept. */
+export async function openViewer(context, url) {
+  const page = await context.newPage();
+  const logs = [];
+  page.on('console', (m) => logs.push(m.text()));
+  page.on('pageerror', (e) => logs.push(`page error: ${e.message}`));
+  // Not waiting for the load event: the page's own promise says when it
+  // is ready, and a slow module fetch then shows up as the page's error.
+  await page.goto(url, { waitUntil: 'commit' });
+  await page.waitForFunction(() => window.viewerReady !== undefined, undefined, { timeout: 60_000 });
+  const outcome = await page.evaluate(async () => {
+    try {
+      await window.viewerReady;
+      if (window.viewer.done) await window.viewer.done;
+      return { ok: true };
+    } catch (e) {
+      return { ok: false, error: String(e?.message ?? e) };
+    }
+  });
+  return { page, logs, outcome };
+}
