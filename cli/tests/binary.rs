@@ -222,3 +222,87 @@ fn a_demo_killed_mid_race_leaves_a_stream_that_recovers_and_verifies() {
     assert_eq!(e.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&e.stdout).contains("skidpad recover"));
 }
+
+/// `skidpad view` on port 0: the first line is the URL; the file list,
+/// the files and the page are served, paths cannot leave their folders.
+#[test]
+fn view_serves_the_page_and_the_files_on_loopback() {
+    use std::io::{BufRead, BufReader, Read, Write};
+    use std::net::TcpStream;
+
+    let root = tempfile::tempdir().unwrap();
+    for (path, body) in [
+        ("viewer/index.html", "<!doctype html>page"),
+        ("viewer/node_modules/three/build/three.module.js", "three"),
+        ("bindings-wasm/pkg/web/skidpad_wasm.js", "wasm glue"),
+        ("secret.txt", "not served"),
+    ] {
+        let file = root.path().join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, body).unwrap();
+    }
+    let replay = current("flat_lap.skr");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skidpad"))
+        .args(["view", "--port", "0", replay.to_str().unwrap()])
+        .env("SKIDPAD_VIEWER_ROOT", root.path())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .trim()
+        .strip_prefix("http://")
+        .and_then(|a| a.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("not a URL: {line}"))
+        .to_owned();
+    let get = |path: &str| {
+        let mut stream = TcpStream::connect(&address).unwrap();
+        write!(
+            stream,
+            "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response).unwrap();
+        response
+    };
+    let text = |path: &str| String::from_utf8_lossy(&get(path)).into_owned();
+    let page = text("/?t=3&car=1");
+    assert!(
+        page.starts_with("HTTP/1.1 200") && page.ends_with("page"),
+        "{page}"
+    );
+    let listing = text("/files.json");
+    assert!(
+        listing.contains(r#"[{"name":"flat_lap.skr","url":"/files/0/flat_lap.skr"}]"#),
+        "{listing}"
+    );
+    let file = get("/files/0/flat_lap.skr");
+    let expected = std::fs::read(&replay).unwrap();
+    assert!(file.ends_with(&expected), "the replay's bytes are served");
+    assert!(text("/pkg/web/skidpad_wasm.js").ends_with("wasm glue"));
+    for path in [
+        "/files/1/x.skr",
+        "/viewer/../secret.txt",
+        "/viewer/%2e%2e/secret.txt",
+        "/secret.txt",
+    ] {
+        let response = text(path);
+        assert!(!response.starts_with("HTTP/1.1 200"), "{path}: {response}");
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    // Without the built assets the command says how to build them.
+    let empty = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_skidpad"))
+        .args(["view", "--port", "0"])
+        .env("SKIDPAD_VIEWER_ROOT", empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cargo xtask viewer"));
+}

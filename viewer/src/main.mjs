@@ -336,9 +336,12 @@ async function main() {
     return;
   }
   if (link.car !== null) viewer.setCar(link.car);
-  await viewer.done;
-  if (link.step !== null) viewer.seekStep(link.step);
-  else if (link.t !== null) viewer.seek(link.t);
+  // The deep link's time once every sample is there (registered before
+  // anyone else can wait on `done`, so it applies first).
+  viewer.done.then(() => {
+    if (link.step !== null) viewer.seekStep(link.step);
+    else if (link.t !== null) viewer.seek(link.t);
+  });
 }
 
 window.viewerReady = main().catch((e) => {

@@ -121,8 +121,9 @@ function playReplay(replay, name) {
     }
     if (player.desyncs > desyncs) {
       desyncs = player.desyncs;
+      // Only the first report is kept by the player; later desyncs name no cars.
       const report = player.firstDesync;
-      batch.events.push({ kind: 'desync', step, time, cars: report?.cars ?? [] });
+      batch.events.push({ kind: 'desync', step, time, cars: report?.step === step ? report.cars : [] });
     }
     if (laps) batch.events.push(...laps.take());
   };

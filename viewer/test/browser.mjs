@@ -51,8 +51,9 @@ export async function launch() {
 }
 
 /** Opens `url` in a new page and waits until the viewer finished
- * re-simulating (or failed); the page's console and errors are kept. */
-export async function openViewer(context, url) {
+ * re-simulating (or failed), or with `untilDone` false only until it
+ * started; the page's console and errors are kept. */
+export async function openViewer(context, url, { untilDone = true } = {}) {
   const page = await context.newPage();
   const logs = [];
   page.on('console', (m) => logs.push(m.text()));
@@ -61,14 +62,14 @@ export async function openViewer(context, url) {
   // is ready, and a slow module fetch then shows up as the page's error.
   await page.goto(url, { waitUntil: 'commit' });
   await page.waitForFunction(() => window.viewerReady !== undefined, undefined, { timeout: 60_000 });
-  const outcome = await page.evaluate(async () => {
+  const outcome = await page.evaluate(async (wait) => {
     try {
       await window.viewerReady;
-      if (window.viewer.done) await window.viewer.done;
+      if (wait && window.viewer.done) await window.viewer.done;
       return { ok: true };
     } catch (e) {
       return { ok: false, error: String(e?.message ?? e) };
     }
-  });
+  }, untilDone);
   return { page, logs, outcome };
 }

@@ -7,11 +7,14 @@
 //!   the core's golden hash and the golden corpus in release, compiled to
 //!   wasm under node, built for i686 and for aarch64 (run under qemu-user),
 //!   and the race example; then it builds the npm package, runs the node
-//!   tests on it and the headless-Chromium test, and verifies natively the
-//!   replays those recorded in wasm. Missing tools (the wasm target, a
+//!   tests on it and the headless-Chromium test, verifies natively the
+//!   replays those recorded in wasm, and runs the viewer's Chromium test. Missing tools (the wasm target, a
 //!   wasm-bindgen CLI of the pinned version, playwright-core) are installed
 //!   first.
 //! - `wasm`: builds the npm package into `bindings-wasm/pkg/`.
+//! - `viewer`: the web viewer's assets (the npm package, `npm ci` in
+//!   `viewer/`), which `skidpad view` serves.
+//! - `view-demo`: races the demo and opens it in the viewer.
 //! - `bench`: runs the benchmarks and prints the SPEC §10 figures, as a
 //!   table and as `target/bench-report.json`.
 //! - `missing-packages`: prints the Debian packages the checks need that
@@ -25,6 +28,7 @@ mod bench;
 mod cpu_bench;
 mod postgres;
 mod tools;
+mod viewer;
 mod wasm;
 
 use std::path::Path;
@@ -46,9 +50,11 @@ fn main() -> ExitCode {
         Some("wasm") => project_root().and_then(|root| wasm::build_package(&root).map(drop)),
         Some("bench") => project_root().and_then(|root| bench::bench_all(&root)),
         Some("with-postgres") => postgres::run_with_server(&args[1..]),
+        Some("viewer") => project_root().and_then(|root| viewer::prepare(&root)),
+        Some("view-demo") => project_root().and_then(|root| viewer::view_demo(&root)),
         _ => {
             eprintln!(
-                "usage: cargo xtask test | golden | bench | wasm | missing-packages | with-postgres COMMAND…"
+                "usage: cargo xtask test | golden | bench | wasm | viewer | view-demo | missing-packages | with-postgres COMMAND…"
             );
             return ExitCode::from(2);
         }
@@ -224,6 +230,7 @@ const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
         "wasm recordings verified natively",
         wasm::verify_wasm_recordings,
     ),
+    ("viewer in headless Chromium", viewer::browser_test),
 ];
 
 fn test() -> Result<(), String> {

@@ -1,0 +1,104 @@
+// What a viewer reads from the package: every car's pose per step in one
+// call, the step times, every step of a live chunk, a track's centre line
+// and the live gap to a ghost lap.
+
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { sk, DT } from './helpers.mjs';
+
+const FIELDS = sk.poseFields();
+
+function race(steps) {
+  const world = new sk.World();
+  ['rwd_sports', 'fwd_hatchback'].forEach((name, k) => {
+    const id = world.addPresetCar(name, { x: 40 - 12 * k, speed: 8 });
+    world.setDriver(id, 'brandwood');
+  });
+  const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 60, metadata: { track: 'brandwood' } });
+  for (let step = 0; step < steps; step++) recorder.step(world, step < 100 ? DT : DT / 2);
+  return recorder.finish(world);
+}
+
+const replay = race(150);
+
+test('ReplayPlayer.poses packs every car\'s pose and stepTimes sums the step lengths', () => {
+  assert.deepEqual(FIELDS, ['x', 'y', 'z', 'yaw', 'pitch', 'roll', 'steer', 'speed']);
+  const times = replay.stepTimes();
+  assert.equal(times.length, replay.stepCount + 1);
+  assert.equal(times[0], 0);
+  assert.ok(Math.abs(times[150] - replay.duration) < 1e-12);
+  assert.ok(Math.abs(times[101] - times[100] - DT / 2) < 1e-12);
+  const player = new sk.ReplayPlayer(sk.createReplayWorld(replay), replay);
+  do {
+    const poses = player.poses();
+    assert.equal(poses.length, 2 * FIELDS.length);
+    for (let car = 0; car < 2; car++) {
+      const pose = player.pose(car);
+      FIELDS.forEach((f, k) => assert.equal(poses[car * FIELDS.length + k], pose[f]));
+    }
+  } while (player.advance());
+});
+
+test('pushChunkPoses gives the step length and poses of every step of a chunk', () => {
+  const player = new sk.ReplayPlayer(sk.createReplayWorld(replay), replay);
+  const expected = [null];
+  while (player.advance()) expected.push(player.poses());
+  const pieces = sk.splitStream(sk.encodeStream(replay));
+  const follower = new sk.StreamFollower(pieces[0].bytes);
+  assert.equal(follower.carCount, 2);
+  assert.equal(follower.metadata().track, 'brandwood');
+  assert.match(follower.definition(0), /RWD sports car/);
+  assert.throws(() => follower.definition(2), RangeError);
+  const width = 1 + 2 * FIELDS.length;
+  let step = 0;
+  for (const piece of pieces.filter((p) => p.kind === 'chunk')) {
+    const values = follower.pushChunkPoses(piece.bytes);
+    assert.equal(values.length % width, 0);
+    for (let i = 0; i < values.length / width; i++) {
+      step += 1;
+      assert.equal(values[i * width], step <= 100 ? DT : DT / 2, `dt of step ${step}`);
+      assert.deepEqual(values.subarray(i * width + 1, (i + 1) * width), expected[step], `poses of step ${step}`);
+    }
+  }
+  assert.equal(step, 150);
+  assert.equal(follower.worldHash(), replay.finalHash);
+});
+
+test('TrackView gives the centre line and projects onto it', () => {
+  const track = new sk.TrackView('brandwood');
+  const points = track.points();
+  assert.equal(points.length % 2, 0);
+  assert.ok(track.length > 1000 && track.width > 5);
+  const [distance, offset] = track.locate(points[0], points[1]);
+  assert.ok(distance < 1e-9 || track.length - distance < 1e-9);
+  assert.ok(Math.abs(offset) < 1e-9);
+  assert.throws(() => new sk.TrackView('nowhere'), Error);
+  assert.throws(() => track.locate(NaN, 0), RangeError);
+});
+
+test('LapReference: a car level with its own ghost has no gap', () => {
+  const world = new sk.World();
+  const car = world.addPresetCar('rwd_sports', { x: 0, speed: 10 });
+  world.setDriver(car, 'brandwood');
+  const recorder = new sk.GhostRecorder(car);
+  const positions = [];
+  for (let step = 0; step < 600; step++) {
+    world.step(DT);
+    recorder.sample(world, DT);
+    const p = world.pose(car);
+    positions.push([p.x, p.y, (step + 1) * DT]);
+  }
+  const ghost = recorder.finish();
+  const track = new sk.TrackView('brandwood');
+  const reference = new sk.LapReference(ghost, track);
+  assert.equal(reference.lapLength, track.length);
+  for (const [x, y, t] of positions.filter((_, k) => k % 50 === 10)) {
+    const gap = reference.gap(x, y, t);
+    assert.ok(Math.abs(gap) < 0.02, `gap ${gap} at ${t}`);
+  }
+  // One second later at the same place: a second behind.
+  const [x, y, t] = positions[300];
+  assert.ok(Math.abs(reference.gap(x, y, t + 1) - 1) < 0.02);
+  assert.equal(reference.gap(NaN, 0, 1), undefined);
+  assert.ok(reference.timeAt(reference.distanceFromStart(x, y)) > 0);
+});

@@ -1,0 +1,72 @@
+//! The web viewer's automation: `cargo xtask viewer` (its assets: the npm
+//! package and `npm ci` in `viewer/`), `cargo xtask view-demo` (race the
+//! demo and open it in the viewer) and the viewer's headless-Chromium test.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::tools::{self, cargo, run};
+use crate::wasm;
+
+/// Builds the npm package and installs the viewer's pinned npm
+/// dependencies (three.js, uPlot, and the test's playwright-core, pngjs,
+/// pixelmatch) if they are missing.
+pub fn prepare(root: &Path) -> Result<(), String> {
+    wasm::build_package(root)?;
+    install_dependencies(root)
+}
+
+fn install_dependencies(root: &Path) -> Result<(), String> {
+    let dir = root.join("viewer");
+    if !dir.join("node_modules/three").exists() || !dir.join("node_modules/pngjs").exists() {
+        println!("==> npm ci in viewer (three.js, uPlot, test tools)");
+        run(Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir))?;
+    }
+    Ok(())
+}
+
+/// Races the demo and serves it in the viewer (until Ctrl-C).
+pub fn view_demo(root: &Path) -> Result<(), String> {
+    prepare(root)?;
+    let skidpad = |args: &[&str]| {
+        let mut cmd = Command::new(cargo());
+        cmd.args(["run", "--release", "-q", "-p", "skidpad-cli", "--"])
+            .args(args)
+            .current_dir(root);
+        cmd
+    };
+    run(&mut skidpad(&["demo"]))?;
+    run(&mut skidpad(&[
+        "view",
+        "skidpad-demo/demo.skr",
+        "skidpad-demo/best_lap.skg",
+    ]))
+}
+
+/// Runs `viewer/test/run.mjs` in headless Chromium against the release
+/// `skidpad` and `skidpad-spectator` binaries (the npm package must be
+/// built: the package check before this one does it).
+pub fn browser_test(root: &Path) -> Result<(), String> {
+    install_dependencies(root)?;
+    run(Command::new(cargo())
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "skidpad-cli",
+            "-p",
+            "skidpad-spectator",
+        ])
+        .current_dir(root))?;
+    run(Command::new("node")
+        .arg("test/run.mjs")
+        .env("SKIDPAD_BIN", root.join("target/release/skidpad"))
+        .env(
+            "SKIDPAD_SPECTATOR_BIN",
+            root.join("target/release/skidpad-spectator"),
+        )
+        .env("SKIDPAD_CHROMIUM", tools::chromium_path())
+        .current_dir(root.join("viewer")))
+}
