@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::StatusCode;
+use axum::http::{Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -13,6 +13,7 @@ use serde::Deserialize;
 use serde_json::json;
 use skidpad_replay::{ReplayError, gunzip, is_gzip};
 use tokio::sync::Semaphore;
+use tower_http::cors::{Any, CorsLayer};
 
 use crate::store::Store;
 
@@ -63,9 +64,15 @@ pub fn router(store: Store, options: ApiOptions) -> Router {
     Router::new()
         .route("/runs", post(submit))
         .route("/runs/{id}", get(run))
+        .route("/runs/{id}/replay", get(replay))
         .route("/leaderboards/{track}/{class}", get(leaderboard))
         .route("/health", get(health))
         .layer(DefaultBodyLimit::max(options.max_upload))
+        .layer(
+            CorsLayer::new()
+                .allow_origin(Any)
+                .allow_methods([Method::GET]),
+        )
         .with_state(state)
 }
 
@@ -150,6 +157,23 @@ async fn run(State(state): State<ApiState>, Path(id): Path<String>) -> Result<Re
     match state.store.run(&id).await? {
         Some(record) => Ok(Json(record).into_response()),
         None => Err(ApiError(StatusCode::NOT_FOUND, format!("no run {id}"))),
+    }
+}
+
+/// `GET /runs/{id}/replay`: the replay as first uploaded (plain or gzip),
+/// for the web viewer (`?src=…/runs/{id}/replay`) or a download.
+async fn replay(
+    State(state): State<ApiState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    match state.store.replay_bytes(&id).await {
+        Ok(bytes) => {
+            Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
+        }
+        Err(sqlx::Error::RowNotFound) => {
+            Err(ApiError(StatusCode::NOT_FOUND, format!("no run {id}")))
+        }
+        Err(e) => Err(e.into()),
     }
 }
 

@@ -99,6 +99,24 @@ async fn a_lap_is_timed_by_re_simulation_and_ranked() {
     assert_eq!(health["simulation_version"], SIMULATION_VERSION);
     let (code, _) = service.get("/runs/0000").await;
     assert_eq!(code, 404);
+    // The replay as uploaded, readable from any page (the web viewer).
+    let response = reqwest::Client::new()
+        .get(format!("{}/runs/{id}/replay", service.base))
+        .header("Origin", "http://127.0.0.1:1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(
+        response.headers()["access-control-allow-origin"],
+        "*",
+        "CORS for the viewer"
+    );
+    assert_eq!(response.bytes().await.unwrap().as_ref(), plain.as_slice());
+    let missing = reqwest::get(format!("{}/runs/0000/replay", service.base))
+        .await
+        .unwrap();
+    assert_eq!(missing.status().as_u16(), 404);
     service.stop().await;
 }
 
