@@ -97,8 +97,9 @@ enum Command {
     View {
         /// Replays (.skr), streams (.sks) and ghosts (.skg).
         files: Vec<PathBuf>,
-        /// Port to listen on (0: any free port).
-        #[arg(long, default_value_t = 8787)]
+        /// Port to listen on (0: any free port; the default stays clear
+        /// of the leaderboard's 8787 and the spectator service's 8788).
+        #[arg(long, default_value_t = 8790)]
         port: u16,
     },
     /// Export a replay as a dense per-step JSON track with events.
