@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use js_sys::{Float64Array, Uint8Array};
+use js_sys::{Float32Array, Float64Array, Uint8Array};
 use skidpad_replay::{PlayerOptions, ReplaySource};
 use wasm_bindgen::prelude::*;
 
@@ -175,6 +175,14 @@ impl ReplayPlayer {
     /// fields `poseFields()` names): one call per step for a viewer.
     pub fn poses(&self) -> JsResult<Float64Array> {
         read::poses(self.inner.world())
+    }
+
+    /// Every playback car's telemetry in one array, as f32: cars ×
+    /// `channelNames().length` values, in car order (one call per step for
+    /// a viewer's charts).
+    #[wasm_bindgen(js_name = telemetryAll)]
+    pub fn telemetry_all(&self) -> JsResult<Float32Array> {
+        read::telemetry_all(self.inner.world())
     }
 
     /// A playback car's snapshot bytes.

@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use js_sys::{Array, Float64Array, Uint8Array, Uint32Array};
+use js_sys::{Array, Float32Array, Float64Array, Uint8Array, Uint32Array};
 use skidpad_core::hex;
 use skidpad_core::{CarDefinition, CarInput, GroundSlope, InitialPose, Track, WorldConfig, preset};
 use wasm_bindgen::prelude::*;
@@ -169,6 +169,17 @@ pub(crate) mod read {
     /// call per step for a viewer that tabulates a whole replay.
     pub fn poses(world: &skidpad_core::World) -> JsResult<Float64Array> {
         Ok(Float64Array::from(pose_values(world)?.as_slice()))
+    }
+
+    /// Every car's telemetry in id order, as f32 (a viewer's charts),
+    /// channels in `channelNames()` order.
+    pub fn telemetry_all(world: &skidpad_core::World) -> JsResult<Float32Array> {
+        let mut values = Vec::with_capacity(world.car_count() * skidpad_core::CHANNELS.len());
+        for id in world.car_ids() {
+            let car = world.telemetry(id).map_err(core_error)?;
+            values.extend(car.iter().map(|&v| v as f32));
+        }
+        Ok(Float32Array::from(values.as_slice()))
     }
 
     /// `poses` as a Rust vector.

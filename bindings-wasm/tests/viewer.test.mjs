@@ -21,7 +21,7 @@ function race(steps) {
 
 const replay = race(150);
 
-test('ReplayPlayer.poses packs every car\'s pose and stepTimes sums the step lengths', () => {
+test('ReplayPlayer.poses and telemetryAll pack every car, stepTimes sums the step lengths', () => {
   assert.deepEqual(FIELDS, ['x', 'y', 'z', 'yaw', 'pitch', 'roll', 'steer', 'speed']);
   const times = replay.stepTimes();
   assert.equal(times.length, replay.stepCount + 1);
@@ -29,7 +29,11 @@ test('ReplayPlayer.poses packs every car\'s pose and stepTimes sums the step len
   assert.ok(Math.abs(times[150] - replay.duration) < 1e-12);
   assert.ok(Math.abs(times[101] - times[100] - DT / 2) < 1e-12);
   const player = new sk.ReplayPlayer(sk.createReplayWorld(replay), replay);
+  const channels = sk.channelNames().length;
   do {
+    const telemetry = player.telemetryAll();
+    assert.equal(telemetry.length, 2 * channels);
+    assert.deepEqual(telemetry.subarray(channels), Float32Array.from(player.telemetry(1)));
     const poses = player.poses();
     assert.equal(poses.length, 2 * FIELDS.length);
     for (let car = 0; car < 2; car++) {

@@ -125,6 +125,8 @@ class Viewer {
     this.recording = null;
     $('#error').hidden = true;
     this.status(`loading ${message.name ?? message.url}…`);
+    this.loadStarted = performance.now();
+    this.firstSamplesMs = null;
     this.done = new Promise((resolve, reject) => {
       this.finish = resolve;
       this.abort = reject;
@@ -139,10 +141,11 @@ class Viewer {
             resolve();
           } else if (data.kind === 'samples') {
             this.recording.append(data);
+            this.firstSamplesMs ??= performance.now() - this.loadStarted;
             this.grew();
           } else if (data.kind === 'done') {
             this.recording.finished = true;
-            this.result = data;
+            this.result = { ...data, loadMs: performance.now() - this.loadStarted, firstSamplesMs: this.firstSamplesMs };
             this.status(this.summary(data));
             this.finish(data);
           } else if (data.kind === 'warning') {
@@ -248,6 +251,8 @@ class Viewer {
       this.scene.place(this.scene.cars[car], pose);
     }
     const followed = this.poses[this.car];
+    // From the driver's seat the car's own body would fill the view.
+    this.scene.cars[this.car].group.visible = this.cameras.mode !== 'cockpit';
     this.cameras.update(followed);
     this.ghosts.update(rec, this.car, t, followed, (k, pose) => {
       const mesh = this.scene.ghosts[k];

@@ -83,6 +83,15 @@ export class Scene {
     }
     this.scene.add(ribbon(left, 0.02, 0xe8e8e8));
     this.scene.add(ribbon(right, 0.02, 0xe8e8e8));
+    // The centre line, dashed, as the AI and the lap timing see it.
+    const centre = [];
+    for (let i = 0; i <= n; i++) centre.push(new THREE.Vector3(pts[2 * (i % n)], pts[2 * (i % n) + 1], 0.04));
+    const line = new THREE.Line(
+      new THREE.BufferGeometry().setFromPoints(centre),
+      new THREE.LineDashedMaterial({ color: 0xd8d8d8, dashSize: 3, gapSize: 6 }),
+    );
+    line.computeLineDistances();
+    this.scene.add(line);
     const start = [edge(0, 1, 0), edge(0, -1, 0)];
     const dir = [pts[2] - pts[0], pts[3] - pts[1]];
     const dl = Math.hypot(dir[0], dir[1]);

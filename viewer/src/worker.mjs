@@ -115,9 +115,7 @@ function playReplay(replay, name) {
     if (laps) laps.observe(step, time, poses, batch.distances, i * cars);
     if (step % telemetryStride === 0) {
       const row = Math.floor(step / telemetryStride) - batch.telemetryFrom;
-      for (let car = 0; car < cars; car++) {
-        batch.telemetry.set(player.telemetry(car), (row * cars + car) * channels.length);
-      }
+      batch.telemetry.set(player.telemetryAll(), row * cars * channels.length);
     }
     if (player.desyncs > desyncs) {
       desyncs = player.desyncs;
