@@ -147,6 +147,7 @@ export class GhostRace {
         row.className = 'ghost-row';
         row.dataset.ghost = String(r.k);
         row.dataset.gap = r.gap === undefined ? '' : String(r.gap);
+        row.dataset.splits = JSON.stringify(r.splits);
         const swatch = `#${colourOf(r.k, GHOST_COLOURS).toString(16).padStart(6, '0')}`;
         row.innerHTML = `<span class="swatch" style="background:${swatch}"></span>`
           + `<span class="ghost-name"></span> gap <b>${signed(r.gap)}</b> s`

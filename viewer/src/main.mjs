@@ -33,6 +33,8 @@ class Viewer {
     this.frames = 0;
     this.lastLink = 0;
     this.worker = null;
+    /** Events announced so far (the toast), for tests. */
+    this.announced = [];
     this.timeline = new Timeline($('#timeline'), {
       toggle: () => (this.clock.paused ? this.clock.play(1) : this.clock.pause()),
       rewind: () => this.clock.play(-1),
@@ -269,6 +271,7 @@ class Viewer {
 
   /** An event crossed during playback: shown once. */
   announce(e) {
+    this.announced.push(e);
     const toast = $('#toast');
     toast.textContent = e.kind === 'lap'
       ? `car ${e.car} starts lap ${e.lap}${e.lapTime ? ` · last lap ${e.lapTime.toFixed(3)} s` : ''}`

@@ -279,12 +279,17 @@ async function checkGhosts(browser, race) {
         // standing start, lap n from the (n-1)th crossing of that line.
         const start = v.ghosts.lapStarts(v.recording, car, v.ghosts.ghosts[0])[lap - 1];
         v.clock.pause();
+        // Past both split points (a third and two thirds of the lap).
+        v.seek(start + 50);
+        v.draw(v.clock.time);
+        const splits = [...document.querySelectorAll('#ghosts .ghost-row')].map((r) => JSON.parse(r.dataset.splits));
         v.seek(start + 20);
         v.draw(v.clock.time);
         const rows = [...document.querySelectorAll('#ghosts .ghost-row')].map((r) => r.dataset.gap);
         const ghost = v.scene.ghosts[0].group.position;
         return {
           rows,
+          splits,
           visible: v.scene.ghosts.filter((g) => g.group.visible).length,
           ghost: [ghost.x, ghost.y],
           car: [v.poses[car][0], v.poses[car][1]],
@@ -297,10 +302,35 @@ async function checkGhosts(browser, race) {
       for (const gap of state.rows) {
         assert.ok(gap !== '' && Math.abs(Number(gap)) < 0.05, `the car racing its own lap is level with its ghost: gap ${gap}`);
       }
+      for (const split of state.splits) {
+        assert.equal(split.length, 2, `two splits passed 50 s into the lap: ${split}`);
+        for (const delta of split) assert.ok(Math.abs(delta) < 0.05, `split delta ${delta} against its own lap`);
+      }
       const apart = Math.hypot(state.ghost[0] - state.car[0], state.ghost[1] - state.car[1]);
       assert.ok(apart < 0.5, `the ghost drives where the car drove (${apart.toFixed(3)} m apart)`);
       assert.ok(state.markers > 0 && state.markers === state.lapEvents, 'a timeline marker per lap crossing');
-      ok(`8 ghosts of car ${race.car}'s lap ${race.lap}, raced against that car 20 s into the lap: gaps within 0.05 s, ghost ${apart.toFixed(3)} m from the car; ${state.markers} lap markers`);
+      ok(`8 ghosts of car ${race.car}'s lap ${race.lap}, raced against that car: gaps 20 s into the lap and both split deltas within 0.05 s, ghost ${apart.toFixed(3)} m from the car; ${state.markers} lap markers`);
+
+      // Events fire once when playback crosses them, never while scrubbing.
+      const fired = await page.evaluate(
+        ({ car }) => new Promise((resolve) => {
+          const v = window.viewer;
+          const lap = v.recording.laps(car)[1];
+          v.announced = [];
+          v.seek(lap.time - 3);
+          v.seek(lap.time + 3);
+          v.seek(lap.time - 0.5);
+          v.clock.setSpeed(1);
+          v.clock.play(1);
+          setTimeout(() => {
+            v.clock.pause();
+            resolve(v.announced.filter((e) => e.kind === 'lap' && e.car === car).map((e) => e.lap));
+          }, 1200);
+        }),
+        race,
+      );
+      assert.deepEqual(fired, [2], 'the crossed lap event fired once, the scrubbed-over one not at all');
+      ok(`playing across car ${race.car}'s lap line announced lap 2 once; scrubbing across it announced nothing`);
     });
   } finally {
     server.child.kill();
