@@ -108,7 +108,7 @@ class Viewer {
     if (kind === 'ghost') {
       this.addGhost(bytes, name);
     } else if (kind === 'replay' || kind === 'stream') {
-      await this.load({ kind: 'replay', bytes, name }, [bytes.buffer]);
+      await this.load({ kind: 'replay', bytes, name, sampleBudget: this.sampleBudget }, [bytes.buffer]);
     } else {
       throw new Error('not a skidpad replay (.skr), stream (.sks) or ghost (.skg)');
     }
@@ -206,7 +206,7 @@ class Viewer {
     this.clock.setRange(rec.start, rec.end);
     this.timeline.setRange(rec.start, rec.end);
     this.timeline.setMarkers(rec.events);
-    if (rec.count === rec.meta.steps + 1 || rec.meta.source === 'live') this.telemetry.rebuild();
+    if (rec.count === rec.meta.samples) this.telemetry.rebuild();
     if (rec.meta.source !== 'live') this.status(`re-simulating: ${formatTime(rec.end)} of ${formatTime(rec.meta.duration)}`);
   }
 
@@ -318,6 +318,8 @@ async function main() {
   window.viewer = viewer;
   viewer.run();
   const link = readLink();
+  // Tests shrink the memory budget to exercise the sampled tables.
+  viewer.sampleBudget = link.sampleBudget ?? undefined;
   viewer.setCamera(CAMERA_MODES.includes(link.cam) ? link.cam : 'chase');
   if (link.speed) {
     viewer.clock.setSpeed(link.speed);

@@ -20,7 +20,7 @@ function wrapAngle(a) {
   return a - turn * Math.round(a / turn);
 }
 
-/** A Float64Array (or Float32Array, Uint8Array) grown by doubling. */
+/** A typed array grown by doubling (live races arrive without an end). */
 function grown(array, needed) {
   if (array.length >= needed) return array;
   const bigger = new array.constructor(Math.max(needed, array.length * 2));
@@ -34,31 +34,31 @@ export class Recording {
     this.meta = meta;
     this.cars = meta.cars.length;
     this.channels = meta.channels;
-    this.stride = meta.telemetryStride;
-    const capacity = meta.steps === null ? 1024 : meta.steps + 1;
-    /** Step number of sample 0 (not 0 when a live race was joined late). */
-    this.base = null;
+    const capacity = meta.samples ?? 1024;
     this.count = 0;
+    /** Step number of each sample (every step, or every `meta.stride`-th
+     * for a replay too long to hold whole; a late live join starts late). */
+    this.steps = new Float64Array(capacity);
     this.times = new Float64Array(capacity);
     this.poses = new Float64Array(capacity * this.cars * POSE);
     this.distances = meta.track ? new Float64Array(capacity * this.cars) : null;
     this.cuts = new Uint8Array(capacity * this.cars);
-    this.telemetry = new Float32Array(Math.ceil(capacity / this.stride) * this.cars * this.channels.length);
-    this.telemetryRows = 0;
+    this.telemetry = new Float32Array(capacity * this.cars * this.channels.length);
     this.events = [];
     this.finished = false;
   }
 
   /** Adds a batch of samples from the worker. */
   append(batch) {
-    if (this.base === null) this.base = batch.from;
-    const at = batch.from - this.base;
-    if (at !== this.count) throw new Error(`samples from step ${batch.from} after step ${this.base + this.count - 1}`);
+    const at = batch.from;
+    if (at !== this.count) throw new Error(`samples from ${at} after ${this.count}`);
     const n = at + batch.count;
     const cars = this.cars;
+    this.steps = grown(this.steps, n);
     this.times = grown(this.times, n);
     this.poses = grown(this.poses, n * cars * POSE);
     this.cuts = grown(this.cuts, n * cars);
+    this.steps.set(batch.steps, at);
     this.times.set(batch.times, at);
     this.poses.set(batch.poses, at * cars * POSE);
     if (this.distances && batch.distances) {
@@ -67,9 +67,8 @@ export class Recording {
     }
     if (batch.telemetry.length > 0) {
       const rowWidth = cars * this.channels.length;
-      this.telemetry = grown(this.telemetry, (batch.telemetryFrom + batch.telemetry.length / rowWidth) * rowWidth);
-      this.telemetry.set(batch.telemetry, batch.telemetryFrom * rowWidth);
-      this.telemetryRows = batch.telemetryFrom + batch.telemetry.length / rowWidth;
+      this.telemetry = grown(this.telemetry, n * rowWidth);
+      this.telemetry.set(batch.telemetry, at * rowWidth);
     }
     for (let i = Math.max(at, 1); i < n; i++) this.markCuts(i);
     this.count = n;
@@ -112,12 +111,21 @@ export class Recording {
 
   /** Step number of sample `i`. */
   stepOf(i) {
-    return this.base + i;
+    return this.steps[i];
   }
 
-  /** Sample index of step `step`, clamped. */
+  /** The sample of step `step`, or the last one before it (clamped). */
   sampleOfStep(step) {
-    return Math.min(Math.max(step - this.base, 0), Math.max(this.count - 1, 0));
+    let lo = 0;
+    let hi = this.count - 1;
+    if (hi <= 0 || step <= this.steps[0]) return 0;
+    if (step >= this.steps[hi]) return hi;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      if (this.steps[mid] <= step) lo = mid;
+      else hi = mid;
+    }
+    return lo;
   }
 
   /** One value of a car's pose at sample `i`. */
@@ -175,18 +183,13 @@ export class Recording {
     return this.distances ? this.distances[i * this.cars + car] : NaN;
   }
 
-  /** One channel of one car over the recording: `[times, values]`, one
-   * point per kept telemetry row. */
+  /** One channel of one car over the samples held: `[times, values]`. */
   series(car, channel) {
     const k = this.channels.indexOf(channel);
-    const rows = this.telemetryRows;
-    const times = new Float64Array(rows);
-    const values = new Float64Array(rows);
     const width = this.channels.length;
-    for (let r = 0; r < rows; r++) {
-      times[r] = this.times[Math.min(r * this.stride, this.count - 1)];
-      values[r] = this.telemetry[(r * this.cars + car) * width + k];
-    }
+    const times = this.times.slice(0, this.count);
+    const values = new Float64Array(this.count);
+    for (let i = 0; i < this.count; i++) values[i] = this.telemetry[(i * this.cars + car) * width + k];
     return [times, values];
   }
 

@@ -1,5 +1,6 @@
 // Where recordings come from: the deep link (`?src=`, `?ghost=`,
-// `?live=`, `?t=`, `?car=`, `?cam=`, `?speed=`), the file list `skidpad
+// `?live=`, `?t=`, `?step=`, `?car=`, `?cam=`, `?speed=`, and
+// `?sampleBudget=` bytes for tests of long replays), the file list `skidpad
 // view` serves at `/files.json`, and files the user opens or drops. Kinds
 // are told by their first bytes, not their names.
 
@@ -30,6 +31,7 @@ export function readLink(search = location.search) {
     car: number('car'),
     cam: q.get('cam'),
     speed: number('speed'),
+    sampleBudget: number('sampleBudget'),
   };
 }
 

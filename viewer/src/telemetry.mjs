@@ -52,7 +52,7 @@ export class TelemetryPanel {
    * the channels or the data changed). */
   rebuild() {
     const rec = this.recording;
-    if (!rec || rec.channels.length === 0 || rec.telemetryRows === 0) return;
+    if (!rec || rec.channels.length === 0 || rec.count === 0) return;
     const channels = this.chosen();
     const units = channels.map((c) => rec.meta.units[rec.channels.indexOf(c)]);
     let times = null;

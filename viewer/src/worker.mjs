@@ -3,7 +3,7 @@
 // in batches, so the page can start drawing before the end is reached and
 // never simulates on its own thread:
 //
-//   → { kind: 'replay', bytes, name }   → { kind: 'live', url }
+//   → { kind: 'replay', bytes, name, sampleBudget? }   → { kind: 'live', url }
 //   ← meta, then batches of samples (times, poses, track distances,
 //     telemetry), events (laps, desyncs), then done; or error.
 //
@@ -15,10 +15,11 @@ import init, * as sk from '/pkg/web/skidpad_wasm.js';
 import { spectate } from '/pkg/spectator.mjs';
 import { LapDetector } from './laps.mjs';
 
-/** Telemetry kept in memory at most (bytes); longer replays keep every
- * k-th step's telemetry. Poses are always kept at every step. */
-const TELEMETRY_BUDGET = 192 * 1024 * 1024;
-/** Steps per posted batch. */
+/** Memory the page's tables may take, bytes: a replay whose every step
+ * would not fit is sampled every k-th step (interpolation bridges the
+ * gaps; the poses at the kept steps stay exact). */
+const SAMPLE_BUDGET = 384 * 1024 * 1024;
+/** Samples per posted batch. */
 const BATCH = 600;
 
 const ready = init();
@@ -26,7 +27,7 @@ const ready = init();
 self.onmessage = async ({ data }) => {
   try {
     await ready;
-    if (data.kind === 'replay') playReplay(decode(data.bytes), data.name);
+    if (data.kind === 'replay') playReplay(decode(data.bytes), data.name, data.sampleBudget ?? SAMPLE_BUDGET);
     else if (data.kind === 'live') await followLive(data.url);
   } catch (e) {
     self.postMessage({ kind: 'error', message: describe(e) });
@@ -76,7 +77,13 @@ function decode(bytes) {
   return contents.replay;
 }
 
-function playReplay(replay, name) {
+/** Samples a replay of `steps` steps keeps: every `stride`-th step and the
+ * last, with the stride the smallest that fits the sample budget. */
+function sampledSteps(steps, stride) {
+  return Math.floor(steps / stride) + 1 + (steps % stride === 0 ? 0 : 1);
+}
+
+function playReplay(replay, name, budget) {
   const world = sk.createReplayWorld(replay);
   const cars = replay.carCount;
   const definitions = Array.from({ length: cars }, (_, k) => world.definition(k));
@@ -84,8 +91,9 @@ function playReplay(replay, name) {
   const track = trackOf(metadata);
   const channels = sk.channelNames();
   const steps = replay.stepCount;
-  const perStep = cars * channels.length * 4;
-  const telemetryStride = Math.max(1, Math.ceil(((steps + 1) * perStep) / TELEMETRY_BUDGET));
+  const perSample = sampleBytes(cars, channels.length);
+  const stride = Math.max(1, Math.ceil(((steps + 1) * perSample) / budget));
+  const samples = sampledSteps(steps, stride);
   const stepTimes = replay.stepTimes();
   const player = new sk.ReplayPlayer(world, replay);
   self.postMessage({
@@ -94,47 +102,54 @@ function playReplay(replay, name) {
     name,
     cars: carsOf(definitions),
     steps,
+    samples,
+    stride,
     duration: replay.duration,
     metadata,
     track: track?.geometry ?? null,
     channels,
     units: sk.channelUnits(),
-    telemetryStride,
     simulationVersion: replay.simulationVersion,
   });
 
   const laps = track ? new LapDetector(track.view, cars) : null;
-  let batch = newBatch(0, Math.min(BATCH, steps + 1), cars, channels.length, telemetryStride, !!track);
+  let batch = newBatch(0, Math.min(BATCH, samples), cars, channels.length, !!track);
   let desyncs = 0;
+  // Events seen on steps that are not sampled wait for the next sample's
+  // batch.
+  let events = [];
   const record = (step) => {
-    const i = step - batch.from;
+    if (batch.filled === batch.count) {
+      post(batch);
+      batch = newBatch(batch.from + batch.count, Math.min(BATCH, samples - batch.from - batch.count), cars, channels.length, !!track);
+    }
+    const i = batch.filled;
     const poses = player.poses();
-    batch.poses.set(poses, i * cars * 8);
     const time = stepTimes[step];
+    batch.steps[i] = step;
     batch.times[i] = time;
-    if (laps) laps.observe(step, time, poses, batch.distances, i * cars);
-    if (step % telemetryStride === 0) {
-      const row = Math.floor(step / telemetryStride) - batch.telemetryFrom;
-      batch.telemetry.set(player.telemetryAll(), row * cars * channels.length);
+    batch.poses.set(poses, i * cars * 8);
+    batch.telemetry.set(player.telemetryAll(), i * cars * channels.length);
+    if (laps) {
+      laps.observe(step, time, poses, batch.distances, i * cars);
+      events.push(...laps.take());
     }
-    if (player.desyncs > desyncs) {
-      desyncs = player.desyncs;
-      // Only the first report is kept by the player; later desyncs name no cars.
-      const report = player.firstDesync;
-      batch.events.push({ kind: 'desync', step, time, cars: report?.step === step ? report.cars : [] });
-    }
-    if (laps) batch.events.push(...laps.take());
+    batch.events.push(...events);
+    events = [];
+    batch.filled += 1;
   };
 
   record(0);
   let step = 0;
   while (player.advance()) {
     step += 1;
-    if (step === batch.from + batch.count) {
-      post(batch);
-      batch = newBatch(step, Math.min(BATCH, steps + 1 - step), cars, channels.length, telemetryStride, !!track);
+    if (player.desyncs > desyncs) {
+      desyncs = player.desyncs;
+      // Only the first report is kept by the player; later desyncs name no cars.
+      const report = player.firstDesync;
+      events.push({ kind: 'desync', step, time: stepTimes[step], cars: report?.step === step ? report.cars : [] });
     }
-    record(step);
+    if (step % stride === 0 || step === steps) record(step);
   }
   post(batch);
   self.postMessage({
@@ -145,24 +160,31 @@ function playReplay(replay, name) {
   });
 }
 
-function newBatch(from, count, cars, channelCount, stride, withDistances) {
-  const telemetryFrom = Math.ceil(from / stride);
-  const telemetryTo = Math.ceil((from + count) / stride);
+/** Bytes a sample of `cars` cars takes in the page: step and time, then
+ * per car a pose (8 f64), a track distance (f64), a cut flag and the
+ * telemetry (f32 per channel). */
+function sampleBytes(cars, channels) {
+  return 16 + cars * (8 * 8 + 8 + 1 + 4 * channels);
+}
+
+/** Room for `count` samples from sample index `from`. */
+function newBatch(from, count, cars, channelCount, withDistances) {
   return {
     kind: 'samples',
     from,
     count,
+    filled: 0,
+    steps: new Float64Array(count),
     times: new Float64Array(count),
     poses: new Float64Array(count * cars * 8),
     distances: withDistances ? new Float64Array(count * cars) : null,
-    telemetryFrom,
-    telemetry: new Float32Array((telemetryTo - telemetryFrom) * cars * channelCount),
+    telemetry: new Float32Array(count * cars * channelCount),
     events: [],
   };
 }
 
 function post(batch) {
-  const transfer = [batch.times.buffer, batch.poses.buffer, batch.telemetry.buffer];
+  const transfer = [batch.steps.buffer, batch.times.buffer, batch.poses.buffer, batch.telemetry.buffer];
   if (batch.distances) transfer.push(batch.distances.buffer);
   self.postMessage(batch, transfer);
 }
@@ -176,6 +198,7 @@ async function followLive(url) {
   // Time of the last sample. A late joiner does not know the step lengths
   // before its first chunk and takes them equal to the first one it sees.
   let time = null;
+  let sampled = 0;
   const announce = (follower) => {
     cars = follower.carCount;
     const definitions = Array.from({ length: cars }, (_, k) => follower.definition(k));
@@ -188,12 +211,13 @@ async function followLive(url) {
       name: url,
       cars: carsOf(definitions),
       steps: null,
+      samples: null,
+      stride: 1,
       duration: null,
       metadata,
       track: track?.geometry ?? null,
       channels: [],
       units: [],
-      telemetryStride: 1,
       simulationVersion: sk.simulationVersion(),
     });
     announced = true;
@@ -204,16 +228,19 @@ async function followLive(url) {
     const width = 1 + cars * 8;
     const count = values.length / width;
     // The chunk held steps follower.step - count + 1 ..= follower.step.
-    const from = follower.step - count + 1;
-    const batch = newBatch(from, count, cars, 0, 1, !!laps);
+    const firstStep = follower.step - count + 1;
+    const batch = newBatch(sampled, count, cars, 0, !!laps);
+    batch.filled = count;
+    sampled += count;
     for (let i = 0; i < count; i++) {
       const dt = values[i * width];
-      time = time === null ? (from + i) * dt : time + dt;
+      time = time === null ? (firstStep + i) * dt : time + dt;
+      batch.steps[i] = firstStep + i;
       batch.times[i] = time;
       const poses = values.subarray(i * width + 1, (i + 1) * width);
       batch.poses.set(poses, i * cars * 8);
       if (laps) {
-        laps.observe(from + i, batch.times[i], poses, batch.distances, i * cars);
+        laps.observe(firstStep + i, batch.times[i], poses, batch.distances, i * cars);
         batch.events.push(...laps.take());
       }
     }

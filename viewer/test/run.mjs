@@ -143,6 +143,23 @@ async function checkPoses(browser) {
       assert.ok(Math.abs(between.x - mid) < 0.05, `interpolated x ${between.x} near the midpoint ${mid}`);
       ok('between steps the pose is interpolated (Hermite), not held');
     });
+    // A replay too long for the memory budget is kept every k-th step:
+    // the kept steps are still exact, the last step is always kept.
+    const budget = 600 * 1024;
+    await withViewer(browser, server, `?sampleBudget=${budget}`, async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const stride = await page.evaluate(() => window.viewer.recording.meta.stride);
+      assert.ok(stride > 1, `a stride: ${stride}`);
+      const last = native.steps.length;
+      for (const step of [stride, 100 * stride, last]) {
+        const shown = await posesAtStep(page, step);
+        assert.equal(shown.step, step);
+        native.steps[step - 1].cars.forEach((values, car) => {
+          POSE_FIELDS.forEach((field, f) => assert.equal(shown.poses[car][f], values[index[field]], `sampled step ${step} car ${car} ${field}`));
+        });
+      }
+      ok(`with a ${budget / 1024} KiB budget the replay is kept every ${stride} steps, and the kept steps (up to ${last}) are exact`);
+    });
   } finally {
     server.child.kill();
   }
@@ -469,7 +486,7 @@ async function checkLive(browser) {
         // The first chunk (the join) has arrived.
         while (!v.recording || v.recording.count === 0) await new Promise((r) => setTimeout(r, 20));
         const first = v.recording.count;
-        const firstStep = v.recording.base;
+        const firstStep = v.recording.steps[0];
         await v.done;
         return {
           source: v.recording.meta.source,
