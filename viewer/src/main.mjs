@@ -246,11 +246,10 @@ class Viewer {
   draw(t) {
     const rec = this.recording;
     if (!rec || rec.count === 0) return;
-    this.poses = [];
+    // One buffer per car, reused every frame (no garbage while scrubbing).
+    while (this.poses.length < rec.cars) this.poses.push(new Float64Array(8));
     for (let car = 0; car < rec.cars; car++) {
-      const pose = rec.poseAt(t, car, new Float64Array(8));
-      this.poses.push(pose);
-      this.scene.place(this.scene.cars[car], pose);
+      this.scene.place(this.scene.cars[car], rec.poseAt(t, car, this.poses[car]));
     }
     const followed = this.poses[this.car];
     // From the driver's seat the car's own body would fill the view.

@@ -22,9 +22,10 @@ export class Scene {
     this.renderer = new THREE.WebGLRenderer({
       canvas,
       antialias: false,
-      // Screenshots read the canvas back; a logarithmic depth buffer keeps
+      // Screenshots draw and read the canvas back in one task, so the
+      // drawing buffer need not be kept; a logarithmic depth buffer keeps
       // the track from fighting the ground plane at a distance.
-      preserveDrawingBuffer: true,
+      preserveDrawingBuffer: false,
       logarithmicDepthBuffer: true,
     });
     this.renderer.setPixelRatio(1);

@@ -45,11 +45,15 @@ pub fn view_demo(root: &Path) -> Result<(), String> {
     ]))
 }
 
-/// Runs `viewer/test/run.mjs` in headless Chromium against the release
-/// `skidpad` and `skidpad-spectator` binaries (the npm package must be
-/// built: the package check before this one does it).
+/// Runs the viewer's unit tests (`node --test`), then `viewer/test/run.mjs`
+/// in headless Chromium against the release `skidpad` and
+/// `skidpad-spectator` binaries (the npm package must be built: the
+/// package check before this one does it).
 pub fn browser_test(root: &Path) -> Result<(), String> {
     install_dependencies(root)?;
+    run(Command::new("node")
+        .args(["--test", "test/units.test.mjs"])
+        .current_dir(root.join("viewer")))?;
     run(Command::new(cargo())
         .args([
             "build",
