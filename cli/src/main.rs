@@ -237,10 +237,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::View { files, port } => {
             view::serve(&view::default_root(), &files, port, |url| {
                 // The first line is the URL, for scripts that start the
-                // viewer on port 0.
-                println!("{url}");
-                println!("viewer serving {} file(s); Ctrl-C to stop", files.len());
-                let _ = std::io::stdout().flush();
+                // viewer on port 0. A reader that went away after it must
+                // not stop the server, so write errors are ignored.
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{url}");
+                let _ = writeln!(
+                    out,
+                    "viewer serving {} file(s); Ctrl-C to stop",
+                    files.len()
+                );
+                let _ = out.flush();
             })?;
             Ok(ExitCode::SUCCESS)
         }

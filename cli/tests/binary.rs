@@ -249,9 +249,11 @@ fn view_serves_the_page_and_the_files_on_loopback() {
         .spawn()
         .unwrap();
     let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    output.read_line(&mut line).unwrap();
+    // A script that read the URL and closed the pipe: the server's next
+    // line goes nowhere, and it must keep serving.
+    drop(output);
     let address = line
         .trim()
         .strip_prefix("http://")
