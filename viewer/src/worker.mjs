@@ -139,9 +139,24 @@ function playReplay(replay, name, budget) {
     batch.filled += 1;
   };
 
+  // Where the worker's time goes: re-simulating, and reading the tables
+  // out of the wasm world (reported with `done`).
+  let simulateMs = 0;
+  let readMs = 0;
+  let clock = performance.now();
+  const lap = () => {
+    const now = performance.now();
+    const elapsed = now - clock;
+    clock = now;
+    return elapsed;
+  };
   record(0);
   let step = 0;
-  while (player.advance()) {
+  for (;;) {
+    readMs += lap();
+    const more = player.advance();
+    simulateMs += lap();
+    if (!more) break;
     step += 1;
     if (player.desyncs > desyncs) {
       desyncs = player.desyncs;
@@ -157,6 +172,8 @@ function playReplay(replay, name, budget) {
     finalHash: player.worldHash(),
     desyncs: player.desyncs,
     firstDesync: player.firstDesync,
+    simulateMs,
+    readMs: readMs + lap(),
   });
 }
 

@@ -258,6 +258,8 @@ async function checkScrubbing(browser, race) {
       const report = {
         load_first_samples_ms: load.firstSamplesMs,
         load_total_ms: load.loadMs,
+        worker_simulate_ms: load.simulateMs,
+        worker_read_ms: load.readMs,
         cars: frames.cars,
         steps: frames.steps,
         frames: frames.work.length,
@@ -270,7 +272,8 @@ async function checkScrubbing(browser, race) {
       const f = (v) => v.toFixed(2);
       ok(
         `a ${report.cars}-car, ${report.steps}-step replay re-simulated in the worker: first samples after ${report.load_first_samples_ms.toFixed(0)} ms, `
-        + `all after ${report.load_total_ms.toFixed(0)} ms`,
+        + `all after ${report.load_total_ms.toFixed(0)} ms (in the worker: ${report.worker_simulate_ms.toFixed(0)} ms re-simulating, `
+        + `${report.worker_read_ms.toFixed(0)} ms reading poses, telemetry and track distances)`,
       );
       ok(
         `scrubbing it both ways: frame work p50 ${f(report.work_p50_ms)} ms, `
