@@ -81,22 +81,23 @@ export class Clock {
 }
 
 /** Fires each event once as playback time crosses it moving forward
- * (the seeds' contract); a seek or a backwards move resets the cursor so
- * nothing fires twice or in a burst. */
+ * (the seeds' contract). A seek calls `reset`, and moving backwards fires
+ * nothing, so scrubbing never replays events in a burst. */
 export class EventCursor {
   constructor() {
     this.time = null;
   }
 
-  /** The events of `events` (sorted by time) crossed since the last call,
-   * when moving forward by less than `maxJump` seconds. */
-  crossed(events, t, maxJump = 1) {
+  /** The events of `events` crossed since the last call, if time moved
+   * forward (all of them, however long the frame was). */
+  crossed(events, t) {
     const previous = this.time;
     this.time = t;
-    if (previous === null || t <= previous || t - previous > maxJump) return [];
+    if (previous === null || t <= previous) return [];
     return events.filter((e) => e.time > previous && e.time <= t);
   }
 
+  /** Forgets the last time: the next call only sets it. */
   reset() {
     this.time = null;
   }
