@@ -360,6 +360,24 @@ async function checkGhosts(browser, race) {
   }
 }
 
+async function checkStreamFile(browser, race) {
+  // A `.sks` stream (the demo writes one while racing) opens like its
+  // replay and ends on the same world.
+  const stream = race.replay.replace(/\.skr$/, '.sks');
+  const expected = sk.decodeReplay(readFileSync(race.replay)).finalHash;
+  const server = await view([stream]);
+  try {
+    await withViewer(browser, server, '', async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const seen = await page.evaluate(() => ({ hash: window.viewer.result.finalHash, cars: window.viewer.recording.cars }));
+      assert.equal(seen.hash, expected, 'the stream re-simulates to the replay\'s final world');
+      ok(`demo.sks opens as a stream: ${seen.cars} cars re-simulated to the replay's final hash`);
+    });
+  } finally {
+    server.child.kill();
+  }
+}
+
 async function checkLinksAndClock(browser) {
   const file = join(goldenDir, 'mixed_field.skr');
   const server = await view([file]);
@@ -551,6 +569,7 @@ try {
   const race = demo20();
   await checkScrubbing(browser, race);
   await checkGhosts(browser, race);
+  await checkStreamFile(browser, race);
   await checkLinksAndClock(browser);
   await checkDesyncs(browser);
   await checkErrors(browser);
