@@ -51,39 +51,53 @@ export class GhostRace {
     return this.ghosts.length - 1;
   }
 
-  /** When `car` started laps measured from ghost `g`'s line (the line
-   * where the ghost's lap starts, not necessarily the track's): each
-   * crossing of it, interpolated within the step, and the recording's
-   * start for a car standing on it. Scanned incrementally and cached. */
-  lapStarts(recording, car, g) {
+  /** The laps of `car` measured from ghost `g`'s line (the line where
+   * the ghost's lap starts, not necessarily the track's): `[{ start,
+   * splits }]`, a start at each crossing of the line (interpolated within
+   * the step, and the recording's start for a car standing on it) and the
+   * times the car then passed each of `SPLITS`. Scanned once, as samples
+   * arrive, and cached, so a frame only looks the lap up. */
+  laps(recording, car, g) {
     let cache = g.starts.get(car);
     if (!cache || cache.recording !== recording) {
       // `armed`: the car has been away from the line since the last lap
       // start, so the next crossing starts a lap (no double count for a
       // car that starts a few centimetres behind its line).
-      cache = { recording, scanned: 0, previous: null, armed: true, times: [] };
+      cache = { recording, scanned: 0, previous: null, armed: true, laps: [] };
       g.starts.set(car, cache);
     }
-    if (g.line === null || !recording.distances) return cache.times;
+    if (g.line === null || !recording.distances) return cache.laps;
     const L = recording.meta.track.length;
+    const at = (i, prev, along, target) => {
+      const u = (target - prev) / (along - prev);
+      return recording.times[i - 1] + u * (recording.times[i] - recording.times[i - 1]);
+    };
     for (; cache.scanned < recording.count; cache.scanned++) {
       const i = cache.scanned;
       const along = (((recording.distance(i, car) - g.line) % L) + L) % L;
-      const near = along < ON_LINE || along > L - ON_LINE;
-      if (i === 0 && near) {
-        cache.times.push(recording.times[0]);
-        cache.armed = false;
-      }
       const prev = cache.previous;
-      if (prev !== null && along < prev - L / 2 && cache.armed) {
-        const u = (L - prev) / (L - prev + along);
-        cache.times.push(recording.times[i - 1] + u * (recording.times[i] - recording.times[i - 1]));
+      if (i === 0 && (along < ON_LINE || along > L - ON_LINE)) {
+        cache.laps.push({ start: recording.times[0], splits: [] });
         cache.armed = false;
+      } else if (prev !== null && along < prev - L / 2 && cache.armed) {
+        cache.laps.push({ start: at(i, prev - L, along, 0), splits: [] });
+        cache.armed = false;
+      } else if (prev !== null && cache.armed && cache.laps.length > 0) {
+        const lap = cache.laps[cache.laps.length - 1];
+        const target = SPLITS[lap.splits.length] * L;
+        if (lap.splits.length < SPLITS.length && prev < target && along >= target) {
+          lap.splits.push(at(i, prev, along, target));
+        }
       }
       if (along > 2 * ON_LINE && along < L - 2 * ON_LINE) cache.armed = true;
       cache.previous = along;
     }
-    return cache.times;
+    return cache.laps;
+  }
+
+  /** Start times of `car`'s laps measured from ghost `g`'s line. */
+  lapStarts(recording, car, g) {
+    return this.laps(recording, car, g).map((lap) => lap.start);
   }
 
   /** Places every ghost for time `t` (calls `place(index, pose)`), and
@@ -92,12 +106,12 @@ export class GhostRace {
     if (this.ghosts.length === 0) return;
     const rows = [];
     this.ghosts.forEach((g, k) => {
-      let lapStart = null;
-      for (const s of this.lapStarts(recording, car, g)) {
-        if (s <= t) lapStart = s;
+      let lap = null;
+      for (const l of this.laps(recording, car, g)) {
+        if (l.start <= t) lap = l;
         else break;
       }
-      const lapTime = lapStart === null ? null : t - lapStart;
+      const lapTime = lap === null ? null : t - lap.start;
       const visible = lapTime !== null && lapTime <= g.duration + 1;
       if (visible) {
         g.player.poseAtInto(g.start + Math.min(lapTime, g.duration), this.pose);
@@ -111,32 +125,23 @@ export class GhostRace {
         name: g.name,
         gap,
         lapTime,
-        splits: visible ? this.splits(recording, car, lapStart, t, g) : [],
+        splits: visible ? this.splits(lap, t, g) : [],
       });
     });
     this.show(rows);
   }
 
-  /** The car's split deltas against ghost `g` for the lap started at
-   * `lapStart`, for the splits already passed by time `t`. */
-  splits(recording, car, lapStart, t, g) {
-    if (!g.reference || !recording.distances) return [];
+  /** The car's split deltas against ghost `g` in `lap`, for the splits
+   * passed by time `t` (null where the ghost never got there). */
+  splits(lap, t, g) {
+    if (!g.reference) return [];
     const L = g.reference.lapLength;
-    const out = [];
-    const last = recording.sampleAt(t);
-    let next = 0;
-    for (let i = recording.sampleAt(lapStart) + 1; i <= last && next < SPLITS.length; i++) {
-      const along = (((recording.distance(i, car) - g.line) % L) + L) % L;
-      // Just after the line the distance may still read as a whole lap.
-      if (along > L * 0.9 && recording.times[i] - lapStart < 5) continue;
-      while (next < SPLITS.length && along >= SPLITS[next] * L) {
-        const playerTime = recording.times[i] - lapStart;
-        const ghostTime = g.reference.timeAt(SPLITS[next] * L);
-        out.push(ghostTime === undefined ? null : playerTime - (ghostTime - g.start));
-        next += 1;
-      }
-    }
-    return out;
+    return lap.splits
+      .filter((time) => time <= t)
+      .map((time, k) => {
+        const ghostTime = g.reference.timeAt(SPLITS[k] * L);
+        return ghostTime === undefined ? null : time - lap.start - (ghostTime - g.start);
+      });
   }
 
   show(rows) {

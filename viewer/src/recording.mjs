@@ -28,6 +28,21 @@ function grown(array, needed) {
   return bigger;
 }
 
+/** Index of the last of the first `count` (rising) `values` at or before
+ * `x`; 0 before the first, the last after the end. */
+function lastAtOrBefore(values, count, x) {
+  let lo = 0;
+  let hi = count - 1;
+  if (hi <= 0 || x <= values[0]) return 0;
+  if (x >= values[hi]) return hi;
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (values[mid] <= x) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
 export class Recording {
   /** `meta` is the worker's meta message. */
   constructor(meta) {
@@ -97,16 +112,7 @@ export class Recording {
 
   /** The sample at or before time `t` (clamped to the samples held). */
   sampleAt(t) {
-    let lo = 0;
-    let hi = this.count - 1;
-    if (hi < 0 || t <= this.times[0]) return 0;
-    if (t >= this.times[hi]) return hi;
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >> 1;
-      if (this.times[mid] <= t) lo = mid;
-      else hi = mid;
-    }
-    return lo;
+    return lastAtOrBefore(this.times, this.count, t);
   }
 
   /** Step number of sample `i`. */
@@ -116,16 +122,7 @@ export class Recording {
 
   /** The sample of step `step`, or the last one before it (clamped). */
   sampleOfStep(step) {
-    let lo = 0;
-    let hi = this.count - 1;
-    if (hi <= 0 || step <= this.steps[0]) return 0;
-    if (step >= this.steps[hi]) return hi;
-    while (hi - lo > 1) {
-      const mid = (lo + hi) >> 1;
-      if (this.steps[mid] <= step) lo = mid;
-      else hi = mid;
-    }
-    return lo;
+    return lastAtOrBefore(this.steps, this.count, step);
   }
 
   /** One value of a car's pose at sample `i`. */
