@@ -42,7 +42,9 @@ mod world;
 pub use glam;
 
 pub use error::{CoreError, Result};
-pub use ground::{GroundSlope, MAX_GRADE};
+pub use ground::{
+    FlatGround, Ground, GroundHit, GroundRay, GroundSlope, Heightfield, MAX_GRADE, TriangleMesh,
+};
 pub use ids::{CarId, Wheel};
 pub use input::{CarInput, INPUT_RESOLUTION};
 pub use lod::{

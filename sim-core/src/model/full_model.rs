@@ -1,6 +1,6 @@
 //! The four-wheel model: a 6-DOF rigid chassis on four raycast struts.
 //!
-//! One substep: ray-cast each strut against the ground plane, compute
+//! One substep: ray-cast each strut into the ground, compute
 //! spring, damper, bump-stop and anti-roll forces, run each wheel (tire
 //! forces and spin, see `wheel.rs`), add gravity and aero, then integrate
 //! the body with semi-implicit Euler: velocities first, then position and
@@ -10,6 +10,7 @@
 
 use glam::{DMat3, DQuat, DVec3};
 
+use crate::ground::GroundRay;
 use crate::ids::Wheel;
 use crate::model::aero;
 use crate::model::assists;
@@ -18,11 +19,14 @@ use crate::model::outputs::{StepOutputs, WheelOutput};
 use crate::model::substep::SubstepContext;
 use crate::model::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
 use crate::state::car_state::CarState;
+use crate::surface::SurfaceId;
 
 /// A strut whose ray reached the ground.
 #[derive(Clone, Copy, Debug)]
 struct StrutHit {
     point: DVec3,
+    normal: DVec3,
+    surface: Option<SurfaceId>,
     compression: f64,
 }
 
@@ -61,20 +65,20 @@ pub(crate) fn substep(
     let esc = assists::add_stability_brakes(def, params, yaw, &mut torques.brake);
     let mut results = [WheelResult::default(); 4];
 
-    // Ray-cast each strut along the body's down axis to the plane z = 0.
-    // A body tipped past horizontal has no strut pointing at the ground.
-    let tipped = up.z <= 1e-3;
-    let inv_up_z = 1.0 / up.z;
+    // Ray-cast each strut along the body's down axis into the ground.
     let hits: [Option<StrutHit>; 4] = Wheel::ALL.map(|w| {
-        if tipped {
-            return None;
-        }
         let geometry = &params.wheels[w.index()];
-        let mount = state.position + m * geometry.mount;
-        let distance = mount.z * inv_up_z;
-        let compression = geometry.ray_length - distance;
-        (compression > 0.0).then(|| StrutHit {
-            point: mount - up * distance,
+        let ray = GroundRay {
+            origin: state.position + m * geometry.mount,
+            direction: -up,
+            max_distance: geometry.ray_length,
+        };
+        let hit = env.ground.cast_ray(&ray)?;
+        let compression = geometry.ray_length - hit.distance;
+        (compression > 0.0).then_some(StrutHit {
+            point: hit.point,
+            normal: hit.normal,
+            surface: hit.surface,
             compression,
         })
     });
@@ -99,6 +103,10 @@ pub(crate) fn substep(
         let i = w.index();
         let front = w.is_front();
         let susp = def.suspension.get(front);
+        if let Some(surface) = hits[i].and_then(|hit| hit.surface) {
+            // The ground knows what lies under this wheel.
+            state.surfaces[i] = surface;
+        }
         let mut contact =
             WheelContact::for_wheel(params, env.surfaces, state, &torques, i, slip_floor);
         let Some(hit) = hits[i] else {
@@ -138,14 +146,13 @@ pub(crate) fn substep(
         let strut = strut.max(0.0);
 
         // Tire frame on the ground: heading is the steered wheel's forward
-        // axis flattened onto the plane.
+        // axis projected onto the ground's tangent plane at the hit.
         let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
         let wheel_forward = forward * cos_d + left * sin_d;
-        let heading = DVec3::new(wheel_forward.x, wheel_forward.y, 0.0).normalize_or_zero();
-        let lateral = DVec3::new(-heading.y, heading.x, 0.0);
-        contact.load = strut * up.z;
-        contact.vx = point_velocity.dot(heading);
-        contact.vy = point_velocity.dot(lateral);
+        let frame = TireFrame::at(hit.normal, wheel_forward);
+        contact.load = strut * frame.up_along_normal(up);
+        contact.vx = point_velocity.dot(frame.heading);
+        contact.vy = point_velocity.dot(frame.lateral);
         let result = step_wheel(&contact, state.wheel_omega[i], h);
         let (plough_x, plough_y) = ploughing_force(&contact);
         state.wheel_omega[i] = result.omega;
@@ -155,10 +162,12 @@ pub(crate) fn substep(
             results[i] = result;
         }
 
-        let f = up * strut + heading * (result.fx + plough_x) + lateral * (result.fy + plough_y);
+        let f = up * strut
+            + frame.heading * (result.fx + plough_x)
+            + frame.lateral * (result.fy + plough_y);
         force += f;
         // The aligning moment acts about the ground's normal.
-        torque += arm.cross(f) + DVec3::Z * result.mz;
+        torque += arm.cross(f) + hit.normal * result.mz;
         if let Some(out) = out.as_deref_mut() {
             out.wheels[i] =
                 WheelOutput::in_contact(contact.load, &result, hit.compression, steer.angle[i]);
@@ -185,5 +194,46 @@ pub(crate) fn substep(
         out.acceleration = to_body * acceleration;
         out.set_drivetrain_and_aero(&torques, &aero);
         out.set_assists(&results, esc);
+    }
+}
+
+/// The tire's axes on the ground at a strut's hit.
+struct TireFrame {
+    heading: DVec3,
+    lateral: DVec3,
+    normal: DVec3,
+}
+
+impl TireFrame {
+    /// Heading: `wheel_forward` projected onto the plane normal to
+    /// `normal`; lateral: normal × heading. On level ground (normal
+    /// exactly +z, the plane and every flat triangle) the projection is
+    /// the forward axis with its z dropped, computed as such so the plane
+    /// keeps the bits it had before grounds existed.
+    fn at(normal: DVec3, wheel_forward: DVec3) -> TireFrame {
+        if normal == DVec3::Z {
+            let heading = DVec3::new(wheel_forward.x, wheel_forward.y, 0.0).normalize_or_zero();
+            return TireFrame {
+                heading,
+                lateral: DVec3::new(-heading.y, heading.x, 0.0),
+                normal,
+            };
+        }
+        let heading = (wheel_forward - normal * wheel_forward.dot(normal)).normalize_or_zero();
+        TireFrame {
+            heading,
+            lateral: normal.cross(heading),
+            normal,
+        }
+    }
+
+    /// The share of a force along the body's `up` that presses the tire
+    /// onto the ground.
+    fn up_along_normal(&self, up: DVec3) -> f64 {
+        if self.normal == DVec3::Z {
+            up.z
+        } else {
+            up.dot(self.normal)
+        }
     }
 }

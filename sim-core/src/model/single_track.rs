@@ -1,7 +1,9 @@
 //! The single-track (bicycle) model used for level of detail.
 //!
 //! The body is planar: x, y, yaw and their rates. Pitch and roll are held at
-//! zero and the centre of mass at its static height. Axle loads are static
+//! zero and the centre of mass at its static height above the ground found
+//! under it at the host step's start; that ground's tilt acts as a slope
+//! (gravity's downhill pull), as the game's own slope does. Axle loads are static
 //! plus aero lift plus longitudinal load transfer, estimated from the
 //! tire force the drivetrain and brakes ask for (no extra state).
 //! Each wheel keeps its own spin, surface, torques and ground speed (the
@@ -178,7 +180,13 @@ pub(crate) fn substep(
     );
     state.position.x += state.velocity.x * h;
     state.position.y += state.velocity.y * h;
-    state.position.z = c.cg_height;
+    // On the ground found at the step's start; with none below (off a
+    // mesh's edge) the car keeps its height rather than fall through a
+    // model that has no vertical motion.
+    state.position.z = match host.ground_below {
+        Some(hit) => hit.point.z + c.cg_height,
+        None => state.position.z,
+    };
     state.orientation = DQuat::from_xyzw(0.0, 0.0, z, w);
     state.angular_velocity = DVec3::new(0.0, 0.0, new_r);
 

@@ -5,6 +5,8 @@
 
 use glam::DVec3;
 
+use crate::ground::{Ground, GroundHit, GroundRay};
+use crate::lod::Lod;
 use crate::model::drivetrain;
 use crate::model::steering::SteerGeometry;
 use crate::state::car_state::CarState;
@@ -18,11 +20,18 @@ pub(crate) struct Environment<'a> {
     pub gravity: f64,
     pub air_density: f64,
     pub surfaces: &'a SurfaceTable,
+    pub ground: &'a dyn Ground,
 }
+
+/// How far above and below its centre of mass a single-track car looks
+/// for the ground once per host step, m. Further than any car climbs or
+/// falls in one host step on a drivable ground.
+pub(crate) const SINGLE_TRACK_GROUND_REACH: f64 = 20.0;
 
 /// What stays constant over one host step, computed once before its
 /// substeps: the input's steer geometry and brake torques, the
-/// slope-tilted gravity, the gear and the slip floor. The gearbox decides
+/// slope-tilted gravity, the gear, the slip floor and (single-track) the
+/// ground below. The gearbox decides
 /// once per host step, as a shift controller running at the game's rate
 /// would; a shift waits at most one host step.
 #[derive(Clone, Copy, Debug)]
@@ -36,6 +45,10 @@ pub(crate) struct HostStep {
     pub ratio: f64,
     /// Slip-speed floor for the substep length, m/s.
     pub slip_floor: f64,
+    /// Single-track only: the ground straight below the centre of mass at
+    /// the step's start (the model is planar, on this ground's tangent
+    /// plane for the whole host step).
+    pub ground_below: Option<GroundHit>,
 }
 
 impl HostStep {
@@ -46,13 +59,36 @@ impl HostStep {
         params: &CarParams,
         state: &mut CarState,
         env: &Environment<'_>,
+        level: Lod,
         h: f64,
     ) -> Self {
         let forward_speed = state.velocity.dot(state.orientation * DVec3::X);
         drivetrain::select_gear(def, state, forward_speed);
+        let ground_below = (level == Lod::SingleTrack)
+            .then(|| {
+                env.ground.cast_ray(&GroundRay {
+                    origin: state.position,
+                    direction: -DVec3::Z,
+                    max_distance: SINGLE_TRACK_GROUND_REACH,
+                })
+            })
+            .flatten();
+        let mut slope = state.slope;
+        if let Some(hit) = ground_below {
+            if let Some(surface) = hit.surface {
+                state.surfaces = [surface; 4];
+            }
+            if hit.normal != DVec3::Z {
+                // The planar model runs in the ground's tangent plane: its
+                // tilt joins the game's slope as gravity's downhill pull.
+                slope.grade -= hit.normal.x / hit.normal.z;
+                slope.cross_slope -= hit.normal.y / hit.normal.z;
+            }
+        }
         HostStep {
             steer: SteerGeometry::new(def, state.input.steer),
-            gravity: state.slope.gravity(env.gravity),
+            gravity: slope.gravity(env.gravity),
+            ground_below,
             brake: drivetrain::brakes::friction_torques(def, &state.input),
             ratio: drivetrain::gearbox::overall_ratio(def, state.gear),
             slip_floor: params.slip_floor(h),

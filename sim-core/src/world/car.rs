@@ -142,7 +142,7 @@ impl Car {
         }
         let n = self.substeps(dt);
         let h = dt / f64::from(n);
-        let host = HostStep::begin(&self.def, &self.params, &mut self.state, env, h);
+        let host = HostStep::begin(&self.def, &self.params, &mut self.state, env, level, h);
         let ctx = SubstepContext {
             def: &self.def,
             params: &self.params,

@@ -1,4 +1,4 @@
-//! The `World`: cars stepped together, in id order, on the built-in ground.
+//! The `World`: cars stepped together, in id order, on one ground.
 //!
 //! Every mutating call validates its arguments first and changes nothing on
 //! error. `step` is transactional as well: if any car's state stops being
@@ -10,7 +10,7 @@ pub(crate) mod telemetry;
 
 use std::sync::Arc;
 
-use crate::ground::GroundSlope;
+use crate::ground::{FlatGround, Ground, GroundSlope};
 use crate::ids::{CarId, Wheel};
 use crate::input::CarInput;
 use crate::lod::LodSetting;
@@ -58,7 +58,7 @@ pub struct StepRecord {
     pub input: CarInput,
     /// Its level of detail and substep rate.
     pub lod: LodSetting,
-    /// The surface under each wheel.
+    /// The surface under each wheel when the step started.
     pub surfaces: [SurfaceId; 4],
 }
 
@@ -73,6 +73,8 @@ pub struct World {
     last_step: Vec<StepRecord>,
     /// Reused buffer holding the pre-step states for rollback.
     rollback: Vec<CarState>,
+    /// What the wheels stand on; the plane unless the game sets another.
+    ground: Arc<dyn Ground>,
 }
 
 impl World {
@@ -96,6 +98,7 @@ impl World {
             step_count: 0,
             last_step: Vec::new(),
             rollback: Vec::new(),
+            ground: Arc::new(FlatGround),
         })
     }
 
@@ -103,6 +106,23 @@ impl World {
     #[must_use]
     pub fn config(&self) -> &WorldConfig {
         &self.config
+    }
+
+    /// Sets the ground every car drives on from the next step. A ground
+    /// that assigns surfaces must use only ids of this world's surface
+    /// table; otherwise nothing changes.
+    pub fn set_ground(&mut self, ground: Arc<dyn Ground>) -> Result<()> {
+        if let Some(max) = ground.max_surface_id() {
+            self.config.surfaces.get(max)?;
+        }
+        self.ground = ground;
+        Ok(())
+    }
+
+    /// The ground the cars drive on.
+    #[must_use]
+    pub fn ground(&self) -> &Arc<dyn Ground> {
+        &self.ground
     }
 
     /// Adds a car at rest on flat ground (or rolling at `pose.speed`).
@@ -200,6 +220,7 @@ impl World {
             gravity: self.config.gravity,
             air_density: self.config.air_density,
             surfaces: &self.config.surfaces,
+            ground: self.ground.as_ref(),
         };
         if let Some(i) = stepping::step_cars(&mut self.cars, dt, &env) {
             let car = CarId(i as u32);
@@ -208,12 +229,20 @@ impl World {
             }
             return Err(CoreError::NumericalInstability { car });
         }
-        for (car, record) in self.cars.iter_mut().zip(&mut self.last_step) {
+        for ((car, record), before) in self
+            .cars
+            .iter_mut()
+            .zip(&mut self.last_step)
+            .zip(&self.rollback)
+        {
             car.refresh_telemetry();
             *record = StepRecord {
                 input: car.state.input,
                 lod: car.state.lod,
-                surfaces: car.state.surfaces,
+                // The surfaces the step started with: a ground that
+                // assigns surfaces changes them during the step, and a
+                // player sets these before playing the step again.
+                surfaces: before.surfaces,
             };
         }
         self.step_count += 1;

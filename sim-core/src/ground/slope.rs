@@ -1,8 +1,8 @@
-//! The built-in host: a flat ground plane at z = 0, with a per-car slope
-//! that tilts gravity in that car's ground frame (SPEC §4.2).
+//! A per-car ground slope: tilts gravity in that car's ground frame
+//! (SPEC §4.2).
 //!
-//! Tilting gravity instead of the plane keeps ray casts trivial and lets a
-//! game model hills and banking per car without a mesh.
+//! Tilting gravity instead of the ground lets a game model hills and
+//! banking per car on any ground, the plane included, without a mesh.
 
 use glam::DVec3;
 

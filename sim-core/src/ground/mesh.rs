@@ -1,0 +1,321 @@
+//! A triangle mesh ground with a bounding-volume hierarchy, for tracks
+//! with elevation, banking and barriers, or a game's own level geometry.
+//!
+//! The hierarchy is built top-down by median split along the longest axis
+//! of the triangles' centroids, sorting by (centroid, triangle index), so
+//! the same mesh always builds the same tree on every target. A ray keeps
+//! the hit with the smallest (parameter, triangle index): the answer is
+//! the same whatever order the tree is walked in.
+
+use glam::DVec3;
+
+use crate::ground::triangle::Triangle;
+use crate::ground::{FingerprintWriter, Ground, GroundHit, GroundRay};
+use crate::surface::SurfaceId;
+use crate::{CoreError, Result};
+
+/// Most triangles a mesh may hold (16 M): a detailed circuit needs well
+/// under a million.
+pub const MAX_MESH_TRIANGLES: usize = 1 << 24;
+
+/// Most triangles in one leaf of the hierarchy.
+const LEAF_SIZE: usize = 4;
+
+/// Deepest a traversal stack can grow: median splits halve the triangle
+/// count per level, so 2^24 triangles in leaves of 4 need 23 levels.
+const MAX_DEPTH: usize = 48;
+
+/// Boxes are padded by this much, m, so that a hit the triangle test's
+/// edge tolerance accepts is never culled by its box.
+const BOX_PADDING: f64 = 1e-6;
+
+/// One node of the hierarchy, stored flat: a leaf holds `count > 0`
+/// triangles from `first` in `order`; an inner node's children are
+/// `first` and `first + 1`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Node {
+    min: DVec3,
+    max: DVec3,
+    first: u32,
+    count: u32,
+}
+
+/// A triangle mesh. Triangles wind counter-clockwise seen from above (the
+/// side a wheel stands on); see `triangle.rs`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TriangleMesh {
+    triangles: Vec<Triangle>,
+    normals: Vec<DVec3>,
+    surfaces: Option<Vec<SurfaceId>>,
+    nodes: Vec<Node>,
+    /// Triangle indices in leaf order.
+    order: Vec<u32>,
+    fingerprint: [u8; 32],
+}
+
+impl TriangleMesh {
+    /// A mesh of `triangles` (vertex indices) over `vertices`. Vertices
+    /// must be finite and within ±1e7 m, indices in range and triangles
+    /// not degenerate (area at least 1 mm²).
+    pub fn new(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Result<TriangleMesh> {
+        let invalid = |reason: String| CoreError::InvalidArgument {
+            what: "triangle mesh",
+            reason,
+        };
+        if triangles.is_empty() || triangles.len() > MAX_MESH_TRIANGLES {
+            return Err(invalid(format!(
+                "needs 1 to {MAX_MESH_TRIANGLES} triangles, got {}",
+                triangles.len()
+            )));
+        }
+        if let Some(i) = vertices
+            .iter()
+            .position(|v| !(v.is_finite() && v.abs().max_element() <= 1e7))
+        {
+            return Err(invalid(format!(
+                "vertex {i} must be finite and within ±1e7 m, got {}",
+                vertices[i]
+            )));
+        }
+        let mut built = Vec::with_capacity(triangles.len());
+        for (t, corners) in triangles.iter().enumerate() {
+            let [a, b, c] = corners.map(|k| vertices.get(k as usize).copied());
+            let (Some(a), Some(b), Some(c)) = (a, b, c) else {
+                return Err(invalid(format!(
+                    "triangle {t} names a vertex beyond the {} given: {corners:?}",
+                    vertices.len()
+                )));
+            };
+            let tri = Triangle::new(a, b, c);
+            if tri.double_area() < 2e-6 {
+                return Err(invalid(format!(
+                    "triangle {t} is degenerate (area below 1 mm²)"
+                )));
+            }
+            built.push(tri);
+        }
+        let normals = built.iter().map(Triangle::normal).collect();
+        let mut mesh = TriangleMesh {
+            triangles: built,
+            normals,
+            surfaces: None,
+            nodes: Vec::new(),
+            order: Vec::new(),
+            fingerprint: [0; 32],
+        };
+        mesh.build_hierarchy();
+        mesh.fingerprint = mesh.compute_fingerprint();
+        Ok(mesh)
+    }
+
+    /// Gives every triangle a surface, in triangle order.
+    pub fn with_surfaces(mut self, surfaces: Vec<SurfaceId>) -> Result<TriangleMesh> {
+        if surfaces.len() != self.triangles.len() {
+            return Err(CoreError::InvalidArgument {
+                what: "triangle mesh",
+                reason: format!(
+                    "{} triangles need {} surfaces, got {}",
+                    self.triangles.len(),
+                    self.triangles.len(),
+                    surfaces.len()
+                ),
+            });
+        }
+        self.surfaces = Some(surfaces);
+        self.fingerprint = self.compute_fingerprint();
+        Ok(self)
+    }
+
+    /// Number of triangles.
+    #[must_use]
+    pub fn triangle_count(&self) -> usize {
+        self.triangles.len()
+    }
+
+    /// Depth of the hierarchy (1 for a single leaf).
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        fn depth_of(nodes: &[Node], i: usize) -> usize {
+            let node = nodes[i];
+            if node.count > 0 {
+                1
+            } else {
+                let c = node.first as usize;
+                1 + depth_of(nodes, c).max(depth_of(nodes, c + 1))
+            }
+        }
+        depth_of(&self.nodes, 0)
+    }
+
+    /// The nearest front-face hit by testing every triangle in index
+    /// order, without the hierarchy: what [`Ground::cast_ray`] must agree
+    /// with, bit for bit (the tests check it).
+    #[must_use]
+    pub fn cast_ray_brute_force(&self, ray: &GroundRay) -> Option<GroundHit> {
+        let mut best: Option<(f64, u32)> = None;
+        for (i, tri) in self.triangles.iter().enumerate() {
+            let t_max = best.map_or(ray.max_distance, |(t, _)| t);
+            if let Some(t) = tri.intersect(ray, -ray.max_distance, t_max)
+                && best.is_none_or(|(bt, _)| t < bt)
+            {
+                best = Some((t, i as u32));
+            }
+        }
+        best.map(|(t, i)| self.hit(ray, t, i))
+    }
+
+    fn hit(&self, ray: &GroundRay, t: f64, index: u32) -> GroundHit {
+        let i = index as usize;
+        GroundHit {
+            distance: t,
+            point: ray.at(t),
+            normal: self.normals[i],
+            surface: self.surfaces.as_ref().map(|s| s[i]),
+        }
+    }
+
+    fn build_hierarchy(&mut self) {
+        let centroids: Vec<DVec3> = self
+            .triangles
+            .iter()
+            .map(|t| t.v0 + (t.e1 + t.e2) * (1.0 / 3.0))
+            .collect();
+        self.order = (0..self.triangles.len() as u32).collect();
+        self.nodes = vec![Node {
+            min: DVec3::ZERO,
+            max: DVec3::ZERO,
+            first: 0,
+            count: 0,
+        }];
+        // (node, first, count) still to fill in; an explicit stack keeps
+        // the build's recursion off the thread stack.
+        let mut pending = vec![(0usize, 0usize, self.triangles.len())];
+        while let Some((node, first, count)) = pending.pop() {
+            let members = &mut self.order[first..first + count];
+            let (mut min, mut max) = (DVec3::splat(f64::MAX), DVec3::splat(f64::MIN));
+            let (mut cmin, mut cmax) = (min, max);
+            for &t in members.iter() {
+                let tri = &self.triangles[t as usize];
+                for v in [tri.v0, tri.v0 + tri.e1, tri.v0 + tri.e2] {
+                    min = min.min(v);
+                    max = max.max(v);
+                }
+                cmin = cmin.min(centroids[t as usize]);
+                cmax = cmax.max(centroids[t as usize]);
+            }
+            self.nodes[node].min = min - DVec3::splat(BOX_PADDING);
+            self.nodes[node].max = max + DVec3::splat(BOX_PADDING);
+            if count <= LEAF_SIZE {
+                self.nodes[node].first = first as u32;
+                self.nodes[node].count = count as u32;
+                continue;
+            }
+            let extent = cmax - cmin;
+            let axis = if extent.x >= extent.y && extent.x >= extent.z {
+                0
+            } else if extent.y >= extent.z {
+                1
+            } else {
+                2
+            };
+            members.sort_unstable_by(|&a, &b| {
+                centroids[a as usize][axis]
+                    .total_cmp(&centroids[b as usize][axis])
+                    .then(a.cmp(&b))
+            });
+            let half = count / 2;
+            let child = self.nodes.len();
+            self.nodes[node].first = child as u32;
+            self.nodes[node].count = 0;
+            self.nodes.extend([self.nodes[node]; 2]);
+            pending.push((child + 1, first + half, count - half));
+            pending.push((child, first, half));
+        }
+    }
+
+    fn compute_fingerprint(&self) -> [u8; 32] {
+        let mut w = FingerprintWriter::new("triangle mesh");
+        w.u64(self.triangles.len() as u64);
+        for tri in &self.triangles {
+            for v in [tri.v0, tri.e1, tri.e2] {
+                w.f64(v.x).f64(v.y).f64(v.z);
+            }
+        }
+        if let Some(surfaces) = &self.surfaces {
+            w.bytes(&surfaces.iter().map(|s| s.0).collect::<Vec<u8>>());
+        }
+        w.finish()
+    }
+}
+
+/// The ray parameters `[lo, hi]` inside the box, narrowed from the given
+/// interval, or `None` when the ray misses it there.
+fn clip_to_box(ray: &GroundRay, min: DVec3, max: DVec3, mut lo: f64, mut hi: f64) -> Option<()> {
+    for axis in 0..3 {
+        let (o, d) = (ray.origin[axis], ray.direction[axis]);
+        if d == 0.0 {
+            if o < min[axis] || o > max[axis] {
+                return None;
+            }
+            continue;
+        }
+        let inv = 1.0 / d;
+        let (t1, t2) = ((min[axis] - o) * inv, (max[axis] - o) * inv);
+        lo = lo.max(t1.min(t2));
+        hi = hi.min(t1.max(t2));
+        if lo > hi {
+            return None;
+        }
+    }
+    Some(())
+}
+
+impl Ground for TriangleMesh {
+    fn cast_ray(&self, ray: &GroundRay) -> Option<GroundHit> {
+        let reach = ray.max_distance;
+        if !(reach.is_finite() && reach >= 0.0) {
+            return None;
+        }
+        let mut best: Option<(f64, u32)> = None;
+        let mut stack = [0u32; MAX_DEPTH];
+        let mut depth = 1;
+        while depth > 0 {
+            depth -= 1;
+            let node = self.nodes[stack[depth] as usize];
+            // Ties at the best parameter still matter (a lower index wins),
+            // so boxes are culled only beyond it, not at it.
+            let t_max = best.map_or(reach, |(t, _)| t);
+            if clip_to_box(ray, node.min, node.max, -reach, t_max).is_none() {
+                continue;
+            }
+            if node.count == 0 {
+                stack[depth] = node.first;
+                stack[depth + 1] = node.first + 1;
+                depth += 2;
+                continue;
+            }
+            let leaf = &self.order[node.first as usize..(node.first + node.count) as usize];
+            for &i in leaf {
+                let t_max = best.map_or(reach, |(t, _)| t);
+                if let Some(t) = self.triangles[i as usize].intersect(ray, -reach, t_max)
+                    && best.is_none_or(|(bt, bi)| t < bt || (t == bt && i < bi))
+                {
+                    best = Some((t, i));
+                }
+            }
+        }
+        best.map(|(t, i)| self.hit(ray, t, i))
+    }
+
+    fn fingerprint(&self) -> [u8; 32] {
+        self.fingerprint
+    }
+
+    fn max_surface_id(&self) -> Option<SurfaceId> {
+        self.surfaces.as_ref()?.iter().copied().max()
+    }
+
+    fn describe(&self) -> String {
+        format!("triangle mesh of {} triangles", self.triangles.len())
+    }
+}

@@ -1,0 +1,178 @@
+//! What the wheels stand on: the [`Ground`] trait, which the vehicle models
+//! query with rays, and the built-in grounds (SPEC §4.2).
+//!
+//! The four-wheel model casts one ray per strut, from the wheel mount
+//! along the body's down axis; the single-track model casts one straight
+//! down under its centre of mass once per host step. A hit gives the point,
+//! the surface normal and, when the ground knows it, the surface there.
+//!
+//! **Architecture Invariant:** a ground is read-only while a world steps
+//! and answers from its own data alone, so the answer to a ray depends on
+//! nothing but the ray's bits. That is what keeps cars independent within
+//! a step (they may be stepped in parallel) and replays re-playable: a
+//! replay names its ground by [`Ground::fingerprint`].
+//!
+//! Built in: [`FlatGround`] (the plane z = 0, the default), [`Heightfield`]
+//! and [`TriangleMesh`] (with a bounding-volume hierarchy). Their narrow
+//! phase is one ray–triangle test (`triangle.rs`) in plain `+ − × ÷` and
+//! `sqrt`, so it gives the same bits on every target.
+
+mod heightfield;
+mod mesh;
+mod slope;
+mod triangle;
+
+use std::fmt;
+
+use glam::DVec3;
+
+pub use heightfield::Heightfield;
+pub use mesh::TriangleMesh;
+pub use slope::{GroundSlope, MAX_GRADE};
+
+use crate::surface::SurfaceId;
+
+/// A ray cast into the ground: from `origin` along the unit `direction`.
+///
+/// A wheel that has sunk below the surface must still find it, so a
+/// ground searches the segment `t ∈ [−max_distance, max_distance]`
+/// (points `origin + t·direction`) and reports the surface the ray enters
+/// from above with the smallest `t`, which is negative when the origin lies
+/// under it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroundRay {
+    /// Where the ray starts (a wheel mount), m, world frame.
+    pub origin: DVec3,
+    /// Unit direction (the body's down axis for a strut).
+    pub direction: DVec3,
+    /// How far the ray reaches, m (a strut's length: wheel radius plus
+    /// suspension travel).
+    pub max_distance: f64,
+}
+
+impl GroundRay {
+    /// The point at parameter `t` along the ray.
+    #[must_use]
+    pub fn at(&self, t: f64) -> DVec3 {
+        self.origin + self.direction * t
+    }
+}
+
+/// Where a ray met the ground.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroundHit {
+    /// Ray parameter of the hit, m along the ray (negative: the origin is
+    /// under the surface).
+    pub distance: f64,
+    /// The hit point, world frame.
+    pub point: DVec3,
+    /// Unit surface normal, pointing out of the ground.
+    pub normal: DVec3,
+    /// The surface there, when the ground assigns surfaces; `None` leaves
+    /// the wheel's surface as the game set it.
+    pub surface: Option<SurfaceId>,
+}
+
+/// A ground the cars drive on. Implement it to drive on a game's own
+/// collision world (see `examples/`); the built-in grounds are
+/// [`FlatGround`], [`Heightfield`] and [`TriangleMesh`].
+///
+/// Implementations must be deterministic: the same ray (same bits) gives
+/// the same hit (same bits) on every call and every target. Use `libm` or
+/// plain arithmetic, never std's float functions, and break ties between
+/// equal distances by a fixed order (the built-ins use the triangle index).
+pub trait Ground: fmt::Debug + Send + Sync {
+    /// The surface the ray enters from above with the smallest parameter
+    /// in `[−max_distance, max_distance]` (see [`GroundRay`]), or `None`.
+    fn cast_ray(&self, ray: &GroundRay) -> Option<GroundHit>;
+
+    /// blake3 of the ground's canonical description: two grounds with the
+    /// same fingerprint answer every ray alike. Replays store it, so a
+    /// replay is never played on a ground it was not recorded on.
+    fn fingerprint(&self) -> [u8; 32];
+
+    /// The largest surface id any hit can carry, if the ground assigns
+    /// surfaces; a world refuses a ground whose ids its table lacks.
+    fn max_surface_id(&self) -> Option<SurfaceId> {
+        None
+    }
+
+    /// A short human-readable description for error messages ("plane",
+    /// "heightfield 64×64", …).
+    fn describe(&self) -> String;
+}
+
+/// The plane z = 0, solid below: the default ground and today's
+/// behaviour bit for bit. A ray's hit is found in closed form, and a ray
+/// starting below the plane reports it however deep (a half-space has no
+/// underside).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlatGround;
+
+impl FlatGround {
+    /// The plane's fingerprint: blake3 of `b"skidpad plane z=0"`.
+    #[must_use]
+    pub fn plane_fingerprint() -> [u8; 32] {
+        *blake3::hash(b"skidpad plane z=0").as_bytes()
+    }
+}
+
+impl Ground for FlatGround {
+    fn cast_ray(&self, ray: &GroundRay) -> Option<GroundHit> {
+        // A ray that points up, or nearly along the plane, cannot stand a
+        // wheel on it: a body tipped past horizontal has no strut on the
+        // ground.
+        let down = -ray.direction.z;
+        if down <= 1e-3 {
+            return None;
+        }
+        let distance = ray.origin.z * (1.0 / down);
+        (distance < ray.max_distance).then(|| GroundHit {
+            distance,
+            point: ray.at(distance),
+            normal: DVec3::Z,
+            surface: None,
+        })
+    }
+
+    fn fingerprint(&self) -> [u8; 32] {
+        FlatGround::plane_fingerprint()
+    }
+
+    fn describe(&self) -> String {
+        "plane z = 0".into()
+    }
+}
+
+/// Feeds a ground's canonical description to blake3: a kind tag, then
+/// little-endian fields. Shared by the built-in grounds' fingerprints.
+pub(crate) struct FingerprintWriter(blake3::Hasher);
+
+impl FingerprintWriter {
+    pub(crate) fn new(kind: &str) -> Self {
+        let mut hasher = blake3::Hasher::new();
+        hasher.update(b"skidpad ground ");
+        hasher.update(kind.as_bytes());
+        FingerprintWriter(hasher)
+    }
+
+    pub(crate) fn u64(&mut self, v: u64) -> &mut Self {
+        self.0.update(&v.to_le_bytes());
+        self
+    }
+
+    pub(crate) fn f64(&mut self, v: f64) -> &mut Self {
+        // Canonical zero: −0 and +0 answer every ray alike.
+        self.0.update(&(v + 0.0).to_bits().to_le_bytes());
+        self
+    }
+
+    pub(crate) fn bytes(&mut self, v: &[u8]) -> &mut Self {
+        self.0.update(v);
+        self
+    }
+
+    pub(crate) fn finish(&self) -> [u8; 32] {
+        *self.0.finalize().as_bytes()
+    }
+}
