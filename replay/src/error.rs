@@ -60,6 +60,17 @@ pub enum ReplayError {
     /// steps, a replay without definitions, …).
     #[error("{0}")]
     Mismatch(String),
+    /// The replay was recorded on another ground than the playing world's
+    /// (each named by its description and fingerprint's first bytes).
+    #[error(
+        "the replay was recorded on {recorded}, but the world stands on {world}: play it in a world on the recording's ground"
+    )]
+    GroundMismatch {
+        /// The recording's ground.
+        recorded: String,
+        /// The playing world's ground.
+        world: String,
+    },
     /// Writing a stream to its sink failed.
     #[error("cannot write the stream: {0}")]
     Io(String),

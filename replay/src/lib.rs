@@ -81,5 +81,5 @@ pub use ring::{InstantReplayRing, RingOptions};
 pub use runs::Runs;
 pub use source::ReplaySource;
 pub use stream_recorder::{DEFAULT_CHUNK_STEPS, StreamRecorder, StreamSink, SyncPolicy};
-pub use verify::{VerifyReport, verify, verify_replay};
-pub use world::create_replay_world;
+pub use verify::{VerifyReport, verify, verify_replay, verify_replay_on};
+pub use world::{create_replay_world, create_replay_world_on};

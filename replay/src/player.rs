@@ -1,13 +1,13 @@
 //! `ReplayPlayer`: plays a replay back into a world, checks every keyframe,
 //! re-syncs on a mismatch, and seeks (SPEC §5).
 
-use skidpad_core::{CarId, SIMULATION_VERSION, SNAPSHOT_LEN, Wheel, World};
+use skidpad_core::{CarId, SIMULATION_VERSION, SNAPSHOT_LEN, Wheel, World, hex};
 
 use crate::cache::{CachedPoint, DEFAULT_CACHE_BUDGET, SnapshotCache};
 use crate::desync::{DesyncReport, diff_car};
 use crate::hooks::ReplayHooks;
 use crate::limits::Limits;
-use crate::replay::Keyframe;
+use crate::replay::{Keyframe, ReplayHeader};
 use crate::source::ReplaySource;
 use crate::{ReplayError, Result};
 
@@ -77,6 +77,7 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
                 replay.cars.len()
             )));
         }
+        check_ground(&replay.header, &world)?;
         let rates = world
             .car_ids()
             .map(|car| world.definition(car).map(|d| d.substep_rate))
@@ -319,4 +320,21 @@ fn corrupt(stream: &str, step: u64) -> ReplayError {
     ReplayError::Mismatch(format!(
         "the replay's {stream} stream ends before step {step}"
     ))
+}
+
+/// Refuses a world whose ground is not the one the replay was recorded on:
+/// the same inputs on another ground are another race.
+fn check_ground(header: &ReplayHeader, world: &World) -> Result<()> {
+    let (recorded, description) = header.ground()?;
+    let ground = world.ground();
+    if ground.fingerprint() == recorded {
+        return Ok(());
+    }
+    let name = |description: String, fingerprint: &[u8; 32]| {
+        format!("the {description} (ground {})", &hex(fingerprint)[..12])
+    };
+    Err(ReplayError::GroundMismatch {
+        recorded: name(description, &recorded),
+        world: name(ground.describe(), &ground.fingerprint()),
+    })
 }

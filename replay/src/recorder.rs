@@ -7,7 +7,8 @@
 //! state too.
 
 use skidpad_core::{
-    CORE_VERSION, CarId, CarInput, LodSetting, SIMULATION_VERSION, World, combine_world_hash,
+    CORE_VERSION, CarId, CarInput, FlatGround, LodSetting, SIMULATION_VERSION, World,
+    combine_world_hash, hex,
 };
 use skidpad_ghost::GhostRecorder;
 
@@ -109,6 +110,20 @@ impl<'a> ReplayRecorder<'a> {
             Vec::new()
         };
         let config = world.config();
+        let mut metadata = options.metadata;
+        if metadata.iter().any(|(k, _)| k == ReplayHeader::GROUND_KEY) {
+            return Err(ReplayError::InvalidArgument {
+                what: "metadata",
+                reason: format!("{} is written by the recorder", ReplayHeader::GROUND_KEY),
+            });
+        }
+        let ground = world.ground();
+        if ground.fingerprint() != FlatGround::plane_fingerprint() {
+            metadata.push((
+                ReplayHeader::GROUND_KEY.to_owned(),
+                format!("{} {}", hex(&ground.fingerprint()), ground.describe()),
+            ));
+        }
         let header = ReplayHeader {
             core_version: CORE_VERSION.to_owned(),
             simulation_version: SIMULATION_VERSION,
@@ -122,7 +137,7 @@ impl<'a> ReplayRecorder<'a> {
             gravity: config.gravity,
             air_density: config.air_density,
             surfaces: config.surfaces.clone(),
-            metadata: options.metadata,
+            metadata,
             source_cars: cars.clone(),
         };
         let tracks = cars

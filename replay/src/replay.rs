@@ -1,9 +1,12 @@
 //! The in-memory replay: what a recording holds (SPEC §5).
 
-use skidpad_core::{CarDefinition, CarId, CarInput, LodSetting, SurfaceId, SurfaceTable};
+use skidpad_core::{
+    CarDefinition, CarId, CarInput, FlatGround, Ground, LodSetting, SurfaceId, SurfaceTable,
+};
 use skidpad_ghost::Ghost;
 
 use crate::runs::Runs;
+use crate::{ReplayError, Result};
 
 /// A recorded run.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +57,38 @@ pub struct ReplayHeader {
 }
 
 impl ReplayHeader {
+    /// The metadata key under which a recorder names the ground a replay
+    /// was recorded on: `<64 hex digits of Ground::fingerprint> <the
+    /// ground's description>`. Absent for the plane z = 0. The recorder
+    /// writes it and refuses it from the game's own metadata.
+    pub const GROUND_KEY: &'static str = "skidpad.ground";
+
+    /// The fingerprint of the ground the replay was recorded on, and the
+    /// ground's description: the plane's when the replay names none.
+    pub fn ground(&self) -> Result<([u8; 32], String)> {
+        let Some((_, value)) = self.metadata.iter().find(|(k, _)| k == Self::GROUND_KEY) else {
+            return Ok((FlatGround::plane_fingerprint(), FlatGround.describe()));
+        };
+        let malformed = || {
+            ReplayError::Mismatch(format!(
+                "metadata {}: expected 64 hex digits and a description, got {value:?}",
+                Self::GROUND_KEY
+            ))
+        };
+        let (hex, description) = value.split_once(' ').ok_or_else(malformed)?;
+        if hex.len() != 64 {
+            return Err(malformed());
+        }
+        let mut fingerprint = [0u8; 32];
+        for (k, byte) in fingerprint.iter_mut().enumerate() {
+            *byte = hex
+                .get(2 * k..2 * k + 2)
+                .and_then(|pair| u8::from_str_radix(pair, 16).ok())
+                .ok_or_else(malformed)?;
+        }
+        Ok((fingerprint, description.to_owned()))
+    }
+
     /// How many keyframes the replay holds: one every `keyframe_every`
     /// steps from step 0, plus one at the final step when that is not
     /// already a multiple.

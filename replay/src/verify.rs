@@ -1,6 +1,8 @@
 //! Leaderboard verification: re-simulate replay bytes headless and report.
 
-use skidpad_core::SIMULATION_VERSION;
+use std::sync::Arc;
+
+use skidpad_core::{FlatGround, Ground, SIMULATION_VERSION};
 
 use crate::desync::DesyncReport;
 use crate::format::decode_replay_with;
@@ -8,7 +10,7 @@ use crate::hooks::ReplayHooks;
 use crate::limits::Limits;
 use crate::player::{PlayerOptions, ReplayPlayer};
 use crate::replay::Replay;
-use crate::world::create_replay_world;
+use crate::world::create_replay_world_on;
 use crate::{ReplayError, Result};
 
 /// What verification found.
@@ -60,13 +62,25 @@ pub fn verify_replay<H: ReplayHooks>(
     hooks: H,
     limits: &Limits,
 ) -> Result<VerifyReport> {
+    verify_replay_on(replay, Arc::new(FlatGround), hooks, limits)
+}
+
+/// [`verify_replay`] in a world on `ground`: for a replay recorded on a
+/// heightfield, a mesh or a game's own ground (the one it names in
+/// [`ReplayHeader::ground`](crate::ReplayHeader::ground)).
+pub fn verify_replay_on<H: ReplayHooks>(
+    replay: &Replay,
+    ground: Arc<dyn Ground>,
+    hooks: H,
+    limits: &Limits,
+) -> Result<VerifyReport> {
     if replay.header.simulation_version != SIMULATION_VERSION {
         return Err(ReplayError::VersionMismatch {
             replay: replay.header.simulation_version,
             core: SIMULATION_VERSION,
         });
     }
-    let world = create_replay_world(replay)?;
+    let world = create_replay_world_on(replay, ground)?;
     let options = PlayerOptions {
         follow_step_count: true,
         cache_budget: 0,

@@ -43,7 +43,8 @@ pub use glam;
 
 pub use error::{CoreError, Result};
 pub use ground::{
-    FlatGround, Ground, GroundHit, GroundRay, GroundSlope, Heightfield, MAX_GRADE, TriangleMesh,
+    FlatGround, Ground, GroundHit, GroundRay, GroundSlope, Heightfield, MAX_GRADE,
+    MAX_HEIGHTFIELD_SAMPLES, MAX_MESH_COORDINATE, MAX_MESH_TRIANGLES, TriangleMesh,
 };
 pub use ids::{CarId, Wheel};
 pub use input::{CarInput, INPUT_RESOLUTION};

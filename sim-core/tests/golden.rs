@@ -9,7 +9,7 @@
 
 use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
-use skidpad_fixtures::reference_world_hash;
+use skidpad_fixtures::{hill_world_hash, reference_world_hash};
 
 /// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 4.
 const GOLDEN: &str = "9a0be918f3c1f6c8071c101658c5074267da53ae5e9b0fca7b975c332835beea";
@@ -25,4 +25,22 @@ fn reference_scenario_matches_the_pinned_hash() {
     );
     let hash = hex(&reference_world_hash().expect("scenario runs"));
     assert_eq!(hash, GOLDEN, "the reference scenario's bits changed");
+}
+
+/// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
+/// over rolling hills: heightfield rays, tilted tire frames, per-cell
+/// surfaces, the single-track model on a slope) at simulation version 4.
+/// Pinned here so the grounds are checked on every target as the
+/// reference scenario is.
+const HILL_GOLDEN: &str = "30c4aad3308a4c77461c4b15665f58406fcfac1928734574495afb5d067f964b";
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn hill_scenario_matches_the_pinned_hash() {
+    assert_eq!(
+        SIMULATION_VERSION, GOLDEN_VERSION,
+        "SIMULATION_VERSION changed: re-pin HILL_GOLDEN in the same commit"
+    );
+    let hash = hex(&hill_world_hash(false).expect("scenario runs"));
+    assert_eq!(hash, HILL_GOLDEN, "the hill scenario's bits changed");
 }

@@ -5,7 +5,7 @@
 use glam::DVec3;
 
 use crate::ground::triangle::Triangle;
-use crate::ground::{FingerprintWriter, Ground, GroundHit, GroundRay};
+use crate::ground::{FingerprintWriter, Ground, GroundHit, GroundRay, TriangleMesh};
 use crate::surface::SurfaceId;
 use crate::{CoreError, Result};
 
@@ -129,6 +129,33 @@ impl Heightfield {
         self.cast_ray(&ray).map(|hit| hit.point.z)
     }
 
+    /// The same triangles as a [`TriangleMesh`] (triangle `k` here is
+    /// triangle `k` there, with its cell's surface): it answers every ray
+    /// with the same bits, as the tests check.
+    #[must_use]
+    pub fn to_mesh(&self) -> TriangleMesh {
+        let vertices: Vec<DVec3> = (0..self.rows)
+            .flat_map(|j| (0..self.columns).map(move |i| (i, j)))
+            .map(|(i, j)| self.sample(i, j))
+            .collect();
+        let at = |i: usize, j: usize| (j * self.columns + i) as u32;
+        let mut triangles = Vec::with_capacity(2 * (self.columns - 1) * (self.rows - 1));
+        for j in 0..self.rows - 1 {
+            for i in 0..self.columns - 1 {
+                triangles.push([at(i, j), at(i + 1, j), at(i + 1, j + 1)]);
+                triangles.push([at(i, j), at(i + 1, j + 1), at(i, j + 1)]);
+            }
+        }
+        let mesh = TriangleMesh::new(&vertices, &triangles)
+            .expect("a valid heightfield's cells are valid, non-degenerate triangles");
+        match &self.surfaces {
+            Some(cells) => mesh
+                .with_surfaces(cells.iter().flat_map(|&s| [s, s]).collect())
+                .expect("two surfaces per cell, one per triangle"),
+            None => mesh,
+        }
+    }
+
     fn sample(&self, i: usize, j: usize) -> DVec3 {
         DVec3::new(
             self.x0 + i as f64 * self.spacing,
@@ -187,9 +214,23 @@ impl Ground for Heightfield {
             return None;
         }
         let (a, b) = (ray.at(-reach), ray.at(reach));
+        // Widened by a hair so that a hit the triangle test's edge
+        // tolerance accepts just outside the segment's box is still seen:
+        // the same answer as the same triangles in a `TriangleMesh`.
+        let pad = self.spacing * 1e-6;
         let (xs, ys) = (
-            self.cell_range(a.x.min(b.x), a.x.max(b.x), self.x0, self.columns - 1)?,
-            self.cell_range(a.y.min(b.y), a.y.max(b.y), self.y0, self.rows - 1)?,
+            self.cell_range(
+                a.x.min(b.x) - pad,
+                a.x.max(b.x) + pad,
+                self.x0,
+                self.columns - 1,
+            )?,
+            self.cell_range(
+                a.y.min(b.y) - pad,
+                a.y.max(b.y) + pad,
+                self.y0,
+                self.rows - 1,
+            )?,
         );
         // Cells in row-major order and triangles in index order, keeping
         // the first smallest parameter: the answer does not depend on

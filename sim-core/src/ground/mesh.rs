@@ -14,15 +14,19 @@ use crate::ground::{FingerprintWriter, Ground, GroundHit, GroundRay};
 use crate::surface::SurfaceId;
 use crate::{CoreError, Result};
 
-/// Most triangles a mesh may hold (16 M): a detailed circuit needs well
-/// under a million.
-pub const MAX_MESH_TRIANGLES: usize = 1 << 24;
+/// Most triangles a mesh may hold (32 M, the triangles of the largest
+/// heightfield): a detailed circuit needs well under a million.
+pub const MAX_MESH_TRIANGLES: usize = 1 << 25;
+
+/// Largest |coordinate| of a vertex, m: beyond every car's position bound
+/// and every heightfield's extent.
+pub const MAX_MESH_COORDINATE: f64 = 1e8;
 
 /// Most triangles in one leaf of the hierarchy.
 const LEAF_SIZE: usize = 4;
 
 /// Deepest a traversal stack can grow: median splits halve the triangle
-/// count per level, so 2^24 triangles in leaves of 4 need 23 levels.
+/// count per level, so 2^25 triangles in leaves of 4 need 24 levels.
 const MAX_DEPTH: usize = 48;
 
 /// Boxes are padded by this much, m, so that a hit the triangle test's
@@ -55,8 +59,8 @@ pub struct TriangleMesh {
 
 impl TriangleMesh {
     /// A mesh of `triangles` (vertex indices) over `vertices`. Vertices
-    /// must be finite and within ±1e7 m, indices in range and triangles
-    /// not degenerate (area at least 1 mm²).
+    /// must be finite and within ±[`MAX_MESH_COORDINATE`], indices in
+    /// range and triangles not degenerate (area at least 1 mm²).
     pub fn new(vertices: &[DVec3], triangles: &[[u32; 3]]) -> Result<TriangleMesh> {
         let invalid = |reason: String| CoreError::InvalidArgument {
             what: "triangle mesh",
@@ -70,10 +74,10 @@ impl TriangleMesh {
         }
         if let Some(i) = vertices
             .iter()
-            .position(|v| !(v.is_finite() && v.abs().max_element() <= 1e7))
+            .position(|v| !(v.is_finite() && v.abs().max_element() <= MAX_MESH_COORDINATE))
         {
             return Err(invalid(format!(
-                "vertex {i} must be finite and within ±1e7 m, got {}",
+                "vertex {i} must be finite and within ±{MAX_MESH_COORDINATE} m, got {}",
                 vertices[i]
             )));
         }

@@ -26,8 +26,8 @@ use std::fmt;
 
 use glam::DVec3;
 
-pub use heightfield::Heightfield;
-pub use mesh::TriangleMesh;
+pub use heightfield::{Heightfield, MAX_HEIGHTFIELD_SAMPLES};
+pub use mesh::{MAX_MESH_COORDINATE, MAX_MESH_TRIANGLES, TriangleMesh};
 pub use slope::{GroundSlope, MAX_GRADE};
 
 use crate::surface::SurfaceId;

@@ -4,7 +4,7 @@
 
 use glam::{DQuat, DVec3};
 
-use crate::ground::GroundSlope;
+use crate::ground::{Ground, GroundRay, GroundSlope};
 use crate::input::CarInput;
 use crate::lod::{Lod, LodSetting, substep_count};
 use crate::model::full_model;
@@ -77,7 +77,7 @@ pub(crate) struct Car {
 }
 
 impl Car {
-    pub(crate) fn new(def: &CarDefinition, pose: InitialPose) -> Result<Car> {
+    pub(crate) fn new(def: &CarDefinition, pose: InitialPose, ground: &dyn Ground) -> Result<Car> {
         def.validate()?;
         let pose = pose.validated()?;
         let params = CarParams::new(def);
@@ -87,10 +87,10 @@ impl Car {
         })?;
         let mut fingerprint = [0u8; 8];
         fingerprint.copy_from_slice(&blake3::hash(&json).as_bytes()[..8]);
-        let orientation = DQuat::from_rotation_z(pose.yaw);
+        let (position, orientation) = placed_on(ground, def, pose)?;
         let wheel_omega = [0, 1, 2, 3].map(|i| pose.speed / def.wheels.get(i < 2).radius + 0.0);
         let state = CarState {
-            position: DVec3::new(pose.x, pose.y, def.chassis.cg_height) + DVec3::ZERO,
+            position,
             orientation,
             velocity: orientation * DVec3::new(pose.speed, 0.0, 0.0) + DVec3::ZERO,
             angular_velocity: DVec3::ZERO,
@@ -166,4 +166,45 @@ impl Car {
     pub(crate) fn refresh_telemetry(&mut self) {
         telemetry::write(&self.def, &self.state, &self.outputs, &mut self.telemetry);
     }
+}
+
+/// How high above the origin a new car looks down for the ground, m: above
+/// any ground a built-in accepts (it reaches as far below the origin).
+const PLACEMENT_HEIGHT: f64 = 2e8;
+
+/// The centre of mass and orientation of a car put down at `pose` on the
+/// highest ground under (x, y): level with the ground's normal there, its
+/// centre of mass `cg_height` above the surface along that normal.
+fn placed_on(
+    ground: &dyn Ground,
+    def: &CarDefinition,
+    pose: InitialPose,
+) -> Result<(DVec3, DQuat)> {
+    let ray = GroundRay {
+        origin: DVec3::new(pose.x, pose.y, PLACEMENT_HEIGHT),
+        direction: -DVec3::Z,
+        max_distance: 2.0 * PLACEMENT_HEIGHT,
+    };
+    let hit = ground
+        .cast_ray(&ray)
+        .ok_or_else(|| CoreError::InvalidArgument {
+            what: "initial pose",
+            reason: format!(
+                "there is no ground under ({}, {}) on the {}",
+                pose.x,
+                pose.y,
+                ground.describe()
+            ),
+        })?;
+    let yaw = DQuat::from_rotation_z(pose.yaw);
+    let cg = def.chassis.cg_height;
+    if hit.normal == DVec3::Z {
+        // Level ground: written as before grounds existed, so the plane's
+        // cars start with the same bits (the `+ 0` canonicalises −0).
+        let position = DVec3::new(pose.x, pose.y, hit.point.z + cg) + DVec3::ZERO;
+        return Ok((position, yaw));
+    }
+    let tilt = DQuat::from_rotation_arc(DVec3::Z, hit.normal);
+    let position = DVec3::new(pose.x, pose.y, hit.point.z) + hit.normal * cg;
+    Ok((position, (tilt * yaw).normalize()))
 }

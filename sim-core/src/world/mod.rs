@@ -108,7 +108,9 @@ impl World {
         &self.config
     }
 
-    /// Sets the ground every car drives on from the next step. A ground
+    /// Sets the ground every car drives on from the next step; set it
+    /// before adding cars, which are put down on it (cars already added
+    /// stay where they are). A ground
     /// that assigns surfaces must use only ids of this world's surface
     /// table; otherwise nothing changes.
     pub fn set_ground(&mut self, ground: Arc<dyn Ground>) -> Result<()> {
@@ -125,13 +127,15 @@ impl World {
         &self.ground
     }
 
-    /// Adds a car at rest on flat ground (or rolling at `pose.speed`).
+    /// Adds a car at rest (or rolling at `pose.speed`) on the highest
+    /// ground under `(pose.x, pose.y)`, level with it; an error where there
+    /// is no ground.
     pub fn add_car(&mut self, def: &CarDefinition, pose: InitialPose) -> Result<CarId> {
         let id = u32::try_from(self.cars.len()).map_err(|_| CoreError::InvalidArgument {
             what: "car count",
             reason: "a world holds at most 2^32 cars".into(),
         })?;
-        self.cars.push(Car::new(def, pose)?);
+        self.cars.push(Car::new(def, pose, self.ground.as_ref())?);
         self.last_step.push(StepRecord::default());
         Ok(CarId(id))
     }

@@ -1,0 +1,330 @@
+//! Grounds: the built-in heightfield and triangle mesh answer rays exactly
+//! alike and as brute force does, cars drive on them as on the plane where
+//! the two agree, and the ground's surfaces reach the wheels and the step
+//! records.
+
+use std::sync::Arc;
+
+use proptest::prelude::*;
+use skidpad_core::glam::DVec3;
+use skidpad_core::{
+    CarId, CarInput, CoreError, Ground, GroundRay, GroundSlope, Heightfield, InitialPose, Lod,
+    LodSetting, SurfaceId, TriangleMesh, World, WorldConfig, preset,
+};
+use skidpad_fixtures::hill_world_hash;
+
+const DT: f64 = 1.0 / 60.0;
+
+/// A world on `ground` with one car of `preset_name` at (x, y).
+fn world_on(ground: Arc<dyn Ground>, preset_name: &str, x: f64, y: f64) -> (World, CarId) {
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    world.set_ground(ground).unwrap();
+    let id = world
+        .add_car(
+            &preset(preset_name).unwrap(),
+            InitialPose {
+                x,
+                y,
+                ..InitialPose::default()
+            },
+        )
+        .unwrap();
+    (world, id)
+}
+
+/// A `columns × rows` heightfield with 1 m cells from the origin, heights
+/// from `height(x, y)`.
+fn field(columns: usize, rows: usize, height: impl Fn(f64, f64) -> f64) -> Heightfield {
+    let heights = (0..rows)
+        .flat_map(|j| (0..columns).map(move |i| (i as f64, j as f64)))
+        .map(|(x, y)| height(x, y))
+        .collect();
+    Heightfield::new(0.0, 0.0, 1.0, columns, rows, heights).unwrap()
+}
+
+#[test]
+fn a_heightfield_and_its_mesh_race_with_the_same_bits() {
+    // Three AI cars (one single-track) lap the built-in track over rolling
+    // hills, once on the heightfield and once on the same triangles in a
+    // BVH: every ray must get the same answer, so the hashes are equal.
+    let on_field = hill_world_hash(false).unwrap();
+    let on_mesh = hill_world_hash(true).unwrap();
+    assert_eq!(on_field, on_mesh);
+}
+
+#[test]
+fn a_level_heightfield_drives_like_the_plane() {
+    let level = Arc::new(field(400, 40, |_, _| 0.0));
+    let (mut on_field, a) = world_on(level, "rwd_sports", 20.0, 20.0);
+    let (mut on_plane, b) = world_on(Arc::new(skidpad_core::FlatGround), "rwd_sports", 20.0, 20.0);
+    let input = CarInput {
+        throttle: 0.8,
+        steer: 0.05,
+        ..CarInput::default()
+    };
+    for world in [&mut on_field, &mut on_plane] {
+        let id = world.car_ids().next().unwrap();
+        world.set_input(id, input).unwrap();
+        for _ in 0..300 {
+            world.step(DT).unwrap();
+        }
+    }
+    let (p, q) = (on_field.pose(a).unwrap(), on_plane.pose(b).unwrap());
+    assert!(p.position.x > 60.0, "the car drove: {:?}", p.position);
+    // The two rays compute the same distance by different arithmetic, so
+    // the bits differ, not the motion.
+    assert!(
+        (p.position - q.position).length() < 1e-6,
+        "{:?} vs {:?}",
+        p.position,
+        q.position
+    );
+    assert!((p.yaw - q.yaw).abs() < 1e-8);
+}
+
+#[test]
+fn a_graded_heightfield_pulls_like_a_ground_slope() {
+    // Downhill towards +x at 10 %: the real slope and the slope the game
+    // fakes by tilting gravity must roll the car away alike.
+    for lod in [Lod::Full, Lod::SingleTrack] {
+        let graded = Arc::new(field(200, 40, |x, _| -0.1 * x));
+        let (mut real, a) = world_on(graded, "fwd_hatchback", 30.0, 20.0);
+        let (mut faked, b) = world_on(
+            Arc::new(skidpad_core::FlatGround),
+            "fwd_hatchback",
+            30.0,
+            20.0,
+        );
+        faked
+            .set_ground_slope(
+                b,
+                GroundSlope {
+                    grade: -0.1,
+                    cross_slope: 0.0,
+                },
+            )
+            .unwrap();
+        real.set_lod(a, LodSetting::new(lod)).unwrap();
+        faked.set_lod(b, LodSetting::new(lod)).unwrap();
+        for _ in 0..180 {
+            real.step(DT).unwrap();
+            faked.step(DT).unwrap();
+        }
+        let (v_real, v_faked) = (
+            real.channel(a, "speed").unwrap(),
+            faked.channel(b, "speed").unwrap(),
+        );
+        assert!(
+            v_faked > 2.0,
+            "{lod:?}: the faked slope rolls the car: {v_faked}"
+        );
+        assert!(
+            (v_real / v_faked - 1.0).abs() < 0.03,
+            "{lod:?}: {v_real} m/s on the heightfield vs {v_faked} m/s on the tilted plane"
+        );
+        // On the real slope the car also went down it.
+        let p = real.pose(a).unwrap();
+        let ground = real.ground().cast_ray(&GroundRay {
+            origin: p.position,
+            direction: -DVec3::Z,
+            max_distance: 5.0,
+        });
+        let height = p.position.z - ground.unwrap().point.z;
+        assert!(
+            (0.3..0.8).contains(&height),
+            "{lod:?}: centre of mass {height} m above the slope"
+        );
+    }
+}
+
+#[test]
+fn a_mesh_gives_the_wheels_its_surfaces_and_the_records_keep_what_each_step_started_with() {
+    // Asphalt for x < 30, ice beyond: two quads, four triangles.
+    let v = |x: f64, y: f64| DVec3::new(x, y, 0.0);
+    let vertices = [
+        v(0.0, 0.0),
+        v(30.0, 0.0),
+        v(30.0, 20.0),
+        v(0.0, 20.0),
+        v(200.0, 0.0),
+        v(200.0, 20.0),
+    ];
+    let mesh = TriangleMesh::new(&vertices, &[[0, 1, 2], [0, 2, 3], [1, 4, 5], [1, 5, 2]])
+        .unwrap()
+        .with_surfaces(vec![
+            SurfaceId::DRY_ASPHALT,
+            SurfaceId::DRY_ASPHALT,
+            SurfaceId::ICE,
+            SurfaceId::ICE,
+        ])
+        .unwrap();
+    let (mut world, id) = world_on(Arc::new(mesh), "rwd_sports", 10.0, 10.0);
+    world
+        .set_input(
+            id,
+            CarInput {
+                throttle: 0.6,
+                ..CarInput::default()
+            },
+        )
+        .unwrap();
+    let mut seen = Vec::new();
+    for _ in 0..400 {
+        let before = world.wheel_surfaces(id).unwrap();
+        world.step(DT).unwrap();
+        assert_eq!(world.last_step_records()[0].surfaces, before);
+        let now = world.wheel_surfaces(id).unwrap();
+        if seen.last() != Some(&now) {
+            seen.push(now);
+        }
+    }
+    let (a, i) = (SurfaceId::DRY_ASPHALT, SurfaceId::ICE);
+    // Front wheels cross first, then the rear ones.
+    assert_eq!(seen, vec![[a, a, a, a], [i, i, a, a], [i, i, i, i]]);
+    assert!(world.pose(id).unwrap().position.x > 40.0);
+}
+
+#[test]
+fn a_car_off_the_ground_falls_and_a_car_cannot_start_where_there_is_none() {
+    let small = Arc::new(field(20, 20, |_, _| 0.0));
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    world.set_ground(small).unwrap();
+    let err = world
+        .add_car(
+            &preset("rwd_sports").unwrap(),
+            InitialPose {
+                x: 50.0,
+                ..InitialPose::default()
+            },
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("no ground under (50, 0) on the heightfield 20 × 20"),
+        "{err}"
+    );
+    assert_eq!(world.car_count(), 0);
+    let id = world
+        .add_car(
+            &preset("rwd_sports").unwrap(),
+            InitialPose {
+                x: 10.0,
+                y: 10.0,
+                speed: 20.0,
+                ..InitialPose::default()
+            },
+        )
+        .unwrap();
+    for _ in 0..120 {
+        world.step(DT).unwrap();
+    }
+    let p = world.pose(id).unwrap().position;
+    assert!(p.x > 20.0 && p.z < -5.0, "past the edge and falling: {p:?}");
+}
+
+#[test]
+fn a_ground_with_surfaces_the_table_lacks_is_refused_and_changes_nothing() {
+    let with_unknown = field(4, 4, |_, _| 0.0)
+        .with_cell_surfaces(vec![SurfaceId(15); 9])
+        .unwrap();
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    let before = world.ground().fingerprint();
+    let err = world.set_ground(Arc::new(with_unknown)).unwrap_err();
+    assert!(matches!(err, CoreError::UnknownSurface { .. }), "{err}");
+    assert_eq!(world.ground().fingerprint(), before);
+    assert_eq!(before, skidpad_core::FlatGround::plane_fingerprint());
+}
+
+#[test]
+fn fingerprints_tell_grounds_apart() {
+    let a = field(4, 4, |_, _| 0.0);
+    let b = field(4, 4, |x, _| if x == 2.0 { 0.01 } else { 0.0 });
+    let c = a
+        .clone()
+        .with_cell_surfaces(vec![SurfaceId::GRASS; 9])
+        .unwrap();
+    let prints = [
+        a.fingerprint(),
+        b.fingerprint(),
+        c.fingerprint(),
+        a.to_mesh().fingerprint(),
+    ];
+    for i in 0..prints.len() {
+        for j in i + 1..prints.len() {
+            assert_ne!(prints[i], prints[j], "{i} and {j}");
+        }
+    }
+    assert_eq!(a.fingerprint(), field(4, 4, |_, _| -0.0).fingerprint());
+}
+
+fn coordinate(lo: f64, hi: f64) -> impl Strategy<Value = f64> + Clone {
+    (0..=u32::MAX).prop_map(move |k| lo + (hi - lo) * (f64::from(k) / f64::from(u32::MAX)))
+}
+
+fn ray() -> impl Strategy<Value = GroundRay> {
+    (
+        prop::array::uniform3(coordinate(-2.0, 18.0)),
+        prop::array::uniform3(coordinate(-1.0, 1.0)),
+        coordinate(0.01, 30.0),
+    )
+        .prop_filter_map("a direction needs a length", |(o, d, reach)| {
+            let direction = DVec3::from(d).try_normalize()?;
+            Some(GroundRay {
+                origin: DVec3::from(o),
+                direction,
+                max_distance: reach,
+            })
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn the_hierarchy_answers_every_ray_as_brute_force_and_the_heightfield_do(
+        heights in prop::collection::vec(coordinate(-3.0, 3.0), 16 * 16),
+        rays in prop::collection::vec(ray(), 64),
+    ) {
+        let field = Heightfield::new(0.0, 0.0, 1.0, 16, 16, heights).unwrap();
+        let mesh = field.to_mesh();
+        for ray in &rays {
+            let by_tree = mesh.cast_ray(ray);
+            prop_assert_eq!(by_tree, mesh.cast_ray_brute_force(ray));
+            prop_assert_eq!(by_tree, field.cast_ray(ray));
+        }
+    }
+
+    #[test]
+    fn the_hierarchy_answers_a_triangle_soup_as_brute_force_does(
+        corners in prop::collection::vec(prop::array::uniform3(coordinate(-2.0, 18.0)), 3 * 60),
+        rays in prop::collection::vec(ray(), 64),
+    ) {
+        let vertices: Vec<DVec3> = corners.into_iter().map(DVec3::from).collect();
+        let triangles: Vec<[u32; 3]> = (0..60)
+            .map(|t| [3 * t, 3 * t + 1, 3 * t + 2])
+            .filter(|&[a, b, c]| {
+                let (a, b, c) = (vertices[a as usize], vertices[b as usize], vertices[c as usize]);
+                (b - a).cross(c - a).length() > 1e-3
+            })
+            .collect();
+        prop_assume!(!triangles.is_empty());
+        let mesh = TriangleMesh::new(&vertices, &triangles).unwrap();
+        prop_assert!(mesh.depth() > 1 || triangles.len() <= 4);
+        for ray in &rays {
+            prop_assert_eq!(mesh.cast_ray(ray), mesh.cast_ray_brute_force(ray));
+        }
+    }
+}
+
+#[test]
+fn bad_meshes_are_refused_with_reasons() {
+    let v = [DVec3::ZERO, DVec3::X, DVec3::Y];
+    let err = |r: skidpad_core::Result<TriangleMesh>| r.unwrap_err().to_string();
+    assert!(err(TriangleMesh::new(&v, &[])).contains("needs 1 to"));
+    assert!(err(TriangleMesh::new(&v, &[[0, 1, 3]])).contains("beyond the 3 given"));
+    assert!(err(TriangleMesh::new(&v, &[[0, 1, 1]])).contains("degenerate"));
+    let nan = [DVec3::ZERO, DVec3::X, DVec3::new(0.0, f64::NAN, 0.0)];
+    assert!(err(TriangleMesh::new(&nan, &[[0, 1, 2]])).contains("vertex 2"));
+    let ok = TriangleMesh::new(&v, &[[0, 1, 2]]).unwrap();
+    assert!(err(ok.with_surfaces(vec![])).contains("1 triangles need 1 surfaces"));
+}
