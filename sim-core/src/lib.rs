@@ -66,12 +66,13 @@ pub use vehicle::presets::{preset, preset_names};
 pub use vehicle::tir::{TirImport, parse_tir};
 pub use vehicle::tire::{TireAtLoad, TireParameters};
 pub use world::car::InitialPose;
+pub use world::contact::{CONTACT_FRICTION, CONTACT_RESTITUTION, Contact};
 pub use world::telemetry::{CHANNEL_COUNT, CHANNELS, Channel, channel_index};
 pub use world::{MAX_TIMESTEP, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and
 /// snapshots from another version are refused.
-pub const SIMULATION_VERSION: u32 = 4;
+pub const SIMULATION_VERSION: u32 = 5;
 
 /// The README's example runs as a doctest, so the front page cannot rot.
 #[doc = include_str!("../../README.md")]

@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 4.
-const GOLDEN: &str = "9a0be918f3c1f6c8071c101658c5074267da53ae5e9b0fca7b975c332835beea";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 5.
+const GOLDEN: &str = "e2e1639578b3b5c801409716944f9be604e76860ce7cde61b8445997325d8791";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 4;
+const GOLDEN_VERSION: u32 = 5;
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
@@ -29,10 +29,10 @@ fn reference_scenario_matches_the_pinned_hash() {
 
 /// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
 /// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 4.
+/// surfaces, the single-track model on a slope) at simulation version 5.
 /// Pinned here so the grounds are checked on every target as the
 /// reference scenario is.
-const HILL_GOLDEN: &str = "30c4aad3308a4c77461c4b15665f58406fcfac1928734574495afb5d067f964b";
+const HILL_GOLDEN: &str = "a5625e6d2e8fdcb52b75899908d7cd873e3dc7e15b8e7a5f52fef7375cedbdd1";
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

@@ -2,6 +2,7 @@
 //! parameters and `.tir` import, the built-in presets, and the values derived
 //! once from a definition. Nothing here simulates.
 
+pub(crate) mod body;
 pub(crate) mod car_params;
 pub(crate) mod definition;
 pub(crate) mod presets;

@@ -14,6 +14,7 @@ use crate::model::substep::{Environment, HostStep, SubstepContext};
 use crate::state::car_state::{CarState, MAX_POSITION};
 use crate::surface::SurfaceId;
 use crate::track::driver::AiDriver;
+use crate::vehicle::body::BodyBox;
 use crate::vehicle::car_params::CarParams;
 use crate::vehicle::definition::CarDefinition;
 use crate::world::telemetry::{self, CHANNEL_COUNT};
@@ -67,6 +68,8 @@ impl InitialPose {
 pub(crate) struct Car {
     pub def: CarDefinition,
     pub params: CarParams,
+    /// The body's box, for contact.
+    pub body: BodyBox,
     /// First 8 bytes of blake3 over the definition's canonical JSON; ties
     /// snapshots to the definition they were made with.
     pub fingerprint: [u8; 8],
@@ -108,6 +111,7 @@ impl Car {
         let mut car = Car {
             def: def.clone(),
             params,
+            body: BodyBox::of(def),
             fingerprint,
             state,
             outputs: StepOutputs::default(),

@@ -5,6 +5,7 @@
 //! finite, every car is put back as it was before the step.
 
 pub(crate) mod car;
+pub(crate) mod contact;
 pub(crate) mod stepping;
 pub(crate) mod telemetry;
 
@@ -23,6 +24,7 @@ use crate::track::Track;
 use crate::track::driver::{AiDriver, DriverStyle};
 use crate::vehicle::definition::CarDefinition;
 use crate::world::car::{Car, InitialPose};
+use crate::world::contact::{Contact, Footprint};
 use crate::{CoreError, Result};
 
 /// Longest host step accepted, s.
@@ -75,6 +77,10 @@ pub struct World {
     rollback: Vec<CarState>,
     /// What the wheels stand on; the plane unless the game sets another.
     ground: Arc<dyn Ground>,
+    /// Car-to-car contacts of the last step, in pair order.
+    contacts: Vec<Contact>,
+    /// Reused scratch of the contact pass.
+    footprints: Vec<Option<Footprint>>,
 }
 
 impl World {
@@ -99,6 +105,8 @@ impl World {
             last_step: Vec::new(),
             rollback: Vec::new(),
             ground: Arc::new(FlatGround),
+            contacts: Vec::new(),
+            footprints: Vec::new(),
         })
     }
 
@@ -226,11 +234,18 @@ impl World {
             surfaces: &self.config.surfaces,
             ground: self.ground.as_ref(),
         };
-        if let Some(i) = stepping::step_cars(&mut self.cars, dt, &env) {
+        let mut failed = stepping::step_cars(&mut self.cars, dt, &env);
+        if failed.is_none() {
+            // Cars touch only after all have stepped, in a fixed pair order.
+            contact::resolve(&mut self.cars, &mut self.footprints, &mut self.contacts);
+            failed = self.cars.iter().position(|c| !c.state.is_sane());
+        }
+        if let Some(i) = failed {
             let car = CarId(i as u32);
             for (c, saved) in self.cars.iter_mut().zip(self.rollback.drain(..)) {
                 c.state = saved;
             }
+            self.contacts.clear();
             return Err(CoreError::NumericalInstability { car });
         }
         for ((car, record), before) in self
@@ -258,6 +273,13 @@ impl World {
     #[must_use]
     pub fn last_step_records(&self) -> &[StepRecord] {
         &self.last_step
+    }
+
+    /// The car-to-car contacts of the last step, pairs in id order (see
+    /// [`Contact`]); empty before the first step and after a refused one.
+    #[must_use]
+    pub fn contacts(&self) -> &[Contact] {
+        &self.contacts
     }
 
     /// Host steps taken.

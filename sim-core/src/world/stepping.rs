@@ -2,10 +2,10 @@
 //! rayon's pool (feature `parallel`).
 //!
 //! **Invariant:** a car's step reads only its own state and definition and
-//! the world's read-only settings (`Environment`), and writes only its own
+//! the world's read-only settings and ground (`Environment`), and writes only its own
 //! state and outputs. So the cars can be stepped in any order, or at once,
-//! with the same bits; nothing here sums across cars. When car-to-car
-//! contact exists it must run after this, in a fixed order.
+//! with the same bits; nothing here sums across cars. Car-to-car contact
+//! (`contact.rs`) runs after this, serially, in a fixed order.
 
 use crate::model::substep::Environment;
 use crate::world::car::Car;
