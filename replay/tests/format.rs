@@ -258,7 +258,9 @@ fn verify_counts_a_tampered_input() {
     assert!(report.desyncs >= 1);
     let first = report.first_desync.unwrap();
     assert_eq!(first.step, 200);
-    assert_eq!(first.cars, vec![CarId(0)]);
+    // Car 0 is named; the faster car 0 may also have run into car 1,
+    // which then desyncs with it.
+    assert_eq!(first.cars[0], CarId(0));
 }
 
 #[test]

@@ -56,7 +56,7 @@ fn a_car_running_into_a_parked_one_hands_over_its_momentum() {
     // after about 7.7 m at 12 m/s.
     assert!((35..50).contains(&step), "met at step {step}");
     let contact = world.contacts()[0];
-    assert_eq!((contact.first, contact.second), (CarId(0), CarId(1)));
+    assert_eq!((contact.first, contact.second), (CarId(0), Some(CarId(1))));
     assert!(
         (contact.normal - DVec3::X).length() < 1e-9,
         "{:?}",
@@ -192,4 +192,106 @@ fn a_pile_up_gives_the_same_bits_on_one_two_and_four_threads() {
     for threads in [2, 4] {
         assert!(pool(threads).install(run) == one, "{threads} threads");
     }
+}
+
+/// Overwrites f64 field `index` (in `FLOAT_FIELDS` order) of a snapshot.
+fn set_float(snapshot: &mut [u8], index: usize, value: f64) {
+    let at = 18 + 8 * index;
+    snapshot[at..at + 8].copy_from_slice(&value.to_le_bytes());
+}
+
+#[test]
+fn a_car_dropped_on_its_roof_comes_to_rest_on_it() {
+    let mut world = world_with(&[("rwd_sports", pose(0.0, 0.0, 0.0, 0.0))]);
+    let mut upside_down = world.snapshot(CarId(0)).unwrap();
+    // Two metres up, rolled half a turn about its forward axis.
+    set_float(&mut upside_down, 2, 2.0);
+    for (k, q) in [1.0, 0.0, 0.0, 0.0].into_iter().enumerate() {
+        set_float(&mut upside_down, 3 + k, q);
+    }
+    world.restore(CarId(0), &upside_down).unwrap();
+    let mut touched = 0;
+    let mut heights = Vec::new();
+    for _ in 0..240 {
+        world.step(DT).unwrap();
+        heights.push(world.pose(CarId(0)).unwrap().position.z);
+        touched += world
+            .contacts()
+            .iter()
+            .filter(|c| c.second.is_none())
+            .count();
+    }
+    let p = world.pose(CarId(0)).unwrap();
+    // On its roof: the body's top (about 1 m above the centre of mass when
+    // upright) is under the centre now, and the car is still.
+    assert!(touched > 10, "the roof touched the ground {touched} times");
+    assert!((0.5..1.3).contains(&p.position.z), "{:?}", p.position);
+    assert!(p.roll.abs() > 3.0, "still upside down: roll {}", p.roll);
+    // Resting contact is an impulse per host step against gravity's
+    // 0.16 m/s per step, so the body settles to within a centimetre.
+    let last = &heights[180..];
+    let (lo, hi) = last
+        .iter()
+        .fold((f64::MAX, f64::MIN), |(a, b), &z| (a.min(z), b.max(z)));
+    assert!(hi - lo < 0.01, "settled: height between {lo} and {hi} m");
+    assert!(p.speed < 0.2, "at rest: {} m/s", p.speed);
+}
+
+#[test]
+fn a_car_driven_at_a_barrier_bounces_off_it() {
+    // Ground for x < 40 and a 2 m wall at x = 30 facing the car.
+    let v = |x: f64, y: f64, z: f64| DVec3::new(x, y, z);
+    let vertices = [
+        v(-10.0, -20.0, 0.0),
+        v(40.0, -20.0, 0.0),
+        v(40.0, 20.0, 0.0),
+        v(-10.0, 20.0, 0.0),
+        v(30.0, -20.0, 0.0),
+        v(30.0, 20.0, 0.0),
+        v(30.0, 20.0, 2.0),
+        v(30.0, -20.0, 2.0),
+    ];
+    let mesh =
+        skidpad_core::TriangleMesh::new(&vertices, &[[0, 1, 2], [0, 2, 3], [4, 6, 5], [4, 7, 6]])
+            .unwrap();
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    world.set_ground(std::sync::Arc::new(mesh)).unwrap();
+    let id = world
+        .add_car(
+            &preset("fwd_hatchback").unwrap(),
+            pose(10.0, 0.0, 0.0, 15.0),
+        )
+        .unwrap();
+    let mut wall = None;
+    let mut furthest = f64::MIN;
+    for _ in 0..180 {
+        world.step(DT).unwrap();
+        furthest = furthest.max(world.pose(id).unwrap().position.x);
+        if wall.is_none() {
+            wall = world
+                .contacts()
+                .iter()
+                .find(|c| c.second.is_none())
+                .copied();
+        }
+    }
+    let wall = wall.expect("the car struck the wall");
+    assert!(
+        (wall.normal - DVec3::new(-1.0, 0.0, 0.0)).length() < 1e-9,
+        "{:?}",
+        wall.normal
+    );
+    assert!(
+        wall.impulse > 1000.0,
+        "a 15 m/s impact: {} N·s",
+        wall.impulse
+    );
+    // The nose stops at the wall (centre of mass about 2.2 m behind it).
+    assert!(furthest < 29.0, "the body went {furthest} m, into the wall");
+    let p = world.pose(id).unwrap();
+    assert!(
+        p.position.x < 28.5 && world.channel(id, "vx").unwrap() < 1.0,
+        "{:?}",
+        p.position
+    );
 }

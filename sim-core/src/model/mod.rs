@@ -4,6 +4,7 @@
 
 pub(crate) mod aero;
 pub(crate) mod assists;
+pub(crate) mod body_contact;
 pub(crate) mod drivetrain;
 pub(crate) mod full_model;
 pub(crate) mod outputs;

@@ -7,6 +7,7 @@ use glam::{DQuat, DVec3};
 use crate::ground::{Ground, GroundRay, GroundSlope};
 use crate::input::CarInput;
 use crate::lod::{Lod, LodSetting, substep_count};
+use crate::model::body_contact::{self, BodyHit};
 use crate::model::full_model;
 use crate::model::outputs::StepOutputs;
 use crate::model::single_track;
@@ -70,6 +71,8 @@ pub(crate) struct Car {
     pub params: CarParams,
     /// The body's box, for contact.
     pub body: BodyBox,
+    /// Where the body touched the ground in the last step, if it did.
+    pub ground_hit: Option<BodyHit>,
     /// First 8 bytes of blake3 over the definition's canonical JSON; ties
     /// snapshots to the definition they were made with.
     pub fingerprint: [u8; 8],
@@ -112,6 +115,7 @@ impl Car {
             def: def.clone(),
             params,
             body: BodyBox::of(def),
+            ground_hit: None,
             fingerprint,
             state,
             outputs: StepOutputs::default(),
@@ -141,6 +145,7 @@ impl Car {
             }
         }
         let level = self.state.lod.level;
+        self.ground_hit = None;
         if level == Lod::Frozen {
             return;
         }
@@ -163,6 +168,17 @@ impl Car {
                 Lod::SingleTrack => single_track::substep(&ctx, &mut self.state, out),
                 Lod::Frozen => {}
             }
+        }
+        if level == Lod::Full {
+            // The single-track model rides the ground; only the full
+            // model's body can roll onto it or strike a barrier.
+            self.ground_hit = body_contact::resolve(
+                &self.body,
+                self.def.chassis.mass,
+                &self.params,
+                &mut self.state,
+                env.ground,
+            );
         }
         self.state.elapsed += dt;
     }

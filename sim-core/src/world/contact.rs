@@ -34,21 +34,25 @@ const CORRECTION: f64 = 0.8;
 /// Overlap left alone, m.
 const SLOP: f64 = 0.005;
 
-/// One contact between two cars in the last step.
+/// One contact in the last step: two cars, or a car's body and the
+/// ground (a rolled car, a barrier, a scraping floor).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Contact {
-    /// The car with the lower id.
+    /// The car with the lower id (or the car that hit the ground).
     pub first: CarId,
-    /// The other car.
-    pub second: CarId,
-    /// Where the bodies touch, world frame, m.
+    /// The other car; `None` for the ground.
+    pub second: Option<CarId>,
+    /// Where they touch, world frame, m (for the ground: the body's
+    /// deepest corner).
     pub point: DVec3,
-    /// Unit normal from the first car towards the second (horizontal).
+    /// Unit normal from the first car towards the second (horizontal), or
+    /// the ground's surface normal.
     pub normal: DVec3,
-    /// How far the bodies overlapped along the normal, m.
+    /// How far they overlapped along the normal, m.
     pub depth: f64,
-    /// Normal impulse the second car received (the first the opposite),
-    /// N·s; zero when they were already separating.
+    /// Normal impulse, N·s: what the second car received (the first the
+    /// opposite), or the ground gave the car over all its corners; zero
+    /// when they were already separating.
     pub impulse: f64,
 }
 
@@ -211,14 +215,13 @@ fn push_apart(a: &mut Car, b: &mut Car, hit: &Overlap) -> f64 {
     normal_impulse
 }
 
-/// Finds and resolves every contact between the cars, pairs in id order;
-/// `contacts` receives them (cleared first). `footprints` is scratch.
+/// Finds and resolves every contact between the cars, pairs in id order,
+/// and appends them to `contacts`. `footprints` is scratch.
 pub(crate) fn resolve(
     cars: &mut [Car],
     footprints: &mut Vec<Option<Footprint>>,
     contacts: &mut Vec<Contact>,
 ) {
-    contacts.clear();
     footprints.clear();
     footprints.extend(cars.iter().map(Footprint::of));
     for i in 0..cars.len() {
@@ -234,7 +237,7 @@ pub(crate) fn resolve(
             let impulse = push_apart(first, second, &hit);
             contacts.push(Contact {
                 first: CarId(i as u32),
-                second: CarId(j as u32),
+                second: Some(CarId(j as u32)),
                 point: hit.point,
                 normal: hit.normal.extend(0.0),
                 depth: hit.depth,

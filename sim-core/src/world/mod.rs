@@ -236,7 +236,21 @@ impl World {
         };
         let mut failed = stepping::step_cars(&mut self.cars, dt, &env);
         if failed.is_none() {
-            // Cars touch only after all have stepped, in a fixed pair order.
+            // Body-ground contacts were resolved in each car's step; cars
+            // touch each other only after all have stepped, in a fixed
+            // pair order.
+            self.contacts.clear();
+            self.contacts
+                .extend(self.cars.iter().enumerate().filter_map(|(i, car)| {
+                    car.ground_hit.map(|hit| Contact {
+                        first: CarId(i as u32),
+                        second: None,
+                        point: hit.point,
+                        normal: hit.normal,
+                        depth: hit.depth,
+                        impulse: hit.impulse,
+                    })
+                }));
             contact::resolve(&mut self.cars, &mut self.footprints, &mut self.contacts);
             failed = self.cars.iter().position(|c| !c.state.is_sane());
         }
@@ -275,8 +289,9 @@ impl World {
         &self.last_step
     }
 
-    /// The car-to-car contacts of the last step, pairs in id order (see
-    /// [`Contact`]); empty before the first step and after a refused one.
+    /// The contacts of the last step (see [`Contact`]): bodies on the
+    /// ground by car id, then car pairs in id order; empty before the
+    /// first step and after a refused one.
     #[must_use]
     pub fn contacts(&self) -> &[Contact] {
         &self.contacts

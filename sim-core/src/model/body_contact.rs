@@ -1,0 +1,108 @@
+//! The body against the ground: a rolled car lies on its roof, a car
+//! thrown at a barrier bounces off it, a bottomed-out floor scrapes.
+//! Once per host step, after the substeps, for the four-wheel model.
+//!
+//! Each corner of the body's box is tested with a ray from the box's
+//! centre to the corner: a surface the ray enters before reaching the
+//! corner means the corner is inside the ground (or a wall), by the rest
+//! of the ray's length along the surface normal. Each such corner, in a
+//! fixed order, gets an impulse that stops its motion into the surface
+//! (with a little bounce) and Coulomb friction along it; then the body is
+//! moved out by most of the deepest overlap.
+
+use glam::{DMat3, DVec3};
+
+use crate::ground::{Ground, GroundRay};
+use crate::state::car_state::CarState;
+use crate::vehicle::body::BodyBox;
+use crate::vehicle::car_params::CarParams;
+
+/// Share of the speed into the surface the body keeps.
+const RESTITUTION: f64 = 0.1;
+/// Coulomb friction of the body on the ground (steel and plastic on
+/// asphalt or a barrier).
+const FRICTION: f64 = 0.5;
+/// Share of the deepest overlap beyond [`SLOP`] removed per host step.
+const CORRECTION: f64 = 0.8;
+/// Overlap left alone, m.
+const SLOP: f64 = 0.005;
+
+/// The deepest corner of a body that touched the ground in a step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct BodyHit {
+    pub point: DVec3,
+    /// Unit surface normal there.
+    pub normal: DVec3,
+    pub depth: f64,
+    /// Sum of the normal impulses over the corners, N·s.
+    pub impulse: f64,
+}
+
+/// Resolves the body's corners against the ground; returns the deepest
+/// touching corner, if any.
+pub(crate) fn resolve(
+    body: &BodyBox,
+    mass: f64,
+    params: &CarParams,
+    state: &mut CarState,
+    ground: &dyn Ground,
+) -> Option<BodyHit> {
+    let m = DMat3::from_quat(state.orientation);
+    let centre = state.position + m * body.centre;
+    let mut deepest: Option<BodyHit> = None;
+    let mut total = 0.0;
+    for k in 0..8 {
+        let sign = |bit: u32| if k & bit == 0 { -1.0 } else { 1.0 };
+        let offset = m * (body.half * DVec3::new(sign(1), sign(2), sign(4)));
+        let reach = offset.length();
+        let direction = offset / reach;
+        let Some(hit) = ground.cast_ray(&GroundRay {
+            origin: centre,
+            direction,
+            max_distance: reach,
+        }) else {
+            continue;
+        };
+        // A surface behind the centre is not between it and the corner.
+        if hit.distance < 0.0 {
+            continue;
+        }
+        let n = hit.normal;
+        let depth = (reach - hit.distance) * -direction.dot(n);
+        if depth <= 0.0 {
+            continue;
+        }
+        let corner = centre + offset;
+        let r = corner - state.position;
+        let inverse_inertia = |v: DVec3| m * (params.inv_inertia * (m.transpose() * v));
+        let inverse_mass =
+            |dir: DVec3| 1.0 / mass + dir.dot(inverse_inertia(r.cross(dir)).cross(r));
+        let velocity = state.velocity + (m * state.angular_velocity).cross(r);
+        let into = velocity.dot(n);
+        let normal_impulse = if into < 0.0 {
+            -(1.0 + RESTITUTION) * into / inverse_mass(n)
+        } else {
+            0.0
+        };
+        let mut impulse = n * normal_impulse;
+        if let Some(t) = (velocity - n * into).try_normalize() {
+            let limit = FRICTION * normal_impulse;
+            impulse += t * (-velocity.dot(t) / inverse_mass(t)).clamp(-limit, limit);
+        }
+        state.velocity += impulse / mass;
+        state.angular_velocity += params.inv_inertia * (m.transpose() * r.cross(impulse));
+        total += normal_impulse;
+        if deepest.is_none_or(|d| depth > d.depth) {
+            deepest = Some(BodyHit {
+                point: corner,
+                normal: n,
+                depth,
+                impulse: 0.0,
+            });
+        }
+    }
+    let mut hit = deepest?;
+    state.position += hit.normal * ((hit.depth - SLOP).max(0.0) * CORRECTION);
+    hit.impulse = total;
+    Some(hit)
+}
