@@ -4,6 +4,9 @@
 //! The JSON object is `{ "cars", "channels", "steps": [ {"step", "t",
 //! "cars": [[value per channel], …]} … ], "events": [ … ] }`, written as it
 //! is produced so a long replay never sits in memory as one JSON value.
+//! Events: `lap` (car, lap, time), `contact` (car, other: a car or
+//! `"ground"`, impulse in N·s, point; one per contact and step),
+//! `keyframe`, `desync`.
 
 use std::io::Write;
 use std::path::Path;
@@ -45,6 +48,30 @@ struct Event {
     lap: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     time: Option<f32>,
+    /// A contact's other party: a car index, or `"ground"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    other: Option<serde_json::Value>,
+    /// A contact's normal impulse, N·s.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    impulse: Option<f64>,
+    /// A contact's point, world frame, m.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    point: Option<[f64; 3]>,
+}
+
+impl Event {
+    fn at(step: u64, kind: &'static str) -> Event {
+        Event {
+            step,
+            kind,
+            car: None,
+            lap: None,
+            time: None,
+            other: None,
+            impulse: None,
+            point: None,
+        }
+    }
 }
 
 /// Writes the export of `replay_path` to `out`; returns the steps written.
@@ -89,11 +116,10 @@ pub fn export_json(
             rows.push(row);
             if let Some(done) = cutter.observe(world, dt)? {
                 events.push(Event {
-                    step,
-                    kind: "lap",
                     car: Some(c as u32),
                     lap: Some(done.lap),
                     time: Some(done.time),
+                    ..Event::at(step, "lap")
                 });
             }
         }
@@ -104,24 +130,24 @@ pub fn export_json(
             &mut *out,
             &serde_json::json!({ "step": step, "t": time, "cars": rows }),
         )?;
-        if replay.keyframe_at(step).is_some() {
+        for contact in world.contacts() {
             events.push(Event {
-                step,
-                kind: "keyframe",
-                car: None,
-                lap: None,
-                time: None,
+                car: Some(contact.first.0),
+                other: Some(match contact.second {
+                    Some(car) => car.0.into(),
+                    None => "ground".into(),
+                }),
+                impulse: Some(contact.impulse),
+                point: Some(contact.point.to_array()),
+                ..Event::at(step, "contact")
             });
+        }
+        if replay.keyframe_at(step).is_some() {
+            events.push(Event::at(step, "keyframe"));
         }
         if player.desyncs() > desyncs {
             desyncs = player.desyncs();
-            events.push(Event {
-                step,
-                kind: "desync",
-                car: None,
-                lap: None,
-                time: None,
-            });
+            events.push(Event::at(step, "desync"));
         }
     }
     write!(out, "],\"events\":{}}}", serde_json::to_string(&events)?)?;

@@ -105,6 +105,17 @@ fn export_is_dense_json_with_events() {
     );
     let events = json["events"].as_array().unwrap();
     assert!(events.iter().any(|e| e["kind"] == "keyframe"));
+    // The AI cars of this scenario bump into each other early on.
+    let contact = events
+        .iter()
+        .find(|e| e["kind"] == "contact")
+        .expect("a contact event");
+    assert!(
+        contact["other"].is_u64() || contact["other"] == "ground",
+        "{contact}"
+    );
+    assert!(contact["impulse"].as_f64().unwrap() >= 0.0);
+    assert_eq!(contact["point"].as_array().unwrap().len(), 3);
     assert!(
         !events.iter().any(|e| e["kind"] == "desync"),
         "the game's hooks keep it in sync"

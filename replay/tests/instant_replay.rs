@@ -234,3 +234,51 @@ fn the_clock_plays_slow_motion_and_rewinds_bit_for_bit() {
     assert!(clock.set_speed(0.0).is_err() && clock.set_speed(100.0).is_err());
     assert!(clock.tick(&mut player, f64::NAN).is_err());
 }
+
+#[test]
+fn highlights_report_a_hard_contact_once_with_its_largest_impulse() {
+    // A sports car runs into a parked one on the start straight.
+    let track = Track::builtin("brandwood").unwrap();
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    for (x, speed) in [(0.0, 14.0), (14.0, 0.0)] {
+        world
+            .add_car(
+                &preset("rwd_sports").unwrap(),
+                InitialPose {
+                    x,
+                    speed,
+                    ..InitialPose::default()
+                },
+            )
+            .unwrap();
+    }
+    let mut recorder =
+        skidpad_replay::ReplayRecorder::new(&world, RecorderOptions::default()).unwrap();
+    let mut first_touch = None;
+    for step in 0..180 {
+        recorder.step(&mut world, DT).unwrap();
+        if first_touch.is_none() && !world.contacts().is_empty() {
+            // Highlight steps count steps played, from 1.
+            first_touch = Some(step + 1);
+        }
+    }
+    let replay = recorder.finish(&world).unwrap();
+    let found = find_highlights(&replay, &track, HighlightOptions::default()).unwrap();
+    let contacts: Vec<_> = found
+        .iter()
+        .filter_map(|h| match h.kind {
+            HighlightKind::Contact {
+                car,
+                other,
+                impulse,
+            } => Some((h.step, car, other, impulse)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(contacts.len(), 1, "{found:?}");
+    let (step, car, other, impulse) = contacts[0];
+    assert_eq!(Some(step), first_touch);
+    assert_eq!((car.0, other.map(|c| c.0)), (0, Some(1)));
+    // Equal masses, 14 m/s, restitution 0.3: about 1.3 × 1 350 kg × 7 m/s.
+    assert!((8_000.0..16_000.0).contains(&impulse), "{impulse} N·s");
+}
