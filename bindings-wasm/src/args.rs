@@ -7,7 +7,7 @@
 //! fractions and out-of-range values throw `RangeError` naming the
 //! argument.
 
-use js_sys::{Object, Reflect, Uint8Array};
+use js_sys::{Float64Array, Object, Reflect, Uint8Array, Uint32Array};
 use skidpad_core::{CarId, Lod, LodSetting, SurfaceId, SurfaceTable, Wheel};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -77,6 +77,32 @@ pub fn bytes(value: &JsValue, what: &str) -> JsResult<Vec<u8>> {
         .ok_or_else(|| {
             range_error(format!(
                 "{what} must be a Uint8Array, got {}",
+                type_name(value)
+            ))
+        })
+}
+
+/// The numbers of a `Float64Array`, copied into wasm memory.
+pub fn f64s(value: &JsValue, what: &str) -> JsResult<Vec<f64>> {
+    value
+        .dyn_ref::<Float64Array>()
+        .map(Float64Array::to_vec)
+        .ok_or_else(|| {
+            range_error(format!(
+                "{what} must be a Float64Array, got {}",
+                type_name(value)
+            ))
+        })
+}
+
+/// The numbers of a `Uint32Array`, copied into wasm memory.
+pub fn u32s(value: &JsValue, what: &str) -> JsResult<Vec<u32>> {
+    value
+        .dyn_ref::<Uint32Array>()
+        .map(Uint32Array::to_vec)
+        .ok_or_else(|| {
+            range_error(format!(
+                "{what} must be a Uint32Array, got {}",
                 type_name(value)
             ))
         })

@@ -19,6 +19,7 @@
 mod args;
 mod error;
 mod ghost;
+mod ground;
 mod hooks;
 mod limits;
 mod player;
@@ -51,6 +52,16 @@ export interface CarInput {
 export interface CarPose {
   x: number; y: number; z: number; yaw: number; pitch: number; roll: number;
   steer: number; speed: number;
+}
+/** A heightfield ground: heights row-major (x fastest), optional surface id per cell. */
+export interface HeightfieldOptions {
+  x0: number; y0: number; spacing: number; columns: number; rows: number;
+  heights: Float64Array; surfaces?: Uint8Array;
+}
+/** A contact of the last step: two cars, or a car's body and the ground (second null). */
+export interface Contact {
+  first: number; second: number | null; point: [number, number, number];
+  normal: [number, number, number]; depth: number; impulse: number;
 }
 /** A ghost pose, the same fields as CarPose in f32. */
 export type GhostPose = CarPose;

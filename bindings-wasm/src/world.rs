@@ -424,6 +424,46 @@ impl World {
         })
     }
 
+    /// Puts the world on a heightfield: `{ x0, y0, spacing, columns, rows,
+    /// heights: Float64Array (row-major, x fastest), surfaces?: Uint8Array
+    /// (one id per cell) }`. Set it before adding cars, which are put down
+    /// on it.
+    #[wasm_bindgen(js_name = setHeightfieldGround)]
+    pub fn set_heightfield_ground(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "HeightfieldOptions")] options: JsValue,
+    ) -> JsResult<()> {
+        let ground = crate::ground::heightfield(&options)?;
+        self.with_mut(|w| w.set_ground(ground).map_err(core_error))
+    }
+
+    /// Puts the world on a triangle mesh: `vertices` (x, y, z each),
+    /// `triangles` (three vertex indices each, counter-clockwise seen from
+    /// above) and optional `surfaces` (one id per triangle).
+    #[wasm_bindgen(js_name = setMeshGround)]
+    pub fn set_mesh_ground(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Float64Array")] vertices: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Uint32Array")] triangles: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "Uint8Array")] surfaces: JsValue,
+    ) -> JsResult<()> {
+        let ground = crate::ground::mesh(&vertices, &triangles, &surfaces)?;
+        self.with_mut(|w| w.set_ground(ground).map_err(core_error))
+    }
+
+    /// Hex blake3 fingerprint of the world's ground (replays record it).
+    #[wasm_bindgen(getter, js_name = groundFingerprint)]
+    pub fn ground_fingerprint(&self) -> JsResult<String> {
+        self.with(|w| Ok(hex(&w.ground().fingerprint())))
+    }
+
+    /// The contacts of the last step: `{ first, second (a car, or null for
+    /// the ground), point, normal, depth, impulse }`.
+    #[wasm_bindgen(unchecked_return_type = "Contact[]")]
+    pub fn contacts(&self) -> JsResult<Array> {
+        self.with(|w| crate::ground::contacts(w.contacts()))
+    }
+
     /// Tilts gravity in a car's ground frame: `grade` (rise over run, positive
     /// uphill ahead) and `crossSlope` (positive: left side up).
     #[wasm_bindgen(js_name = setGroundSlope)]
