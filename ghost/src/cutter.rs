@@ -1,5 +1,6 @@
 //! `LapCutter`: cuts a car's laps into ghosts while a run plays, lap by lap,
-//! at each crossing of the line where the car started.
+//! at each crossing of the line where the car started (a crossing that only
+//! undoes a backward one, after a spin or a push, ends no lap).
 
 use std::sync::Arc;
 
@@ -30,6 +31,10 @@ pub struct LapCutter {
     /// Distance past the line after the previous sample.
     last: f64,
     laps: u32,
+    /// Forward crossings of the line minus backward ones: a car pushed
+    /// (or reversing) back over the line must cross it forward again
+    /// before its next crossing can end a lap.
+    net_crossings: i64,
 }
 
 impl LapCutter {
@@ -44,6 +49,7 @@ impl LapCutter {
             start: None,
             last: 0.0,
             laps: 0,
+            net_crossings: 0,
         }
     }
 
@@ -61,9 +67,15 @@ impl LapCutter {
         let start = *self.start.get_or_insert(s);
         let length = self.track.length();
         let along = (s - start).rem_euclid(length);
-        let crossed = along < self.last - length / 2.0;
+        // The car moves a few metres a step, so a change of more than half
+        // a lap is a crossing of the line, forward or backward.
+        if along < self.last - length / 2.0 {
+            self.net_crossings += 1;
+        } else if along > self.last + length / 2.0 {
+            self.net_crossings -= 1;
+        }
         self.last = along;
-        if !crossed {
+        if self.net_crossings <= i64::from(self.laps) {
             return Ok(None);
         }
         self.laps += 1;

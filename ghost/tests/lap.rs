@@ -98,3 +98,49 @@ fn a_slower_car_falls_behind_and_the_gap_stays_continuous_across_the_line() {
     // Lap 2's split times count from the lap line, not from the race start.
     assert!(events[3].player_time < events[2].player_time);
 }
+
+#[test]
+fn backing_over_the_line_and_driving_on_ends_no_lap() {
+    use std::sync::Arc;
+
+    use skidpad_core::{CarId, CarInput, InitialPose, Track, World, WorldConfig, preset};
+    use skidpad_ghost::LapCutter;
+
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    let car = world
+        .add_car(&preset("rwd_sports").unwrap(), InitialPose::default())
+        .unwrap();
+    let mut cutter = LapCutter::new(car, track.clone());
+    let mut drive = |world: &mut World, cutter: &mut LapCutter, input: CarInput, steps: u32| {
+        world.set_input(car, input).unwrap();
+        for _ in 0..steps {
+            world.step(DT).unwrap();
+            assert_eq!(cutter.observe(world, DT).unwrap(), None, "no lap ends here");
+        }
+    };
+    // Reverse 4 s back over the line the car started on, stop, then drive
+    // forward over it and on for 8 s: a crossing that undoes the backward
+    // one is no lap.
+    let reverse = CarInput {
+        throttle: 0.4,
+        gear: -1.0,
+        ..CarInput::default()
+    };
+    drive(&mut world, &mut cutter, reverse, 240);
+    let behind = world.pose(CarId(0)).unwrap().position.x;
+    assert!(behind < -3.0, "backed over the line to x = {behind}");
+    let brake = CarInput {
+        brake: 1.0,
+        ..CarInput::default()
+    };
+    drive(&mut world, &mut cutter, brake, 90);
+    let forward = CarInput {
+        throttle: 0.6,
+        gear: 1.0,
+        ..CarInput::default()
+    };
+    drive(&mut world, &mut cutter, forward, 480);
+    assert!(world.pose(CarId(0)).unwrap().position.x > 20.0);
+    assert_eq!(cutter.laps(), 0);
+}
