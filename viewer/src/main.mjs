@@ -173,7 +173,7 @@ class Viewer {
   summary(done) {
     const rec = this.recording;
     const meta = rec.meta;
-    const desync = done.desyncs > 0 ? ` · ${done.desyncs} DESYNCS` : ' · 0 desyncs';
+    const desync = done.desyncs > 0 ? ` · ${done.desyncs} DESYNC${done.desyncs === 1 ? '' : 'S'}` : ' · 0 desyncs';
     return `${meta.name}: ${meta.cars.length} cars, ${formatTime(rec.end)}${meta.source === 'live' ? ' (live, ended)' : desync} · simulation v${meta.simulationVersion}`;
   }
 
