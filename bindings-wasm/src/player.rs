@@ -185,6 +185,13 @@ impl ReplayPlayer {
         read::telemetry_all(self.inner.world())
     }
 
+    /// The contacts of the step just played: `{ first, second (a car, or
+    /// null for the ground), point, normal, depth, impulse }`.
+    #[wasm_bindgen(unchecked_return_type = "Contact[]")]
+    pub fn contacts(&self) -> JsResult<js_sys::Array> {
+        crate::ground::contacts(self.inner.world().contacts())
+    }
+
     /// A playback car's snapshot bytes.
     pub fn snapshot(
         &self,

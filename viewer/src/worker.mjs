@@ -21,6 +21,9 @@ import { LapDetector } from './laps.mjs';
 const SAMPLE_BUDGET = 384 * 1024 * 1024;
 /** Samples per posted batch. */
 const BATCH = 600;
+// Normal impulse (N·s) that makes a contact worth a timeline marker: the
+// replay crate's `HighlightOptions::contact_impulse` default.
+const CONTACT_IMPULSE = 500;
 
 const ready = init();
 
@@ -115,6 +118,10 @@ function playReplay(replay, name, budget) {
   const laps = track ? new LapDetector(track.view, cars) : null;
   let batch = newBatch(0, Math.min(BATCH, samples), cars, channels.length, !!track);
   let desyncs = 0;
+  // Hard contacts, as the replay crate's highlights find them: one event
+  // when a contact's impulse first passes the threshold, none while the
+  // same pair (or car and ground) stays in touch.
+  let touching = new Map();
   // Events seen on steps that are not sampled wait for the next sample's
   // batch.
   let events = [];
@@ -164,6 +171,18 @@ function playReplay(replay, name, budget) {
       const report = player.firstDesync;
       events.push({ kind: 'desync', step, time: stepTimes[step], cars: report?.step === step ? report.cars : [] });
     }
+    // Contact → whether this stretch of touching was reported yet.
+    const now = new Map();
+    for (const c of player.contacts()) {
+      const key = `${c.first}:${c.second}`;
+      let reported = touching.get(key) ?? false;
+      if (!reported && c.impulse >= CONTACT_IMPULSE) {
+        events.push({ kind: 'contact', step, time: stepTimes[step], cars: [c.first, c.second ?? 'ground'], impulse: c.impulse });
+        reported = true;
+      }
+      now.set(key, reported);
+    }
+    touching = now;
     if (step % stride === 0 || step === steps) record(step);
   }
   post(batch);
