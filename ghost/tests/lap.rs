@@ -112,7 +112,7 @@ fn backing_over_the_line_and_driving_on_ends_no_lap() {
         .add_car(&preset("rwd_sports").unwrap(), InitialPose::default())
         .unwrap();
     let mut cutter = LapCutter::new(car, track.clone());
-    let mut drive = |world: &mut World, cutter: &mut LapCutter, input: CarInput, steps: u32| {
+    let drive = |world: &mut World, cutter: &mut LapCutter, input: CarInput, steps: u32| {
         world.set_input(car, input).unwrap();
         for _ in 0..steps {
             world.step(DT).unwrap();

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use skidpad_core::{FlatGround, Ground, SIMULATION_VERSION};
+use skidpad_core::{Ground, SIMULATION_VERSION};
 
 use crate::desync::DesyncReport;
 use crate::format::decode_replay_with;
@@ -10,7 +10,7 @@ use crate::hooks::ReplayHooks;
 use crate::limits::Limits;
 use crate::player::{PlayerOptions, ReplayPlayer};
 use crate::replay::Replay;
-use crate::world::create_replay_world_on;
+use crate::world::{create_replay_world_on, known_ground};
 use crate::{ReplayError, Result};
 
 /// What verification found.
@@ -56,13 +56,16 @@ pub fn verify<H: ReplayHooks>(bytes: &[u8], hooks: H, limits: &Limits) -> Result
 
 /// [`verify`] for a replay already decoded (a service that reads the
 /// header and metadata before re-simulating decodes once). The work
-/// limits are checked again here, as the player checks any replay.
+/// limits are checked again here, as the player checks any replay. It
+/// plays on the ground the replay names when this build can make it (the
+/// plane or a built-in track's surface); for any other ground use
+/// [`verify_replay_on`].
 pub fn verify_replay<H: ReplayHooks>(
     replay: &Replay,
     hooks: H,
     limits: &Limits,
 ) -> Result<VerifyReport> {
-    verify_replay_on(replay, Arc::new(FlatGround), hooks, limits)
+    verify_replay_on(replay, known_ground(replay)?, hooks, limits)
 }
 
 /// [`verify_replay`] in a world on `ground`: for a replay recorded on a

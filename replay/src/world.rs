@@ -4,18 +4,35 @@
 
 use std::sync::Arc;
 
-use skidpad_core::{FlatGround, Ground, InitialPose, World, WorldConfig};
+use skidpad_core::{FlatGround, Ground, InitialPose, Track, World, WorldConfig, track_names};
 
 use crate::replay::Replay;
 use crate::{ReplayError, Result};
 
 /// A world with the replay's surface table, gravity and air density, and
 /// one car per recorded car from the embedded definitions, in playback
-/// order, on the plane. The cars' states come from keyframe 0 when a
-/// player starts. A replay recorded on another ground needs
-/// [`create_replay_world_on`] (the player refuses the plane for it).
+/// order, on the ground the replay names when this build can make it: the
+/// plane, or a built-in track's surface (`Track::ground`). The cars' states
+/// come from keyframe 0 when a player starts. A replay recorded on any
+/// other ground needs [`create_replay_world_on`] (the player refuses the
+/// plane for it, naming both grounds).
 pub fn create_replay_world(replay: &Replay) -> Result<World> {
-    create_replay_world_on(replay, Arc::new(FlatGround))
+    create_replay_world_on(replay, known_ground(replay)?)
+}
+
+/// The ground a replay names, if it is the plane or a built-in track's
+/// surface; the plane otherwise.
+pub(crate) fn known_ground(replay: &Replay) -> Result<Arc<dyn Ground>> {
+    let (fingerprint, _) = replay.header.ground()?;
+    if fingerprint != FlatGround::plane_fingerprint() {
+        for name in track_names() {
+            let mesh = Track::builtin(name)?.ground()?;
+            if mesh.fingerprint() == fingerprint {
+                return Ok(Arc::new(mesh));
+            }
+        }
+    }
+    Ok(Arc::new(FlatGround))
 }
 
 /// [`create_replay_world`] on `ground`, the one the replay was recorded

@@ -102,3 +102,20 @@ fn the_plane_is_not_named_and_the_game_cannot_name_a_ground() {
         .push((ReplayHeader::GROUND_KEY.into(), "zz not hex".into()));
     assert!(forged.header.ground().is_err());
 }
+
+#[test]
+fn a_replay_on_a_built_in_track_ground_verifies_without_being_given_it() {
+    let mut world = skidpad_fixtures::hillcrest_world().unwrap();
+    let mut recorder = ReplayRecorder::new(&world, RecorderOptions::default()).unwrap();
+    for _ in 0..240 {
+        recorder.step(&mut world, DT).unwrap();
+    }
+    let replay = decode_replay(&encode_replay(&recorder.finish(&world).unwrap()).unwrap()).unwrap();
+    let (fingerprint, description) = replay.header.ground().unwrap();
+    assert_eq!(fingerprint, world.ground().fingerprint());
+    assert!(description.starts_with("triangle mesh of"), "{description}");
+    // `create_replay_world` recognises the built-in track's surface.
+    let report = verify_replay(&replay, NoHooks, &Limits::default()).unwrap();
+    assert_eq!(report.desyncs, 0);
+    assert_eq!(report.final_hash, world.world_hash());
+}

@@ -9,7 +9,7 @@
 
 use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
-use skidpad_fixtures::{hill_world_hash, reference_world_hash};
+use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
 /// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 5.
 const GOLDEN: &str = "e2e1639578b3b5c801409716944f9be604e76860ce7cde61b8445997325d8791";
@@ -43,4 +43,24 @@ fn hill_scenario_matches_the_pinned_hash() {
     );
     let hash = hex(&hill_world_hash(false).expect("scenario runs"));
     assert_eq!(hash, HILL_GOLDEN, "the hill scenario's bits changed");
+}
+
+/// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
+/// cars on the built-in hillcrest track's triangle mesh: the track mesh
+/// build, the hierarchy's rays, banking, kerbs, car contact) at
+/// simulation version 5.
+const HILLCREST_GOLDEN: &str = "8c84a410145622d08d9b8d8ebf524a096999eb76f9cf2e77ef141dd2f1fd259e";
+
+#[cfg_attr(not(target_arch = "wasm32"), test)]
+#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+fn hillcrest_scenario_matches_the_pinned_hash() {
+    assert_eq!(
+        SIMULATION_VERSION, GOLDEN_VERSION,
+        "SIMULATION_VERSION changed: re-pin HILLCREST_GOLDEN in the same commit"
+    );
+    let hash = hex(&hillcrest_world_hash().expect("scenario runs"));
+    assert_eq!(
+        hash, HILLCREST_GOLDEN,
+        "the hillcrest scenario's bits changed"
+    );
 }

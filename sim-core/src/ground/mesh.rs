@@ -252,26 +252,31 @@ impl TriangleMesh {
     }
 }
 
-/// The ray parameters `[lo, hi]` inside the box, narrowed from the given
-/// interval, or `None` when the ray misses it there.
-fn clip_to_box(ray: &GroundRay, min: DVec3, max: DVec3, mut lo: f64, mut hi: f64) -> Option<()> {
+/// Whether the ray's parameter interval `[lo, hi]` meets the box. The ray
+/// comes as its origin and the reciprocals of its direction (infinite for
+/// a zero component: then the slab's two parameters are both infinite of
+/// one sign, or NaN at a slab's face, which `min`/`max` skip), so a box
+/// costs multiplications only. Boxes are padded by [`BOX_PADDING`], far
+/// above the rounding of this test, so it never culls a box whose
+/// triangles the exact test would hit.
+fn meets_box(
+    origin: DVec3,
+    inv_dir: DVec3,
+    min: DVec3,
+    max: DVec3,
+    mut lo: f64,
+    mut hi: f64,
+) -> bool {
     for axis in 0..3 {
-        let (o, d) = (ray.origin[axis], ray.direction[axis]);
-        if d == 0.0 {
-            if o < min[axis] || o > max[axis] {
-                return None;
-            }
-            continue;
-        }
-        let inv = 1.0 / d;
-        let (t1, t2) = ((min[axis] - o) * inv, (max[axis] - o) * inv);
+        let t1 = (min[axis] - origin[axis]) * inv_dir[axis];
+        let t2 = (max[axis] - origin[axis]) * inv_dir[axis];
         lo = lo.max(t1.min(t2));
         hi = hi.min(t1.max(t2));
         if lo > hi {
-            return None;
+            return false;
         }
     }
-    Some(())
+    true
 }
 
 impl Ground for TriangleMesh {
@@ -281,6 +286,7 @@ impl Ground for TriangleMesh {
             return None;
         }
         let mut best: Option<(f64, u32)> = None;
+        let inv_dir = DVec3::ONE / ray.direction;
         let mut stack = [0u32; MAX_DEPTH];
         let mut depth = 1;
         while depth > 0 {
@@ -289,7 +295,7 @@ impl Ground for TriangleMesh {
             // Ties at the best parameter still matter (a lower index wins),
             // so boxes are culled only beyond it, not at it.
             let t_max = best.map_or(reach, |(t, _)| t);
-            if clip_to_box(ray, node.min, node.max, -reach, t_max).is_none() {
+            if !meets_box(ray.origin, inv_dir, node.min, node.max, -reach, t_max) {
                 continue;
             }
             if node.count == 0 {

@@ -1,9 +1,11 @@
-//! Tracks: a closed centre line plus a width, stored as JSON data
-//! (`tracks/`). The stored control points are smoothed with a closed
-//! uniform Catmull-Rom spline into a dense polyline at load time, using
-//! arithmetic only, so every target builds the same points.
+//! Tracks: a closed centre line plus a width, and optionally elevation and
+//! banking, stored as JSON data (`tracks/`). The stored control points are
+//! smoothed with a closed uniform Catmull-Rom spline into a dense polyline
+//! at load time, using arithmetic only, so every target builds the same
+//! points. `Track::ground` (`ground.rs`) builds the track's 3D surface.
 
 pub(crate) mod driver;
+mod ground;
 
 use glam::DVec2;
 use serde::Deserialize;
@@ -16,7 +18,10 @@ const SAMPLES_PER_SEGMENT: usize = 12;
 const MAX_CONTROL_POINTS: usize = 4096;
 
 /// (name, JSON) of the built-in tracks.
-const TRACKS: &[(&str, &str)] = &[("brandwood", include_str!("../../tracks/brandwood.json"))];
+const TRACKS: &[(&str, &str)] = &[
+    ("brandwood", include_str!("../../tracks/brandwood.json")),
+    ("hillcrest", include_str!("../../tracks/hillcrest.json")),
+];
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -24,7 +29,18 @@ struct TrackFile {
     name: String,
     width: f64,
     centre_line: Vec<[f64; 2]>,
+    /// Height of the centre line at each control point, m (flat when
+    /// absent).
+    #[serde(default)]
+    elevation: Option<Vec<f64>>,
+    /// Banking at each control point, rad: positive raises the right-hand
+    /// edge (the outside of a left-hand bend). Flat when absent.
+    #[serde(default)]
+    banking: Option<Vec<f64>>,
 }
+
+/// Steepest banking a track file may ask for, rad (about 30°).
+const MAX_BANKING: f64 = 0.52;
 
 /// A closed track.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +57,10 @@ pub struct Track {
     /// of dividing.
     inv_length_squared: Vec<f64>,
     length: f64,
+    /// Height of the centre line at each point, m.
+    elevation: Vec<f64>,
+    /// Banking at each point, rad (positive: right-hand edge up).
+    banking: Vec<f64>,
 }
 
 /// Where a position lies relative to the centre line.
@@ -108,8 +128,37 @@ impl Track {
         if let Some(i) = control.iter().position(|p| !p.is_finite()) {
             return Err(bad(format!("centre_line[{i}] is not finite")));
         }
+        let profile = |values: Option<Vec<f64>>, what: &str, max: f64| -> Result<Vec<f64>> {
+            let Some(values) = values else {
+                return Ok(vec![0.0; n * SAMPLES_PER_SEGMENT]);
+            };
+            if values.len() != n {
+                return Err(bad(format!(
+                    "{what} needs one value per centre_line point ({n}), got {}",
+                    values.len()
+                )));
+            }
+            if let Some(i) = values
+                .iter()
+                .position(|v| !(v.is_finite() && v.abs() <= max))
+            {
+                return Err(bad(format!(
+                    "{what}[{i}] must be finite and within ±{max}, got {}",
+                    values[i]
+                )));
+            }
+            // Smoothed like the centre line: the same spline on the
+            // values as the y of points at x = 0.
+            let as_points: Vec<DVec2> = values.iter().map(|&v| DVec2::new(0.0, v)).collect();
+            Ok(catmull_rom_closed(&as_points).iter().map(|p| p.y).collect())
+        };
+        let elevation = profile(file.elevation, "elevation", 1e4)?;
+        let banking = profile(file.banking, "banking", MAX_BANKING)?;
         let points = catmull_rom_closed(&control);
-        Track::from_points(file.name, file.width, points).map_err(bad)
+        let mut track = Track::from_points(file.name, file.width, points).map_err(bad)?;
+        track.elevation = elevation;
+        track.banking = banking;
+        Ok(track)
     }
 
     fn from_points(name: String, width: f64, points: Vec<DVec2>) -> Result<Track, String> {
@@ -138,7 +187,22 @@ impl Track {
             curvature,
             inv_length_squared,
             length: total,
+            elevation: vec![0.0; n],
+            banking: vec![0.0; n],
         })
+    }
+
+    /// Height of the centre line at each of [`points`](Self::points), m.
+    #[must_use]
+    pub fn elevation(&self) -> &[f64] {
+        &self.elevation
+    }
+
+    /// Banking at each of [`points`](Self::points), rad (positive: the
+    /// right-hand edge is higher).
+    #[must_use]
+    pub fn banking(&self) -> &[f64] {
+        &self.banking
     }
 
     /// Track name.

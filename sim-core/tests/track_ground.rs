@@ -1,0 +1,148 @@
+//! The built-in tracks' 3D surfaces: the road follows the centre line's
+//! elevation, kerbs and grass lie where they should, barriers close the
+//! run-off, and the AI laps both tracks on them with every preset.
+
+use std::sync::Arc;
+
+use skidpad_core::glam::{DVec2, DVec3};
+use skidpad_core::{
+    Ground, GroundRay, InitialPose, SurfaceId, Track, World, WorldConfig, preset, preset_names,
+    track_names,
+};
+
+const DT: f64 = 1.0 / 60.0;
+
+fn down_at(ground: &dyn Ground, p: DVec2) -> Option<(f64, Option<SurfaceId>)> {
+    ground
+        .cast_ray(&GroundRay {
+            origin: DVec3::new(p.x, p.y, 1000.0),
+            direction: -DVec3::Z,
+            max_distance: 1100.0,
+        })
+        .map(|hit| (hit.point.z, hit.surface))
+}
+
+#[test]
+fn the_ground_follows_the_centre_line_with_kerbs_grass_and_barriers() {
+    assert_eq!(track_names(), ["brandwood", "hillcrest"]);
+    for name in track_names() {
+        let track = Track::builtin(name).unwrap();
+        let ground = track.ground().unwrap();
+        let (lo, hi) = track
+            .elevation()
+            .iter()
+            .fold((f64::MAX, f64::MIN), |(a, b), &z| (a.min(z), b.max(z)));
+        if name == "hillcrest" {
+            assert!(hi - lo > 15.0, "hillcrest climbs: {lo}..{hi} m");
+        } else {
+            assert_eq!((lo, hi), (0.0, 0.0), "brandwood is flat");
+        }
+        let half = track.width() / 2.0;
+        for i in (0..track.points().len()).step_by(7) {
+            let p = track.points()[i];
+            let next = track.points()[(i + 1) % track.points().len()];
+            let left = (next - p).normalize().perp();
+            let (z, surface) = down_at(&ground, p).unwrap();
+            assert!(
+                (z - track.elevation()[i]).abs() < 1e-6,
+                "{name} point {i}: {z}"
+            );
+            assert_eq!(surface, Some(SurfaceId::DRY_ASPHALT));
+            for side in [1.0, -1.0] {
+                let (_, kerb) = down_at(&ground, p + left * side * (half + 0.5)).unwrap();
+                assert_eq!(kerb, Some(SurfaceId::KERB), "{name} point {i} side {side}");
+                let (_, grass) = down_at(&ground, p + left * side * (half + 4.0)).unwrap();
+                assert_eq!(
+                    grass,
+                    Some(SurfaceId::GRASS),
+                    "{name} point {i} side {side}"
+                );
+            }
+            // The outside barrier: a ray across the run-off from the track,
+            // above the banked kerb, meets a wall facing it.
+            let wall = ground.cast_ray(&GroundRay {
+                origin: DVec3::new(p.x, p.y, track.elevation()[i] + 1.0),
+                direction: left.extend(0.0)
+                    * if track.curvature()[i] > 0.0 {
+                        -1.0
+                    } else {
+                        1.0
+                    },
+                max_distance: 30.0,
+            });
+            let wall = wall.unwrap_or_else(|| panic!("{name} point {i}: no barrier"));
+            assert!(
+                wall.normal.z.abs() < 1e-9 && wall.distance > half + 1.0,
+                "{wall:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_ai_laps_both_tracks_on_their_ground_with_every_preset() {
+    for name in track_names() {
+        let track = Arc::new(Track::builtin(name).unwrap());
+        let ground = Arc::new(track.ground().unwrap());
+        for car_name in preset_names() {
+            let mut world = World::new(WorldConfig::default()).unwrap();
+            world.set_ground(ground.clone()).unwrap();
+            let (p, dir) = track.point_at(0.0);
+            let id = world
+                .add_car(
+                    &preset(car_name).unwrap(),
+                    InitialPose {
+                        x: p.x,
+                        y: p.y,
+                        yaw: libm::atan2(dir.y, dir.x),
+                        speed: 10.0,
+                    },
+                )
+                .unwrap();
+            world.set_driver(id, Some(track.clone())).unwrap();
+            let (mut raced, mut last) = (0.0, 0.0);
+            let mut off_road = 0;
+            let mut steps = 0;
+            while raced < track.length() {
+                world.step(DT).unwrap();
+                steps += 1;
+                assert!(
+                    steps < 60 * 150,
+                    "{name}, {car_name}: no lap in 150 s ({raced:.0} m)"
+                );
+                let pose = world.pose(id).unwrap();
+                let at = track.locate(pose.position.truncate());
+                let mut delta = at.distance - last;
+                if delta < -track.length() / 2.0 {
+                    delta += track.length();
+                }
+                raced += delta;
+                last = at.distance;
+                if at.offset.abs() > track.width() / 2.0 + 1.0 {
+                    off_road += 1;
+                }
+                let height = pose.position.z - track.elevation()[at.segment];
+                assert!(
+                    height > -1.0 && height < 3.0,
+                    "{name}, {car_name}: {height} m above the road"
+                );
+            }
+            // The AI plans its speed from the bends alone (not crests,
+            // dips or banking), so on hillcrest the light kart runs wide
+            // onto the kerbs' far side now and then.
+            println!(
+                "{name}, {car_name}: lap in {:.1} s, beyond the kerbs {:.1} % of it",
+                steps as f64 * DT,
+                100.0 * off_road as f64 / steps as f64
+            );
+            assert!(
+                off_road * 10 < steps,
+                "{name}, {car_name}: off the road for {off_road} of {steps} steps"
+            );
+            assert!(
+                world.contacts().iter().all(|c| c.second.is_some()),
+                "no wall"
+            );
+        }
+    }
+}
