@@ -7,12 +7,18 @@
 //!
 //! `car_step_threads` steps a 20-car field on pools of 1 and 2 threads.
 //!
+//! `car_step_ground` steps the same 20-car field on one thread on the
+//! plane and on the built-in track's own triangle mesh (`Track::ground`,
+//! flat like the plane), in one run: what the mesh's rays cost.
+//!
 //! Run: `cargo bench -p skidpad-core --bench car_step`. Criterion reports
 //! time per host step of the whole world; divide by the car count, or read
 //! the per-car figure that `cargo xtask bench` prints.
 
+use std::sync::Arc;
+
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use skidpad_core::Lod;
+use skidpad_core::{Lod, Track};
 use skidpad_fixtures::{RACING_DT as DT, racing_world};
 
 fn car_step(c: &mut Criterion) {
@@ -48,6 +54,31 @@ fn car_step(c: &mut Criterion) {
             let mut world = racing_world(20, lod, true).expect("racing field");
             group.throughput(Throughput::Elements(20));
             group.bench_with_input(BenchmarkId::from_parameter(threads), &threads, |b, _| {
+                pool.install(|| b.iter(|| world.step(DT).expect("step")));
+            });
+        }
+        group.finish();
+    }
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .expect("thread pool");
+    for (name, lod) in [
+        ("full_1khz", Lod::Full),
+        ("single_track_240hz", Lod::SingleTrack),
+    ] {
+        let mut group = c.benchmark_group(format!("car_step_ground/{name}"));
+        for ground in ["plane", "track_mesh"] {
+            let mut world = racing_world(20, lod, true).expect("racing field");
+            if ground == "track_mesh" {
+                // The track is flat, so the cars stand where they stood.
+                let mesh = Track::builtin("brandwood")
+                    .and_then(|t| t.ground())
+                    .expect("track ground");
+                world.set_ground(Arc::new(mesh)).expect("ground");
+            }
+            group.throughput(Throughput::Elements(20));
+            group.bench_with_input(BenchmarkId::from_parameter(ground), &ground, |b, _| {
                 pool.install(|| b.iter(|| world.step(DT).expect("step")));
             });
         }

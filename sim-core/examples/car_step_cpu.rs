@@ -3,9 +3,7 @@
 //! wasm build under node, so both are measured in the same minutes of a
 //! noisy machine, and counts this program's instructions under callgrind.
 //!
-//! Usage: `car_step_cpu full|single_track ROUNDS STEPS_PER_ROUND [plane|track]`
-//! (`track`: on the built-in track's triangle-mesh ground instead of the
-//! plane, after the warm-up; same field, same flat track). Prints
+//! Usage: `car_step_cpu full|single_track ROUNDS STEPS_PER_ROUND`. Prints
 //! JSON: `cpu_ns_per_car_step` (one value per round), `cars`, and
 //! `stepped_car_substeps`: every model substep taken by `World::step` in
 //! the whole run, warm-ups included, which is what callgrind counts with
@@ -14,9 +12,7 @@
 //! CPU time is the stepping thread's own (`CLOCK_THREAD_CPUTIME_ID`), so
 //! time the machine gave to other work does not count.
 
-use std::sync::Arc;
-
-use skidpad_core::{CarId, Lod, Track};
+use skidpad_core::{CarId, Lod};
 use skidpad_fixtures::{RACING_DT, RACING_WARM_UP_STEPS, racing_world};
 
 const CARS: usize = 20;
@@ -52,12 +48,6 @@ fn main() {
         .expect("thread pool");
     let (per_round, stepped) = pool.install(|| {
         let mut world = racing_world(CARS, lod, true).expect("racing field");
-        if args.get(3).map(String::as_str) == Some("track") {
-            let mesh = Track::builtin("brandwood")
-                .and_then(|t| t.ground())
-                .expect("track ground");
-            world.set_ground(Arc::new(mesh)).expect("ground");
-        }
         let warm_up = RACING_WARM_UP_STEPS + steps;
         for _ in 0..steps {
             world.step(RACING_DT).expect("warm-up step");
