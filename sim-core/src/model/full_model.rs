@@ -73,7 +73,7 @@ pub(crate) fn substep(
             direction: -up,
             max_distance: geometry.ray_length,
         };
-        let hit = env.ground.cast_ray(&ray)?;
+        let hit = env.cast_ray(&ray)?;
         let compression = geometry.ray_length - hit.distance;
         (compression > 0.0).then_some(StrutHit {
             point: hit.point,

@@ -5,7 +5,7 @@
 
 use glam::DVec3;
 
-use crate::ground::{Ground, GroundHit, GroundRay};
+use crate::ground::{FlatGround, Ground, GroundHit, GroundRay};
 use crate::lod::Lod;
 use crate::model::drivetrain;
 use crate::model::steering::SteerGeometry;
@@ -21,6 +21,21 @@ pub(crate) struct Environment<'a> {
     pub air_density: f64,
     pub surfaces: &'a SurfaceTable,
     pub ground: &'a dyn Ground,
+    /// The ground is the plane z = 0 (its fingerprint says so): its rays
+    /// are answered by `FlatGround` directly, inlined, not through the
+    /// trait object.
+    pub flat: bool,
+}
+
+impl Environment<'_> {
+    /// The ground's answer to `ray`.
+    pub(crate) fn cast_ray(&self, ray: &GroundRay) -> Option<GroundHit> {
+        if self.flat {
+            FlatGround.cast_ray(ray)
+        } else {
+            self.ground.cast_ray(ray)
+        }
+    }
 }
 
 /// How far above and below its centre of mass a single-track car looks
@@ -66,7 +81,7 @@ impl HostStep {
         drivetrain::select_gear(def, state, forward_speed);
         let ground_below = (level == Lod::SingleTrack)
             .then(|| {
-                env.ground.cast_ray(&GroundRay {
+                env.cast_ray(&GroundRay {
                     origin: state.position,
                     direction: -DVec3::Z,
                     max_distance: SINGLE_TRACK_GROUND_REACH,

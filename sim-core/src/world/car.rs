@@ -177,7 +177,7 @@ impl Car {
                 self.def.chassis.mass,
                 &self.params,
                 &mut self.state,
-                env.ground,
+                env,
             );
         }
         self.state.elapsed += dt;

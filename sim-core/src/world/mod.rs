@@ -77,6 +77,8 @@ pub struct World {
     rollback: Vec<CarState>,
     /// What the wheels stand on; the plane unless the game sets another.
     ground: Arc<dyn Ground>,
+    /// `ground` has the plane's fingerprint (see `Environment::flat`).
+    flat_ground: bool,
     /// Car-to-car contacts of the last step, in pair order.
     contacts: Vec<Contact>,
     /// Reused scratch of the contact pass.
@@ -105,6 +107,7 @@ impl World {
             last_step: Vec::new(),
             rollback: Vec::new(),
             ground: Arc::new(FlatGround),
+            flat_ground: true,
             contacts: Vec::new(),
             footprints: Vec::new(),
         })
@@ -125,6 +128,7 @@ impl World {
         if let Some(max) = ground.max_surface_id() {
             self.config.surfaces.get(max)?;
         }
+        self.flat_ground = ground.fingerprint() == FlatGround::plane_fingerprint();
         self.ground = ground;
         Ok(())
     }
@@ -233,6 +237,7 @@ impl World {
             air_density: self.config.air_density,
             surfaces: &self.config.surfaces,
             ground: self.ground.as_ref(),
+            flat: self.flat_ground,
         };
         let mut failed = stepping::step_cars(&mut self.cars, dt, &env);
         if failed.is_none() {
