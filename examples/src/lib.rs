@@ -3,4 +3,5 @@
 //! manoeuvres (`validation`), shared by the `validation` example that
 //! prints `VALIDATION.md`'s table and by `tests/validation.rs`.
 
+pub mod rapier_host;
 pub mod validation;
