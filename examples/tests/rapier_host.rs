@@ -10,7 +10,11 @@ fn a_car_on_rapier_colliders_records_and_replays_bit_for_bit() {
     let report = rapier_host::run().unwrap();
     assert_eq!(
         report.surfaces,
-        [SurfaceId::DRY_ASPHALT, SurfaceId::GRAVEL, SurfaceId::DRY_ASPHALT],
+        [
+            SurfaceId::DRY_ASPHALT,
+            SurfaceId::GRAVEL,
+            SurfaceId::DRY_ASPHALT
+        ],
         "the surfaces come from the colliders' user data"
     );
     // The ramp rises about 3.5 m; the car leaves it with its centre of
@@ -19,7 +23,11 @@ fn a_car_on_rapier_colliders_records_and_replays_bit_for_bit() {
     assert!(report.wall_contacts > 0, "the body met the wall");
     assert_eq!(report.desyncs, 0);
     assert_eq!(report.hashes.0, report.hashes.1);
-    assert!(report.plane_error.contains("rapier world of 3 colliders"), "{}", report.plane_error);
+    assert!(
+        report.plane_error.contains("rapier world of 3 colliders"),
+        "{}",
+        report.plane_error
+    );
     let (duration, x, _) = report.ghost;
     assert!(duration > 9.9 && x > 20.0, "{:?}", report.ghost);
 }
