@@ -5,7 +5,7 @@
 //! points. `Track::ground` (`ground.rs`) builds the track's 3D surface.
 
 pub(crate) mod driver;
-mod ground;
+pub(crate) mod ground;
 
 use glam::DVec2;
 use serde::Deserialize;
