@@ -2,9 +2,11 @@
 //! with the ground it was recorded on, which a replay names but does not
 //! hold).
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
-use skidpad_core::{FlatGround, Ground, InitialPose, Track, World, WorldConfig, track_names};
+use skidpad_core::{
+    FlatGround, Ground, InitialPose, Track, TriangleMesh, World, WorldConfig, track_names,
+};
 
 use crate::replay::Replay;
 use crate::{ReplayError, Result};
@@ -24,15 +26,29 @@ pub fn create_replay_world(replay: &Replay) -> Result<World> {
 /// surface; the plane otherwise.
 pub(crate) fn known_ground(replay: &Replay) -> Result<Arc<dyn Ground>> {
     let (fingerprint, _) = replay.header.ground()?;
-    if fingerprint != FlatGround::plane_fingerprint() {
-        for name in track_names() {
-            let mesh = Track::builtin(name)?.ground()?;
-            if mesh.fingerprint() == fingerprint {
-                return Ok(Arc::new(mesh));
-            }
-        }
+    if fingerprint != FlatGround::plane_fingerprint()
+        && let Some(mesh) = track_grounds()
+            .iter()
+            .find(|m| m.fingerprint() == fingerprint)
+    {
+        let ground: Arc<dyn Ground> = mesh.clone();
+        return Ok(ground);
     }
     Ok(Arc::new(FlatGround))
+}
+
+/// The built-in tracks' surfaces, built once per process: a service that
+/// verifies many replays does not rebuild a mesh and its hierarchy for
+/// each (every built-in track builds; `track_ground.rs` tests it).
+fn track_grounds() -> &'static [Arc<TriangleMesh>] {
+    static GROUNDS: OnceLock<Vec<Arc<TriangleMesh>>> = OnceLock::new();
+    GROUNDS.get_or_init(|| {
+        track_names()
+            .into_iter()
+            .filter_map(|name| Track::builtin(name).and_then(|t| t.ground()).ok())
+            .map(Arc::new)
+            .collect()
+    })
 }
 
 /// [`create_replay_world`] on `ground`, the one the replay was recorded

@@ -13,6 +13,9 @@ use crate::{CoreError, Result};
 /// heights, far more than any track needs.
 pub const MAX_HEIGHTFIELD_SAMPLES: usize = 1 << 24;
 
+/// Largest |height| accepted, m.
+const MAX_HEIGHT: f64 = 1e4;
+
 /// Heights on a square grid. Sample `(i, j)` (column `i` along +x, row `j`
 /// along +y) sits at `(x0 + i·spacing, y0 + j·spacing, heights[j·columns +
 /// i])`. Cell `(i, j)` is triangles `2·(j·(columns − 1) + i)` (below its
@@ -120,11 +123,12 @@ impl Heightfield {
     /// outside the grid.
     #[must_use]
     pub fn height_at(&self, x: f64, y: f64) -> Option<f64> {
-        let top = self.heights.iter().fold(f64::MIN, |m, &h| m.max(h));
+        // Straight down from above the highest height `new` accepts, far
+        // enough to reach the lowest.
         let ray = GroundRay {
-            origin: DVec3::new(x, y, top + 1.0),
+            origin: DVec3::new(x, y, MAX_HEIGHT + 1.0),
             direction: -DVec3::Z,
-            max_distance: top + 1.0e4 + 1.0,
+            max_distance: 2.0 * MAX_HEIGHT + 2.0,
         };
         self.cast_ray(&ray).map(|hit| hit.point.z)
     }

@@ -13,6 +13,7 @@
 use glam::{DMat3, DVec3};
 
 use crate::ground::GroundRay;
+use crate::model::impulse::contact_impulse;
 use crate::model::substep::Environment;
 use crate::state::car_state::CarState;
 use crate::vehicle::body::BodyBox;
@@ -89,17 +90,8 @@ pub(crate) fn resolve(
         let inverse_mass =
             |dir: DVec3| 1.0 / mass + dir.dot(inverse_inertia(r.cross(dir)).cross(r));
         let velocity = state.velocity + (m * state.angular_velocity).cross(r);
-        let into = velocity.dot(n);
-        let normal_impulse = if into < 0.0 {
-            -(1.0 + RESTITUTION) * into / inverse_mass(n)
-        } else {
-            0.0
-        };
-        let mut impulse = n * normal_impulse;
-        if let Some(t) = (velocity - n * into).try_normalize() {
-            let limit = FRICTION * normal_impulse;
-            impulse += t * (-velocity.dot(t) / inverse_mass(t)).clamp(-limit, limit);
-        }
+        let (impulse, normal_impulse) =
+            contact_impulse(velocity, n, RESTITUTION, FRICTION, inverse_mass);
         state.velocity += impulse / mass;
         state.angular_velocity += params.inv_inertia * (m.transpose() * r.cross(impulse));
         total += normal_impulse;

@@ -7,6 +7,7 @@ pub(crate) mod assists;
 pub(crate) mod body_contact;
 pub(crate) mod drivetrain;
 pub(crate) mod full_model;
+pub(crate) mod impulse;
 pub(crate) mod outputs;
 pub(crate) mod single_track;
 pub(crate) mod steering;

@@ -21,6 +21,7 @@ use glam::{DMat3, DVec2, DVec3};
 
 use crate::ids::CarId;
 use crate::lod::Lod;
+use crate::model::impulse::contact_impulse;
 use crate::vehicle::body::BodyBox;
 use crate::world::car::Car;
 
@@ -191,19 +192,13 @@ fn push_apart(a: &mut Car, b: &mut Car, hit: &Overlap) -> f64 {
             + dir.dot(inverse_inertia(a, &ma, ra.cross(dir)).cross(ra))
             + dir.dot(inverse_inertia(b, &mb, rb.cross(dir)).cross(rb))
     };
-    let closing = relative.dot(n);
-    let normal_impulse = if closing < 0.0 {
-        -(1.0 + CONTACT_RESTITUTION) * closing / inverse_mass(n)
-    } else {
-        0.0
-    };
-    let mut impulse = n * normal_impulse;
-    let sliding = relative - n * closing;
-    if let Some(t) = sliding.try_normalize() {
-        let limit = CONTACT_FRICTION * normal_impulse;
-        let friction = (-relative.dot(t) / inverse_mass(t)).clamp(-limit, limit);
-        impulse += t * friction;
-    }
+    let (impulse, normal_impulse) = contact_impulse(
+        relative,
+        n,
+        CONTACT_RESTITUTION,
+        CONTACT_FRICTION,
+        inverse_mass,
+    );
     a.state.velocity -= impulse * ima;
     b.state.velocity += impulse * imb;
     // Angular velocity is kept in the body frame.
