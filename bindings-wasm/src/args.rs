@@ -59,7 +59,7 @@ pub fn u64_arg(value: &JsValue, what: &str) -> JsResult<u64> {
 
 /// A car id.
 pub fn car_id(value: &JsValue) -> JsResult<CarId> {
-    u32_arg(value, "car id").map(CarId)
+    u32_arg(value, "car id").map(CarId::from_raw)
 }
 
 /// A string, or RangeError.

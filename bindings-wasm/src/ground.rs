@@ -90,13 +90,13 @@ pub(crate) fn contacts(contacts: &[Contact]) -> JsResult<Array> {
     let out = Array::new();
     for c in contacts {
         let object = args::object_of_numbers(&[
-            ("first", f64::from(c.first.0)),
+            ("first", f64::from(c.first.to_raw())),
             ("depth", c.depth),
             ("impulse", c.impulse),
         ])?;
         let second = c
             .second
-            .map_or(JsValue::NULL, |car| f64::from(car.0).into());
+            .map_or(JsValue::NULL, |car| f64::from(car.to_raw()).into());
         let vector = |v: DVec3| Array::of3(&v.x.into(), &v.y.into(), &v.z.into());
         for (key, value) in [
             ("second", second),

@@ -357,12 +357,16 @@ pub(crate) fn desync_object(report: &DesyncReport) -> JsResult<JsValue> {
         &"step".into(),
         &JsValue::from_f64(report.step as f64),
     )?;
-    let cars: Array = report.cars.iter().map(|c| JsValue::from(c.0)).collect();
+    let cars: Array = report
+        .cars
+        .iter()
+        .map(|c| JsValue::from(c.to_raw()))
+        .collect();
     Reflect::set(&object, &"cars".into(), &cars)?;
     let fields = Array::new();
     for diff in &report.fields {
         let f = Object::new();
-        Reflect::set(&f, &"car".into(), &JsValue::from(diff.car.0))?;
+        Reflect::set(&f, &"car".into(), &JsValue::from(diff.car.to_raw()))?;
         Reflect::set(&f, &"field".into(), &JsValue::from_str(diff.field))?;
         Reflect::set(&f, &"recorded".into(), &JsValue::from_f64(diff.recorded))?;
         Reflect::set(&f, &"simulated".into(), &JsValue::from_f64(diff.simulated))?;

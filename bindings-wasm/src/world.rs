@@ -11,7 +11,9 @@ use std::sync::Arc;
 
 use js_sys::{Array, Float32Array, Float64Array, Uint8Array, Uint32Array};
 use skidpad_core::hex;
-use skidpad_core::{CarDefinition, CarInput, GroundSlope, InitialPose, Track, WorldConfig, preset};
+use skidpad_core::{
+    CarDefinition, CarId, CarInput, GroundSlope, InitialPose, Track, WorldConfig, preset,
+};
 use wasm_bindgen::prelude::*;
 
 use crate::args::{self, car_id, field, number, number_or, object_of_numbers};
@@ -244,7 +246,7 @@ impl World {
         let json = args::string(&definition_json, "definition")?;
         let def = CarDefinition::from_json(&json).map_err(core_error)?;
         let pose = initial_pose(&pose)?;
-        self.with_mut(|w| w.add_car(&def, pose).map(|id| id.0).map_err(core_error))
+        self.with_mut(|w| w.add_car(&def, pose).map(CarId::to_raw).map_err(core_error))
     }
 
     /// Adds a car of a built-in preset (see `presetNames()`).
@@ -257,14 +259,14 @@ impl World {
         let name = args::string(&name, "preset name")?;
         let def = preset(&name).map_err(core_error)?;
         let pose = initial_pose(&pose)?;
-        self.with_mut(|w| w.add_car(&def, pose).map(|id| id.0).map_err(core_error))
+        self.with_mut(|w| w.add_car(&def, pose).map(CarId::to_raw).map_err(core_error))
     }
 
     /// The car ids, in stepping order.
     #[wasm_bindgen(js_name = carIds)]
     pub fn car_ids(&self) -> JsResult<Uint32Array> {
         self.with(|w| {
-            let ids: Vec<u32> = w.car_ids().map(|c| c.0).collect();
+            let ids: Vec<u32> = w.car_ids().map(CarId::to_raw).collect();
             Ok(Uint32Array::from(ids.as_slice()))
         })
     }

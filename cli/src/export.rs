@@ -4,9 +4,11 @@
 //! The JSON object is `{ "cars", "channels", "steps": [ {"step", "t",
 //! "cars": [[value per channel], …]} … ], "events": [ … ] }`, written as it
 //! is produced so a long replay never sits in memory as one JSON value.
+//! Cars are named by their index in the replay; a car the recording
+//! removed has `null` rows from the step it was removed at.
 //! Events: `lap` (car, lap, time), `contact` (car, other: a car or
 //! `"ground"`, impulse in N·s, point; one per contact and step),
-//! `keyframe`, `desync`.
+//! `removed` (car), `keyframe`, `desync`.
 
 use std::io::Write;
 use std::path::Path;
@@ -87,8 +89,13 @@ pub fn export_json(
     progress.set_length(replay.header.step_count);
     let track = Arc::new(files::track_of(&replay)?);
     let mut player = files::straight_player(&replay, limits)?;
-    let mut cutters: Vec<LapCutter> = (0..replay.cars.len() as u32)
-        .map(|c| LapCutter::new(CarId(c), track.clone()))
+    // The playback world's id of each replay car, in replay order: rows
+    // and events name cars by their replay index.
+    let ids: Vec<CarId> = player.car_ids().to_vec();
+    let index_of = |id: CarId| ids.iter().position(|&c| c == id).map(|i| i as u32);
+    let mut cutters: Vec<LapCutter> = ids
+        .iter()
+        .map(|&id| LapCutter::new(id, track.clone()))
         .collect();
     let mut events = Vec::new();
     let names: Vec<&str> = replay.definitions.iter().map(|d| d.name.as_str()).collect();
@@ -107,13 +114,26 @@ pub fn export_json(
         time += dt;
         let world = player.world();
         let mut rows = Vec::with_capacity(cutters.len());
-        for (c, cutter) in cutters.iter_mut().enumerate() {
-            let id = CarId(c as u32);
+        for (c, (cutter, &id)) in cutters.iter_mut().zip(&ids).enumerate() {
+            if !world.contains_car(id) {
+                // Removed: a null row from the step it was removed at.
+                // (One event, at the first row without the car.)
+                if let Some(at) = replay.cars[c].removed_at
+                    && at.max(1) == step
+                {
+                    events.push(Event {
+                        car: Some(c as u32),
+                        ..Event::at(at, "removed")
+                    });
+                }
+                rows.push(None);
+                continue;
+            }
             let row = CHANNELS
                 .iter()
                 .map(|name| world.channel(id, name))
                 .collect::<Result<Vec<f64>, _>>()?;
-            rows.push(row);
+            rows.push(Some(row));
             if let Some(done) = cutter.observe(world, dt)? {
                 events.push(Event {
                     car: Some(c as u32),
@@ -132,9 +152,9 @@ pub fn export_json(
         )?;
         for contact in world.contacts() {
             events.push(Event {
-                car: Some(contact.first.0),
-                other: Some(match contact.second {
-                    Some(car) => car.0.into(),
+                car: index_of(contact.first),
+                other: Some(match contact.second.and_then(index_of) {
+                    Some(car) => car.into(),
                     None => "ground".into(),
                 }),
                 impulse: Some(contact.impulse),

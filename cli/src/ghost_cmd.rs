@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use anyhow::{Result, bail};
 use serde::Serialize;
-use skidpad_core::CarId;
 use skidpad_ghost::{LapCutter, encode_ghost};
 use skidpad_replay::Limits;
 
@@ -49,7 +48,10 @@ pub fn export_lap(
     }
     let track = Arc::new(files::track_of(&replay)?);
     let mut player = files::straight_player(&replay, limits)?;
-    let mut cutter = LapCutter::new(CarId(car), track);
+    let id = player
+        .car_id(car as usize)
+        .ok_or_else(|| anyhow::anyhow!("the replay has no car {car}"))?;
+    let mut cutter = LapCutter::new(id, track);
     while player.advance()? {
         let dt = replay.dt.at(player.step() - 1).unwrap_or(1.0 / 60.0);
         if let Some(done) = cutter.observe(player.world(), dt)?

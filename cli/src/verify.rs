@@ -53,12 +53,12 @@ impl From<&DesyncReport> for FirstDesync {
     fn from(d: &DesyncReport) -> Self {
         FirstDesync {
             step: d.step,
-            cars: d.cars.iter().map(|c| c.0).collect(),
+            cars: d.cars.iter().map(|c| c.to_raw()).collect(),
             fields: d
                 .fields
                 .iter()
                 .map(|f| FieldReport {
-                    car: f.car.0,
+                    car: f.car.to_raw(),
                     field: f.field,
                     recorded: f.recorded,
                     simulated: f.simulated,

@@ -128,7 +128,7 @@ fn backing_over_the_line_and_driving_on_ends_no_lap() {
         ..CarInput::default()
     };
     drive(&mut world, &mut cutter, reverse, 240);
-    let behind = world.pose(CarId(0)).unwrap().position.x;
+    let behind = world.pose(CarId::from_raw(0)).unwrap().position.x;
     assert!(behind < -3.0, "backed over the line to x = {behind}");
     let brake = CarInput {
         brake: 1.0,
@@ -141,6 +141,6 @@ fn backing_over_the_line_and_driving_on_ends_no_lap() {
         ..CarInput::default()
     };
     drive(&mut world, &mut cutter, forward, 480);
-    assert!(world.pose(CarId(0)).unwrap().position.x > 20.0);
+    assert!(world.pose(CarId::from_raw(0)).unwrap().position.x > 20.0);
     assert_eq!(cutter.laps(), 0);
 }

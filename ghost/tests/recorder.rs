@@ -91,7 +91,7 @@ fn bad_arguments_are_errors() {
             Err(GhostError::InvalidArgument { .. })
         ));
     }
-    let mut stranger = GhostRecorder::new(CarId(9));
+    let mut stranger = GhostRecorder::new(CarId::from_raw(9));
     assert!(matches!(
         stranger.sample(&world, DT),
         Err(GhostError::World(_))

@@ -101,7 +101,7 @@ fn check_replay(
             .map(|(_, _, h)| h.clone())
             .ok_or_else(|| format!("{file}: HASHES has no entry for {key}"))
     };
-    let mut cutter = scenario.ghost_cutter();
+    let mut cutter = scenario.ghost_cutter(player.world());
     let mut keyframes = 0;
     let check_here =
         |player: &ReplayPlayer<'_, Box<dyn ReplayHooks>>, key: &str| -> Result<(), String> {

@@ -28,6 +28,9 @@ pub enum Scenario {
     GameLogic,
     /// Two AI cars for ten minutes.
     LongRun,
+    /// Four AI cars; the game removes one in the middle of a keyframe
+    /// interval and another right after a keyframe, and the race goes on.
+    Retirements,
 }
 
 /// A recorded scenario: the replay and its named ghosts.
@@ -40,11 +43,12 @@ pub struct Recording {
 
 impl Scenario {
     /// Every scenario, in file order.
-    pub const ALL: [Scenario; 4] = [
+    pub const ALL: [Scenario; 5] = [
         Scenario::FlatLap,
         Scenario::MixedField,
         Scenario::GameLogic,
         Scenario::LongRun,
+        Scenario::Retirements,
     ];
 
     /// File stem.
@@ -55,6 +59,7 @@ impl Scenario {
             Scenario::MixedField => "mixed_field",
             Scenario::GameLogic => "game_logic",
             Scenario::LongRun => "long_run",
+            Scenario::Retirements => "retirements",
         }
     }
 
@@ -72,6 +77,7 @@ impl Scenario {
             Scenario::MixedField => 60 * 90,
             Scenario::GameLogic => 60 * 60,
             Scenario::LongRun => 60 * 60 * 10,
+            Scenario::Retirements => 60 * 40,
         }
     }
 
@@ -95,6 +101,10 @@ impl Scenario {
             ),
             Scenario::GameLogic => (&["rwd_sports", "fwd_hatchback", "rwd_sports"], 12.0),
             Scenario::LongRun => (&["rwd_sports", "fwd_hatchback"], 10.0),
+            Scenario::Retirements => (
+                &["rwd_sports", "fwd_hatchback", "rwd_sports", "fwd_hatchback"],
+                10.0,
+            ),
         };
         for (k, name) in names.iter().enumerate() {
             let (p, d) = track.point_at(track.length() - 10.0 * k as f64);
@@ -123,12 +133,14 @@ impl Scenario {
         }
     }
 
-    /// Watches a run step by step and cuts the scenario's ghost laps.
+    /// Watches a run of `world` step by step and cuts the scenario's
+    /// ghost laps (of its first car).
     #[must_use]
-    pub fn ghost_cutter(self) -> Option<LapGhostCutter> {
+    pub fn ghost_cutter(self, world: &World) -> Option<LapGhostCutter> {
+        let first = world.car_ids().next()?;
         match self {
-            Scenario::FlatLap => Some(LapGhostCutter::new("flat_lap.skg", CarId(0), 1)),
-            Scenario::LongRun => Some(LapGhostCutter::new("long_run_lap3.skg", CarId(0), 3)),
+            Scenario::FlatLap => Some(LapGhostCutter::new("flat_lap.skg", first, 1)),
+            Scenario::LongRun => Some(LapGhostCutter::new("long_run_lap3.skg", first, 3)),
             _ => None,
         }
     }
@@ -149,11 +161,12 @@ impl Scenario {
             ..RecorderOptions::default()
         };
         let mut recorder = ReplayRecorder::new(&world, options).map_err(|e| e.to_string())?;
-        let mut cutter = self.ghost_cutter();
+        let mut cutter = self.ghost_cutter(&world);
         for step in 0..self.steps() {
             match self {
                 Scenario::MixedField => mixed_field_script(&mut world, step),
                 Scenario::GameLogic => game.borrow_mut().apply(step, &mut world),
+                Scenario::Retirements => retirements_script(&mut world, step),
                 _ => {}
             }
             recorder.step(&mut world, DT).map_err(|e| e.to_string())?;
@@ -176,7 +189,8 @@ fn track() -> Arc<Track> {
 
 /// Level-of-detail and surface changes, cycling over the cars.
 fn mixed_field_script(world: &mut World, step: u64) {
-    let car = CarId((step / 400 % world.car_count() as u64) as u32);
+    let k = (step / 400 % world.car_count() as u64) as usize;
+    let car = world.car_ids().nth(k).expect("car");
     let r = match step % 400 {
         30 => world.set_lod(car, LodSetting::new(Lod::SingleTrack)),
         80 => world.set_wheel_surface(car, Wheel::RearLeft, SurfaceId::GRAVEL),
@@ -188,6 +202,22 @@ fn mixed_field_script(world: &mut World, step: u64) {
         _ => Ok(()),
     };
     r.expect("scripted change is valid");
+}
+
+/// Steps before which the retirements scenario removes a car: inside a
+/// keyframe interval, and right after the keyframe at step 1200 (which the
+/// recorder then takes without the car).
+pub const RETIREMENTS: [(u64, usize); 2] = [(500, 1), (1200, 2)];
+
+/// Removes the second car before step 500 and the third of those left
+/// (the fourth added) before step 1200.
+fn retirements_script(world: &mut World, step: u64) {
+    for (at, k) in RETIREMENTS {
+        if step == at {
+            let car = world.car_ids().nth(k).expect("car");
+            world.remove_car(car).expect("car in the world");
+        }
+    }
 }
 
 /// The game-logic scenario's game: a hill between x = 150 and x = 260 on
@@ -212,7 +242,8 @@ impl HillGame {
             };
             world.set_ground_slope(id, slope).expect("valid slope");
         }
-        let x = world.pose(CarId(0)).expect("car 0").position.x;
+        let first = world.car_ids().next().expect("a car");
+        let x = world.pose(first).expect("car 0").position.x;
         if let Some(last) = self.last_x
             && (last < 100.0) != (x < 100.0)
         {

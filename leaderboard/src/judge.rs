@@ -92,8 +92,14 @@ fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
     let class = car_class(def, car)?;
     check_standing_start(&replay, def, car)?;
 
+    if replay.cars[car as usize].removed_at.is_some() {
+        return Err(Rejection::rules(format!(
+            "car {car} is removed from the race before the replay ends"
+        )));
+    }
     let mut observer = RunObserver {
-        car: CarId(car),
+        index: car as usize,
+        car: None,
         dt: &replay.dt,
         time: 0.0,
         laps: LapTimer::new(track.clone()),
@@ -104,7 +110,7 @@ fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
         return Err(Rejection::Desync {
             step: first.step,
             desyncs: report.desyncs,
-            cars: first.cars.iter().map(|c| c.0).collect(),
+            cars: first.cars.iter().map(|c| c.to_raw()).collect(),
             message: format!(
                 "re-simulation differs from the recording at step {} ({} keyframes differ, {} fields at the first)",
                 first.step,
@@ -115,7 +121,7 @@ fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
                 .fields
                 .into_iter()
                 .map(|f| DesyncField {
-                    car: f.car.0,
+                    car: f.car.to_raw(),
                     field: f.field.to_owned(),
                     recorded: f.recorded,
                     simulated: f.simulated,
@@ -203,7 +209,10 @@ fn check_standing_start(replay: &Replay, def: &CarDefinition, car: u32) -> Resul
 
 /// Sees the ranked car after every re-simulated step.
 struct RunObserver<'r> {
-    car: CarId,
+    /// The judged car's index in the replay, and its id in the playback
+    /// world once the player has started.
+    index: usize,
+    car: Option<CarId>,
     dt: &'r Runs<f64>,
     /// Simulated time after the last observed step, s.
     time: f64,
@@ -212,16 +221,23 @@ struct RunObserver<'r> {
 }
 
 impl ReplayHooks for RunObserver<'_> {
+    fn on_start(&mut self, cars: &[CarId]) {
+        self.car = cars.get(self.index).copied();
+    }
+
     fn after_step(&mut self, step: u64, world: &World) {
         // The player only calls this for steps it played, whose dt, pose,
         // input, level and surfaces all exist.
         let dt = self.dt.at(step - 1).unwrap_or_default();
         self.time += dt;
+        let Some(car) = self.car else {
+            return;
+        };
         if let (Ok(pose), Ok(input), Ok(lod), Ok(surfaces)) = (
-            world.pose(self.car),
-            world.input(self.car),
-            world.lod(self.car),
-            world.wheel_surfaces(self.car),
+            world.pose(car),
+            world.input(car),
+            world.lod(car),
+            world.wheel_surfaces(car),
         ) {
             self.laps.observe(self.time, pose.position.truncate());
             self.audit.observe(dt, input, lod, surfaces);

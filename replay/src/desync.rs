@@ -46,7 +46,7 @@ pub(crate) fn diff_car(car: CarId, recorded: &[u8], simulated: &[u8]) -> Vec<Fie
 
 impl std::fmt::Display for DesyncReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let cars: Vec<String> = self.cars.iter().map(|c| c.0.to_string()).collect();
+        let cars: Vec<String> = self.cars.iter().map(|c| c.to_string()).collect();
         writeln!(
             f,
             "desync at keyframe step {}: car{} {}",

@@ -88,8 +88,10 @@ impl Default for HighlightOptions {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 struct CarWatch {
+    /// The car's id in the playback world.
+    id: CarId,
     /// Distance raced along the track, m (laps unwrapped).
     progress: Option<f64>,
     last_distance: f64,
@@ -163,8 +165,12 @@ impl Watcher<'_> {
     }
 
     fn watch_car(&mut self, step: u64, world: &World, i: usize) -> Option<()> {
-        let car = CarId(i as u32);
-        let pose = world.pose(car).ok()?;
+        let car = self.cars[i].id;
+        let Ok(pose) = world.pose(car) else {
+            // Removed: out of the race, out of every comparison.
+            self.cars[i].progress = None;
+            return None;
+        };
         let here = self.track.locate(pose.position.truncate());
         let length = self.track.length();
         let w = &mut self.cars[i];
@@ -240,8 +246,8 @@ impl ReplayHooks for Watcher<'_> {
                     self.found.push(Highlight {
                         step,
                         kind: HighlightKind::Overtake {
-                            car: CarId(a as u32),
-                            passed: CarId(b as u32),
+                            car: self.cars[a].id,
+                            passed: self.cars[b].id,
                         },
                     });
                 }
@@ -274,12 +280,25 @@ pub fn find_highlights(
         dt_run: 0,
         dt_used: 0,
         time: 0.0,
-        cars: vec![CarWatch::default(); replay.cars.len()],
+        cars: Vec::new(),
         best_lap: f64::INFINITY,
         found: Vec::new(),
         touching: BTreeMap::new(),
     };
     let world = create_replay_world(replay)?;
+    let watcher = Watcher {
+        cars: world
+            .car_ids()
+            .map(|id| CarWatch {
+                id,
+                progress: None,
+                last_distance: 0.0,
+                lap_start: None,
+                slide: None,
+            })
+            .collect(),
+        ..watcher
+    };
     let mut player = ReplayPlayer::new(world, replay, watcher)?;
     player.play_to_end()?;
     let (_, watcher) = player.into_parts();

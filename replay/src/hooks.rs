@@ -1,6 +1,6 @@
 //! `ReplayHooks`: how a game takes part in playback.
 
-use skidpad_core::World;
+use skidpad_core::{CarId, World};
 
 /// Game logic during playback (SPEC §5). Every method has a default that
 /// does nothing, for a game with no logic of its own.
@@ -16,6 +16,11 @@ pub trait ReplayHooks {
     /// the world here to compute results the replay must not be trusted
     /// for, such as lap times.
     fn after_step(&mut self, _step: u64, _world: &World) {}
+
+    /// Runs once, as the player is made and before it restores keyframe 0,
+    /// with the playback world's id of each replay car in playback order:
+    /// hooks that follow a car by its replay index look its id up here.
+    fn on_start(&mut self, _cars: &[CarId]) {}
 
     /// Runs whenever the player restores a keyframe or cached point (at the
     /// start, on a seek, on a re-sync), with the game state bytes recorded
@@ -49,6 +54,10 @@ macro_rules! forward_hooks {
 
             fn after_step(&mut self, step: u64, world: &World) {
                 (**self).after_step(step, world);
+            }
+
+            fn on_start(&mut self, cars: &[CarId]) {
+                (**self).on_start(cars);
             }
 
             fn on_restore(&mut self, step: u64, state: &[u8]) {

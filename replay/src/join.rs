@@ -3,7 +3,7 @@
 //! standalone replay from one keyframe to the next; joined, they form the
 //! replay a `ReplayRecorder` would have recorded over the same steps.
 
-use skidpad_core::CarDefinition;
+use skidpad_core::{CarDefinition, combine_world_hash};
 
 use crate::replay::{CarTrack, Keyframe, Replay, ReplayHeader};
 
@@ -110,13 +110,46 @@ fn check_continues(
     {
         return Err("a part follows a shorter (final) part".into());
     }
+    if let Some(whole) = joined {
+        if let Some(car) = whole
+            .cars
+            .iter()
+            .zip(&part.cars)
+            .position(|(w, p)| w.removed_at.is_some() && p.removed_at != Some(0))
+        {
+            return Err(format!(
+                "a part holds car {car}, which an earlier part removed"
+            ));
+        }
+    }
     if let Some(last) = last {
         let first = &part.keyframes[0];
-        if first.cars != last.cars || first.game_state != last.game_state {
+        // A car removed right at the boundary (after the joined replay's
+        // last keyframe was written) is missing from the part's first.
+        let carried = carried_cars(joined, part, last);
+        if !first.cars.iter().eq(carried) || first.game_state != last.game_state {
             return Err("a part does not start from the keyframe the joined replay ends on".into());
         }
     }
     Ok(())
+}
+
+/// The cars of `last` (the joined replay's last keyframe) that `part`
+/// still holds at its start.
+fn carried_cars<'a>(
+    joined: Option<&'a Replay>,
+    part: &'a Replay,
+    last: &'a Keyframe,
+) -> impl Iterator<Item = &'a crate::replay::CarKeyframe> + 'a {
+    let end = joined.map_or(0, |w| w.header.step_count);
+    let present: Vec<usize> = joined
+        .map(|w| w.present_at(end).collect())
+        .unwrap_or_default();
+    present
+        .into_iter()
+        .zip(&last.cars)
+        .filter(|(i, _)| part.cars.get(*i).is_some_and(|c| c.present_at(0)))
+        .map(|(_, car)| car)
 }
 
 fn first_part(header: &ReplayHeader, definitions: &[CarDefinition], part: Replay) -> Replay {
@@ -141,8 +174,23 @@ fn append(mut whole: Replay, part: Replay) -> Replay {
             whole.dt.push(dt);
         }
     }
+    let before: Vec<usize> = whole.present_at(offset).collect();
     for (track, add) in whole.cars.iter_mut().zip(part.cars) {
-        append_track(track, add);
+        append_track(track, add, offset);
+    }
+    // Cars the part removed at its step 0 leave the keyframe both share.
+    if let Some(last) = whole.keyframes.last_mut() {
+        let cars = std::mem::take(&mut last.cars);
+        last.cars = before
+            .iter()
+            .zip(cars)
+            .filter(|(i, _)| whole.cars[**i].present_at(offset))
+            .map(|(_, car)| car)
+            .collect();
+        last.world_hash = combine_world_hash(
+            whole.header.start_step + offset,
+            last.cars.iter().map(|c| c.hash),
+        );
     }
     whole
         .keyframes
@@ -153,7 +201,11 @@ fn append(mut whole: Replay, part: Replay) -> Replay {
     whole
 }
 
-fn append_track(track: &mut CarTrack, add: CarTrack) {
+fn append_track(track: &mut CarTrack, add: CarTrack, offset: u64) {
+    if track.removed_at.is_some() {
+        return;
+    }
+    track.removed_at = add.removed_at.map(|r| offset + r);
     track.inputs.extend(add.inputs);
     for (n, lod) in add.lod.runs() {
         for _ in 0..n {

@@ -1,7 +1,7 @@
 //! `ReplayPlayer`: plays a replay back into a world, checks every keyframe,
 //! re-syncs on a mismatch, and seeks (SPEC §5).
 
-use skidpad_core::{CarId, SIMULATION_VERSION, SNAPSHOT_LEN, Wheel, World, hex};
+use skidpad_core::{CarId, RemovedCar, SIMULATION_VERSION, SNAPSHOT_LEN, Wheel, World, hex};
 
 use crate::cache::{CachedPoint, DEFAULT_CACHE_BUDGET, SnapshotCache};
 use crate::desync::{DesyncReport, diff_car};
@@ -34,11 +34,20 @@ impl Default for PlayerOptions {
     }
 }
 
-/// Plays a [`Replay`](crate::Replay) into a [`World`] that holds the recorded cars (car i
-/// of the world is the replay's car i), for example one made by
+/// Plays a [`Replay`](crate::Replay) into a [`World`] that holds the
+/// recorded cars (the world's cars in id order are the replay's cars in
+/// playback order), for example one made by
 /// [`create_replay_world`](crate::create_replay_world).
+///
+/// Cars the recording removed are removed from the world at the same step
+/// and put back (`World::reinstate_car`) when seeking to before it, so the
+/// world holds at every step the cars the recording's world held.
 pub struct ReplayPlayer<'r, H: ReplayHooks> {
     world: World,
+    /// The world's id of each replay car, in playback order.
+    ids: Vec<CarId>,
+    /// Per replay car, the car while the player has it out of the world.
+    removed: Vec<Option<RemovedCar>>,
     replay: ReplaySource<'r>,
     hooks: H,
     options: PlayerOptions,
@@ -85,7 +94,10 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         options.limits.check_replay(&replay, &rates)?;
         let point_bytes = replay.cars.len() * (SNAPSHOT_LEN + 24) + 64;
         let cache = SnapshotCache::new(options.cache_budget, replay.header.step_count, point_bytes);
+        let ids: Vec<CarId> = world.car_ids().collect();
         let mut player = ReplayPlayer {
+            removed: ids.iter().map(|_| None).collect(),
+            ids,
             world,
             replay,
             hooks,
@@ -97,6 +109,7 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         };
         // A second handle (a pointer copy or an Arc count): restoring
         // borrows the player mutably.
+        player.hooks.on_start(&player.ids);
         let replay = player.replay.clone();
         let first = replay
             .keyframes
@@ -137,6 +150,20 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         &self.world
     }
 
+    /// The world's id of the replay's car `index` (playback order). The
+    /// id stays valid while the car is removed: the world answers
+    /// `UnknownCar` for it until seeking brings the car back.
+    #[must_use]
+    pub fn car_id(&self, index: usize) -> Option<CarId> {
+        self.ids.get(index).copied()
+    }
+
+    /// The world's ids of every replay car, in playback order.
+    #[must_use]
+    pub fn car_ids(&self) -> &[CarId] {
+        &self.ids
+    }
+
     /// The hooks.
     #[must_use]
     pub fn hooks(&self) -> &H {
@@ -171,8 +198,10 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         }
         let step = self.step;
         let dt = self.replay.dt.at(step).ok_or_else(|| corrupt("dt", step))?;
-        for (i, track) in self.replay.cars.iter().enumerate() {
-            let car = CarId(i as u32);
+        for (&car, track) in self.ids.iter().zip(&self.replay.cars) {
+            if !track.present_at(step) {
+                continue;
+            }
             let input = *track
                 .inputs
                 .get(step as usize)
@@ -188,6 +217,7 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         self.hooks.before_step(step, &mut self.world);
         self.world.step(dt)?;
         self.step += 1;
+        self.match_removals(self.step)?;
         let replay = self.replay.clone();
         if let Some(keyframe) = replay.keyframe_at(self.step) {
             self.check_keyframe(keyframe)?;
@@ -236,10 +266,43 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         Ok(())
     }
 
+    /// Removes from the world the replay cars removed by `step` and puts
+    /// back the ones present at it.
+    fn match_removals(&mut self, step: u64) -> Result<()> {
+        for ((&car, track), removed) in self
+            .ids
+            .iter()
+            .zip(&self.replay.cars)
+            .zip(&mut self.removed)
+        {
+            if track.present_at(step) {
+                if let Some(back) = removed.take() {
+                    self.world.reinstate_car(back)?;
+                }
+            } else if removed.is_none() {
+                *removed = Some(self.world.remove_car(car)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// The world's ids of the cars a keyframe at `step` holds, in its
+    /// order; an error when the keyframe holds another number of cars.
+    fn keyframe_cars(&self, step: u64, held: usize) -> Result<Vec<CarId>> {
+        let cars: Vec<CarId> = self.replay.present_at(step).map(|i| self.ids[i]).collect();
+        if cars.len() != held {
+            return Err(ReplayError::Mismatch(format!(
+                "the keyframe at step {step} holds {held} cars, {} are in the race",
+                cars.len()
+            )));
+        }
+        Ok(cars)
+    }
+
     fn check_keyframe(&mut self, keyframe: &Keyframe) -> Result<()> {
+        let cars = self.keyframe_cars(keyframe.step, keyframe.cars.len())?;
         let mut diverged = Vec::new();
-        for (i, recorded) in keyframe.cars.iter().enumerate() {
-            let car = CarId(i as u32);
+        for (&car, recorded) in cars.iter().zip(&keyframe.cars) {
             if self.world.car_hash(car)? != recorded.hash {
                 diverged.push(car);
             }
@@ -250,9 +313,11 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         self.desyncs += 1;
         if self.first_desync.is_none() {
             let mut fields = Vec::new();
-            for &car in &diverged {
-                let now = self.world.snapshot(car)?;
-                fields.extend(diff_car(car, &keyframe.cars[car.0 as usize].snapshot, &now));
+            for (&car, recorded) in cars.iter().zip(&keyframe.cars) {
+                if diverged.contains(&car) {
+                    let now = self.world.snapshot(car)?;
+                    fields.extend(diff_car(car, &recorded.snapshot, &now));
+                }
             }
             self.first_desync = Some(DesyncReport {
                 step: keyframe.step,
@@ -264,8 +329,10 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
     }
 
     fn restore_keyframe(&mut self, keyframe: &Keyframe) -> Result<()> {
-        for (i, car) in keyframe.cars.iter().enumerate() {
-            self.world.restore(CarId(i as u32), &car.snapshot)?;
+        let cars = self.keyframe_cars(keyframe.step, keyframe.cars.len())?;
+        self.match_removals(keyframe.step)?;
+        for (car, recorded) in cars.into_iter().zip(&keyframe.cars) {
+            self.world.restore(car, &recorded.snapshot)?;
         }
         self.finish_restore(keyframe.step, &keyframe.game_state);
         Ok(())
@@ -279,8 +346,10 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         };
         // Clone out of the cache: restoring borrows the world mutably.
         let point = point.clone();
-        for (i, snapshot) in point.snapshots.iter().enumerate() {
-            self.world.restore(CarId(i as u32), snapshot)?;
+        let cars = self.keyframe_cars(step, point.snapshots.len())?;
+        self.match_removals(step)?;
+        for (car, snapshot) in cars.into_iter().zip(&point.snapshots) {
+            self.world.restore(car, snapshot)?;
         }
         self.finish_restore(step, &point.game_state);
         Ok(())

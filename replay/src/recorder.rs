@@ -4,7 +4,9 @@
 //! stores dt, each car's input as it ran (after any AI driver wrote it),
 //! its level of detail and wheel surfaces, and every `keyframe_every` steps
 //! a keyframe. `finish` adds a final keyframe, so a verifier checks the end
-//! state too.
+//! state too. A recorded car the game removes (`World::remove_car`) is
+//! noticed at the next step, keyframe or `finish`: its streams end there
+//! and later keyframes leave it out.
 
 use skidpad_core::{
     CORE_VERSION, CarId, CarInput, FlatGround, LodSetting, SIMULATION_VERSION, World,
@@ -140,14 +142,7 @@ impl<'a> ReplayRecorder<'a> {
             metadata,
             source_cars: cars.clone(),
         };
-        let tracks = cars
-            .iter()
-            .map(|_| CarTrack {
-                inputs: Vec::new(),
-                lod: Runs::new(),
-                surfaces: Default::default(),
-            })
-            .collect();
+        let tracks = cars.iter().map(|_| CarTrack::new()).collect();
         let ghosts = options.embed_ghosts.then(|| {
             cars.iter()
                 .map(|&c| GhostRecorder::new(c))
@@ -191,12 +186,14 @@ impl<'a> ReplayRecorder<'a> {
     /// next one) do not leak into this one.
     pub fn capture(&mut self, world: &World, dt: f64) -> Result<()> {
         self.check_position(world, 1)?;
+        // A car removed before this step did not take it.
+        self.note_removals(world);
         self.replay.dt.push(dt);
-        let records = world.last_step_records();
         for (track, &car) in self.replay.cars.iter_mut().zip(&self.cars) {
-            let record = records
-                .get(car.0 as usize)
-                .ok_or(skidpad_core::CoreError::UnknownCar(car))?;
+            if track.removed_at.is_some() {
+                continue;
+            }
+            let record = world.last_step_record(car)?;
             push_chunked(&mut self.inputs, record.input);
             track.lod.push(record.lod);
             for (runs, &surface) in track.surfaces.iter_mut().zip(&record.surfaces) {
@@ -204,8 +201,10 @@ impl<'a> ReplayRecorder<'a> {
             }
         }
         if let Some(ghosts) = &mut self.ghosts {
-            for g in ghosts.iter_mut() {
-                g.sample(world, dt)?;
+            for (g, track) in ghosts.iter_mut().zip(&self.replay.cars) {
+                if track.removed_at.is_none() {
+                    g.sample(world, dt)?;
+                }
             }
         }
         self.replay.header.step_count += 1;
@@ -237,6 +236,7 @@ impl<'a> ReplayRecorder<'a> {
     /// it. Adds the final keyframe if the last step was not one.
     pub fn finish(mut self, world: &World) -> Result<Replay> {
         self.check_position(world, 0)?;
+        self.note_removals(world);
         let last = self.replay.header.step_count;
         if self.replay.keyframes.last().map(|k| k.step) != Some(last) {
             self.take_keyframe(world)?;
@@ -249,13 +249,10 @@ impl<'a> ReplayRecorder<'a> {
                     .collect::<Result<_, _>>()?,
             );
         }
-        let cars = self.cars.len();
-        let steps = self.replay.header.step_count as usize;
-        for (k, track) in self.replay.cars.iter_mut().enumerate() {
-            track.inputs = Vec::with_capacity(steps);
-            track
-                .inputs
-                .extend(self.inputs.iter().flatten().skip(k).step_by(cars).copied());
+        let per_car = self.inputs_per_car();
+        self.inputs.clear();
+        for (track, inputs) in self.replay.cars.iter_mut().zip(per_car) {
+            track.inputs = inputs;
         }
         Ok(self.replay)
     }
@@ -269,6 +266,7 @@ impl<'a> ReplayRecorder<'a> {
     /// Memory held by the recorder drops back to one keyframe.
     pub(crate) fn cut(&mut self, world: &World) -> Result<Replay> {
         self.check_position(world, 0)?;
+        self.note_removals(world);
         if self.ghosts.is_some() {
             return Err(ReplayError::InvalidArgument {
                 what: "embed_ghosts",
@@ -291,6 +289,8 @@ impl<'a> ReplayRecorder<'a> {
         for track in &mut self.replay.cars {
             track.lod = Runs::new();
             track.surfaces = Default::default();
+            // A car gone by now is gone from the next part's start.
+            track.removed_at = track.removed_at.map(|_| 0);
         }
         self.replay.header.start_step += last;
         self.replay.header.step_count = 0;
@@ -314,6 +314,7 @@ impl<'a> ReplayRecorder<'a> {
     /// if nothing was asked (the keyframe is not kept).
     pub(crate) fn tail(&mut self, world: &World) -> Result<Replay> {
         self.check_position(world, 0)?;
+        self.note_removals(world);
         let last = self.replay.header.step_count;
         if self.replay.keyframes.last().map(|k| k.step) == Some(last) {
             return Ok(self.part_so_far());
@@ -326,21 +327,14 @@ impl<'a> ReplayRecorder<'a> {
 
     /// What was recorded since the previous cut, as a replay (copied).
     fn part_so_far(&self) -> Replay {
-        let steps = self.replay.header.step_count as usize;
-        let cars = self.cars.len();
         let tracks = self
             .replay
             .cars
             .iter()
-            .enumerate()
-            .map(|(k, track)| {
-                let mut inputs = Vec::with_capacity(steps);
-                inputs.extend(self.inputs.iter().flatten().skip(k).step_by(cars).copied());
-                CarTrack {
-                    inputs,
-                    lod: track.lod.clone(),
-                    surfaces: track.surfaces.clone(),
-                }
+            .zip(self.inputs_per_car())
+            .map(|(track, inputs)| CarTrack {
+                inputs,
+                ..track.clone()
             })
             .collect();
         Replay {
@@ -380,12 +374,66 @@ impl<'a> ReplayRecorder<'a> {
         Ok(())
     }
 
-    fn take_keyframe(&mut self, world: &World) -> Result<()> {
+    /// Splits the inputs, recorded step by step for the cars present at
+    /// each step, into one stream per car.
+    fn inputs_per_car(&self) -> Vec<Vec<CarInput>> {
+        let steps = self.replay.header.step_count;
+        let tracks = &self.replay.cars;
+        let mut per_car: Vec<Vec<CarInput>> = tracks
+            .iter()
+            .map(|t| Vec::with_capacity(t.steps(steps) as usize))
+            .collect();
+        let mut flat = self.inputs.iter().flatten();
+        for step in 0..steps {
+            for (inputs, track) in per_car.iter_mut().zip(tracks) {
+                if track.present_at(step)
+                    && let Some(&input) = flat.next()
+                {
+                    inputs.push(input);
+                }
+            }
+        }
+        per_car
+    }
+
+    /// Marks each recorded car the world no longer holds as removed at the
+    /// current step. A keyframe already taken at this step (before the
+    /// game removed the car) loses the car's snapshot: keyframes hold the
+    /// cars in the world once the step's removals are done.
+    fn note_removals(&mut self, world: &World) {
         let step = self.replay.header.step_count;
+        let start = self.replay.header.start_step;
+        let mut present = 0;
+        for (track, &car) in self.replay.cars.iter_mut().zip(&self.cars) {
+            if track.removed_at.is_some() {
+                continue;
+            }
+            if world.contains_car(car) {
+                present += 1;
+                continue;
+            }
+            track.removed_at = Some(step);
+            if let Some(keyframe) = self.replay.keyframes.last_mut()
+                && keyframe.step == step
+                && present < keyframe.cars.len()
+            {
+                keyframe.cars.remove(present);
+                keyframe.world_hash =
+                    combine_world_hash(start + step, keyframe.cars.iter().map(|c| c.hash));
+            }
+        }
+    }
+
+    fn take_keyframe(&mut self, world: &World) -> Result<()> {
+        self.note_removals(world);
+        let step = self.replay.header.step_count;
+        let tracks = &self.replay.cars;
         let cars = self
             .cars
             .iter()
-            .map(|&c| {
+            .zip(tracks)
+            .filter(|(_, track)| track.removed_at.is_none())
+            .map(|(&c, _)| {
                 Ok(CarKeyframe {
                     snapshot: world.snapshot(c)?,
                     hash: world.car_hash(c)?,

@@ -51,8 +51,8 @@ pub struct ReplayHeader {
     pub surfaces: SurfaceTable,
     /// Free-form key/value pairs (track, player, claimed lap time, …).
     pub metadata: Vec<(String, String)>,
-    /// Each recorded car's id in the recording world, in playback order
-    /// (playback car i is `CarId(i)`).
+    /// Each recorded car's id in the recording world, in playback order.
+    /// (A playback world holds the cars in this order, under its own ids.)
     pub source_cars: Vec<CarId>,
 }
 
@@ -99,7 +99,7 @@ impl ReplayHeader {
     }
 }
 
-/// One car's recorded streams.
+/// One car's recorded streams, over the steps it took part in.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CarTrack {
     /// The input the car ran with at each step.
@@ -108,17 +108,56 @@ pub struct CarTrack {
     pub lod: Runs<LodSetting>,
     /// Surface under each wheel at each step.
     pub surfaces: [Runs<SurfaceId>; 4],
+    /// The step at which the game removed the car (`World::remove_car`),
+    /// if it did: the car took part in steps `0..r` only, its streams
+    /// cover those `r` steps, and keyframes from step `r` on leave it out.
+    /// `None` for a car in the world to the end.
+    pub removed_at: Option<u64>,
 }
 
-/// Full state at one step: every car's snapshot and hash, the world hash
-/// and the game's own state.
+impl CarTrack {
+    /// An empty track of a car in the world.
+    #[must_use]
+    pub fn new() -> CarTrack {
+        CarTrack {
+            inputs: Vec::new(),
+            lod: Runs::new(),
+            surfaces: Default::default(),
+            removed_at: None,
+        }
+    }
+
+    /// True when the car is in the world at `step`: at a keyframe of that
+    /// step, and for playing the step that starts there.
+    #[must_use]
+    pub fn present_at(&self, step: u64) -> bool {
+        self.removed_at.is_none_or(|r| step < r)
+    }
+
+    /// The steps the car took part in, of a replay of `step_count` steps.
+    #[must_use]
+    pub fn steps(&self, step_count: u64) -> u64 {
+        self.removed_at.map_or(step_count, |r| r.min(step_count))
+    }
+}
+
+impl Default for CarTrack {
+    fn default() -> Self {
+        CarTrack::new()
+    }
+}
+
+/// Full state at one step: the snapshot and hash of every car in the world
+/// at that step (in playback order, leaving out removed cars), the world
+/// hash and the game's own state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Keyframe {
     /// Steps since the recording began.
     pub step: u64,
     /// Hash of the playback world at this step (recorded cars only).
     pub world_hash: [u8; 32],
-    /// Per recorded car.
+    /// Per recorded car present at this step (see
+    /// [`Replay::present_at`]).
     pub cars: Vec<CarKeyframe>,
     /// The bytes the recorder's `keyframe_state` callback returned.
     pub game_state: Vec<u8>,
@@ -145,6 +184,16 @@ impl Replay {
     pub fn keyframe_at_or_before(&self, step: u64) -> Option<&Keyframe> {
         let i = self.keyframes.partition_point(|k| k.step <= step);
         i.checked_sub(1).map(|i| &self.keyframes[i])
+    }
+
+    /// Playback indices of the cars in the world at `step`, rising: the
+    /// cars a keyframe at that step holds, in its order.
+    pub fn present_at(&self, step: u64) -> impl Iterator<Item = usize> + '_ {
+        self.cars
+            .iter()
+            .enumerate()
+            .filter(move |(_, t)| t.present_at(step))
+            .map(|(i, _)| i)
     }
 
     /// The keyframe exactly at `step`, if there is one.

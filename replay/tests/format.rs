@@ -260,7 +260,7 @@ fn verify_counts_a_tampered_input() {
     assert_eq!(first.step, 200);
     // Car 0 is named; the faster car 0 may also have run into car 1,
     // which then desyncs with it.
-    assert_eq!(first.cars[0], CarId(0));
+    assert_eq!(first.cars[0], CarId::from_raw(0));
 }
 
 #[test]

@@ -159,14 +159,14 @@ fn highlights_find_the_overtake_the_slide_and_the_lap_record() {
     let overtake = found.iter().find(|h| {
         matches!(
             h.kind,
-            HighlightKind::Overtake { car, passed } if car.0 == 1 && passed.0 == 0
+            HighlightKind::Overtake { car, passed } if car.to_raw() == 1 && passed.to_raw() == 0
         )
     });
     assert!(overtake.is_some(), "{found:?}");
     let slide = found
         .iter()
         .find_map(|h| match h.kind {
-            HighlightKind::BigSlide { car, angle } if car.0 == 2 => Some((h.step, angle)),
+            HighlightKind::BigSlide { car, angle } if car.to_raw() == 2 => Some((h.step, angle)),
             _ => None,
         })
         .unwrap_or_else(|| panic!("{found:?}"));
@@ -278,7 +278,7 @@ fn highlights_report_a_hard_contact_once_with_its_largest_impulse() {
     assert_eq!(contacts.len(), 1, "{found:?}");
     let (step, car, other, impulse) = contacts[0];
     assert_eq!(Some(step), first_touch);
-    assert_eq!((car.0, other.map(|c| c.0)), (0, Some(1)));
+    assert_eq!((car.to_raw(), other.map(|c| c.to_raw())), (0, Some(1)));
     // Equal masses, 14 m/s, restitution 0.3: about 1.3 × 1 350 kg × 7 m/s.
     assert!((8_000.0..16_000.0).contains(&impulse), "{impulse} N·s");
 }

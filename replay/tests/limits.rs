@@ -54,7 +54,7 @@ fn declared(cars: u32, steps: u64) -> Replay {
     let mut r = sample();
     r.header.car_count = cars;
     r.header.step_count = steps;
-    r.header.source_cars = (0..cars).map(skidpad_core::CarId).collect();
+    r.header.source_cars = (0..cars).map(skidpad_core::CarId::from_raw).collect();
     r.dt = Runs::from_runs([(steps, DT)]).unwrap();
     r.cars.truncate(cars as usize);
     r.definitions.truncate(cars as usize);
@@ -169,7 +169,7 @@ fn a_quarter_second_step_at_ten_kilohertz_is_refused_before_simulating() {
     // The attack from the issue: dt 0.25 s with a 10 kHz substep override
     // is 2 500 substeps a step; a small file would buy hours.
     let mut world = race_world(1);
-    let car = skidpad_core::CarId(0);
+    let car = skidpad_core::CarId::from_raw(0);
     world
         .set_lod(car, LodSetting::with_rate(Lod::Full, 10_000.0))
         .unwrap();
@@ -243,7 +243,7 @@ fn the_work_of_a_recorded_replay_is_what_the_core_runs() {
     let mut expected = 0_u64;
     for step in 0..replay.header.step_count {
         for (i, car) in replay.cars.iter().enumerate() {
-            let id = skidpad_core::CarId(i as u32);
+            let id = skidpad_core::CarId::from_raw(i as u32);
             let lod = car.lod.at(step).unwrap();
             world.set_lod(id, lod).unwrap();
             let dt = replay.dt.at(step).unwrap();

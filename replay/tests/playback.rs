@@ -53,12 +53,14 @@ fn a_reset_behind_the_recorders_back_is_resynced_at_the_next_keyframe() {
     let mut hashes = vec![world.world_hash()];
     for step in 0..400 {
         if step == 20 {
-            early = Some(world.snapshot(CarId(1)).unwrap());
+            early = Some(world.snapshot(CarId::from_raw(1)).unwrap());
         }
         if step == 150 {
             // The game resets car 1 to where it was at step 20; the replay
             // cannot see this.
-            world.restore(CarId(1), early.as_ref().unwrap()).unwrap();
+            world
+                .restore(CarId::from_raw(1), early.as_ref().unwrap())
+                .unwrap();
         }
         recorder.step(&mut world, DT).unwrap();
         hashes.push(world.world_hash());
@@ -70,7 +72,7 @@ fn a_reset_behind_the_recorders_back_is_resynced_at_the_next_keyframe() {
     assert_eq!(player.desyncs(), 1);
     let report = player.first_desync().unwrap();
     assert_eq!(report.step, 200);
-    assert_eq!(report.cars, vec![CarId(1)]);
+    assert_eq!(report.cars, vec![CarId::from_raw(1)]);
     let fields: Vec<&str> = report.fields.iter().map(|f| f.field).collect();
     assert!(
         fields.contains(&"position.x") && fields.contains(&"elapsed"),
@@ -80,7 +82,7 @@ fn a_reset_behind_the_recorders_back_is_resynced_at_the_next_keyframe() {
         report
             .fields
             .iter()
-            .all(|f| f.car == CarId(1) && f.recorded != f.simulated)
+            .all(|f| f.car == CarId::from_raw(1) && f.recorded != f.simulated)
     );
     assert_eq!(
         player.world().world_hash(),
@@ -224,7 +226,7 @@ fn the_recorder_refuses_steps_it_did_not_see() {
         .is_err()
     );
     let dupes = RecorderOptions {
-        cars: Some(vec![CarId(0), CarId(0)]),
+        cars: Some(vec![CarId::from_raw(0), CarId::from_raw(0)]),
         ..RecorderOptions::default()
     };
     assert!(ReplayRecorder::new(&world, dupes).is_err());

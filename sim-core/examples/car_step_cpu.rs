@@ -12,7 +12,7 @@
 //! CPU time is the stepping thread's own (`CLOCK_THREAD_CPUTIME_ID`), so
 //! time the machine gave to other work does not count.
 
-use skidpad_core::{CarId, Lod};
+use skidpad_core::Lod;
 use skidpad_fixtures::{RACING_DT, RACING_WARM_UP_STEPS, racing_world};
 
 const CARS: usize = 20;
@@ -52,8 +52,10 @@ fn main() {
         for _ in 0..steps {
             world.step(RACING_DT).expect("warm-up step");
         }
-        let substeps_per_step: u64 = (0..CARS as u32)
-            .map(|c| u64::from(world.substeps_for(CarId(c), RACING_DT).expect("car")))
+        let ids: Vec<_> = world.car_ids().collect();
+        let substeps_per_step: u64 = ids
+            .into_iter()
+            .map(|c| u64::from(world.substeps_for(c, RACING_DT).expect("car")))
             .sum();
         let mut per_round = Vec::new();
         for _ in 0..rounds {

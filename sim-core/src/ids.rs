@@ -4,11 +4,31 @@ use std::fmt;
 
 use crate::{CoreError, Result};
 
-/// Identifies a car within one [`World`](crate::World). Ids are dense and
-/// given out in the order cars are added, which is also the order in which
-/// they are stepped and hashed.
+/// Identifies a car within one [`World`](crate::World): a handle, not an
+/// index. A new world gives out 0, 1, 2, … in the order cars are added
+/// (so the same calls give the same ids) and never gives an id out twice, so a handle kept after
+/// [`remove_car`](crate::World::remove_car) names no car (every call with
+/// it fails with `UnknownCar`) rather than another car. Cars are stepped
+/// and hashed in id order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CarId(pub u32);
+pub struct CarId(u32);
+
+impl CarId {
+    /// The id as a number, for file formats and foreign-language bindings.
+    /// It names a car only in the world that gave it out.
+    #[must_use]
+    pub const fn to_raw(self) -> u32 {
+        self.0
+    }
+
+    /// The id a world gave out as `raw` (see [`to_raw`](Self::to_raw)).
+    /// Nothing checks it here: a world answers `UnknownCar` for an id it
+    /// does not hold.
+    #[must_use]
+    pub const fn from_raw(raw: u32) -> CarId {
+        CarId(raw)
+    }
+}
 
 impl fmt::Display for CarId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

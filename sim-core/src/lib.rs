@@ -69,7 +69,7 @@ pub use vehicle::tire::{TireAtLoad, TireParameters};
 pub use world::car::InitialPose;
 pub use world::contact::{CONTACT_FRICTION, CONTACT_RESTITUTION, Contact};
 pub use world::telemetry::{CHANNEL_COUNT, CHANNELS, Channel, channel_index};
-pub use world::{MAX_TIMESTEP, StepRecord, World, WorldConfig};
+pub use world::{MAX_TIMESTEP, RemovedCar, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and
 /// snapshots from another version are refused.

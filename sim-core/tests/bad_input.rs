@@ -85,7 +85,7 @@ fn non_finite_inputs_are_rejected_by_field() {
             values[field] = bad;
             let name = CarInput::FIELD_NAMES[field];
             check_rejected(&mut world, name, |w| {
-                w.set_input(CarId(0), CarInput::from_array(values))
+                w.set_input(CarId::from_raw(0), CarInput::from_array(values))
             });
         }
     }
@@ -102,8 +102,8 @@ fn out_of_range_inputs_are_clamped_and_gear_rounded() {
         clutch: -0.0,
         gear: 2.6,
     };
-    world.set_input(CarId(0), wild).unwrap();
-    let got = world.input(CarId(0)).unwrap();
+    world.set_input(CarId::from_raw(0), wild).unwrap();
+    let got = world.input(CarId::from_raw(0)).unwrap();
     assert_eq!(
         got,
         CarInput {
@@ -142,7 +142,7 @@ fn bad_timesteps_are_rejected_and_change_nothing() {
 #[test]
 fn unknown_car_ids_are_errors_everywhere() {
     let mut world = driven_world();
-    let ghost = CarId(2);
+    let ghost = CarId::from_raw(2);
     let msg = "unknown car id 2";
     check_rejected(&mut world, msg, |w| w.set_input(ghost, CarInput::default()));
     check_rejected(&mut world, msg, |w| w.set_surface(ghost, SurfaceId::ICE));
@@ -167,7 +167,7 @@ fn unknown_car_ids_are_errors_everywhere() {
 #[test]
 fn bad_settings_are_rejected() {
     let mut world = driven_world();
-    let car = CarId(1);
+    let car = CarId::from_raw(1);
     check_rejected(&mut world, "surface id 16", |w| {
         w.set_surface(car, SurfaceId(16))
     });
@@ -282,10 +282,12 @@ fn driver_styles_are_validated_and_a_bad_one_keeps_the_old_driver() {
 
     let track = Arc::new(Track::builtin("brandwood").unwrap());
     let mut world = driven_world();
-    world.set_driver(CarId(0), Some(track.clone())).unwrap();
+    world
+        .set_driver(CarId::from_raw(0), Some(track.clone()))
+        .unwrap();
     let fine = DriverStyle::default();
     let profile = world
-        .driver(CarId(0))
+        .driver(CarId::from_raw(0))
         .unwrap()
         .unwrap()
         .speed_profile()
@@ -335,10 +337,10 @@ fn driver_styles_are_validated_and_a_bad_one_keeps_the_old_driver() {
         ),
     ] {
         check_rejected(&mut world, field, |w| {
-            w.set_driver_with_style(CarId(0), Some(track.clone()), style)
+            w.set_driver_with_style(CarId::from_raw(0), Some(track.clone()), style)
         });
         let kept = world
-            .driver(CarId(0))
+            .driver(CarId::from_raw(0))
             .unwrap()
             .expect("the old driver stays");
         assert_eq!(kept.speed_profile(), profile.as_slice());
@@ -383,25 +385,28 @@ fn a_step_that_leaves_the_bounds_is_rolled_back_whole() {
     // step that carries it over must be undone for every car.
     let mut world = driven_world();
     let track = std::sync::Arc::new(skidpad_core::Track::builtin("brandwood").unwrap());
-    world.set_driver(CarId(0), Some(track)).unwrap();
-    let good = world.snapshot(CarId(1)).unwrap();
+    world.set_driver(CarId::from_raw(0), Some(track)).unwrap();
+    let good = world.snapshot(CarId::from_raw(1)).unwrap();
     let mut twin = driven_world();
     twin.set_driver(
-        CarId(0),
-        world.driver(CarId(0)).unwrap().map(|d| d.track().clone()),
+        CarId::from_raw(0),
+        world
+            .driver(CarId::from_raw(0))
+            .unwrap()
+            .map(|d| d.track().clone()),
     )
     .unwrap();
     let mut edge = good.clone();
     // Layout (snapshot.rs): position x at byte 18, velocity x at byte 74.
     edge[18..26].copy_from_slice(&(1e7 - 1e-3_f64).to_le_bytes());
     edge[74..82].copy_from_slice(&50.0_f64.to_le_bytes());
-    world.restore(CarId(1), &edge).unwrap();
+    world.restore(CarId::from_raw(1), &edge).unwrap();
     let records_before: Vec<_> = world.last_step_records().to_vec();
     check_rejected(&mut world, "car 1", |w| w.step(1.0 / 60.0));
     assert_eq!(world.last_step_records(), records_before.as_slice());
     // Put the car back: the world then goes on exactly as one that never
     // took the failed step.
-    world.restore(CarId(1), &good).unwrap();
+    world.restore(CarId::from_raw(1), &good).unwrap();
     for _ in 0..120 {
         world.step(1.0 / 60.0).unwrap();
         twin.step(1.0 / 60.0).unwrap();
@@ -513,43 +518,51 @@ fn invalid_definitions_name_the_bad_field() {
 #[test]
 fn corrupt_snapshots_are_refused_and_change_nothing() {
     let mut world = driven_world();
-    let good = world.snapshot(CarId(0)).unwrap();
+    let good = world.snapshot(CarId::from_raw(0)).unwrap();
     for len in 0..good.len() {
         check_rejected(&mut world, "expected", |w| {
-            w.restore(CarId(0), &good[..len])
+            w.restore(CarId::from_raw(0), &good[..len])
         });
     }
     let mut longer = good.clone();
     longer.push(0);
-    check_rejected(&mut world, "expected", |w| w.restore(CarId(0), &longer));
+    check_rejected(&mut world, "expected", |w| {
+        w.restore(CarId::from_raw(0), &longer)
+    });
     let mut bad_magic = good.clone();
     bad_magic[0] ^= 0xff;
-    check_rejected(&mut world, "magic", |w| w.restore(CarId(0), &bad_magic));
+    check_rejected(&mut world, "magic", |w| {
+        w.restore(CarId::from_raw(0), &bad_magic)
+    });
     let mut bad_version = good.clone();
     bad_version[6] ^= 0x01;
     check_rejected(&mut world, "simulation version", |w| {
-        w.restore(CarId(0), &bad_version)
+        w.restore(CarId::from_raw(0), &bad_version)
     });
     check_rejected(&mut world, "different car definition", |w| {
-        w.restore(CarId(1), &good)
+        w.restore(CarId::from_raw(1), &good)
     });
     let mut nan = good.clone();
     nan[18..26].copy_from_slice(&f64::NAN.to_le_bytes());
-    check_rejected(&mut world, "not finite", |w| w.restore(CarId(0), &nan));
+    check_rejected(&mut world, "not finite", |w| {
+        w.restore(CarId::from_raw(0), &nan)
+    });
     let mut gear = good.clone();
     // The tail: gear (i32), LOD code, 4 surface ids, clutch flag.
     let gear_at = skidpad_core::SNAPSHOT_LEN - 10;
     gear[gear_at..gear_at + 4].copy_from_slice(&99_i32.to_le_bytes());
-    check_rejected(&mut world, "gear 99", |w| w.restore(CarId(0), &gear));
+    check_rejected(&mut world, "gear 99", |w| {
+        w.restore(CarId::from_raw(0), &gear)
+    });
     let mut surface = good.clone();
     surface[skidpad_core::SNAPSHOT_LEN - 2] = 200;
     check_rejected(&mut world, "surface id 200", |w| {
-        w.restore(CarId(0), &surface)
+        w.restore(CarId::from_raw(0), &surface)
     });
     let mut clutch = good.clone();
     *clutch.last_mut().unwrap() = 2;
     check_rejected(&mut world, "clutch flag 2", |w| {
-        w.restore(CarId(0), &clutch)
+        w.restore(CarId::from_raw(0), &clutch)
     });
     // Every single-byte corruption is either refused or yields a finite,
     // steppable state: never a panic.
@@ -557,11 +570,11 @@ fn corrupt_snapshots_are_refused_and_change_nothing() {
         let mut probe = world.clone();
         let mut bytes = good.clone();
         bytes[i] ^= 0x5a;
-        if probe.restore(CarId(0), &bytes).is_ok() {
+        if probe.restore(CarId::from_raw(0), &bytes).is_ok() {
             let _ = probe.step(1.0 / 60.0);
             assert!(
                 probe
-                    .telemetry(CarId(0))
+                    .telemetry(CarId::from_raw(0))
                     .unwrap()
                     .iter()
                     .all(|v| v.is_finite())

@@ -41,7 +41,7 @@ fn a_car_running_into_a_parked_one_hands_over_its_momentum() {
         ("rwd_sports", pose(0.0, 0.0, 0.0, 12.0)),
         ("rwd_sports", pose(12.0, 0.0, 0.0, 0.0)),
     ]);
-    let speeds = |w: &World| [0, 1].map(|i| w.channel(CarId(i), "vx").unwrap());
+    let speeds = |w: &World| [0, 1].map(|i| w.channel(CarId::from_raw(i), "vx").unwrap());
     let mut step = 0;
     let (before, momentum_before) = loop {
         let state = (speeds(&world), momentum(&world));
@@ -56,7 +56,10 @@ fn a_car_running_into_a_parked_one_hands_over_its_momentum() {
     // after about 7.7 m at 12 m/s.
     assert!((35..50).contains(&step), "met at step {step}");
     let contact = world.contacts()[0];
-    assert_eq!((contact.first, contact.second), (CarId(0), Some(CarId(1))));
+    assert_eq!(
+        (contact.first, contact.second),
+        (CarId::from_raw(0), Some(CarId::from_raw(1)))
+    );
     assert!(
         (contact.normal - DVec3::X).length() < 1e-9,
         "{:?}",
@@ -83,7 +86,8 @@ fn a_car_running_into_a_parked_one_hands_over_its_momentum() {
     for _ in 0..60 {
         world.step(DT).unwrap();
     }
-    let gap = world.pose(CarId(1)).unwrap().position.x - world.pose(CarId(0)).unwrap().position.x;
+    let gap = world.pose(CarId::from_raw(1)).unwrap().position.x
+        - world.pose(CarId::from_raw(0)).unwrap().position.x;
     assert!(gap > 4.2, "the bodies are apart: {gap} m between centres");
 }
 
@@ -109,7 +113,10 @@ fn a_head_on_meeting_reverses_the_closing_speed_and_leaves_no_overlap() {
     // One host step of closing at 20 m/s is 0.33 m: the overlap never
     // grows past that before the pass separates the bodies.
     assert!(deepest < 0.4, "deepest overlap {deepest} m");
-    let (a, b) = (world.pose(CarId(0)).unwrap(), world.pose(CarId(1)).unwrap());
+    let (a, b) = (
+        world.pose(CarId::from_raw(0)).unwrap(),
+        world.pose(CarId::from_raw(1)).unwrap(),
+    );
     assert!(
         b.position.x - a.position.x > 3.5,
         "{:?} {:?}",
@@ -127,14 +134,14 @@ fn cars_apart_and_frozen_cars_do_not_touch() {
         ("rwd_sports", pose(15.0, 0.0, 0.0, 0.0)),
     ]);
     world
-        .set_lod(CarId(2), LodSetting::new(Lod::Frozen))
+        .set_lod(CarId::from_raw(2), LodSetting::new(Lod::Frozen))
         .unwrap();
     for _ in 0..120 {
         world.step(DT).unwrap();
         assert!(world.contacts().is_empty(), "{:?}", world.contacts());
     }
     // Car 0 drove straight through the frozen car's place.
-    assert!(world.pose(CarId(0)).unwrap().position.x > 15.0);
+    assert!(world.pose(CarId::from_raw(0)).unwrap().position.x > 15.0);
 }
 
 #[test]
@@ -203,25 +210,25 @@ fn set_float(snapshot: &mut [u8], index: usize, value: f64) {
 #[test]
 fn a_car_dropped_on_its_roof_comes_to_rest_on_it() {
     let mut world = world_with(&[("rwd_sports", pose(0.0, 0.0, 0.0, 0.0))]);
-    let mut upside_down = world.snapshot(CarId(0)).unwrap();
+    let mut upside_down = world.snapshot(CarId::from_raw(0)).unwrap();
     // Two metres up, rolled half a turn about its forward axis.
     set_float(&mut upside_down, 2, 2.0);
     for (k, q) in [1.0, 0.0, 0.0, 0.0].into_iter().enumerate() {
         set_float(&mut upside_down, 3 + k, q);
     }
-    world.restore(CarId(0), &upside_down).unwrap();
+    world.restore(CarId::from_raw(0), &upside_down).unwrap();
     let mut touched = 0;
     let mut heights = Vec::new();
     for _ in 0..240 {
         world.step(DT).unwrap();
-        heights.push(world.pose(CarId(0)).unwrap().position.z);
+        heights.push(world.pose(CarId::from_raw(0)).unwrap().position.z);
         touched += world
             .contacts()
             .iter()
             .filter(|c| c.second.is_none())
             .count();
     }
-    let p = world.pose(CarId(0)).unwrap();
+    let p = world.pose(CarId::from_raw(0)).unwrap();
     // On its roof: the body's top (about 1 m above the centre of mass when
     // upright) is under the centre now, and the car is still.
     assert!(touched > 10, "the roof touched the ground {touched} times");

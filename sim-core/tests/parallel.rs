@@ -19,7 +19,7 @@ fn hashes(lod: Lod, steps: u64) -> Vec<[u8; 32]> {
     let mut world = racing_world(12, lod, true).unwrap();
     let mut out = Vec::new();
     for step in 0..steps {
-        let car = CarId((step / 50 % 12) as u32);
+        let car = CarId::from_raw((step / 50 % 12) as u32);
         match step % 50 {
             10 => world
                 .set_lod(car, LodSetting::new(Lod::SingleTrack))
@@ -51,11 +51,11 @@ fn one_two_and_four_threads_give_the_same_hash_at_every_step() {
 fn failing_step() -> (String, Vec<Vec<u8>>, [u8; 32], u64) {
     let mut world: World = racing_world(8, Lod::Full, true).unwrap();
     world.step(RACING_DT).unwrap();
-    let mut edge = world.snapshot(CarId(5)).unwrap();
+    let mut edge = world.snapshot(CarId::from_raw(5)).unwrap();
     // Layout (snapshot.rs): position x at byte 18, velocity x at byte 74.
     edge[18..26].copy_from_slice(&(1e7 - 1e-3_f64).to_le_bytes());
     edge[74..82].copy_from_slice(&50.0_f64.to_le_bytes());
-    world.restore(CarId(5), &edge).unwrap();
+    world.restore(CarId::from_raw(5), &edge).unwrap();
     let before = world.world_hash();
     let err = world.step(RACING_DT).unwrap_err().to_string();
     assert_eq!(world.world_hash(), before, "rolled back whole");

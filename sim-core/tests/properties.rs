@@ -38,24 +38,26 @@ fn call() -> impl Strategy<Value = Call> {
 
 fn apply(world: &mut World, call: &Call) {
     let result = match *call {
-        Call::Input(c, v) => world.set_input(CarId(c), CarInput::from_array(v)),
+        Call::Input(c, v) => world.set_input(CarId::from_raw(c), CarInput::from_array(v)),
         Call::Step(dt) => world.step(dt),
         Call::Lod(c, level, rate) => {
             let level = Lod::from_code(level).unwrap();
             world.set_lod(
-                CarId(c),
+                CarId::from_raw(c),
                 LodSetting {
                     level,
                     substep_rate: rate,
                 },
             )
         }
-        Call::Surface(c, s) => world.set_surface(CarId(c), SurfaceId(s)),
-        Call::WheelSurface(c, w, s) => {
-            world.set_wheel_surface(CarId(c), Wheel::from_index(w).unwrap(), SurfaceId(s))
-        }
+        Call::Surface(c, s) => world.set_surface(CarId::from_raw(c), SurfaceId(s)),
+        Call::WheelSurface(c, w, s) => world.set_wheel_surface(
+            CarId::from_raw(c),
+            Wheel::from_index(w).unwrap(),
+            SurfaceId(s),
+        ),
         Call::Slope(c, grade, cross_slope) => {
-            world.set_ground_slope(CarId(c), GroundSlope { grade, cross_slope })
+            world.set_ground_slope(CarId::from_raw(c), GroundSlope { grade, cross_slope })
         }
     };
     result.unwrap_or_else(|e| panic!("{call:?} was legal but failed: {e}"));

@@ -8,6 +8,7 @@
 //!   2 definitions (required)     6 surface runs (required)
 //!   3 dt runs (required)         7 keyframes (required, deflated)
 //!   4 inputs (required, deflated) 8 ghosts (optional)
+//!   9 removals (required; only when a car was removed)
 //! end section: id 0, flags 1, length 0
 //! blake3 of everything before, 32 bytes
 //! ```
@@ -64,6 +65,7 @@ const LOD: u16 = 5;
 const SURFACES: u16 = 6;
 const KEYFRAMES: u16 = 7;
 const GHOSTS: u16 = 8;
+const REMOVALS: u16 = 9;
 
 /// Longest header section accepted by the header-only reader, bytes.
 const MAX_HEADER: usize = 1 << 20;
@@ -78,6 +80,7 @@ fn section_name(id: u16) -> &'static str {
         SURFACES => "surfaces",
         KEYFRAMES => "keyframes",
         GHOSTS => "ghosts",
+        REMOVALS => "removals",
         _ => "unknown",
     }
 }
@@ -117,6 +120,9 @@ pub fn encode_replay(replay: &Replay) -> Result<Vec<u8>> {
             }
         }
         section(&mut out, GHOSTS, 0, w);
+    }
+    if replay.cars.iter().any(|c| c.removed_at.is_some()) {
+        section(&mut out, REMOVALS, REQUIRED, encode_removals(&replay.cars));
     }
     section(&mut out, END, REQUIRED, Writer::default());
     let checksum = blake3::hash(&out.buf);
@@ -253,7 +259,7 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
         if sections.last().is_some_and(|(last, _)| *last >= id) {
             return Err(r.error(format!("section {id} out of order")));
         }
-        let known = id <= GHOSTS;
+        let known = id <= REMOVALS;
         let required_flag = flags & REQUIRED != 0;
         if known && required_flag != (id != GHOSTS) {
             return Err(r.error(format!(
@@ -296,6 +302,14 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
         });
     }
     limits.check_header(&header)?;
+    let removals = match take(REMOVALS)? {
+        Some(r) => decode_removals(r, &header)?,
+        None => vec![None; header.car_count as usize],
+    };
+    let car_steps: Vec<u64> = removals
+        .iter()
+        .map(|r| r.unwrap_or(header.step_count))
+        .collect();
     let mut defs_r = take(DEFINITIONS)?.ok_or_else(|| missing(DEFINITIONS))?;
     let definitions = decode_definitions(&mut defs_r, header.car_count)?;
     let mut dt_r = take(DT)?.ok_or_else(|| missing(DT))?;
@@ -308,17 +322,18 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
     })?;
     check_len(&dt_r, dt.len(), header.step_count, "dt")?;
     let lod_r = take(LOD)?.ok_or_else(|| missing(LOD))?;
-    let lods = decode_lods(lod_r, &header)?;
+    let lods = decode_lods(lod_r, &car_steps)?;
     // Everything the rest costs follows from what is read so far: check
     // the simulation work and the memory before inflating anything.
     let rates = definition_rates(&definitions, lods.len());
     limits.check_work(&Work::of(&dt, &lods.iter().collect::<Vec<_>>(), &rates))?;
     let mut inputs_r = take(INPUTS)?.ok_or_else(|| missing(INPUTS))?;
     let mut keyframes_r = take(KEYFRAMES)?.ok_or_else(|| missing(KEYFRAMES))?;
-    let inputs_raw = inputs_raw_len(&mut inputs_r, &header)?;
-    let keyframes_raw = keyframes_raw_len(&mut keyframes_r, &header, limits)?;
-    let car_steps = u64::from(header.car_count).saturating_mul(header.step_count);
+    let inputs_raw = inputs_raw_len(&mut inputs_r, &car_steps)?;
+    let keyframes_raw = keyframes_raw_len(&mut keyframes_r, &header, &removals, limits)?;
     let decoded = car_steps
+        .iter()
+        .fold(0_u64, |sum, &n| sum.saturating_add(n))
         .saturating_mul(std::mem::size_of::<CarInput>() as u64)
         .saturating_add(
             header
@@ -331,10 +346,10 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
             .saturating_add(keyframes_raw as u64)
             .saturating_add(decoded),
     )?;
-    let inputs = decode_inputs(inputs_r, inputs_raw, &header)?;
+    let inputs = decode_inputs(inputs_r, inputs_raw, &car_steps)?;
     let surfaces_r = take(SURFACES)?.ok_or_else(|| missing(SURFACES))?;
-    let surfaces = decode_surfaces(surfaces_r, &header)?;
-    let keyframes = decode_keyframes(keyframes_r, keyframes_raw, &header)?;
+    let surfaces = decode_surfaces(surfaces_r, &header, &car_steps)?;
+    let keyframes = decode_keyframes(keyframes_r, keyframes_raw, &header, &removals)?;
     let ghosts = match take(GHOSTS)? {
         Some(mut g) => {
             let n = g.count(4, "ghosts")?;
@@ -361,10 +376,12 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
         .into_iter()
         .zip(lods)
         .zip(surfaces)
-        .map(|((inputs, lod), surfaces)| CarTrack {
+        .zip(removals)
+        .map(|(((inputs, lod), surfaces), removed_at)| CarTrack {
             inputs,
             lod,
             surfaces,
+            removed_at,
         })
         .collect();
     Ok(Replay {
@@ -413,7 +430,7 @@ fn encode_header(h: &ReplayHeader) -> Writer {
         w.blob(v.as_bytes(), "metadata value");
     }
     for car in &h.source_cars {
-        w.u32(car.0);
+        w.u32(car.to_raw());
     }
     if w.buf.len() > MAX_HEADER {
         let len = w.buf.len();
@@ -467,7 +484,7 @@ fn decode_header(r: &mut Reader<'_>) -> Result<ReplayHeader> {
         return Err(r.error(format!("expected {n} source car ids to end the header")));
     }
     let source_cars = (0..n)
-        .map(|_| r.u32().map(CarId))
+        .map(|_| r.u32().map(CarId::from_raw))
         .collect::<Result<Vec<_>>>()?;
     r.finish()?;
     Ok(ReplayHeader {
@@ -558,12 +575,14 @@ fn encode_inputs(cars: &[CarTrack]) -> Writer {
 }
 
 /// The inputs section's declared inflated length, checked against what
-/// the header's steps can need: each of a car-step's six tokens takes one
-/// to ten bytes, so anything outside that range is refused before inflating.
-fn inputs_raw_len(r: &mut Reader<'_>, header: &ReplayHeader) -> Result<usize> {
+/// the cars' steps (`car_steps`, per car) can need: each of a car-step's
+/// six tokens takes one to ten bytes, so anything outside that range is
+/// refused before inflating.
+fn inputs_raw_len(r: &mut Reader<'_>, car_steps: &[u64]) -> Result<usize> {
     let raw_len = r.u64()?;
-    let tokens = u64::from(header.car_count)
-        .saturating_mul(header.step_count)
+    let tokens = car_steps
+        .iter()
+        .fold(0_u64, |sum, &n| sum.saturating_add(n))
         .saturating_mul(6);
     if raw_len < tokens || raw_len > tokens.saturating_mul(10) {
         return Err(r.error(format!(
@@ -576,15 +595,15 @@ fn inputs_raw_len(r: &mut Reader<'_>, header: &ReplayHeader) -> Result<usize> {
 fn decode_inputs(
     mut r: Reader<'_>,
     raw_len: usize,
-    header: &ReplayHeader,
+    car_steps: &[u64],
 ) -> Result<Vec<Vec<CarInput>>> {
     let at = r.offset();
     let compressed = r.take(r.remaining())?;
     let raw = inflate(compressed, raw_len, "inputs", at)?;
     let mut t = Reader::new(&raw, at, "inputs (inflated)");
-    let steps = usize::try_from(header.step_count).map_err(|_| t.error("too many steps"))?;
     let mut cars = Vec::new();
-    for _ in 0..header.car_count {
+    for &steps in car_steps {
+        let steps = usize::try_from(steps).map_err(|_| t.error("too many steps"))?;
         cars.push(inputs::decode_car(&mut t, steps)?);
     }
     t.finish()?;
@@ -604,9 +623,9 @@ fn encode_lods(cars: &[CarTrack]) -> Writer {
     w
 }
 
-fn decode_lods(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Runs<LodSetting>>> {
+fn decode_lods(mut r: Reader<'_>, car_steps: &[u64]) -> Result<Vec<Runs<LodSetting>>> {
     let mut out = Vec::new();
-    for _ in 0..header.car_count {
+    for &steps in car_steps {
         let runs = decode_runs(&mut r, |r| {
             let level = Lod::from_code(r.u8()?).map_err(|e| r.error(e.to_string()))?;
             let rate = r.f64()?;
@@ -620,7 +639,7 @@ fn decode_lods(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Runs<LodS
             .validated()
             .map_err(|e| r.error(e.to_string()))
         })?;
-        check_len(&r, runs.len(), header.step_count, "lod")?;
+        check_len(&r, runs.len(), steps, "lod")?;
         out.push(runs);
     }
     r.finish()?;
@@ -637,10 +656,14 @@ fn encode_surfaces(cars: &[CarTrack]) -> Writer {
     w
 }
 
-fn decode_surfaces(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<[Runs<SurfaceId>; 4]>> {
+fn decode_surfaces(
+    mut r: Reader<'_>,
+    header: &ReplayHeader,
+    car_steps: &[u64],
+) -> Result<Vec<[Runs<SurfaceId>; 4]>> {
     let count = header.surfaces.surfaces().len();
     let mut out = Vec::new();
-    for _ in 0..header.car_count {
+    for &steps in car_steps {
         let mut wheels: [Runs<SurfaceId>; 4] = Default::default();
         for wheel in &mut wheels {
             *wheel = decode_runs(&mut r, |r| {
@@ -652,7 +675,7 @@ fn decode_surfaces(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<[Runs
                 }
                 Ok(SurfaceId(id))
             })?;
-            check_len(&r, wheel.len(), header.step_count, "surfaces")?;
+            check_len(&r, wheel.len(), steps, "surfaces")?;
         }
         out.push(wheels);
     }
@@ -687,11 +710,17 @@ fn deflated_section(raw: Writer) -> Writer {
 /// The keyframes section's declared inflated length. Its layout is fixed
 /// but for the game-state blobs, so the game-state total is known here and
 /// checked against the limit before anything is inflated.
-fn keyframes_raw_len(r: &mut Reader<'_>, header: &ReplayHeader, limits: &Limits) -> Result<usize> {
+fn keyframes_raw_len(
+    r: &mut Reader<'_>,
+    header: &ReplayHeader,
+    removals: &[Option<u64>],
+    limits: &Limits,
+) -> Result<usize> {
     let raw_len = r.u64()?;
     let fixed = header
         .keyframe_count()
-        .saturating_mul(8 + 4 + u64::from(header.car_count).saturating_mul(SNAPSHOT_LEN as u64))
+        .saturating_mul(8 + 4)
+        .saturating_add(keyframe_snapshots(header, removals).saturating_mul(SNAPSHOT_LEN as u64))
         .saturating_add(4);
     let state = raw_len.checked_sub(fixed).ok_or_else(|| {
         r.error(format!(
@@ -702,18 +731,38 @@ fn keyframes_raw_len(r: &mut Reader<'_>, header: &ReplayHeader, limits: &Limits)
     usize::try_from(raw_len).map_err(|_| r.error("keyframes too large"))
 }
 
+/// How many car snapshots the keyframes hold in all: each car's at every
+/// keyframe before its removal. Keyframe `i` is at `min(i·k, s)`, so a
+/// car removed at `r ≤ s` is missing from the last `K − ⌈r/k⌉`.
+fn keyframe_snapshots(header: &ReplayHeader, removals: &[Option<u64>]) -> u64 {
+    let count = header.keyframe_count();
+    let every = u64::from(header.keyframe_every.max(1));
+    let missing = removals
+        .iter()
+        .flatten()
+        .map(|&r| count.saturating_sub(r.div_ceil(every)))
+        .fold(0_u64, u64::saturating_add);
+    count
+        .saturating_mul(u64::from(header.car_count))
+        .saturating_sub(missing)
+}
+
 fn decode_keyframes(
     mut r: Reader<'_>,
     raw_len: usize,
     header: &ReplayHeader,
+    removals: &[Option<u64>],
 ) -> Result<Vec<Keyframe>> {
     let at = r.offset();
     let compressed = r.take(r.remaining())?;
     let raw = inflate(compressed, raw_len, "keyframes", at)?;
     let mut k = Reader::new(&raw, at, "keyframes (inflated)");
-    let cars = header.car_count as usize;
-    let per_keyframe = 8 + 4 + cars.saturating_mul(SNAPSHOT_LEN);
-    let n = k.count(per_keyframe, "keyframes")?;
+    // Removal steps in rising order: keyframe steps rise, so the cars
+    // present at each are the count minus the removals passed so far.
+    let mut removal_steps: Vec<u64> = removals.iter().flatten().copied().collect();
+    removal_steps.sort_unstable();
+    let mut removed = 0;
+    let n = k.count(8 + 4, "keyframes")?;
     let expected = header.keyframe_count();
     if n as u64 != expected {
         return Err(k.error(format!("{n} keyframes, the header implies {expected}")));
@@ -727,6 +776,10 @@ fn decode_keyframes(
             return Err(k.error(format!("keyframe {i} is at step {step}, expected {want}")));
         }
         let game_state = k.blob()?.to_vec();
+        while removal_steps.get(removed).is_some_and(|&r| r <= step) {
+            removed += 1;
+        }
+        let cars = header.car_count as usize - removed;
         let mut car_frames = Vec::with_capacity(cars);
         for _ in 0..cars {
             let snapshot = k.take(SNAPSHOT_LEN)?.to_vec();
@@ -745,5 +798,52 @@ fn decode_keyframes(
         });
     }
     k.finish()?;
+    Ok(out)
+}
+
+/// Section 9: the cars removed during the recording, by rising playback
+/// index, each with the step it was removed at.
+fn encode_removals(cars: &[CarTrack]) -> Writer {
+    let mut w = Writer::default();
+    let removed: Vec<(usize, u64)> = cars
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| c.removed_at.map(|r| (i, r)))
+        .collect();
+    w.len32(removed.len(), "removals");
+    for (car, step) in removed {
+        w.len32(car, "removed car");
+        w.u64(step);
+    }
+    w
+}
+
+/// Per car, the step it was removed at: at least one removal, cars in
+/// rising order, each within the replay's cars and steps.
+fn decode_removals(mut r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Option<u64>>> {
+    let n = r.count(12, "removals")?;
+    if n == 0 {
+        return Err(r.error("a removals section with no removal: not canonical"));
+    }
+    let mut out = vec![None; header.car_count as usize];
+    let mut last = None;
+    for _ in 0..n {
+        let car = r.u32()? as usize;
+        let step = r.u64()?;
+        if last.is_some_and(|l| car <= l) {
+            return Err(r.error(format!("removed car {car} out of order")));
+        }
+        if step > header.step_count {
+            return Err(r.error(format!(
+                "car {car} removed at step {step}, after the last step {}",
+                header.step_count
+            )));
+        }
+        *out.get_mut(car)
+            .ok_or_else(|| r.error(format!("removed car {car} of {}", header.car_count)))? =
+            Some(step);
+        last = Some(car);
+    }
+    r.finish()?;
     Ok(out)
 }

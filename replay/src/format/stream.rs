@@ -449,9 +449,8 @@ fn part_between(replay: &Replay, from: u64, to: u64) -> Result<Replay> {
             ..keyframe(to)?
         });
     }
-    let range = from..to;
     let mut dt = Runs::new();
-    for s in range.clone() {
+    for s in from..to {
         dt.push(
             replay
                 .dt
@@ -463,16 +462,24 @@ fn part_between(replay: &Replay, from: u64, to: u64) -> Result<Replay> {
         .cars
         .iter()
         .map(|c| {
+            // A car removed by `to` is removed in this chunk (at its step 0
+            // when gone before it), so the chunk's end keyframe leaves it
+            // out as the replay's does.
+            let removed_at = c
+                .removed_at
+                .filter(|&r| r <= to)
+                .map(|r| r.saturating_sub(from));
+            let end = removed_at.map_or(to, |r| from + r);
             let mut track = CarTrack {
                 inputs: c
                     .inputs
-                    .get(from as usize..to as usize)
+                    .get(from as usize..end as usize)
                     .ok_or_else(|| ReplayError::Mismatch("inputs too short".into()))?
                     .to_vec(),
-                lod: Runs::new(),
-                surfaces: Default::default(),
+                removed_at,
+                ..CarTrack::new()
             };
-            for s in range.clone() {
+            for s in from..end {
                 track.lod.push(
                     c.lod
                         .at(s)

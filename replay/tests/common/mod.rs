@@ -8,7 +8,7 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use skidpad_core::{
-    CarId, InitialPose, Lod, LodSetting, SurfaceId, Track, Wheel, World, WorldConfig, preset,
+    InitialPose, Lod, LodSetting, SurfaceId, Track, Wheel, World, WorldConfig, preset,
 };
 use skidpad_replay::{RecorderOptions, Replay, ReplayHooks, ReplayRecorder};
 
@@ -40,7 +40,8 @@ pub fn race_world(cars: usize) -> World {
 /// The scripted changes a recording goes through: LOD levels and rates,
 /// whole-car and per-wheel surfaces.
 pub fn script(world: &mut World, step: u64) {
-    let car = CarId((step / 300 % world.car_count() as u64) as u32);
+    let k = (step / 300 % world.car_count() as u64) as usize;
+    let car = world.car_ids().nth(k).unwrap();
     let r = match step % 300 {
         40 => world.set_lod(car, LodSetting::new(Lod::SingleTrack)),
         90 => world.set_wheel_surface(car, Wheel::FrontRight, SurfaceId::GRASS),
@@ -85,7 +86,8 @@ impl LapTimer {
     /// Game logic, run before each step with the world as the previous
     /// step left it.
     pub fn observe(&mut self, step: u64, world: &World) {
-        let x = world.pose(CarId(0)).unwrap().position.x;
+        let first = world.car_ids().next().unwrap();
+        let x = world.pose(first).unwrap().position.x;
         if let Some(last) = self.last_x
             && (last < 100.0) != (x < 100.0)
         {

@@ -5,6 +5,7 @@
 use glam::{DQuat, DVec3};
 
 use crate::ground::{Ground, GroundRay, GroundSlope};
+use crate::ids::CarId;
 use crate::input::CarInput;
 use crate::lod::{Lod, LodSetting, substep_count};
 use crate::model::body_contact::{self, BodyHit};
@@ -67,6 +68,7 @@ impl InitialPose {
 
 #[derive(Clone, Debug)]
 pub(crate) struct Car {
+    pub id: CarId,
     pub def: CarDefinition,
     pub params: CarParams,
     /// The body's box, for contact.
@@ -83,7 +85,12 @@ pub(crate) struct Car {
 }
 
 impl Car {
-    pub(crate) fn new(def: &CarDefinition, pose: InitialPose, ground: &dyn Ground) -> Result<Car> {
+    pub(crate) fn new(
+        id: CarId,
+        def: &CarDefinition,
+        pose: InitialPose,
+        ground: &dyn Ground,
+    ) -> Result<Car> {
         def.validate()?;
         let pose = pose.validated()?;
         let params = CarParams::new(def);
@@ -112,6 +119,7 @@ impl Car {
             clutch_locked: false,
         };
         let mut car = Car {
+            id,
             def: def.clone(),
             params,
             body: BodyBox::of(def),

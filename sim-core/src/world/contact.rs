@@ -231,8 +231,8 @@ pub(crate) fn resolve(
             let (first, second) = (&mut low[i], &mut high[0]);
             let impulse = push_apart(first, second, &hit);
             contacts.push(Contact {
-                first: CarId(i as u32),
-                second: Some(CarId(j as u32)),
+                first: first.id,
+                second: Some(second.id),
                 point: hit.point,
                 normal: hit.normal.extend(0.0),
                 depth: hit.depth,

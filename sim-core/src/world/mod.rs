@@ -68,7 +68,12 @@ pub struct StepRecord {
 #[derive(Clone, Debug)]
 pub struct World {
     config: WorldConfig,
+    /// Sorted by id (ids rise as cars are added and removal keeps the
+    /// order), so a lookup is a binary search and stepping, hashing and
+    /// contact pairs run in id order.
     cars: Vec<Car>,
+    /// The id the next added car gets; never given out twice.
+    next_id: u32,
     step_count: u64,
     /// Per car, what the last step ran with; written while each car's data
     /// is hot, so a recorder reads one small contiguous array.
@@ -103,6 +108,7 @@ impl World {
         Ok(World {
             config,
             cars: Vec::new(),
+            next_id: 0,
             step_count: 0,
             last_step: Vec::new(),
             rollback: Vec::new(),
@@ -141,20 +147,66 @@ impl World {
 
     /// Adds a car at rest (or rolling at `pose.speed`) on the highest
     /// ground under `(pose.x, pose.y)`, level with it; an error where there
-    /// is no ground.
+    /// is no ground. The new car's id is higher than every id this world
+    /// has given out.
     pub fn add_car(&mut self, def: &CarDefinition, pose: InitialPose) -> Result<CarId> {
-        let id = u32::try_from(self.cars.len()).map_err(|_| CoreError::InvalidArgument {
-            what: "car count",
-            reason: "a world holds at most 2^32 cars".into(),
-        })?;
-        self.cars.push(Car::new(def, pose, self.ground.as_ref())?);
+        let id = CarId::from_raw(self.next_id);
+        let next = self
+            .next_id
+            .checked_add(1)
+            .ok_or_else(|| CoreError::InvalidArgument {
+                what: "car count",
+                reason: "a world gives out at most 2^32 - 1 car ids".into(),
+            })?;
+        self.cars
+            .push(Car::new(id, def, pose, self.ground.as_ref())?);
         self.last_step.push(StepRecord::default());
-        Ok(CarId(id))
+        self.next_id = next;
+        Ok(id)
     }
 
-    /// Ids of all cars, in stepping order.
-    pub fn car_ids(&self) -> impl Iterator<Item = CarId> + '_ {
-        (0..self.cars.len() as u32).map(CarId)
+    /// Takes the car out of the world: from the next step it is not
+    /// stepped, hashed or touched, and its id names no car. The other cars'
+    /// ids do not change. The returned [`RemovedCar`] holds everything the
+    /// car was; [`reinstate_car`](Self::reinstate_car) puts it back, which a
+    /// rollback or a replay seeking to before the removal needs.
+    pub fn remove_car(&mut self, id: CarId) -> Result<RemovedCar> {
+        let index = self.index_of(id)?;
+        self.last_step.remove(index);
+        Ok(RemovedCar {
+            car: self.cars.remove(index),
+        })
+    }
+
+    /// Puts a car taken out by [`remove_car`](Self::remove_car) back under
+    /// its own id, as it was when removed. Refused (nothing changes) when a
+    /// car with that id is in the world or when this world never gave the
+    /// id out.
+    pub fn reinstate_car(&mut self, removed: RemovedCar) -> Result<CarId> {
+        let id = removed.car.id;
+        if id.to_raw() >= self.next_id {
+            return Err(CoreError::InvalidArgument {
+                what: "reinstated car",
+                reason: format!("this world never gave out car id {id}"),
+            });
+        }
+        let index = match self.cars.binary_search_by_key(&id, |c| c.id) {
+            Ok(_) => {
+                return Err(CoreError::InvalidArgument {
+                    what: "reinstated car",
+                    reason: format!("car {id} is already in the world"),
+                });
+            }
+            Err(index) => index,
+        };
+        self.cars.insert(index, removed.car);
+        self.last_step.insert(index, StepRecord::default());
+        Ok(id)
+    }
+
+    /// Ids of all cars, in stepping (rising id) order.
+    pub fn car_ids(&self) -> impl ExactSizeIterator<Item = CarId> + '_ {
+        self.cars.iter().map(|c| c.id)
     }
 
     /// Number of cars.
@@ -163,16 +215,25 @@ impl World {
         self.cars.len()
     }
 
-    fn car(&self, id: CarId) -> Result<&Car> {
+    /// True when a car with this id is in the world.
+    #[must_use]
+    pub fn contains_car(&self, id: CarId) -> bool {
+        self.index_of(id).is_ok()
+    }
+
+    fn index_of(&self, id: CarId) -> Result<usize> {
         self.cars
-            .get(id.0 as usize)
-            .ok_or(CoreError::UnknownCar(id))
+            .binary_search_by_key(&id, |c| c.id)
+            .map_err(|_| CoreError::UnknownCar(id))
+    }
+
+    fn car(&self, id: CarId) -> Result<&Car> {
+        Ok(&self.cars[self.index_of(id)?])
     }
 
     fn car_mut(&mut self, id: CarId) -> Result<&mut Car> {
-        self.cars
-            .get_mut(id.0 as usize)
-            .ok_or(CoreError::UnknownCar(id))
+        let index = self.index_of(id)?;
+        Ok(&mut self.cars[index])
     }
 
     /// The car's definition.
@@ -245,22 +306,21 @@ impl World {
             // touch each other only after all have stepped, in a fixed
             // pair order.
             self.contacts.clear();
-            self.contacts
-                .extend(self.cars.iter().enumerate().filter_map(|(i, car)| {
-                    car.ground_hit.map(|hit| Contact {
-                        first: CarId(i as u32),
-                        second: None,
-                        point: hit.point,
-                        normal: hit.normal,
-                        depth: hit.depth,
-                        impulse: hit.impulse,
-                    })
-                }));
+            self.contacts.extend(self.cars.iter().filter_map(|car| {
+                car.ground_hit.map(|hit| Contact {
+                    first: car.id,
+                    second: None,
+                    point: hit.point,
+                    normal: hit.normal,
+                    depth: hit.depth,
+                    impulse: hit.impulse,
+                })
+            }));
             contact::resolve(&mut self.cars, &mut self.footprints, &mut self.contacts);
             failed = self.cars.iter().position(|c| !c.state.is_sane());
         }
         if let Some(i) = failed {
-            let car = CarId(i as u32);
+            let car = self.cars[i].id;
             for (c, saved) in self.cars.iter_mut().zip(self.rollback.drain(..)) {
                 c.state = saved;
             }
@@ -287,11 +347,17 @@ impl World {
         Ok(())
     }
 
-    /// Per car (by id), what the last step ran with. All default before
-    /// the first step.
+    /// Per car, in [`car_ids`](Self::car_ids) order, what the last step
+    /// ran with. All default before the first step (and for a car added or
+    /// reinstated since).
     #[must_use]
     pub fn last_step_records(&self) -> &[StepRecord] {
         &self.last_step
+    }
+
+    /// What the last step ran with for one car.
+    pub fn last_step_record(&self, id: CarId) -> Result<&StepRecord> {
+        Ok(&self.last_step[self.index_of(id)?])
     }
 
     /// The contacts of the last step (see [`Contact`]): bodies on the
@@ -387,7 +453,8 @@ impl World {
         Ok(snapshot::car_hash(&car.state, &car.fingerprint))
     }
 
-    /// blake3 over the step count and every car's hash in id order.
+    /// blake3 over the step count and every car's hash in id order (the
+    /// cars in the world: a removed car is no longer part of it).
     #[must_use]
     pub fn world_hash(&self) -> [u8; 32] {
         snapshot::combine_world_hash(
@@ -429,5 +496,27 @@ impl World {
             steer_angle: (steer[0] + steer[1]) / 2.0,
             speed: s.velocity.length(),
         })
+    }
+}
+
+/// A car taken out of a world by [`World::remove_car`]: its definition,
+/// state, driver and settings, opaque until
+/// [`World::reinstate_car`] puts it back.
+#[derive(Clone, Debug)]
+pub struct RemovedCar {
+    car: Car,
+}
+
+impl RemovedCar {
+    /// The id the car had, and gets back when reinstated.
+    #[must_use]
+    pub fn id(&self) -> CarId {
+        self.car.id
+    }
+
+    /// The car's definition.
+    #[must_use]
+    pub fn definition(&self) -> &CarDefinition {
+        &self.car.def
     }
 }

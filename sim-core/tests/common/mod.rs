@@ -17,7 +17,7 @@ pub fn mixed_world() -> World {
 pub fn scripted_events(world: &mut World, step: u64) {
     let phase = step % 500;
     let round = step / 500;
-    let car = CarId((round % 4) as u32);
+    let car = CarId::from_raw((round % 4) as u32);
     let result = match phase {
         50 => world.set_lod(car, LodSetting::new(Lod::SingleTrack)),
         120 => world.set_wheel_surface(car, Wheel::RearRight, SurfaceId::GRAVEL),
