@@ -171,18 +171,19 @@ impl ReplayPlayer {
         read::pose(self.inner.world(), &car)
     }
 
-    /// Every playback car's pose, eight values per car in id order (the
-    /// fields `poseFields()` names): one call per step for a viewer.
+    /// Every replay car's pose, eight values per car in the replay's car
+    /// order (the fields `poseFields()` names; NaN while the recording had
+    /// the car removed): one call per step for a viewer.
     pub fn poses(&self) -> JsResult<Float64Array> {
-        read::poses(self.inner.world())
+        read::poses(self.inner.world(), self.inner.car_ids())
     }
 
-    /// Every playback car's telemetry in one array, as f32: cars ×
-    /// `channelNames().length` values, in car order (one call per step for
-    /// a viewer's charts).
+    /// Every replay car's telemetry in one array, as f32: cars ×
+    /// `channelNames().length` values, in the replay's car order (NaN while
+    /// removed; one call per step for a viewer's charts).
     #[wasm_bindgen(js_name = telemetryAll)]
     pub fn telemetry_all(&self) -> JsResult<Float32Array> {
-        read::telemetry_all(self.inner.world())
+        read::telemetry_all(self.inner.world(), self.inner.car_ids())
     }
 
     /// The contacts of the step just played: `{ first, second (a car, or

@@ -136,9 +136,9 @@ impl StreamFollower {
         let mut poses = Vec::new();
         let mut failed = None;
         self.inner
-            .push_chunk_with(&record, |world, dt| {
+            .push_chunk_with(&record, |world, ids, dt| {
                 if failed.is_none() {
-                    match read::pose_values(world) {
+                    match read::pose_values(world, ids) {
                         Ok(values) => {
                             poses.push(dt);
                             poses.extend_from_slice(&values);

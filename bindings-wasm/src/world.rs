@@ -167,17 +167,24 @@ pub(crate) mod read {
         ])
     }
 
-    /// Every car's pose, `POSE_FIELDS` values per car in id order: one
-    /// call per step for a viewer that tabulates a whole replay.
-    pub fn poses(world: &skidpad_core::World) -> JsResult<Float64Array> {
-        Ok(Float64Array::from(pose_values(world)?.as_slice()))
+    /// The pose of each car of `ids`, `POSE_FIELDS` values per car in
+    /// that order (NaN for an id the world no longer holds: a removed
+    /// car): one call per step for a viewer that tabulates a whole replay.
+    pub fn poses(world: &skidpad_core::World, ids: &[CarId]) -> JsResult<Float64Array> {
+        Ok(Float64Array::from(pose_values(world, ids)?.as_slice()))
     }
 
-    /// Every car's telemetry in id order, as f32 (a viewer's charts),
-    /// channels in `channelNames()` order.
-    pub fn telemetry_all(world: &skidpad_core::World) -> JsResult<Float32Array> {
-        let mut values = Vec::with_capacity(world.car_count() * skidpad_core::CHANNELS.len());
-        for id in world.car_ids() {
+    /// The telemetry of each car of `ids` in that order, as f32 (a
+    /// viewer's charts), channels in `channelNames()` order; NaN for a
+    /// removed car.
+    pub fn telemetry_all(world: &skidpad_core::World, ids: &[CarId]) -> JsResult<Float32Array> {
+        let channels = skidpad_core::CHANNELS.len();
+        let mut values = Vec::with_capacity(ids.len() * channels);
+        for &id in ids {
+            if !world.contains_car(id) {
+                values.extend(std::iter::repeat_n(f32::NAN, channels));
+                continue;
+            }
             let car = world.telemetry(id).map_err(core_error)?;
             values.extend(car.iter().map(|&v| v as f32));
         }
@@ -185,9 +192,13 @@ pub(crate) mod read {
     }
 
     /// `poses` as a Rust vector.
-    pub fn pose_values(world: &skidpad_core::World) -> JsResult<Vec<f64>> {
-        let mut values = Vec::with_capacity(world.car_count() * POSE_FIELDS.len());
-        for id in world.car_ids() {
+    pub fn pose_values(world: &skidpad_core::World, ids: &[CarId]) -> JsResult<Vec<f64>> {
+        let mut values = Vec::with_capacity(ids.len() * POSE_FIELDS.len());
+        for &id in ids {
+            if !world.contains_car(id) {
+                values.extend(std::iter::repeat_n(f64::NAN, POSE_FIELDS.len()));
+                continue;
+            }
             let p = world.pose(id).map_err(core_error)?;
             values.extend_from_slice(&[
                 p.position.x,
@@ -260,6 +271,18 @@ impl World {
         let def = preset(&name).map_err(core_error)?;
         let pose = initial_pose(&pose)?;
         self.with_mut(|w| w.add_car(&def, pose).map(CarId::to_raw).map_err(core_error))
+    }
+
+    /// Removes a car from the world: it is no longer stepped, hashed or
+    /// touched, and its id names no car (ids are never given out again).
+    /// A recorder running on this world records the removal.
+    #[wasm_bindgen(js_name = removeCar)]
+    pub fn remove_car(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+    ) -> JsResult<()> {
+        let car = car_id(&car)?;
+        self.with_mut(|w| w.remove_car(car).map(drop).map_err(core_error))
     }
 
     /// The car ids, in stepping order.

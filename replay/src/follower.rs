@@ -4,7 +4,7 @@
 //! closing keyframe, so it holds the host's world bit for bit at every
 //! chunk boundary.
 
-use skidpad_core::{CarDefinition, World};
+use skidpad_core::{CarDefinition, CarId, World};
 
 use crate::format::{read_stream_chunk, read_stream_header};
 use crate::hooks::NoHooks;
@@ -60,43 +60,43 @@ impl StreamFollower {
     /// every later one must start where the previous ended. Returns the
     /// number of steps played; the chunk's closing keyframe must match.
     pub fn push_chunk(&mut self, record: &[u8]) -> Result<u64> {
-        self.push_chunk_with(record, |_, _| {})
+        self.push_chunk_with(record, |_, _, _| {})
     }
 
-    /// `push_chunk`, calling `after_step` with the world and the step's
-    /// length (s) after each step of the chunk (a viewer reads every
-    /// step's poses this way). On an error the steps already reported were
-    /// played but not confirmed by the chunk's closing keyframe.
+    /// `push_chunk`, calling `after_step` with the world, the world's id of
+    /// each of the stream's cars in stream order (a removed car's id names
+    /// no car in the world any more) and the step's length (s) after each
+    /// step of the chunk (a viewer reads every step's poses this way). On
+    /// an error the steps already reported were played but not confirmed
+    /// by the chunk's closing keyframe.
     pub fn push_chunk_with(
         &mut self,
         record: &[u8],
-        mut after_step: impl FnMut(&World, f64),
+        mut after_step: impl FnMut(&World, &[CarId], f64),
     ) -> Result<u64> {
         let part = read_stream_chunk(record, &self.limits)?;
         let start = part.header.start_step;
         let steps = part.header.step_count;
-        let world = match self.world.take() {
-            Some(world) => {
-                if start != world.step_count() {
-                    let at = world.step_count();
-                    self.world = Some(world);
-                    return Err(ReplayError::Mismatch(format!(
-                        "a chunk from world step {start}, the spectator is at {at}"
-                    )));
-                }
-                world
-            }
-            // Joining: the world is built once, from the stream's
-            // definitions.
-            None => create_replay_world(&Replay {
-                definitions: self.definitions.clone(),
-                ..part.clone()
-            })?,
-        };
+        if let Some(at) = self.world.as_ref().map(World::step_count)
+            && start != at
+        {
+            return Err(ReplayError::Mismatch(format!(
+                "a chunk from world step {start}, the spectator is at {at}"
+            )));
+        }
+        // Each chunk starts from a keyframe of every car in the race, so a
+        // world with all the stream's cars (built from its definitions)
+        // takes up exactly where the last chunk left off; the player takes
+        // out the cars the race has lost by then.
+        let world = create_replay_world(&Replay {
+            definitions: self.definitions.clone(),
+            ..part.clone()
+        })?;
         let mut player = ReplayPlayer::new(world, &part, NoHooks)?;
+        let ids = player.car_ids().to_vec();
         while player.advance()? {
             let dt = part.dt.at(player.step() - 1).unwrap_or(0.0);
-            after_step(player.world(), dt);
+            after_step(player.world(), &ids, dt);
         }
         let desyncs = player.desyncs();
         let (world, _) = player.into_parts();

@@ -396,6 +396,16 @@ impl<'a> ReplayRecorder<'a> {
         per_car
     }
 
+    /// True when the world has lost a recorded car the recording has not
+    /// marked removed yet.
+    pub(crate) fn removed_unnoticed(&self, world: &World) -> bool {
+        self.replay
+            .cars
+            .iter()
+            .zip(&self.cars)
+            .any(|(track, &car)| track.removed_at.is_none() && !world.contains_car(car))
+    }
+
     /// Marks each recorded car the world no longer holds as removed at the
     /// current step. A keyframe already taken at this step (before the
     /// game removed the car) loses the car's snapshot: keyframes hold the

@@ -134,10 +134,14 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
 
     /// Ends the stream: writes the steps since the last chunk as a shorter
     /// chunk (with a keyframe at the world's current step), or a chunk of
-    /// no step when nothing was recorded at all, then the end record, and
-    /// gives the sink back.
+    /// no step when nothing was recorded at all or when the game removed a
+    /// car after the last chunk (so the stream records it as a replay
+    /// would), then the end record, and gives the sink back.
     pub fn finish(mut self, world: &World) -> Result<W> {
-        if self.recorder.step_count() > 0 || self.chunks == 0 {
+        if self.recorder.step_count() > 0
+            || self.chunks == 0
+            || self.recorder.removed_unnoticed(world)
+        {
             let part = self.recorder.cut(world)?;
             self.write_part(&part)?;
         }

@@ -9,7 +9,9 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use skidpad_core::{CarInput, LodSetting, SNAPSHOT_LEN, SurfaceId, World, WorldConfig, preset};
+use skidpad_core::{
+    CarId, CarInput, LodSetting, SNAPSHOT_LEN, SurfaceId, World, WorldConfig, preset,
+};
 use skidpad_replay::{
     CarKeyframe, CarTrack, Keyframe, Limits, Replay, ReplayError, ReplayHeader, Runs,
     decode_replay_with, encode_replay,
@@ -58,7 +60,7 @@ fn crafted(steps: u64, body: bool) -> Replay {
         air_density: world.config().air_density,
         surfaces: world.config().surfaces.clone(),
         metadata: Vec::new(),
-        source_cars: world.car_ids().collect(),
+        source_cars: vec![CarId::from_raw(0)],
     };
     let keyframes = if body {
         let count = header.keyframe_count();

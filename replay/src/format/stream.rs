@@ -471,11 +471,14 @@ fn part_between(replay: &Replay, from: u64, to: u64) -> Result<Replay> {
                 .map(|r| r.saturating_sub(from));
             let end = removed_at.map_or(to, |r| from + r);
             let mut track = CarTrack {
-                inputs: c
-                    .inputs
-                    .get(from as usize..end as usize)
-                    .ok_or_else(|| ReplayError::Mismatch("inputs too short".into()))?
-                    .to_vec(),
+                inputs: if end == from {
+                    Vec::new() // (a car gone before the chunk has fewer inputs than `from`)
+                } else {
+                    c.inputs
+                        .get(from as usize..end as usize)
+                        .ok_or_else(|| ReplayError::Mismatch("inputs too short".into()))?
+                        .to_vec()
+                },
                 removed_at,
                 ..CarTrack::new()
             };
