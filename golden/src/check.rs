@@ -38,6 +38,17 @@ pub fn check_all() -> Result<Vec<FileCheck>, String> {
         .map(|(_, _, b)| String::from_utf8_lossy(b).into_owned())
         .ok_or_else(|| format!("golden/{current}/HASHES is missing: run `cargo xtask golden`"))?;
     let expected = hashes::parse(&hashes_text);
+    for scenario in Scenario::ALL {
+        let name = format!("{}.skr", scenario.name());
+        if !crate::files::FILES
+            .iter()
+            .any(|(v, n, _)| *v == current && *n == name)
+        {
+            return Err(format!(
+                "golden/{current}/{name} is missing: run `cargo xtask golden --add-missing`"
+            ));
+        }
+    }
     for &(version, name, bytes) in crate::files::FILES {
         let file = format!("{version}/{name}");
         if version != current {

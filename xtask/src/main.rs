@@ -20,7 +20,8 @@
 //! - `missing-packages`: prints the Debian packages the checks need that
 //!   this machine lacks, one a line (`.ci/run` installs them).
 //! - `golden`: records the golden corpus for the current
-//!   `SIMULATION_VERSION` (golden/README.md says when that is allowed).
+//!   `SIMULATION_VERSION` (golden/README.md says when that is allowed);
+//!   `golden --add-missing` adds the scenarios the current corpus lacks.
 
 mod architecture;
 mod baseline;
@@ -211,7 +212,9 @@ fn golden() -> Result<(), String> {
         "skidpad-golden",
         "--bin",
         "golden-regenerate",
+        "--",
     ])
+    .args(std::env::args().skip(2))
     .current_dir(&root);
     run(&mut cmd)
 }
