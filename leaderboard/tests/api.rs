@@ -181,6 +181,15 @@ async fn every_rejection_names_its_reason() {
     }
     bomb.cars[0].inputs = vec![skidpad_core::CarInput::default(); 10_000];
 
+    // The ranked car leaves the race after its last step: the replay is
+    // consistent (streams of 120 steps, a final keyframe without it) but
+    // the run has no car at the end to time.
+    let mut retired = short("r");
+    retired.cars[0].removed_at = Some(retired.header.step_count);
+    if let Some(last) = retired.keyframes.last_mut() {
+        last.cars.clear();
+    }
+
     let mut light = preset("rwd_sports").unwrap();
     light.chassis.mass *= 0.8;
     let low_gravity = WorldConfig {
@@ -210,6 +219,12 @@ async fn every_rejection_names_its_reason() {
             encode_replay(&bomb).unwrap(),
             "budget_exceeded",
             "substeps per step",
+        ),
+        (
+            "removed car",
+            encode_replay(&retired).unwrap(),
+            "rules",
+            "removed from the race",
         ),
         (
             "not a replay",

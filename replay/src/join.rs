@@ -110,17 +110,16 @@ fn check_continues(
     {
         return Err("a part follows a shorter (final) part".into());
     }
-    if let Some(whole) = joined {
-        if let Some(car) = whole
+    if let Some(whole) = joined
+        && let Some(car) = whole
             .cars
             .iter()
             .zip(&part.cars)
             .position(|(w, p)| w.removed_at.is_some() && p.removed_at != Some(0))
-        {
-            return Err(format!(
-                "a part holds car {car}, which an earlier part removed"
-            ));
-        }
+    {
+        return Err(format!(
+            "a part holds car {car}, which an earlier part removed"
+        ));
     }
     if let Some(last) = last {
         let first = &part.keyframes[0];

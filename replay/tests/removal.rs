@@ -8,9 +8,9 @@ mod common;
 use common::{DT, race_world, script};
 use skidpad_core::World;
 use skidpad_replay::{
-    Limits, NoHooks, PlayerOptions, RecorderOptions, Replay, ReplayPlayer, ReplayRecorder,
-    StreamRecorder, SyncPolicy, create_replay_world, decode_replay, encode_replay, encode_stream,
-    read_stream, verify_replay,
+    InstantReplayRing, Limits, NoHooks, PlayerOptions, RecorderOptions, Replay, ReplayPlayer,
+    ReplayRecorder, RingOptions, StreamRecorder, SyncPolicy, create_replay_world, decode_replay,
+    encode_replay, encode_stream, read_stream, verify_replay,
 };
 
 const EVERY: u32 = 60;
@@ -176,6 +176,33 @@ fn removals_survive_the_file_and_the_stream() {
         read_stream(&rewritten, &Limits::default()).unwrap().replay,
         replay
     );
+}
+
+#[test]
+fn an_instant_replay_across_removals_plays_back() {
+    let mut world = race_world(4);
+    let ids: Vec<_> = world.car_ids().collect();
+    let ring_options = RingOptions {
+        part_steps: 45,
+        ..RingOptions::default()
+    };
+    let mut ring = InstantReplayRing::new(&world, options(), ring_options).unwrap();
+    let mut checked = 0;
+    for step in 0..STEPS {
+        remove_scheduled(&mut world, step, &ids);
+        script(&mut world, step);
+        ring.step(&mut world, DT).unwrap();
+        // Moments just after each removal and in between.
+        if [101, 121, 150, 299].contains(&(step + 1)) {
+            let replay = ring.extract(&world, 3.0).unwrap();
+            assert!(replay.cars.iter().any(|c| c.removed_at.is_some()));
+            let report = verify_replay(&replay, NoHooks, &Limits::default()).unwrap();
+            assert!(report.is_valid(), "at step {}: {report:?}", step + 1);
+            assert_eq!(report.final_hash, world.world_hash());
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 4);
 }
 
 #[test]

@@ -26,6 +26,12 @@ export class LapDetector {
   observe(step, time, poses, out, offset) {
     const L = this.length;
     for (let car = 0; car < this.previous.length; car++) {
+      if (Number.isNaN(poses[car * 8])) {
+        // Removed from the race: no distance, and no lap from here on.
+        out[offset + car] = NaN;
+        this.previous[car] = null;
+        continue;
+      }
       const [distance] = this.track.locate(poses[car * 8], poses[car * 8 + 1]);
       out[offset + car] = distance;
       const prev = this.previous[car];

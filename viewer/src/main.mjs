@@ -253,8 +253,10 @@ class Viewer {
     }
     const followed = this.poses[this.car];
     // From the driver's seat the car's own body would fill the view.
-    this.scene.cars[this.car].group.visible = this.cameras.mode !== 'cockpit';
-    this.cameras.update(followed);
+    const removed = Number.isNaN(followed[0]);
+    this.scene.cars[this.car].group.visible = !removed && this.cameras.mode !== 'cockpit';
+    // A car the recording removed has no pose: the camera stays where it was.
+    if (!removed) this.cameras.update(followed);
     this.ghosts.update(rec, this.car, t, followed, (k, pose) => {
       const mesh = this.scene.ghosts[k];
       if (!mesh) return;

@@ -120,9 +120,10 @@ export class Scene {
   }
 
   /** Places a car (or ghost) mesh at a pose `[x, y, z, yaw, pitch, roll,
-   * steer, speed]`. */
+   * steer, speed]`; hides it for a NaN pose (a car the recording removed). */
   place(mesh, pose) {
-    mesh.group.visible = true;
+    mesh.group.visible = !Number.isNaN(pose[0]);
+    if (!mesh.group.visible) return;
     mesh.group.position.set(pose[0], pose[1], pose[2]);
     this.euler.set(pose[5], pose[4], pose[3], 'ZYX');
     mesh.group.quaternion.setFromEuler(this.euler);

@@ -154,4 +154,9 @@ test('laps start at each forward crossing of the line, interpolated within the s
   assert.deepEqual(at(2500, 70), []);
   assert.deepEqual(at(2995, 99), []);
   assert.equal(at(3001, 100)[0].lap, 3);
+  // A car the recording removed (NaN pose) has no distance and ends no lap.
+  assert.deepEqual(at(3995, 120), []);
+  assert.deepEqual(at(NaN, 121), []);
+  assert.ok(Number.isNaN(out[0]));
+  assert.deepEqual(at(4005, 122), [], 'no crossing is made up across the gap');
 });
