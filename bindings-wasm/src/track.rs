@@ -64,6 +64,19 @@ impl TrackView {
         Float64Array::from(xy.as_slice())
     }
 
+    /// Height of the centre line at each of `points()`, m (all zero for
+    /// a flat track).
+    pub fn elevation(&self) -> Float64Array {
+        Float64Array::from(self.inner.elevation())
+    }
+
+    /// Banking at each of `points()`, rad (positive: the right-hand edge is
+    /// higher). The road's height at offset `o` (positive to the left) is
+    /// `elevation − o·tan(banking)`, as `Track::ground` builds it.
+    pub fn banking(&self) -> Float64Array {
+        Float64Array::from(self.inner.banking())
+    }
+
     /// Distance along the centre line of each point, m.
     pub fn distances(&self) -> Float64Array {
         Float64Array::from(self.inner.distances())

@@ -80,6 +80,19 @@ test('TrackView gives the centre line and projects onto it', () => {
   assert.throws(() => track.locate(NaN, 0), RangeError);
 });
 
+test('TrackView gives elevation and banking per point, zero on a flat track', () => {
+  const flat = new sk.TrackView('brandwood');
+  assert.equal(flat.elevation().length, flat.points().length / 2);
+  assert.ok(flat.elevation().every((z) => z === 0) && flat.banking().every((b) => b === 0));
+  const hills = new sk.TrackView('hillcrest');
+  const z = hills.elevation();
+  assert.equal(z.length, hills.points().length / 2);
+  assert.equal(hills.banking().length, z.length);
+  // Hillcrest climbs 18 m and banks its bends.
+  assert.ok(Math.max(...z) - Math.min(...z) > 15, `${Math.max(...z) - Math.min(...z)} m of climb`);
+  assert.ok(hills.banking().some((b) => Math.abs(b) > 0.02));
+});
+
 test('LapReference: a car level with its own ghost has no gap', () => {
   const world = new sk.World();
   const car = world.addPresetCar('rwd_sports', { x: 0, speed: 10 });

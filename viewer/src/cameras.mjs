@@ -51,7 +51,9 @@ export class Cameras {
       const len = Math.hypot(dx, dy);
       if (travelled <= 0) {
         const off = side * (track.width / 2 + TV_SETBACK);
-        this.posts.push(new THREE.Vector3(pts[2 * i] - (dy / len) * off, pts[2 * i + 1] + (dx / len) * off, TV_HEIGHT));
+        // Posts stand TV_HEIGHT above the centre line's height there.
+        const z = (track.elevation?.[i] ?? 0) + TV_HEIGHT;
+        this.posts.push(new THREE.Vector3(pts[2 * i] - (dy / len) * off, pts[2 * i + 1] + (dx / len) * off, z));
         travelled = TV_SPACING;
         side = -side;
       }

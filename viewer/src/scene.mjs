@@ -50,12 +50,15 @@ export class Scene {
     this.renderer.setSize(width, height, false);
   }
 
-  /** Builds the track surface, its edges and the start line. */
+  /** Builds the track surface, its edges and the start line, on the
+   * track's elevation and banking (the surface `Track::ground` builds). */
   setTrack(track) {
     if (!track) return;
     const pts = track.points;
     const n = pts.length / 2;
     const half = track.width / 2;
+    const elevation = track.elevation ?? new Float64Array(n);
+    const banking = track.banking ?? new Float64Array(n);
     const surface = [];
     const kerbs = [];
     const edge = (i, side, extra) => {
@@ -66,9 +69,11 @@ export class Scene {
       const len = Math.hypot(dx, dy) || 1;
       dx /= len;
       dy /= len;
-      // Left normal of the direction of travel is (-dy, dx).
+      // Left normal of the direction of travel is (-dy, dx); a banked road
+      // rises towards its right-hand edge.
       const off = side * (half + extra);
-      return [pts[2 * i] - dy * off, pts[2 * i + 1] + dx * off];
+      const z = elevation[i] - off * Math.tan(banking[i]);
+      return [pts[2 * i] - dy * off, pts[2 * i + 1] + dx * off, z];
     };
     for (let i = 0; i <= n; i++) {
       const a = i % n;
@@ -86,7 +91,9 @@ export class Scene {
     this.scene.add(ribbon(right, 0.02, 0xe8e8e8));
     // The centre line, dashed, as the AI and the lap timing see it.
     const centre = [];
-    for (let i = 0; i <= n; i++) centre.push(new THREE.Vector3(pts[2 * (i % n)], pts[2 * (i % n) + 1], 0.04));
+    for (let i = 0; i <= n; i++) {
+      centre.push(new THREE.Vector3(pts[2 * (i % n)], pts[2 * (i % n) + 1], elevation[i % n] + 0.04));
+    }
     const line = new THREE.Line(
       new THREE.BufferGeometry().setFromPoints(centre),
       new THREE.LineDashedMaterial({ color: 0xd8d8d8, dashSize: 3, gapSize: 6 }),
@@ -96,7 +103,7 @@ export class Scene {
     const start = [edge(0, 1, 0), edge(0, -1, 0)];
     const dir = [pts[2] - pts[0], pts[3] - pts[1]];
     const dl = Math.hypot(dir[0], dir[1]);
-    const ahead = (p) => [p[0] + (dir[0] / dl) * 1.2, p[1] + (dir[1] / dl) * 1.2];
+    const ahead = (p) => [p[0] + (dir[0] / dl) * 1.2, p[1] + (dir[1] / dl) * 1.2, p[2]];
     this.scene.add(ribbon([start[0], start[1], ahead(start[0]), ahead(start[1])], 0.03, 0xffffff));
   }
 
@@ -135,10 +142,11 @@ export class Scene {
   }
 }
 
-/** A flat triangle strip through pairs of 2D points at height `z`. */
-function ribbon(pairs, z, colour) {
+/** A triangle strip through pairs of `[x, y, z]` points, lifted by
+ * `lift` (so edges and lines draw above the road). */
+function ribbon(pairs, lift, colour) {
   const positions = new Float32Array(pairs.length * 3);
-  pairs.forEach(([x, y], i) => positions.set([x, y, z], i * 3));
+  pairs.forEach(([x, y, z], i) => positions.set([x, y, z + lift], i * 3));
   const index = [];
   for (let i = 0; i + 3 < pairs.length; i += 2) index.push(i, i + 1, i + 2, i + 1, i + 3, i + 2);
   const geometry = new THREE.BufferGeometry();

@@ -63,7 +63,14 @@ function trackOf(metadata) {
   const track = new sk.TrackView(name);
   return {
     view: track,
-    geometry: { name, width: track.width, length: track.length, points: track.points() },
+    geometry: {
+      name,
+      width: track.width,
+      length: track.length,
+      points: track.points(),
+      elevation: track.elevation(),
+      banking: track.banking(),
+    },
   };
 }
 
