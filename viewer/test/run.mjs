@@ -10,7 +10,8 @@
 // 5. deep links, wall-clock playback, lap markers;
 // 6. desync markers, and a corrupt replay and one of another version
 //    shown as errors;
-// 7. a live race followed from the spectator service.
+// 7. cars the recording removed hidden from their step, the rest exact;
+// 8. a live race followed from the spectator service.
 //
 // Environment: SKIDPAD_BIN (the skidpad binary), SKIDPAD_SPECTATOR_BIN,
 // SKIDPAD_UPDATE_SCREENSHOTS=1 to rewrite the references. Run by
@@ -477,6 +478,39 @@ async function checkDesyncs(browser) {
   }
 }
 
+async function checkRemovals(browser) {
+  // The retirements golden: the game removed car 1 before step 500 and
+  // car 3 before step 1200. The page must hide each from its step on and
+  // still show the others exactly where the native export has them.
+  const file = join(goldenDir, 'retirements.skr');
+  const native = nativeExport(file);
+  const index = Object.fromEntries(native.channels.map((c, k) => [c, k]));
+  const server = await view([file]);
+  try {
+    await withViewer(browser, server, '', async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const steps = [499, 500, 1199, 1200, 2400];
+      for (const step of steps) {
+        const shown = await posesAtStep(page, step);
+        const visible = await page.evaluate(() => window.viewer.scene.cars.map((m) => m.group.visible));
+        native.steps[step - 1].cars.forEach((values, car) => {
+          if (values === null) {
+            assert.ok(Number.isNaN(shown.poses[car][0]), `car ${car} has no pose at step ${step}`);
+            assert.equal(visible[car], false, `car ${car} hidden at step ${step}`);
+            return;
+          }
+          POSE_FIELDS.forEach((field, f) => {
+            assert.equal(shown.poses[car][f], values[index[field]], `step ${step} car ${car} ${field}`);
+          });
+        });
+      }
+      ok(`retirements.skr: removed cars hidden from their step (1 at 500, 3 at 1200), the others exact at steps ${steps.join(', ')}`);
+    });
+  } finally {
+    server.child.kill();
+  }
+}
+
 async function checkErrors(browser) {
   const good = readFileSync(join(goldenDir, 'flat_lap.skr'));
   const corrupt = join(work, 'corrupt.skr');
@@ -578,6 +612,7 @@ try {
   await checkStreamFile(browser, race);
   await checkLinksAndClock(browser);
   await checkDesyncs(browser);
+  await checkRemovals(browser);
   await checkErrors(browser);
   await checkLive(browser);
 } finally {

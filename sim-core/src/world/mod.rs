@@ -181,7 +181,9 @@ impl World {
     /// Puts a car taken out by [`remove_car`](Self::remove_car) back under
     /// its own id, as it was when removed. Refused (nothing changes) when a
     /// car with that id is in the world or when this world never gave the
-    /// id out.
+    /// id out. (A `RemovedCar` does not know its world: one from another
+    /// world whose id is free here is taken, so keep removed cars with the
+    /// world they came from.)
     pub fn reinstate_car(&mut self, removed: RemovedCar) -> Result<CarId> {
         let id = removed.car.id;
         if id.to_raw() >= self.next_id {
