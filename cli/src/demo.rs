@@ -43,7 +43,15 @@ pub struct DemoOptions {
     pub cars: usize,
     /// Laps each car drives.
     pub laps: u32,
+    /// The built-in track raced.
+    pub track: String,
+    /// Race on the track's own 3D surface (`Track::ground`: elevation,
+    /// banking, kerbs, run-off, barriers) instead of the plane z = 0.
+    pub on_track_surface: bool,
 }
+
+/// The track the demo races by default.
+pub const DEFAULT_TRACK: &str = "brandwood";
 
 /// One car's race.
 #[derive(Clone, Debug, Serialize)]
@@ -137,8 +145,14 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     // a directory that cannot be made fails first.
     std::fs::create_dir_all(&options.out)
         .with_context(|| format!("cannot create {}", options.out.display()))?;
-    let track = Arc::new(Track::builtin("brandwood")?);
+    let track = Arc::new(Track::builtin(&options.track)?);
     let mut world = World::new(WorldConfig::default())?;
+    if options.on_track_surface {
+        // Banked road on its elevation, kerbs, grass run-off and barriers
+        // (the replay names the ground; verification rebuilds it from the
+        // built-in track).
+        world.set_ground(Arc::new(track.ground()?))?;
+    }
     for k in 0..options.cars {
         // A grid behind the line, two abreast.
         let (p, d) = track.point_at(track.length() - 8.0 * (k / 2) as f64 - 6.0);
@@ -156,7 +170,7 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
         world.set_driver(id, Some(track.clone()))?;
     }
     let metadata = vec![
-        ("track".to_owned(), "brandwood".to_owned()),
+        ("track".to_owned(), track.name().to_owned()),
         ("laps".to_owned(), options.laps.to_string()),
         ("player".to_owned(), DEMO_PLAYER.to_owned()),
     ];
@@ -187,7 +201,16 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     let limit = u64::from(options.laps) * 60 * 180;
     while laps.iter().any(|l| (l.len() as u32) < options.laps) {
         if recorder.step_count() >= limit {
-            bail!("the race did not finish in {} steps", limit);
+            let behind: Vec<String> = laps
+                .iter()
+                .enumerate()
+                .filter(|(_, l)| (l.len() as u32) < options.laps)
+                .map(|(car, l)| format!("car {car} ({} laps)", l.len()))
+                .collect();
+            bail!(
+                "the race did not finish in {limit} steps: {} did not finish (an AI car stuck against a barrier does not back out)",
+                behind.join(", ")
+            );
         }
         recorder.step(&mut world, DT)?;
         stream.capture(&world, DT)?;

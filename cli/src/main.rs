@@ -36,7 +36,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Race AI cars on the built-in track, record the replay and the best
+    /// Race AI cars on a built-in track, record the replay and the best
     /// lap's ghost, verify the replay and print a summary.
     Demo {
         /// Output directory (created if missing).
@@ -48,6 +48,14 @@ enum Command {
         /// Laps per car, 1 to 20.
         #[arg(long, default_value_t = demo::DEFAULT_LAPS, value_parser = clap::value_parser!(u32).range(1..=i64::from(demo::MAX_LAPS)))]
         laps: u32,
+        /// The built-in track.
+        #[arg(long, default_value = demo::DEFAULT_TRACK, value_parser = clap::builder::PossibleValuesParser::new(skidpad_core::track_names()))]
+        track: String,
+        /// What the cars drive on: the plane z = 0, or the track's own 3D
+        /// surface (elevation, banking, kerbs, run-off, barriers; the AI
+        /// does not back out of a barrier, so a big field can get stuck).
+        #[arg(long, default_value = "plane", value_parser = ["plane", "track"])]
+        ground: String,
     },
     /// Verify replays (re-simulated bit for bit) and ghosts.
     Verify {
@@ -150,7 +158,13 @@ fn exit_code(status: verify::Status) -> ExitCode {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
-        Command::Demo { out, cars, laps } => {
+        Command::Demo {
+            out,
+            cars,
+            laps,
+            track,
+            ground,
+        } => {
             let bar = progress_bar(
                 cli.json,
                 u64::from(cars) * u64::from(laps),
@@ -160,6 +174,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 out,
                 cars: usize::from(cars),
                 laps,
+                track,
+                on_track_surface: ground == "track",
             };
             let report = demo::run(&options, &bar)?;
             bar.finish_and_clear();

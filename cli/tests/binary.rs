@@ -141,6 +141,17 @@ fn demo_arguments_have_ranges() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("1..=64"), "{err}");
     assert_eq!(skidpad(&["demo", "--laps", "21"]).status.code(), Some(2));
+    let out = skidpad(&["demo", "--track", "nowhere"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.contains("brandwood") && err.contains("hillcrest"),
+        "{err}"
+    );
+    assert_eq!(
+        skidpad(&["demo", "--ground", "moon"]).status.code(),
+        Some(2)
+    );
 }
 
 #[test]

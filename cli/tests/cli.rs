@@ -123,6 +123,33 @@ fn export_is_dense_json_with_events() {
 }
 
 #[test]
+fn a_demo_on_a_hilly_track_surface_names_its_ground_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = demo::run(
+        &demo::DemoOptions {
+            out: dir.path().to_owned(),
+            cars: 2,
+            laps: 1,
+            track: "hillcrest".to_owned(),
+            on_track_surface: true,
+        },
+        &ProgressBar::hidden(),
+    )
+    .unwrap();
+    assert!(report.verified(), "{report}");
+    assert_eq!(report.track, "Hillcrest");
+    let replay =
+        skidpad_replay::decode_replay(&std::fs::read(&report.replay_file).unwrap()).unwrap();
+    let (_, description) = replay.header.ground().unwrap();
+    assert!(description.contains("triangle mesh"), "{description}");
+    // The cars climbed: some pose in the ghost is metres above the start.
+    let ghost = skidpad_ghost::decode_ghost(&std::fs::read(&report.ghost_file).unwrap()).unwrap();
+    let heights = ghost.frames().iter().map(|f| f64::from(f.pose.z));
+    let climb = heights.clone().fold(f64::MIN, f64::max) - heights.fold(f64::MAX, f64::min);
+    assert!(climb > 10.0, "{climb} m of climb over the best lap");
+}
+
+#[test]
 fn a_short_demo_race_writes_verified_files() {
     let dir = tempfile::tempdir().unwrap();
     let report = demo::run(
@@ -130,6 +157,8 @@ fn a_short_demo_race_writes_verified_files() {
             out: dir.path().to_owned(),
             cars: 2,
             laps: 1,
+            track: demo::DEFAULT_TRACK.to_owned(),
+            on_track_surface: false,
         },
         &ProgressBar::hidden(),
     )
@@ -154,7 +183,9 @@ fn a_short_demo_race_writes_verified_files() {
             &demo::DemoOptions {
                 out: dir.path().to_owned(),
                 cars: 0,
-                laps: 1
+                laps: 1,
+                track: demo::DEFAULT_TRACK.to_owned(),
+                on_track_surface: false,
             },
             &ProgressBar::hidden()
         )

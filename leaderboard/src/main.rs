@@ -100,6 +100,8 @@ async fn submit_demo(store: &Store, out: &std::path::Path) -> Result<()> {
         out: out.to_owned(),
         cars: usize::from(skidpad_cli::demo::DEFAULT_CARS),
         laps: skidpad_cli::demo::DEFAULT_LAPS,
+        track: skidpad_cli::demo::DEFAULT_TRACK.to_owned(),
+        on_track_surface: false,
     };
     let report = tokio::task::spawn_blocking(move || {
         skidpad_cli::demo::run(&options, &indicatif::ProgressBar::hidden())

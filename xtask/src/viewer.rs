@@ -37,7 +37,12 @@ pub fn view_demo(root: &Path) -> Result<(), String> {
             .current_dir(root);
         cmd
     };
-    run(&mut skidpad(&["demo"]))?;
+    // Extra arguments go to the demo (`cargo xtask view-demo --track
+    // hillcrest --ground track` shows the hills).
+    let extra: Vec<String> = std::env::args().skip(2).collect();
+    let mut demo = vec!["demo"];
+    demo.extend(extra.iter().map(String::as_str));
+    run(&mut skidpad(&demo))?;
     run(&mut skidpad(&[
         "view",
         "skidpad-demo/demo.skr",
