@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
 use serde::Serialize;
 use skidpad_core::hex;
-use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+use skidpad_core::{DriverStyle, InitialPose, Track, World, WorldConfig, preset};
 use skidpad_ghost::{CutLap, LapCutter, encode_ghost};
 use skidpad_replay::{
     Limits, RecorderOptions, ReplayRecorder, StreamRecorder, SyncPolicy, encode_replay,
@@ -95,6 +95,8 @@ pub struct BestLap {
 pub struct DemoReport {
     /// Track name.
     pub track: String,
+    /// What the cars drove on (`Ground::describe`).
+    pub ground: String,
     /// Steps raced.
     pub steps: u64,
     /// Simulated seconds.
@@ -167,7 +169,13 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
                 speed: 0.0,
             },
         )?;
-        world.set_driver(id, Some(track.clone()))?;
+        // On the track's surface a car pushed into a barrier must back out
+        // to finish; on the plane there is nothing to back out of.
+        let style = DriverStyle {
+            backs_out: options.on_track_surface,
+            ..DriverStyle::default()
+        };
+        world.set_driver_with_style(id, Some(track.clone()), style)?;
     }
     let metadata = vec![
         ("track".to_owned(), track.name().to_owned()),
@@ -197,8 +205,9 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
         .collect();
     let mut laps: Vec<Vec<f32>> = vec![Vec::new(); options.cars];
     let mut best: Option<(usize, CutLap)> = None;
-    // Generous: three minutes a lap.
-    let limit = u64::from(options.laps) * 60 * 180;
+    // Generous: four minutes a lap (a big field on the track's surface
+    // queues behind pile-ups).
+    let limit = u64::from(options.laps) * 60 * 240;
     while laps.iter().any(|l| (l.len() as u32) < options.laps) {
         if recorder.step_count() >= limit {
             let behind: Vec<String> = laps
@@ -208,7 +217,7 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
                 .map(|(car, l)| format!("car {car} ({} laps)", l.len()))
                 .collect();
             bail!(
-                "the race did not finish in {limit} steps: {} did not finish (an AI car stuck against a barrier does not back out)",
+                "the race did not finish in {limit} steps: {} did not finish",
                 behind.join(", ")
             );
         }
@@ -245,6 +254,11 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     let report = verify(&encoded, skidpad_replay::NoHooks, &Limits::default())?;
     Ok(DemoReport {
         track: track.name().to_owned(),
+        ground: if options.on_track_surface {
+            format!("the track's own surface, a {}", world.ground().describe())
+        } else {
+            world.ground().describe()
+        },
         steps: replay.header.step_count,
         duration: replay.duration(),
         cars: laps
@@ -293,6 +307,7 @@ impl fmt::Display for DemoReport {
             self.steps,
             self.duration
         )?;
+        writeln!(f, "ground: {}", self.ground)?;
         writeln!(f)?;
         let laps = self.cars.iter().map(|c| c.laps.len()).max().unwrap_or(0);
         write!(f, "{:<4} {:<14}", "car", "preset")?;

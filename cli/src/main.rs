@@ -51,10 +51,9 @@ enum Command {
         /// The built-in track.
         #[arg(long, default_value = demo::DEFAULT_TRACK, value_parser = clap::builder::PossibleValuesParser::new(skidpad_core::track_names()))]
         track: String,
-        /// What the cars drive on: the plane z = 0, or the track's own 3D
-        /// surface (elevation, banking, kerbs, run-off, barriers; the AI
-        /// does not back out of a barrier, so a big field can get stuck).
-        #[arg(long, default_value = "plane", value_parser = ["plane", "track"])]
+        /// What the cars drive on: the track's own 3D surface (elevation,
+        /// banking, kerbs, run-off, barriers) or the plane z = 0.
+        #[arg(long, default_value = "track", value_parser = ["track", "plane"])]
         ground: String,
     },
     /// Verify replays (re-simulated bit for bit) and ghosts.

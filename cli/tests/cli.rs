@@ -158,7 +158,7 @@ fn a_short_demo_race_writes_verified_files() {
             cars: 2,
             laps: 1,
             track: demo::DEFAULT_TRACK.to_owned(),
-            on_track_surface: false,
+            on_track_surface: true,
         },
         &ProgressBar::hidden(),
     )

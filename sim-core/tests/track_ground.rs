@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use skidpad_core::glam::{DVec2, DVec3};
 use skidpad_core::{
-    Ground, GroundRay, InitialPose, SurfaceId, Track, World, WorldConfig, preset, preset_names,
-    track_names,
+    DriverStyle, Ground, GroundRay, InitialPose, SurfaceId, Track, World, WorldConfig, preset,
+    preset_names, track_names,
 };
 
 const DT: f64 = 1.0 / 60.0;
@@ -145,4 +145,56 @@ fn the_ai_laps_both_tracks_on_their_ground_with_every_preset() {
             );
         }
     }
+}
+
+#[test]
+fn a_driver_that_backs_out_leaves_a_barrier_and_one_that_does_not_stays() {
+    // A sports car at rest on Brandwood's grass, 2 m from the left barrier
+    // and nosed 70° towards it, 200 m into the lap.
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let run = |backs_out: bool| {
+        let mut world = World::new(WorldConfig::default()).unwrap();
+        world.set_ground(Arc::new(track.ground().unwrap())).unwrap();
+        let (p, dir) = track.point_at(200.0);
+        let left = dir.perp();
+        let at = p + left * (track.width() / 2.0 + 10.0);
+        let yaw = dir.y.atan2(dir.x) + 70_f64.to_radians();
+        let car = world
+            .add_car(
+                &preset("rwd_sports").unwrap(),
+                InitialPose {
+                    x: at.x,
+                    y: at.y,
+                    yaw,
+                    speed: 0.0,
+                },
+            )
+            .unwrap();
+        let style = DriverStyle {
+            backs_out,
+            ..DriverStyle::default()
+        };
+        world
+            .set_driver_with_style(car, Some(track.clone()), style)
+            .unwrap();
+        let mut reversed = false;
+        for _ in 0..60 * 20 {
+            world.step(DT).unwrap();
+            reversed |= world.input(car).unwrap().gear < 0.0;
+        }
+        let here = track.locate(world.pose(car).unwrap().position.truncate());
+        (here.distance, reversed)
+    };
+    let (stuck, never) = run(false);
+    let (away, reversed) = run(true);
+    assert!(!never, "the default driver never reverses");
+    assert!(
+        stuck < 215.0,
+        "without backing out the car stays at the barrier: {stuck} m"
+    );
+    assert!(reversed, "the car backed out");
+    assert!(
+        away > 400.0,
+        "after backing out the car drives on: {away} m"
+    );
 }

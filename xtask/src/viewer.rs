@@ -38,7 +38,7 @@ pub fn view_demo(root: &Path) -> Result<(), String> {
         cmd
     };
     // Extra arguments go to the demo (`cargo xtask view-demo --track
-    // hillcrest --ground track` shows the hills).
+    // hillcrest` shows the hills).
     let extra: Vec<String> = std::env::args().skip(2).collect();
     let mut demo = vec!["demo"];
     demo.extend(extra.iter().map(String::as_str));

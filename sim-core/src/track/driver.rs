@@ -17,9 +17,18 @@ use crate::input::CarInput;
 use crate::model::drivetrain::{differential, gearbox};
 use crate::pose::yaw_pitch_roll;
 use crate::state::car_state::CarState;
-use crate::track::Track;
+use crate::track::{Track, TrackPosition};
 use crate::vehicle::definition::{CarDefinition, DriveLayout, STANDARD_GRAVITY, ShiftMode};
 use crate::{CoreError, Result};
+
+/// A car slower than this (m/s, forward; negative while reversing) counts
+/// as stopped for backing out.
+const BACK_OUT_SPEED: f64 = 1.0;
+/// A stopped car off the road backs out while its heading points away
+/// from the road by more than 30° (sin 30°).
+const BACK_OUT_SIN: f64 = 0.5;
+/// Throttle while reversing out.
+const BACK_OUT_THROTTLE: f64 = 1.0;
 
 /// Tunable behaviour of an [`AiDriver`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -36,6 +45,12 @@ pub struct DriverStyle {
     pub lookahead_time: f64,
     /// Highest target speed, m/s.
     pub top_speed: f64,
+    /// Reverse out when stopped off the road facing away from the track
+    /// (nose in a barrier after a spin or a push), instead of pushing on.
+    /// Off by default: it changes what the driver does, so existing
+    /// AI-driven runs keep their bits; turn it on for grounds with
+    /// barriers (`Track::ground`).
+    pub backs_out: bool,
 }
 
 impl Default for DriverStyle {
@@ -47,6 +62,7 @@ impl Default for DriverStyle {
             lookahead_base: 6.0,
             lookahead_time: 0.45,
             top_speed: 70.0,
+            backs_out: false,
         }
     }
 }
@@ -153,6 +169,11 @@ impl AiDriver {
         let heading = DVec2::new(libm::cos(yaw), libm::sin(yaw));
         let speed = DVec2::new(state.velocity.x, state.velocity.y).dot(heading);
         let here = self.track.locate(position);
+        if self.style.backs_out
+            && let Some(back_out) = self.back_out(heading, speed, &here)
+        {
+            return back_out;
+        }
 
         // Pure pursuit: the arc through the target point has curvature
         // 2·sin(α)/L, which the steered axle meets at angle atan(wheelbase·k).
@@ -196,6 +217,38 @@ impl AiDriver {
             clutch: 0.0,
             gear,
         }
+    }
+
+    /// Reverses out when the car has come to rest off the road with its nose
+    /// pointing away from the road by more than 30° (into a barrier after a
+    /// spin or a push), at full lock so the nose swings back towards the
+    /// track's direction; `None` otherwise. It keeps reversing while it
+    /// moves backwards and stops once the nose points less than 30° away,
+    /// so it needs no memory (the driver has no state). A car on the road,
+    /// or off it but pointing back towards it, drives on.
+    fn back_out(&self, heading: DVec2, speed: f64, here: &TrackPosition) -> Option<CarInput> {
+        if here.offset.abs() <= self.track.width() / 2.0 || speed >= BACK_OUT_SPEED {
+            return None;
+        }
+        let (_, along) = self.track.point_at(here.distance);
+        // Away from the road: the left normal on the left of the centre
+        // line, the right one on the right.
+        let outward = along.perp() * here.offset.signum();
+        if heading.dot(outward) <= BACK_OUT_SIN {
+            return None;
+        }
+        // Reversing with the wheels to the right turns the nose left: steer
+        // to the side opposite the one the track's direction lies on
+        // (negative steer is left, as in `drive`).
+        let left_of_heading = heading.perp_dot(along) > 0.0;
+        Some(CarInput {
+            steer: if left_of_heading { 1.0 } else { -1.0 },
+            throttle: BACK_OUT_THROTTLE,
+            brake: 0.0,
+            handbrake: 0.0,
+            clutch: 0.0,
+            gear: -1.0,
+        })
     }
 
     /// Eases off the throttle when the driven wheels spin or the car slides,
