@@ -158,7 +158,7 @@ fn a_driver_that_backs_out_leaves_a_barrier_and_one_that_does_not_stays() {
         let (p, dir) = track.point_at(200.0);
         let left = dir.perp();
         let at = p + left * (track.width() / 2.0 + 10.0);
-        let yaw = dir.y.atan2(dir.x) + 70_f64.to_radians();
+        let yaw = libm::atan2(dir.y, dir.x) + 70_f64.to_radians();
         let car = world
             .add_car(
                 &preset("rwd_sports").unwrap(),
