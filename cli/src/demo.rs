@@ -178,7 +178,8 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
         world.set_driver_with_style(id, Some(track.clone()), style)?;
     }
     let metadata = vec![
-        ("track".to_owned(), track.name().to_owned()),
+        // The built-in track's key, by which players rebuild it.
+        ("track".to_owned(), options.track.clone()),
         ("laps".to_owned(), options.laps.to_string()),
         ("player".to_owned(), DEMO_PLAYER.to_owned()),
     ];

@@ -140,6 +140,8 @@ fn a_demo_on_a_hilly_track_surface_names_its_ground_and_verifies() {
     assert_eq!(report.track, "Hillcrest");
     let replay =
         skidpad_replay::decode_replay(&std::fs::read(&report.replay_file).unwrap()).unwrap();
+    let track = replay.header.metadata.iter().find(|(k, _)| k == "track");
+    assert_eq!(track.map(|(_, v)| v.as_str()), Some("hillcrest"));
     let (_, description) = replay.header.ground().unwrap();
     assert!(description.contains("triangle mesh"), "{description}");
     // The cars climbed: some pose in the ghost is metres above the start.

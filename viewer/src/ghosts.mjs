@@ -63,7 +63,7 @@ export class GhostRace {
       // `armed`: the car has been away from the line since the last lap
       // start, so the next crossing starts a lap (no double count for a
       // car that starts a few centimetres behind its line).
-      cache = { recording, scanned: 0, previous: null, armed: true, laps: [] };
+      cache = { recording, scanned: 0, previous: null, armed: true, behind: 0, laps: [] };
       g.starts.set(car, cache);
     }
     if (g.line === null || !recording.distances) return cache.laps;
@@ -79,6 +79,12 @@ export class GhostRace {
       if (i === 0 && (along < ON_LINE || along > L - ON_LINE)) {
         cache.laps.push({ start: recording.times[0], splits: [] });
         cache.armed = false;
+      } else if (prev !== null && along > prev + L / 2) {
+        // Pushed (or reversing) back over the line: the next forward
+        // crossing only undoes it, as the ghost crate's LapCutter counts.
+        cache.behind += 1;
+      } else if (prev !== null && along < prev - L / 2 && cache.behind > 0) {
+        cache.behind -= 1;
       } else if (prev !== null && along < prev - L / 2 && cache.armed) {
         cache.laps.push({ start: at(i, prev - L, along, 0), splits: [] });
         cache.armed = false;
