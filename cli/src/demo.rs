@@ -217,8 +217,13 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
                 .filter(|(_, l)| (l.len() as u32) < options.laps)
                 .map(|(car, l)| format!("car {car} ({} laps)", l.len()))
                 .collect();
+            let hint = if options.on_track_surface {
+                " (a car can stay wedged against a barrier in a big field: try fewer cars or --ground plane)"
+            } else {
+                ""
+            };
             bail!(
-                "the race did not finish in {limit} steps: {} did not finish",
+                "the race did not finish in {limit} steps: {} did not finish{hint}",
                 behind.join(", ")
             );
         }
