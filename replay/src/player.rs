@@ -107,9 +107,9 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
             first_desync: None,
             cache,
         };
+        player.hooks.on_start(&player.ids);
         // A second handle (a pointer copy or an Arc count): restoring
         // borrows the player mutably.
-        player.hooks.on_start(&player.ids);
         let replay = player.replay.clone();
         let first = replay
             .keyframes
