@@ -122,20 +122,24 @@ fn export_is_dense_json_with_events() {
     );
 }
 
-#[test]
-fn a_demo_on_a_hilly_track_surface_names_its_ground_and_verifies() {
-    let dir = tempfile::tempdir().unwrap();
-    let report = demo::run(
+/// A demo of `cars` cars and one lap on `track`'s own surface, into `out`.
+fn demo_race(out: &std::path::Path, cars: usize, track: &str) -> anyhow::Result<demo::DemoReport> {
+    demo::run(
         &demo::DemoOptions {
-            out: dir.path().to_owned(),
-            cars: 2,
+            out: out.to_owned(),
+            cars,
             laps: 1,
-            track: "hillcrest".to_owned(),
+            track: track.to_owned(),
             on_track_surface: true,
         },
         &ProgressBar::hidden(),
     )
-    .unwrap();
+}
+
+#[test]
+fn a_demo_on_a_hilly_track_surface_names_its_ground_and_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = demo_race(dir.path(), 2, "hillcrest").unwrap();
     assert!(report.verified(), "{report}");
     assert_eq!(report.track, "Hillcrest");
     let replay =
@@ -154,17 +158,7 @@ fn a_demo_on_a_hilly_track_surface_names_its_ground_and_verifies() {
 #[test]
 fn a_short_demo_race_writes_verified_files() {
     let dir = tempfile::tempdir().unwrap();
-    let report = demo::run(
-        &demo::DemoOptions {
-            out: dir.path().to_owned(),
-            cars: 2,
-            laps: 1,
-            track: demo::DEFAULT_TRACK.to_owned(),
-            on_track_surface: true,
-        },
-        &ProgressBar::hidden(),
-    )
-    .unwrap();
+    let report = demo_race(dir.path(), 2, demo::DEFAULT_TRACK).unwrap();
     assert!(report.verified());
     assert!(report.replay_file.exists() && report.ghost_file.exists());
     assert!(report.stream_file.exists() && report.stream_matches);
@@ -180,17 +174,5 @@ fn a_short_demo_race_writes_verified_files() {
         .map(|c| if c.is_ascii_digit() { '#' } else { c })
         .collect();
     insta::assert_snapshot!("demo_two_cars_one_lap", masked);
-    assert!(
-        demo::run(
-            &demo::DemoOptions {
-                out: dir.path().to_owned(),
-                cars: 0,
-                laps: 1,
-                track: demo::DEFAULT_TRACK.to_owned(),
-                on_track_surface: false,
-            },
-            &ProgressBar::hidden()
-        )
-        .is_err()
-    );
+    assert!(demo_race(dir.path(), 0, demo::DEFAULT_TRACK).is_err());
 }

@@ -102,6 +102,14 @@ function posesAtStep(page, step) {
   }, step);
 }
 
+/** The page's pose of `car` equals the native export's row `values`
+ * (`index`: channel name → column), field by field. */
+function assertPoseEquals(shown, values, index, step, car) {
+  POSE_FIELDS.forEach((field, f) => {
+    assert.equal(shown.poses[car][f], values[index[field]], `step ${step} car ${car} ${field}`);
+  });
+}
+
 async function checkPoses(browser) {
   const file = join(goldenDir, 'mixed_field.skr');
   const native = nativeExport(file);
@@ -119,9 +127,7 @@ async function checkPoses(browser) {
         const row = native.steps[step - 1];
         assert.equal(row.step, step);
         row.cars.forEach((values, car) => {
-          POSE_FIELDS.forEach((field, f) => {
-            assert.equal(shown.poses[car][f], values[index[field]], `step ${step} car ${car} ${field}`);
-          });
+          assertPoseEquals(shown, values, index, step, car);
           for (let f = 0; f < 3; f++) {
             assert.ok(Math.abs(shown.meshes[car][f] - values[index[POSE_FIELDS[f]]]) < 1e-3, `mesh ${f} at step ${step}`);
           }
@@ -499,9 +505,7 @@ async function checkRemovals(browser) {
             assert.equal(visible[car], false, `car ${car} hidden at step ${step}`);
             return;
           }
-          POSE_FIELDS.forEach((field, f) => {
-            assert.equal(shown.poses[car][f], values[index[field]], `step ${step} car ${car} ${field}`);
-          });
+          assertPoseEquals(shown, values, index, step, car);
         });
       }
       ok(`retirements.skr: removed cars hidden from their step (1 at 500, 3 at 1200), the others exact at steps ${steps.join(', ')}`);
