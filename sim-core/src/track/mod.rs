@@ -6,6 +6,7 @@
 
 pub(crate) mod driver;
 pub(crate) mod ground;
+mod locate;
 
 use glam::DVec2;
 use serde::Deserialize;
@@ -13,7 +14,7 @@ use serde::Deserialize;
 use crate::{CoreError, Result};
 
 /// Polyline points generated per control-point segment.
-const SAMPLES_PER_SEGMENT: usize = 12;
+pub(crate) const SAMPLES_PER_SEGMENT: usize = 12;
 /// Most control points a track file may hold.
 const MAX_CONTROL_POINTS: usize = 4096;
 
@@ -61,6 +62,9 @@ pub struct Track {
     elevation: Vec<f64>,
     /// Banking at each point, rad (positive: right-hand edge up).
     banking: Vec<f64>,
+    /// Circles around runs of segments, which let `locate` skip most of
+    /// its search window.
+    groups: locate::SegmentGroups,
 }
 
 /// Where a position lies relative to the centre line.
@@ -179,6 +183,7 @@ impl Track {
         let inv_length_squared = (0..n)
             .map(|i| 1.0 / (points[(i + 1) % n] - points[i]).length_squared())
             .collect();
+        let groups = locate::SegmentGroups::new(&points);
         Ok(Track {
             name,
             width,
@@ -189,6 +194,7 @@ impl Track {
             length: total,
             elevation: vec![0.0; n],
             banking: vec![0.0; n],
+            groups,
         })
     }
 
@@ -257,53 +263,6 @@ impl Track {
         let len = seg.length();
         let t = (s - self.distance[i]) / len;
         (p0 + seg * t, seg / len)
-    }
-
-    /// Projects a position onto the centre line.
-    ///
-    /// The search has no history (the answer depends on `p` alone): it
-    /// finds the nearest of every `SAMPLES_PER_SEGMENT`-th point over the
-    /// whole lap, then the nearest segment within two control spans of it.
-    /// That is the true nearest segment for any position closer to the line
-    /// than to a part of the track more than two control spans away along
-    /// it, which holds on and near the racing surface of any sane track.
-    #[must_use]
-    pub fn locate(&self, p: DVec2) -> TrackPosition {
-        let n = self.points.len();
-        let mut coarse = (f64::INFINITY, 0);
-        for i in (0..n).step_by(SAMPLES_PER_SEGMENT) {
-            let d2 = self.points[i].distance_squared(p);
-            if d2 < coarse.0 {
-                coarse = (d2, i);
-            }
-        }
-        let window = 2 * SAMPLES_PER_SEGMENT;
-        let mut best = (f64::INFINITY, 0, 0.0);
-        // Walk the window with a wrapping index rather than `% n` per
-        // candidate.
-        let mut i = (coarse.1 + n - window) % n;
-        for _ in 0..=2 * window {
-            let next = if i + 1 == n { 0 } else { i + 1 };
-            let (a, b) = (self.points[i], self.points[next]);
-            let seg = b - a;
-            let t = ((p - a).dot(seg) * self.inv_length_squared[i]).clamp(0.0, 1.0);
-            let d2 = (a + seg * t).distance_squared(p);
-            // Strict < keeps the first candidate on ties: a fixed answer.
-            if d2 < best.0 {
-                best = (d2, i, t);
-            }
-            i = next;
-        }
-        let (_, i, t) = best;
-        let (a, b) = (self.points[i], self.points[(i + 1) % n]);
-        let seg = b - a;
-        let side = seg.perp_dot(p - a).signum();
-        let distance = (self.distance[i] + t * seg.length()).rem_euclid(self.length);
-        TrackPosition {
-            segment: i,
-            distance,
-            offset: side * best.0.sqrt(),
-        }
     }
 }
 
