@@ -147,51 +147,67 @@ fn the_ai_laps_both_tracks_on_their_ground_with_every_preset() {
     }
 }
 
+/// A sports car at rest on Brandwood's grass, 2 m from the left barrier,
+/// 200 m into the lap, turned `yaw_deg` from the track's direction (left
+/// positive), driven for `seconds`: where it ends along the lap, and
+/// whether it ever reversed.
+fn from_the_barrier(yaw_deg: f64, backs_out: bool, seconds: u32) -> (f64, bool) {
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    world.set_ground(Arc::new(track.ground().unwrap())).unwrap();
+    let (p, dir) = track.point_at(200.0);
+    let left = dir.perp();
+    let at = p + left * (track.width() / 2.0 + 10.0);
+    let yaw = libm::atan2(dir.y, dir.x) + yaw_deg.to_radians();
+    let car = world
+        .add_car(
+            &preset("rwd_sports").unwrap(),
+            InitialPose {
+                x: at.x,
+                y: at.y,
+                yaw,
+                speed: 0.0,
+            },
+        )
+        .unwrap();
+    let style = DriverStyle {
+        backs_out,
+        ..DriverStyle::default()
+    };
+    world
+        .set_driver_with_style(car, Some(track.clone()), style)
+        .unwrap();
+    let mut reversed = false;
+    for _ in 0..60 * seconds {
+        world.step(DT).unwrap();
+        reversed |= world.input(car).unwrap().gear < 0.0;
+    }
+    let here = track.locate(world.pose(car).unwrap().position.truncate());
+    (here.distance, reversed)
+}
+
 #[test]
 fn a_driver_that_backs_out_leaves_a_barrier_and_one_that_does_not_stays() {
-    // A sports car at rest on Brandwood's grass, 2 m from the left barrier
-    // and nosed 70° towards it, 200 m into the lap.
-    let track = Arc::new(Track::builtin("brandwood").unwrap());
-    let run = |backs_out: bool| {
-        let mut world = World::new(WorldConfig::default()).unwrap();
-        world.set_ground(Arc::new(track.ground().unwrap())).unwrap();
-        let (p, dir) = track.point_at(200.0);
-        let left = dir.perp();
-        let at = p + left * (track.width() / 2.0 + 10.0);
-        let yaw = libm::atan2(dir.y, dir.x) + 70_f64.to_radians();
-        let car = world
-            .add_car(
-                &preset("rwd_sports").unwrap(),
-                InitialPose {
-                    x: at.x,
-                    y: at.y,
-                    yaw,
-                    speed: 0.0,
-                },
-            )
-            .unwrap();
-        let style = DriverStyle {
-            backs_out,
-            ..DriverStyle::default()
-        };
-        world
-            .set_driver_with_style(car, Some(track.clone()), style)
-            .unwrap();
-        let mut reversed = false;
-        for _ in 0..60 * 20 {
-            world.step(DT).unwrap();
-            reversed |= world.input(car).unwrap().gear < 0.0;
-        }
-        let here = track.locate(world.pose(car).unwrap().position.truncate());
-        (here.distance, reversed)
-    };
-    let (stuck, never) = run(false);
-    let (away, reversed) = run(true);
+    // Nosed 70° towards the barrier.
+    let (stuck, never) = from_the_barrier(70.0, false, 20);
+    let (away, reversed) = from_the_barrier(70.0, true, 20);
     assert!(!never, "the default driver never reverses");
     assert!(
         stuck < 215.0,
         "without backing out the car stays at the barrier: {stuck} m"
     );
+    assert!(reversed, "the car backed out");
+    assert!(
+        away > 400.0,
+        "after backing out the car drives on: {away} m"
+    );
+}
+
+#[test]
+fn a_driver_turned_round_against_the_barrier_backs_out_and_drives_on() {
+    // Facing 160° from the track's direction, its nose along the barrier:
+    // driving on would turn it into the wall, so it reverses first.
+    let (away, reversed) = from_the_barrier(160.0, true, 30);
     assert!(reversed, "the car backed out");
     assert!(
         away > 400.0,

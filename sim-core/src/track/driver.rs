@@ -27,8 +27,16 @@ const BACK_OUT_SPEED: f64 = 1.0;
 /// A stopped car off the road backs out while its heading points away
 /// from the road by more than 30° (sin 30°).
 const BACK_OUT_SIN: f64 = 0.5;
+/// A stopped car off the road also backs out while it faces against the
+/// track's direction by more than 120° (cos 120°): turned round against a
+/// barrier, driving on would only push it into the wall.
+const BACK_OUT_WRONG_WAY_COS: f64 = -0.5;
 /// Throttle while reversing out.
 const BACK_OUT_THROTTLE: f64 = 1.0;
+/// Reversing faster than this (m/s) the driver brakes: full throttle in
+/// reverse at full lock, or a push from another car, took cars fast enough
+/// to roll them against the barriers.
+const BACK_OUT_MAX_REVERSE: f64 = 3.0;
 
 /// Tunable behaviour of an [`AiDriver`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -221,11 +229,12 @@ impl AiDriver {
 
     /// Reverses out when the car has come to rest off the road with its nose
     /// pointing away from the road by more than 30° (into a barrier after a
-    /// spin or a push), at full lock so the nose swings back towards the
-    /// track's direction; `None` otherwise. It keeps reversing while it
-    /// moves backwards and stops once the nose points less than 30° away,
-    /// so it needs no memory (the driver has no state). A car on the road,
-    /// or off it but pointing back towards it, drives on.
+    /// spin or a push) or facing against the track's direction by more than
+    /// 120°, at full lock so the nose swings back towards the track's
+    /// direction; `None` otherwise. It keeps reversing (braking above
+    /// 3 m/s) while it moves backwards and stops once neither holds, so it
+    /// needs no memory (the driver has no state). A car on the road, or off
+    /// it but pointing back towards it, drives on.
     fn back_out(&self, heading: DVec2, speed: f64, here: &TrackPosition) -> Option<CarInput> {
         if here.offset.abs() <= self.track.width() / 2.0 || speed >= BACK_OUT_SPEED {
             return None;
@@ -234,17 +243,24 @@ impl AiDriver {
         // Away from the road: the left normal on the left of the centre
         // line, the right one on the right.
         let outward = along.perp() * here.offset.signum();
-        if heading.dot(outward) <= BACK_OUT_SIN {
+        let facing_out = heading.dot(outward) > BACK_OUT_SIN;
+        let wrong_way = heading.dot(along) < BACK_OUT_WRONG_WAY_COS;
+        if !(facing_out || wrong_way) {
             return None;
         }
         // Reversing with the wheels to the right turns the nose left: steer
         // to the side opposite the one the track's direction lies on
         // (negative steer is left, as in `drive`).
         let left_of_heading = heading.perp_dot(along) > 0.0;
+        let reversing_too_fast = speed < -BACK_OUT_MAX_REVERSE;
         Some(CarInput {
             steer: if left_of_heading { 1.0 } else { -1.0 },
-            throttle: BACK_OUT_THROTTLE,
-            brake: 0.0,
+            throttle: if reversing_too_fast {
+                0.0
+            } else {
+                BACK_OUT_THROTTLE
+            },
+            brake: if reversing_too_fast { 1.0 } else { 0.0 },
             handbrake: 0.0,
             clutch: 0.0,
             gear: -1.0,
