@@ -5,9 +5,9 @@
 //!
 //! Run: `cargo run --release -p skidpad-examples --example validation`
 
-use skidpad_core::{DifferentialsDefinition, SurfaceId};
+use skidpad_core::{DifferentialsDefinition, LodSetting, SurfaceId};
 use skidpad_examples::validation::{
-    ALL, LATERAL_G, LINEAR_G, ROAD, SPEED_TEST_G, Stepping, ZERO_TO_100_RANGES, car,
+    ALL, LATERAL_G, LINEAR_G, ROAD, SPEED_TEST_G, Stepping, ZERO_TO_100_RANGES, ai_lap, car,
     constant_radius, constant_speed, double_lane_change, friction_bound_100, parked, parked_cases,
     sine_with_dwell, step_steer, stop_from_100, theory_understeer_gradient, timestep_sweep,
     zero_to_100,
@@ -198,5 +198,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "± 1 %",
         dabs <= 0.01,
     );
+
+    for (stepping, model) in [
+        (Stepping::FULL, "Full"),
+        (Stepping::SINGLE_TRACK, "SingleTrack"),
+    ] {
+        for name in ALL {
+            let def = car(name)?;
+            let fine_hz = 4.0 * LodSetting::new(stepping.lod).rate(def.substep_rate);
+            let default = ai_lap(&def, stepping)?.unwrap_or(f64::INFINITY);
+            let fine = Stepping {
+                substep_hz: Some(fine_hz),
+                ..stepping
+            };
+            let reference = ai_lap(&def, fine)?.unwrap_or(f64::NAN);
+            let deviation = (default / reference - 1.0).abs();
+            row(
+                &format!("AI lap of brandwood, {model}, default substeps"),
+                name,
+                format!("{default:.3} s ({:.3} %)", deviation * 100.0),
+                format!("{reference:.3} s at {fine_hz} Hz"),
+                "± 0.5 %",
+                deviation <= 0.005,
+            );
+        }
+    }
     Ok(())
 }

@@ -7,9 +7,11 @@
 //! `cargo run --release -p skidpad-examples --example validation` prints
 //! the table in `VALIDATION.md`.
 
+use std::sync::Arc;
+
 use skidpad_core::{
-    CarDefinition, CarId, CarInput, GroundSlope, InitialPose, Lod, LodSetting, Result, World,
-    WorldConfig, preset,
+    CarDefinition, CarId, CarInput, GroundSlope, InitialPose, Lod, LodSetting, Result, Track,
+    World, WorldConfig, preset,
 };
 
 /// The presets meant for roads (the kart is checked where its locked rear
@@ -622,6 +624,48 @@ pub fn timestep_sweep(def: &CarDefinition) -> Result<SweepRun> {
         }
     }
     Ok(run)
+}
+
+/// The AI's lap of the built-in `brandwood` track on the plane, from its
+/// start line at 15 m/s: the time until the car has covered one lap of
+/// centre line, interpolated between host steps (s). `None` if it takes
+/// longer than 5 minutes.
+pub fn ai_lap(def: &CarDefinition, stepping: Stepping) -> Result<Option<f64>> {
+    let track = Arc::new(Track::builtin("brandwood")?);
+    let (start, direction) = track.point_at(0.0);
+    let mut world = World::new(WorldConfig::default())?;
+    let pose = InitialPose {
+        x: start.x,
+        y: start.y,
+        yaw: direction.y.atan2(direction.x),
+        speed: 15.0,
+    };
+    let car = world.add_car(def, pose)?;
+    world.set_driver(car, Some(track.clone()))?;
+    let lod = match stepping.substep_hz {
+        Some(rate) => LodSetting::with_rate(stepping.lod, rate),
+        None => LodSetting::new(stepping.lod),
+    };
+    world.set_lod(car, lod)?;
+    let dt = stepping.dt();
+    let length = track.length();
+    let along = |world: &World| -> Result<f64> {
+        Ok(track.locate(world.pose(car)?.position.truncate()).distance)
+    };
+    let (mut covered, mut last) = (0.0, along(&world)?);
+    for step in 1..=(300.0 * stepping.host_hz) as u64 {
+        world.step(dt)?;
+        let here = along(&world)?;
+        // The shorter way round between two steps' track distances.
+        let moved = (here - last + 1.5 * length).rem_euclid(length) - 0.5 * length;
+        last = here;
+        if covered + moved >= length {
+            let fraction = (length - covered) / moved;
+            return Ok(Some((step as f64 - 1.0 + fraction) * dt));
+        }
+        covered += moved;
+    }
+    Ok(None)
 }
 
 /// What a parked car did over 10 s on a slope.

@@ -100,18 +100,19 @@ fn each_limit_names_itself_and_the_value() {
     };
     check(&replay, &small(|l| l.max_cars = 1), "cars", 2);
     check(&replay, &small(|l| l.max_steps = 239), "steps", 240);
-    // 240 steps at 1 kHz substeps and 60 Hz steps: 17 substeps a step.
+    // 60 Hz steps; the script's 600 Hz override is the finest rate (the
+    // presets run 500 Hz): 10 substeps a step.
     check(
         &replay,
-        &small(|l| l.max_substeps_per_step = 16),
+        &small(|l| l.max_substeps_per_step = 9),
         "substeps per step",
-        17,
+        10,
     );
     let work = {
         let mut w = 0_u64;
         for car in &replay.cars {
             for (n, lod) in car.lod.runs() {
-                w += n * u64::from(lod.substeps(DT, 1000.0));
+                w += n * u64::from(lod.substeps(DT, 500.0));
             }
         }
         w
@@ -259,5 +260,5 @@ fn the_work_of_a_recorded_replay_is_what_the_core_runs() {
     let lods: Vec<_> = replay.cars.iter().map(|c| &c.lod).collect();
     let work = skidpad_replay::Work::of(&replay.dt, &lods, &[def_rate, def_rate]);
     assert_eq!(work.car_substeps, expected);
-    assert_eq!(work.max_substeps_per_step, 17);
+    assert_eq!(work.max_substeps_per_step, 10);
 }

@@ -1,5 +1,5 @@
 //! ns per car-step (one 60 Hz host step of one car): the four-wheel model at
-//! its default 1 kHz substeps and the single-track model at 240 Hz, for 1,
+//! the presets' 500 Hz substeps and the single-track model at 180 Hz, for 1,
 //! 20 and 200 cars driven by the AI on the built-in track.
 //!
 //! The `_no_ai` groups remove the drivers after the warm-up, so they
@@ -23,10 +23,10 @@ use skidpad_fixtures::{RACING_DT as DT, racing_world};
 
 fn car_step(c: &mut Criterion) {
     let cases = [
-        ("full_1khz", Lod::Full, true),
-        ("single_track_240hz", Lod::SingleTrack, true),
-        ("full_1khz_no_ai", Lod::Full, false),
-        ("single_track_240hz_no_ai", Lod::SingleTrack, false),
+        ("full", Lod::Full, true),
+        ("single_track", Lod::SingleTrack, true),
+        ("full_no_ai", Lod::Full, false),
+        ("single_track_no_ai", Lod::SingleTrack, false),
     ];
     for (name, lod, ai) in cases {
         let mut group = c.benchmark_group(format!("car_step/{name}"));
@@ -41,10 +41,7 @@ fn car_step(c: &mut Criterion) {
     }
     // The same 20-car field on pools of 1 and 2 threads, in one run: the
     // speed-up of stepping cars in parallel (feature `parallel`).
-    for (name, lod) in [
-        ("full_1khz", Lod::Full),
-        ("single_track_240hz", Lod::SingleTrack),
-    ] {
+    for (name, lod) in [("full", Lod::Full), ("single_track", Lod::SingleTrack)] {
         let mut group = c.benchmark_group(format!("car_step_threads/{name}"));
         for threads in [1_usize, 2] {
             let pool = rayon::ThreadPoolBuilder::new()
@@ -63,10 +60,7 @@ fn car_step(c: &mut Criterion) {
         .num_threads(1)
         .build()
         .expect("thread pool");
-    for (name, lod) in [
-        ("full_1khz", Lod::Full),
-        ("single_track_240hz", Lod::SingleTrack),
-    ] {
+    for (name, lod) in [("full", Lod::Full), ("single_track", Lod::SingleTrack)] {
         let mut group = c.benchmark_group(format!("car_step_ground/{name}"));
         for ground in ["plane", "track_mesh"] {
             let mut world = racing_world(20, lod, true).expect("racing field");

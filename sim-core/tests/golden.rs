@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 5.
-const GOLDEN: &str = "e2e1639578b3b5c801409716944f9be604e76860ce7cde61b8445997325d8791";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 6.
+const GOLDEN: &str = "91b4d3a62876af3d2c336cf0dafb25655756f8935765856590d208e934eb737f";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 5;
+const GOLDEN_VERSION: u32 = 6;
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
@@ -29,10 +29,10 @@ fn reference_scenario_matches_the_pinned_hash() {
 
 /// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
 /// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 5.
+/// surfaces, the single-track model on a slope) at simulation version 6.
 /// Pinned here so the grounds are checked on every target as the
 /// reference scenario is.
-const HILL_GOLDEN: &str = "a5625e6d2e8fdcb52b75899908d7cd873e3dc7e15b8e7a5f52fef7375cedbdd1";
+const HILL_GOLDEN: &str = "16b57cbe6388fcc5f5d3d1717d650aaaeedc23aeb939ddf46f17c7263bdde5b2";
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
@@ -48,8 +48,8 @@ fn hill_scenario_matches_the_pinned_hash() {
 /// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
 /// cars on the built-in hillcrest track's triangle mesh: the track mesh
 /// build, the hierarchy's rays, banking, kerbs, car contact) at
-/// simulation version 5.
-const HILLCREST_GOLDEN: &str = "8c84a410145622d08d9b8d8ebf524a096999eb76f9cf2e77ef141dd2f1fd259e";
+/// simulation version 6.
+const HILLCREST_GOLDEN: &str = "62ff9b99184fe7ba604b899dfe777204c390f36e755c1203a23c94b87b20ead5";
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

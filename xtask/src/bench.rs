@@ -87,10 +87,10 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
     // which has no threads here, is compared with), and the speed-up that
     // two threads give on the same 20-car field.
     let per_car = |id: &str| criterion_median(&target, id).map(|ns| ns / 20.0);
-    let full = per_car("car_step_threads_full_1khz/1")?;
-    let single = per_car("car_step_threads_single_track_240hz/1")?;
-    let full_2 = per_car("car_step_threads_full_1khz/2")?;
-    let single_2 = per_car("car_step_threads_single_track_240hz/2")?;
+    let full = per_car("car_step_threads_full/1")?;
+    let single = per_car("car_step_threads_single_track/1")?;
+    let full_2 = per_car("car_step_threads_full/2")?;
+    let single_2 = per_car("car_step_threads_single_track/2")?;
     let pose_seq = criterion_median(&target, "ghost_pose_at_sequential")?;
     let pose_rand = criterion_median(&target, "ghost_pose_at_random")?;
     let replay = read_json(&target.join("replay-bench.json"))?;
@@ -124,11 +124,11 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
     println!("\n{:<44} {:>14}", "figure", "value");
     let rows = [
         (
-            "car_step_full_ns (20 cars, 1 kHz)",
+            "car_step_full_ns (20 cars, 500 Hz)",
             f(&r["car_step_full_ns"]),
         ),
         (
-            "car_step_single_track_ns (20 cars, 240 Hz)",
+            "car_step_single_track_ns (20 cars, 180 Hz)",
             f(&r["car_step_single_track_ns"]),
         ),
         (

@@ -71,8 +71,11 @@ pub(crate) fn substep(
     let esc = assists::add_stability_brakes(def, params, yaw_state, &mut torques.brake);
     let mut results = [WheelResult::default(); 4];
     let aero = aero::forces(def, env.air_density, (vx * vx + vy * vy).sqrt(), vx);
-    let static_front = weight * b / c.wheelbase - aero.lift_front;
-    let static_rear = weight * a / c.wheelbase - aero.lift_rear;
+    // An axle whose lift exceeds its share of the weight (or a car whose
+    // gravity points away from its ground) carries nothing, never a
+    // negative load: the clamps below need ordered bounds.
+    let static_front = (weight * b / c.wheelbase - aero.lift_front).max(0.0);
+    let static_rear = (weight * a / c.wheelbase - aero.lift_rear).max(0.0);
 
     // Longitudinal load transfer from the force the drivetrain and brakes
     // ask of the tires, capped at what the tires can give: a stateless
@@ -86,7 +89,7 @@ pub(crate) fn substep(
             (torques.drive[i] + against_motion * torques.brake[i]) / radius
         })
         .sum();
-    let grip = def.tires.front.pdx1.max(def.tires.rear.pdx1) * weight;
+    let grip = (def.tires.front.pdx1.max(def.tires.rear.pdx1) * weight).max(0.0);
     let transfer =
         (asked.clamp(-grip, grip) * c.cg_height / c.wheelbase).clamp(-static_front, static_rear);
 
@@ -163,8 +166,11 @@ pub(crate) fn substep(
     let ax = (fx_body + drag_x) / mass + gx;
     let ay = (fy_body + drag_y) / mass + gy;
     let new_r = r + yaw_moment / params.inertia.z * h;
-    let new_vx = vx + (ax + r * vy) * h;
-    let new_vy = vy + (ay - r * vx) * h;
+    // The velocity changes by the forces alone, in the world frame. (An
+    // explicit update in the turning body frame, v + (a − r × v)·h, grows
+    // |v| by √(1 + (r·h)²) every substep: a car spun up to tens of rad/s
+    // gained speed without end until the state check stopped it.)
+    let (ax_world, ay_world) = (ax * cos_yaw - ay * sin_yaw, ax * sin_yaw + ay * cos_yaw);
     // Turn the heading by r·h: a product with the half-angle rotation,
     // renormalised so rounding cannot drift it off the unit circle.
     let (turn_sin, turn_cos) = math::sin_cos(0.5 * new_r * h);
@@ -172,12 +178,7 @@ pub(crate) fn substep(
     let w = half_cos * turn_cos - half_sin * turn_sin;
     let norm = 1.0 / (z * z + w * w).sqrt();
     let (z, w) = (z * norm, w * norm);
-    let (sin_n, cos_n) = (2.0 * z * w, w * w - z * z);
-    state.velocity = DVec3::new(
-        new_vx * cos_n - new_vy * sin_n,
-        new_vx * sin_n + new_vy * cos_n,
-        0.0,
-    );
+    state.velocity = DVec3::new(v.x + ax_world * h, v.y + ay_world * h, 0.0);
     state.position.x += state.velocity.x * h;
     state.position.y += state.velocity.y * h;
     // On the ground found at the step's start; with none below (off a

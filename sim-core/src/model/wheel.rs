@@ -18,7 +18,7 @@
 //! velocity, fading out with speed, keeps the car from ringing on those
 //! springs at rest.
 //!
-//! **Spin.** Wheel spin is the stiffest mode of a car: at 1 kHz an explicit
+//! **Spin.** Wheel spin is the stiffest mode of a car: even at 1 kHz an explicit
 //! update of a light wheel against the tire's slip stiffness diverges. The
 //! spin is therefore integrated semi-implicitly, with the tire force
 //! linearised in ω through the deflection update (backward Euler on the
