@@ -2,14 +2,17 @@
 //! track's own surface (kerbs, grass run-off, barriers), counts laps,
 //! checks that every car stays inside the barriers, and prints lap times,
 //! contacts and the final world hash. The AI drivers do not avoid each
-//! other, so the cars bump at the start and may be pushed onto the grass.
+//! other, so the cars bump at the start and may be pushed onto the grass;
+//! they back out of the barriers (`DriverStyle::backs_out`).
 //!
 //! Run: `cargo run --release -p skidpad-examples --example race`
 
 use std::sync::Arc;
 
 use skidpad_core::hex;
-use skidpad_core::{InitialPose, KERB_WIDTH, RUNOFF_WIDTH, Track, World, WorldConfig, preset};
+use skidpad_core::{
+    DriverStyle, InitialPose, KERB_WIDTH, RUNOFF_WIDTH, Track, World, WorldConfig, preset,
+};
 
 const CARS: usize = 6;
 const LAPS: usize = 3;
@@ -32,7 +35,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 speed: 0.0,
             },
         )?;
-        world.set_driver(id, Some(track.clone()))?;
+        // A car pushed into a barrier must back out to finish (the default
+        // driver keeps its nose there: at simulation version 6 one car sat
+        // against the wall for the rest of the race).
+        let style = DriverStyle {
+            backs_out: true,
+            ..DriverStyle::default()
+        };
+        world.set_driver_with_style(id, Some(track.clone()), style)?;
     }
 
     let ids: Vec<_> = world.car_ids().collect();
