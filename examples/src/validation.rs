@@ -629,7 +629,9 @@ pub fn timestep_sweep(def: &CarDefinition) -> Result<SweepRun> {
 /// The AI's lap of the built-in `brandwood` track on the plane, from its
 /// start line at 15 m/s: the time until the car has covered one lap of
 /// centre line, interpolated between host steps (s). `None` if it takes
-/// longer than 5 minutes.
+/// longer than 5 minutes. Not `skidpad_ghost::LapCutter`: its lap times
+/// are whole host steps (1/60 s), coarser than the differences between
+/// substep rates this measures.
 pub fn ai_lap(def: &CarDefinition, stepping: Stepping) -> Result<Option<f64>> {
     let track = Arc::new(Track::builtin("brandwood")?);
     let (start, direction) = track.point_at(0.0);
