@@ -109,34 +109,107 @@ pub(crate) struct WheelResult {
 }
 
 /// Advances the wheel's spin and tire deflection by `h` and returns the
-/// forces on the car.
+/// forces on the car: the wheel's slips, its tire at its own load, then the
+/// spin update.
 pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResult {
+    let slip = WheelSlip::new(c, omega, h);
+    let tire = c.constants.tire.at_load(c.load);
+    let (fx, fy, dfx_dkappa) =
+        tire.combined_at(slip.slip_ratio, slip.lateral_slip, &c.constants.peaks);
+    let force = TireForce {
+        fx,
+        fy,
+        dfx_dkappa,
+        peak_x: tire.peak_x,
+        peak_y: tire.peak_y,
+    };
+    spin(c, &slip, &force, omega, h)
+}
+
+/// The slips a wheel works at this substep, from its contact-patch
+/// deflection (transient slip) before the tire is evaluated.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WheelSlip {
+    /// Backward Euler's factor on the longitudinal deflection update.
+    gain_x: f64,
+    /// Lateral deflection at the end of the substep, m.
+    lateral_deflection: f64,
+    /// The transient slip ratio κ' the tire works at.
+    pub slip_ratio: f64,
+    /// The transient lateral slip tan α' the tire works at.
+    pub lateral_slip: f64,
+}
+
+impl WheelSlip {
+    #[inline(always)]
+    pub(crate) fn new(c: &WheelContact<'_>, omega: f64, h: f64) -> Self {
+        let k = c.constants;
+        let [inv_sigma_x, inv_sigma_y] = k.inv_relaxation;
+        let speed = c.vx.abs();
+        // Backward Euler of du/dt = s − |vx|·u/σ: u' = (u + h·s)·gain.
+        let gain_x = 1.0 / (1.0 + h * speed * inv_sigma_x);
+        let gain_y = 1.0 / (1.0 + h * speed * inv_sigma_y);
+        let lateral_deflection =
+            clamp((c.deflection[1] - h * c.vy) * gain_y, k.deflection_limit[1]);
+        let mut slip = WheelSlip {
+            gain_x,
+            lateral_deflection,
+            slip_ratio: 0.0,
+            // The lateral slip tan α' the tire curve takes (no arc
+            // tangent: see the tire module's conventions).
+            lateral_slip: lateral_deflection * inv_sigma_y,
+        };
+        slip.slip_ratio = slip.deflection_x(c, omega, h) * inv_sigma_x;
+        slip
+    }
+
+    /// The longitudinal deflection at the end of the substep if the wheel
+    /// spins at `spin`.
+    #[inline(always)]
+    fn deflection_x(&self, c: &WheelContact<'_>, spin: f64, h: f64) -> f64 {
+        let k = c.constants;
+        clamp(
+            (c.deflection[0] + h * (spin * k.radius - c.vx)) * self.gain_x,
+            k.deflection_limit[0],
+        )
+    }
+}
+
+/// The tire's side of one wheel's substep, before the surface's grip:
+/// forces at the wheel's slips, the slope the spin update linearises, and
+/// the peaks the forces are held to.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct TireForce {
+    pub fx: f64,
+    pub fy: f64,
+    /// ∂Fx/∂κ at the wheel's slip.
+    pub dfx_dkappa: f64,
+    pub peak_x: f64,
+    pub peak_y: f64,
+}
+
+/// The spin update of one wheel given its slips and its tire's forces:
+/// low-speed damping, aligning moment, brake and rolling friction, ABS and
+/// traction control.
+#[inline(always)]
+pub(crate) fn spin(
+    c: &WheelContact<'_>,
+    slip: &WheelSlip,
+    tire: &TireForce,
+    omega: f64,
+    h: f64,
+) -> WheelResult {
     let k = c.constants;
-    let [inv_sigma_x, inv_sigma_y] = k.inv_relaxation;
+    let inv_sigma_x = k.inv_relaxation[0];
     let radius = k.radius;
     let speed = c.vx.abs();
-    // Backward Euler of du/dt = s − |vx|·u/σ: u' = (u + h·s)·gain.
-    let gain_x = 1.0 / (1.0 + h * speed * inv_sigma_x);
-    let gain_y = 1.0 / (1.0 + h * speed * inv_sigma_y);
-    let [limit_u, limit_v] = k.deflection_limit;
-    let deflect_x = |spin: f64| {
-        clamp(
-            (c.deflection[0] + h * (spin * radius - c.vx)) * gain_x,
-            limit_u,
-        )
-    };
-    let lateral_deflection = clamp((c.deflection[1] - h * c.vy) * gain_y, limit_v);
+    let gain_x = slip.gain_x;
     // The kinematic slip, for the assists (they act on what the wheel
     // does now, not on the lagging tire).
     let denom = speed.max(c.slip_floor);
-    let predicted = deflect_x(omega);
-    let slip_ratio = predicted * inv_sigma_x;
-    // The lateral slip tan α' the tire curve takes (no arc tangent: see
-    // the tire module's conventions).
-    let lateral_slip = lateral_deflection * inv_sigma_y;
+    let (slip_ratio, lateral_slip) = (slip.slip_ratio, slip.lateral_slip);
     let grip = c.surface.grip;
-    let tire = k.tire.at_load(c.load);
-    let (fx_tire, fy_tire, dfx_dkappa) = tire.combined_at(slip_ratio, lateral_slip, &k.peaks);
+    let (fx_tire, fy_tire, dfx_dkappa) = (tire.fx, tire.fy, tire.dfx_dkappa);
     let (peak_x, peak_y) = (tire.peak_x * grip, tire.peak_y * grip);
     // Low-speed damping on the slip velocities, fading out by LOW_SPEED.
     let fade = if c.load > 0.0 {
@@ -220,7 +293,10 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
         lateral_slip,
         abs_release,
         tc_cut,
-        deflection: [deflect_x(new_omega) + 0.0, lateral_deflection + 0.0],
+        deflection: [
+            slip.deflection_x(c, new_omega, h) + 0.0,
+            slip.lateral_deflection + 0.0,
+        ],
         mz,
     }
 }
