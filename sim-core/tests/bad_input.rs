@@ -415,6 +415,50 @@ fn a_step_that_leaves_the_bounds_is_rolled_back_whole() {
     assert!(observe(&world) == observe(&twin));
 }
 
+#[test]
+fn telemetry_describes_the_last_step_whenever_it_is_read() {
+    // Telemetry is computed on first read. Read or unread, it must show
+    // the last successful step: not an input set since, nor a step that
+    // was rolled back.
+    let setup = || {
+        let mut world = driven_world();
+        let mut edge = world.snapshot(CarId::from_raw(1)).unwrap();
+        edge[18..26].copy_from_slice(&(1e7 - 1e-3_f64).to_le_bytes());
+        edge[74..82].copy_from_slice(&50.0_f64.to_le_bytes());
+        world.step(1.0 / 60.0).unwrap();
+        (world, edge)
+    };
+    let (read_early, _) = setup();
+    let expected: Vec<f64> = read_early.telemetry(CarId::from_raw(0)).unwrap().to_vec();
+
+    let (mut world, _) = setup();
+    let id = CarId::from_raw(0);
+    world
+        .set_input(
+            id,
+            CarInput {
+                throttle: 0.1,
+                ..CarInput::default()
+            },
+        )
+        .unwrap();
+    let throttle = read_early.channel(id, "input_throttle").unwrap();
+    assert!((throttle - 0.7).abs() < 1e-4, "{throttle}");
+    assert_eq!(world.channel(id, "input_throttle").unwrap(), throttle);
+    assert_eq!(world.telemetry(id).unwrap(), expected.as_slice());
+
+    // A refused step leaves the unread telemetry of the step before it.
+    let (mut world, edge) = setup();
+    world.restore(CarId::from_raw(1), &edge).unwrap();
+    let restored: Vec<f64> = world.telemetry(CarId::from_raw(1)).unwrap().to_vec();
+    assert!(world.step(1.0 / 60.0).is_err());
+    assert_eq!(world.telemetry(id).unwrap(), expected.as_slice());
+    assert_eq!(
+        world.telemetry(CarId::from_raw(1)).unwrap(),
+        restored.as_slice()
+    );
+}
+
 /// A preset with one JSON field replaced; `path` is a list of keys/indices.
 fn mutated(path: &[&str], value: serde_json::Value) -> String {
     let mut json: serde_json::Value =

@@ -2,6 +2,8 @@
 //! AI driver and last telemetry, and how a host step is split into
 //! substeps of the chosen model.
 
+use std::sync::OnceLock;
+
 use glam::{DQuat, DVec3};
 
 use crate::ground::{Ground, GroundRay, GroundSlope};
@@ -81,7 +83,10 @@ pub(crate) struct Car {
     pub state: CarState,
     pub outputs: StepOutputs,
     pub driver: Option<AiDriver>,
-    pub telemetry: [f64; CHANNEL_COUNT],
+    /// Telemetry of the current state and outputs, computed on first read:
+    /// a game reads it for the few cars it shows, so the step does not pay
+    /// for every car's. Emptied whenever the step changes the state.
+    telemetry: OnceLock<[f64; CHANNEL_COUNT]>,
 }
 
 impl Car {
@@ -118,7 +123,7 @@ impl Car {
             engine_omega: def.engine.idle_rpm * core::f64::consts::PI / 30.0,
             clutch_locked: false,
         };
-        let mut car = Car {
+        let car = Car {
             id,
             def: def.clone(),
             params,
@@ -128,9 +133,8 @@ impl Car {
             state,
             outputs: StepOutputs::default(),
             driver: None,
-            telemetry: [0.0; CHANNEL_COUNT],
+            telemetry: OnceLock::new(),
         };
-        car.refresh_telemetry();
         Ok(car)
     }
 
@@ -191,8 +195,19 @@ impl Car {
         self.state.elapsed += dt;
     }
 
-    pub(crate) fn refresh_telemetry(&mut self) {
-        telemetry::write(&self.def, &self.state, &self.outputs, &mut self.telemetry);
+    /// The telemetry of the car as it is (computed now if no read since the
+    /// state last changed).
+    pub(crate) fn telemetry(&self) -> &[f64; CHANNEL_COUNT] {
+        self.telemetry.get_or_init(|| {
+            let mut values = [0.0; CHANNEL_COUNT];
+            telemetry::write(&self.def, &self.state, &self.outputs, &mut values);
+            values
+        })
+    }
+
+    /// Marks the telemetry stale after the state or outputs changed.
+    pub(crate) fn state_changed(&mut self) {
+        self.telemetry.take();
     }
 }
 

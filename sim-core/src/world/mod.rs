@@ -15,6 +15,7 @@ use crate::ground::{FlatGround, Ground, GroundSlope};
 use crate::ids::{CarId, Wheel};
 use crate::input::CarInput;
 use crate::lod::LodSetting;
+use crate::model::outputs::StepOutputs;
 use crate::model::substep::Environment;
 use crate::pose::{CarPose, yaw_pitch_roll};
 use crate::state::car_state::CarState;
@@ -78,8 +79,9 @@ pub struct World {
     /// Per car, what the last step ran with; written while each car's data
     /// is hot, so a recorder reads one small contiguous array.
     last_step: Vec<StepRecord>,
-    /// Reused buffer holding the pre-step states for rollback.
-    rollback: Vec<CarState>,
+    /// Reused buffer holding the pre-step states for rollback, with the
+    /// outputs the cars' unread telemetry is computed from.
+    rollback: Vec<(CarState, StepOutputs)>,
     /// What the wheels stand on; the plane unless the game sets another.
     ground: Arc<dyn Ground>,
     /// `ground` has the plane's fingerprint (see `Environment::flat`).
@@ -233,9 +235,14 @@ impl World {
         Ok(&self.cars[self.index_of(id)?])
     }
 
+    /// The car, to change it between steps. Its telemetry is computed
+    /// first if it has not been read yet: telemetry describes the last step
+    /// whatever the game sets afterwards.
     fn car_mut(&mut self, id: CarId) -> Result<&mut Car> {
         let index = self.index_of(id)?;
-        Ok(&mut self.cars[index])
+        let car = &mut self.cars[index];
+        car.telemetry();
+        Ok(car)
     }
 
     /// The car's definition.
@@ -294,7 +301,7 @@ impl World {
         }
         self.rollback.clear();
         self.rollback
-            .extend(self.cars.iter().map(|c| c.state.clone()));
+            .extend(self.cars.iter().map(|c| (c.state.clone(), c.outputs)));
         let env = Environment {
             gravity: self.config.gravity,
             air_density: self.config.air_density,
@@ -323,8 +330,9 @@ impl World {
         }
         if let Some(i) = failed {
             let car = self.cars[i].id;
-            for (c, saved) in self.cars.iter_mut().zip(self.rollback.drain(..)) {
-                c.state = saved;
+            for (c, (state, outputs)) in self.cars.iter_mut().zip(self.rollback.drain(..)) {
+                c.state = state;
+                c.outputs = outputs;
             }
             self.contacts.clear();
             return Err(CoreError::NumericalInstability { car });
@@ -335,14 +343,14 @@ impl World {
             .zip(&mut self.last_step)
             .zip(&self.rollback)
         {
-            car.refresh_telemetry();
+            car.state_changed();
             *record = StepRecord {
                 input: car.state.input,
                 lod: car.state.lod,
                 // The surfaces the step started with: a ground that
                 // assigns surfaces changes them during the step, and a
                 // player sets these before playing the step again.
-                surfaces: before.surfaces,
+                surfaces: before.0.surfaces,
             };
         }
         self.step_count += 1;
@@ -445,7 +453,7 @@ impl World {
         let state = snapshot::decode(bytes, &car.fingerprint, surface_count, car.def.top_gear())?;
         car.state = state;
         car.outputs = Default::default();
-        car.refresh_telemetry();
+        car.state_changed();
         Ok(())
     }
 
@@ -467,9 +475,10 @@ impl World {
         )
     }
 
-    /// The car's telemetry values, in [`CHANNELS`](crate::CHANNELS) order.
+    /// The car's telemetry values, in [`CHANNELS`](crate::CHANNELS) order,
+    /// describing the last step (computed on the first read after it).
     pub fn telemetry(&self, id: CarId) -> Result<&[f64]> {
-        Ok(&self.car(id)?.telemetry)
+        Ok(self.car(id)?.telemetry())
     }
 
     /// One telemetry value by channel name.
@@ -480,7 +489,7 @@ impl World {
                 name: name.to_owned(),
                 known: "see skidpad_core::CHANNELS".into(),
             })?;
-        Ok(self.car(id)?.telemetry[index])
+        Ok(self.car(id)?.telemetry()[index])
     }
 
     /// The car's pose.
