@@ -5,7 +5,7 @@
 //!
 //! Run: `cargo run --release -p skidpad-examples --example validation`
 
-use skidpad_core::{DifferentialsDefinition, LodSetting, SurfaceId};
+use skidpad_core::{CarDefinition, DifferentialsDefinition, SurfaceId};
 use skidpad_examples::validation::{
     ALL, LATERAL_G, LINEAR_G, ROAD, SPEED_TEST_G, Stepping, ZERO_TO_100_RANGES, ai_lap, car,
     constant_radius, constant_speed, double_lane_change, friction_bound_100, parked, parked_cases,
@@ -203,24 +203,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         (Stepping::FULL, "Full"),
         (Stepping::SINGLE_TRACK, "SingleTrack"),
     ] {
-        for name in ALL {
-            let def = car(name)?;
-            let fine_hz = 4.0 * LodSetting::new(stepping.lod).rate(def.substep_rate);
-            let default = ai_lap(&def, stepping)?.unwrap_or(f64::INFINITY);
-            let fine = Stepping {
-                substep_hz: Some(fine_hz),
-                ..stepping
-            };
-            let reference = ai_lap(&def, fine)?.unwrap_or(f64::NAN);
-            let deviation = (default / reference - 1.0).abs();
-            row(
-                &format!("AI lap of brandwood, {model}, default substeps"),
-                name,
-                format!("{default:.3} s ({:.3} %)", deviation * 100.0),
-                format!("{reference:.3} s at {fine_hz} Hz"),
-                "± 0.5 %",
-                deviation <= 0.005,
-            );
+        type Measure = fn(&CarDefinition, Stepping) -> skidpad_core::Result<Option<f64>>;
+        let checks: [(&str, Measure, f64, usize); 2] = [
+            ("AI lap of brandwood", ai_lap, 0.005, 3),
+            ("0–100 km/h", zero_to_100, 0.02, 2),
+        ];
+        for (what, measure, tolerance, decimals) in checks {
+            for name in ALL {
+                let def = car(name)?;
+                let fine = stepping.four_times_finer(&def);
+                let fine_hz = fine.substep_hz.unwrap_or(f64::NAN);
+                let default = measure(&def, stepping)?.unwrap_or(f64::INFINITY);
+                let reference = measure(&def, fine)?.unwrap_or(f64::NAN);
+                let deviation = (default / reference - 1.0).abs();
+                row(
+                    &format!("{what}, {model}, default substeps"),
+                    name,
+                    format!("{default:.decimals$} s ({:.3} %)", deviation * 100.0),
+                    format!("{reference:.decimals$} s at {fine_hz} Hz"),
+                    &format!("± {} %", tolerance * 100.0),
+                    deviation <= tolerance,
+                );
+            }
         }
     }
     Ok(())

@@ -69,6 +69,19 @@ impl Stepping {
     fn dt(self) -> f64 {
         1.0 / self.host_hz
     }
+
+    /// The same stepping at four times the substep rate `def` gets here:
+    /// the reference the default rates are checked against.
+    pub fn four_times_finer(self, def: &CarDefinition) -> Stepping {
+        let rate = match self.substep_hz {
+            Some(rate) => rate,
+            None => LodSetting::new(self.lod).rate(def.substep_rate),
+        };
+        Stepping {
+            substep_hz: Some(4.0 * rate),
+            ..self
+        }
+    }
 }
 
 /// One car alone on dry asphalt.

@@ -17,7 +17,8 @@ use crate::{ReplayError, Result};
 /// Bounds on what one replay may cost to decode and re-simulate.
 ///
 /// The defaults fit a one-hour race of 20 cars at 60 Hz with a 1 kHz
-/// substep rate, twice the presets' (4.3 M car-steps, 73 M car-substeps),
+/// substep rate, over three times the presets' (4.3 M car-steps, 73 M
+/// car-substeps),
 /// and cost at most a few minutes of one core and [`Limits::DEFAULT_DECODED_BYTES`] of
 /// memory. A game loading its own long recordings can raise them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

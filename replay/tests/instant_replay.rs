@@ -98,7 +98,7 @@ fn the_ring_drops_old_parts_by_bytes_too() {
     );
 }
 
-/// A sports car 15 m behind a hatchback on the racing line, both AI, on
+/// A sports car 25 m behind a hatchback on the racing line, both AI, on
 /// the single-track model (fast in debug builds), and a third car without
 /// a driver thrown into a handbrake turn at speed.
 fn eventful_world() -> (World, Arc<Track>) {
@@ -113,7 +113,7 @@ fn eventful_world() -> (World, Arc<Track>) {
             speed: 15.0,
         }
     };
-    for (name, back) in [("fwd_hatchback", 20.0), ("rwd_sports", 35.0)] {
+    for (name, back) in [("fwd_hatchback", 20.0), ("rwd_sports", 45.0)] {
         let car = world.add_car(&preset(name).unwrap(), place(back)).unwrap();
         world.set_driver(car, Some(track.clone())).unwrap();
         world

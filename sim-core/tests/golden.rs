@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 6.
-const GOLDEN: &str = "91b4d3a62876af3d2c336cf0dafb25655756f8935765856590d208e934eb737f";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 7.
+const GOLDEN: &str = "b971c7e2b067573829031fcb27491b90ad01cd337ec9a00920606525f1099afc";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 6;
+const GOLDEN_VERSION: u32 = 7;
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
@@ -29,10 +29,10 @@ fn reference_scenario_matches_the_pinned_hash() {
 
 /// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
 /// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 6.
+/// surfaces, the single-track model on a slope) at simulation version 7.
 /// Pinned here so the grounds are checked on every target as the
 /// reference scenario is.
-const HILL_GOLDEN: &str = "16b57cbe6388fcc5f5d3d1717d650aaaeedc23aeb939ddf46f17c7263bdde5b2";
+const HILL_GOLDEN: &str = "4570ac11379202677205e71dbf60e4700d6ec3397c24ea14935b7118cc425001";
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
@@ -48,8 +48,8 @@ fn hill_scenario_matches_the_pinned_hash() {
 /// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
 /// cars on the built-in hillcrest track's triangle mesh: the track mesh
 /// build, the hierarchy's rays, banking, kerbs, car contact) at
-/// simulation version 6.
-const HILLCREST_GOLDEN: &str = "62ff9b99184fe7ba604b899dfe777204c390f36e755c1203a23c94b87b20ead5";
+/// simulation version 7.
+const HILLCREST_GOLDEN: &str = "05e9e1cbcb4a9054ea4cb35f5048b589b60c9998303e437f055e86923dc21117";
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

@@ -184,7 +184,7 @@ fn a_frozen_car_keeps_its_bits() {
 #[test]
 fn substeps_follow_the_rate() {
     let (mut world, id) = world_with("fwd_hatchback", InitialPose::default());
-    assert_eq!(world.substeps_for(id, 1.0 / 60.0).unwrap(), 8);
+    assert_eq!(world.substeps_for(id, 1.0 / 60.0).unwrap(), 5);
     assert_eq!(world.substeps_for(id, 0.000_1).unwrap(), 1);
     world
         .set_lod(id, LodSetting::new(Lod::SingleTrack))

@@ -124,7 +124,7 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
     println!("\n{:<44} {:>14}", "figure", "value");
     let rows = [
         (
-            "car_step_full_ns (20 cars, 500 Hz)",
+            "car_step_full_ns (20 cars, 300 Hz)",
             f(&r["car_step_full_ns"]),
         ),
         (

@@ -14,12 +14,119 @@ use crate::ground::GroundRay;
 use crate::ids::Wheel;
 use crate::model::aero;
 use crate::model::assists;
-use crate::model::drivetrain;
+use crate::model::drivetrain::{self, WheelTorques, differential};
 use crate::model::outputs::{StepOutputs, WheelOutput};
 use crate::model::substep::SubstepContext;
-use crate::model::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
+use crate::model::wheel::{self, Spun, WheelContact, WheelResult, WheelSlip, ploughing_force};
 use crate::state::car_state::CarState;
 use crate::surface::SurfaceId;
+
+/// What every wheel's spin update in a substep shares.
+struct WheelRun<'a> {
+    ctx: &'a SubstepContext<'a>,
+    torques: &'a WheelTorques,
+    hits: &'a [Option<StrutHit>; 4],
+    travel: [f64; 4],
+    omega_world: DVec3,
+    forward: DVec3,
+    left: DVec3,
+    up: DVec3,
+}
+
+impl<'a> WheelRun<'a> {
+    /// Wheel `i`'s spin update, up to its final speed.
+    #[inline(never)]
+    fn run(&self, i: usize, state: &CarState) -> WheelPass<'a> {
+        let SubstepContext {
+            def,
+            params,
+            env,
+            host,
+            h,
+        } = *self.ctx;
+        let (hits, travel, omega_world) = (self.hits, self.travel, self.omega_world);
+        let (forward, left, up) = (self.forward, self.left, self.up);
+        let steer = &host.steer;
+        let susp = def.suspension.get(i < 2);
+        let mut contact = WheelContact::for_wheel(
+            params,
+            env.surfaces,
+            state,
+            self.torques,
+            i,
+            host.slip_floor,
+        );
+        let ground = hits[i].map(|hit| {
+            let arm = hit.point - state.position;
+            let point_velocity = state.velocity + omega_world.cross(arm);
+            // Positive while the strut shortens (body moving toward the
+            // ground).
+            let compression_rate = -point_velocity.dot(up);
+            let damping = if compression_rate > 0.0 {
+                susp.bump_damping
+            } else {
+                susp.rebound_damping
+            };
+            let other = travel[i ^ 1];
+            let mut strut = susp.spring_rate * hit.compression
+                + damping * compression_rate
+                + susp.anti_roll_rate * (hit.compression - other);
+            if hit.compression > susp.max_travel {
+                strut += susp.bump_stop_rate * (hit.compression - susp.max_travel);
+            }
+            let strut = strut.max(0.0);
+
+            // Tire frame on the ground: heading is the steered wheel's
+            // forward axis projected onto the ground's tangent plane at the
+            // hit.
+            let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
+            let wheel_forward = forward * cos_d + left * sin_d;
+            let frame = TireFrame::at(hit.normal, wheel_forward);
+            contact.load = strut * frame.up_along_normal(up);
+            contact.vx = point_velocity.dot(frame.heading);
+            contact.vy = point_velocity.dot(frame.lateral);
+            StrutContact {
+                arm,
+                strut,
+                frame,
+                compression: hit.compression,
+            }
+        });
+        let slip = WheelSlip::new(&contact, state.wheel_omega[i], h);
+        let tire = wheel::tire_force(&contact, &slip);
+        let (omega, spun) = wheel::spin(&contact, &slip, &tire, state.wheel_omega[i], h);
+        WheelPass {
+            contact,
+            slip,
+            spun,
+            omega,
+            ground,
+        }
+    }
+}
+
+/// One wheel's substep between its spin update and its forces on the body.
+#[derive(Clone, Copy, Debug)]
+struct WheelPass<'a> {
+    contact: WheelContact<'a>,
+    slip: WheelSlip,
+    spun: Spun,
+    /// The spin before the differentials act, rad/s.
+    omega: f64,
+    /// None while the wheel is in the air.
+    ground: Option<StrutContact>,
+}
+
+/// A wheel's strut on the ground this substep.
+#[derive(Clone, Copy, Debug)]
+struct StrutContact {
+    /// From the centre of mass to the contact point, world frame, m.
+    arm: DVec3,
+    /// Strut force along the body's up axis, N.
+    strut: f64,
+    frame: TireFrame,
+    compression: f64,
+}
 
 /// A strut whose ray reached the ground.
 #[derive(Clone, Copy, Debug)]
@@ -54,7 +161,6 @@ pub(crate) fn substep(
     let mass = def.chassis.mass;
     let forward_speed = state.velocity.dot(forward);
     let mut torques = drivetrain::torques(def, params, state, host.ratio, host.brake);
-    let slip_floor = host.slip_floor;
     let yaw = || assists::YawState {
         forward_speed,
         lateral_speed: state.velocity.dot(left),
@@ -99,78 +205,73 @@ pub(crate) fn substep(
     force += up * (aero.lift_front + aero.lift_rear);
     torque -= left * (front_x * aero.lift_front + rear_x * aero.lift_rear);
 
-    for w in Wheel::ALL {
-        let i = w.index();
-        let front = w.is_front();
-        let susp = def.suspension.get(front);
-        if let Some(surface) = hits[i].and_then(|hit| hit.surface) {
+    for (i, hit) in hits.iter().enumerate() {
+        if let Some(surface) = hit.and_then(|hit| hit.surface) {
             // The ground knows what lies under this wheel.
             state.surfaces[i] = surface;
         }
-        let mut contact =
-            WheelContact::for_wheel(params, env.surfaces, state, &torques, i, slip_floor);
-        let Some(hit) = hits[i] else {
-            // Airborne: the wheel only spins up or down under its torques.
-            let result = step_wheel(&contact, state.wheel_omega[i], h);
+    }
+    let wheels = WheelRun {
+        ctx,
+        torques: &torques,
+        hits: &hits,
+        travel,
+        omega_world,
+        forward,
+        left,
+        up,
+    };
+    // Axle by axle: both wheels' spin updates, then the differential
+    // settles their speeds against the tires' stiffness
+    // (`differential::settle_axle`), then the forces at the settled speeds
+    // act on the body.
+    for (front, l, r) in [(true, 0, 1), (false, 2, 3)] {
+        let pair = [wheels.run(l, state), wheels.run(r, state)];
+        let settled = differential::settle_axle(
+            def,
+            front,
+            &torques.drive,
+            [pair[0].omega, pair[1].omega],
+            [pair[0].spun.h_over_inertia, pair[1].spun.h_over_inertia],
+            h,
+        );
+        for (j, i) in [l, r].into_iter().enumerate() {
+            let pass = &pair[j];
+            let result = pass.spun.at_omega(&pass.contact, &pass.slip, settled[j], h);
             state.wheel_omega[i] = result.omega;
-            // An unloaded tire springs back.
-            state.tire_deflection[i] = [0.0; 2];
             if out.is_some() {
                 // Only the telemetry reads them (the assists' activity).
                 results[i] = result;
             }
+            let Some(ground) = &pass.ground else {
+                // Airborne: the wheel only spun up or down under its
+                // torques, and its unloaded tire springs back.
+                state.tire_deflection[i] = [0.0; 2];
+                if let Some(out) = out.as_deref_mut() {
+                    out.wheels[i] = WheelOutput {
+                        steer: steer.angle[i],
+                        ..WheelOutput::default()
+                    };
+                }
+                continue;
+            };
+            state.tire_deflection[i] = result.deflection;
+            let (plough_x, plough_y) = ploughing_force(&pass.contact);
+            let frame = &ground.frame;
+            let f = up * ground.strut
+                + frame.heading * (result.fx + plough_x)
+                + frame.lateral * (result.fy + plough_y);
+            force += f;
+            // The aligning moment acts about the ground's normal.
+            torque += ground.arm.cross(f) + frame.normal * result.mz;
             if let Some(out) = out.as_deref_mut() {
-                out.wheels[i] = WheelOutput {
-                    steer: steer.angle[i],
-                    ..WheelOutput::default()
-                };
+                out.wheels[i] = WheelOutput::in_contact(
+                    pass.contact.load,
+                    &result,
+                    ground.compression,
+                    steer.angle[i],
+                );
             }
-            continue;
-        };
-        let arm = hit.point - state.position;
-        let point_velocity = state.velocity + omega_world.cross(arm);
-        // Positive while the strut shortens (body moving toward the ground).
-        let compression_rate = -point_velocity.dot(up);
-        let damping = if compression_rate > 0.0 {
-            susp.bump_damping
-        } else {
-            susp.rebound_damping
-        };
-        let other = travel[i ^ 1];
-        let mut strut = susp.spring_rate * hit.compression
-            + damping * compression_rate
-            + susp.anti_roll_rate * (hit.compression - other);
-        if hit.compression > susp.max_travel {
-            strut += susp.bump_stop_rate * (hit.compression - susp.max_travel);
-        }
-        let strut = strut.max(0.0);
-
-        // Tire frame on the ground: heading is the steered wheel's forward
-        // axis projected onto the ground's tangent plane at the hit.
-        let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
-        let wheel_forward = forward * cos_d + left * sin_d;
-        let frame = TireFrame::at(hit.normal, wheel_forward);
-        contact.load = strut * frame.up_along_normal(up);
-        contact.vx = point_velocity.dot(frame.heading);
-        contact.vy = point_velocity.dot(frame.lateral);
-        let result = step_wheel(&contact, state.wheel_omega[i], h);
-        let (plough_x, plough_y) = ploughing_force(&contact);
-        state.wheel_omega[i] = result.omega;
-        state.tire_deflection[i] = result.deflection;
-        if out.is_some() {
-            // Only the telemetry reads them (the assists' activity).
-            results[i] = result;
-        }
-
-        let f = up * strut
-            + frame.heading * (result.fx + plough_x)
-            + frame.lateral * (result.fy + plough_y);
-        force += f;
-        // The aligning moment acts about the ground's normal.
-        torque += arm.cross(f) + hit.normal * result.mz;
-        if let Some(out) = out.as_deref_mut() {
-            out.wheels[i] =
-                WheelOutput::in_contact(contact.load, &result, hit.compression, steer.angle[i]);
         }
     }
 
@@ -198,6 +299,7 @@ pub(crate) fn substep(
 }
 
 /// The tire's axes on the ground at a strut's hit.
+#[derive(Clone, Copy, Debug)]
 struct TireFrame {
     heading: DVec3,
     lateral: DVec3,

@@ -8,9 +8,11 @@
 //! tire force the drivetrain and brakes ask for (no extra state).
 //! Each wheel keeps its own spin, surface, torques and ground speed (the
 //! yaw rate times half the track makes the outer wheel faster, so the
-//! differentials couple the wheels as in the full model); both wheels of an
-//! axle share the axle's load and lateral speed, and the lateral load
-//! transfer of the full model is ignored.
+//! differentials couple the wheels as in the full model). The tire is
+//! evaluated once per axle, at the wheels' mean slips and mean load
+//! (`axle_tire_forces`); a steady-state lateral load transfer sets each
+//! wheel's share of it, and the tires' load sensitivity across the axle is
+//! left out, as in any single-track model.
 
 use glam::{DQuat, DVec3};
 
@@ -18,10 +20,10 @@ use crate::ids::Wheel;
 use crate::math;
 use crate::model::aero;
 use crate::model::assists;
-use crate::model::drivetrain;
+use crate::model::drivetrain::{self, differential};
 use crate::model::outputs::{StepOutputs, WheelOutput};
 use crate::model::substep::SubstepContext;
-use crate::model::wheel::{WheelContact, WheelResult, ploughing_force, step_wheel};
+use crate::model::wheel::{self, TireForce, WheelContact, WheelResult, WheelSlip, ploughing_force};
 use crate::pose::yaw_pitch_roll;
 use crate::state::car_state::CarState;
 
@@ -96,9 +98,12 @@ pub(crate) fn substep(
     let mut fx_body = 0.0;
     let mut fy_body = 0.0;
     let mut yaw_moment = 0.0;
-    for w in Wheel::ALL {
-        let i = w.index();
-        let front = w.is_front();
+    // Axle by axle: one tire evaluation for both wheels, their spin
+    // updates, then the differential settles their speeds against the
+    // tires' stiffness (`differential::settle_axle`), then the forces at
+    // the settled speeds act on the body.
+    for axle in [AXLE_FRONT, AXLE_REAR] {
+        let front = axle[0].is_front();
         let (x, axle_load) = if front {
             (a, static_front - transfer)
         } else {
@@ -106,52 +111,72 @@ pub(crate) fn substep(
         };
         // Lateral load transfer at the steady-state lateral acceleration
         // vx·r (stateless, like the longitudinal estimate): the outer wheel
-        // gains what the inner loses, down to a lifted inner wheel. With it
-        // the tires' load sensitivity, and a locked axle's inner wheel
-        // letting go, act as in the full model.
+        // gains what the inner loses, down to a lifted inner wheel.
         let half = (axle_load / 2.0).max(0.0);
         let shift = (params.lateral_transfer[usize::from(!front)] * vx * r).clamp(-half, half);
-        let wheel_load = if w.is_left() {
-            half - shift
-        } else {
-            half + shift
+        let half_track = c.track.get(front) / 2.0;
+        let contact = |w: Wheel| {
+            let i = w.index();
+            // The wheel's own ground speed, track width included: in a turn
+            // the outer wheel travels faster than the inner one, which is
+            // what lets a locked or limited-slip differential push back
+            // against the yaw. Without it this model would handle like an
+            // open differential whatever the definition says.
+            let (y, load) = if w.is_left() {
+                (half_track, half - shift)
+            } else {
+                (-half_track, half + shift)
+            };
+            let (bx, by) = (vx - y * r, vy + x * r);
+            let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
+            let contact = WheelContact {
+                load,
+                vx: bx * cos_d + by * sin_d,
+                vy: -bx * sin_d + by * cos_d,
+                ..WheelContact::for_wheel(params, env.surfaces, state, &torques, i, slip_floor)
+            };
+            (
+                contact,
+                WheelSlip::new(&contact, state.wheel_omega[i], h),
+                y,
+            )
         };
-        // The wheel's own ground speed, track width included: in a turn the
-        // outer wheel travels faster than the inner one, which is what lets
-        // a locked or limited-slip differential push back against the yaw
-        // (the coupling in `drivetrain::after_wheels` sees the speed
-        // difference). Without it this model would handle like an open
-        // differential whatever the definition says.
-        let y = c.track.get(front) / 2.0 * if w.is_left() { 1.0 } else { -1.0 };
-        let (bx, by) = (vx - y * r, vy + x * r);
-        let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
-        let contact = WheelContact {
-            load: wheel_load,
-            vx: bx * cos_d + by * sin_d,
-            vy: -bx * sin_d + by * cos_d,
-            ..WheelContact::for_wheel(params, env.surfaces, state, &torques, i, slip_floor)
-        };
-        // Each wheel has its own speed and load here, so the two wheels of
-        // an axle no longer share a result (a reuse of the left wheel's,
-        // which the model had when both saw the axle's kinematics, would
-        // almost never apply).
-        let result = step_wheel(&contact, state.wheel_omega[i], h);
-        state.wheel_omega[i] = result.omega;
-        state.tire_deflection[i] = result.deflection;
-        if out.is_some() {
-            // Only the telemetry reads them (the assists' activity).
-            results[i] = result;
-        }
-
-        let (px, py) = ploughing_force(&contact);
-        let (fx, fy) = (result.fx + px, result.fy + py);
-        let (fbx, fby) = (fx * cos_d - fy * sin_d, fx * sin_d + fy * cos_d);
-        fx_body += fbx;
-        fy_body += fby;
-        yaw_moment += x * fby - y * fbx + result.mz;
-        let travel = params.static_wheel_load[i] / def.suspension.get(front).spring_rate;
-        if let Some(out) = out.as_deref_mut() {
-            out.wheels[i] = WheelOutput::in_contact(contact.load, &result, travel, steer.angle[i]);
+        let pair = [contact(axle[0]), contact(axle[1])];
+        let forces = axle_tire_forces(&pair, half);
+        let [l, r] = [axle[0].index(), axle[1].index()];
+        let spun = [
+            wheel::spin(&pair[0].0, &pair[0].1, &forces[0], state.wheel_omega[l], h),
+            wheel::spin(&pair[1].0, &pair[1].1, &forces[1], state.wheel_omega[r], h),
+        ];
+        let settled = differential::settle_axle(
+            def,
+            front,
+            &torques.drive,
+            [spun[0].0, spun[1].0],
+            [spun[0].1.h_over_inertia, spun[1].1.h_over_inertia],
+            h,
+        );
+        for (j, i) in [l, r].into_iter().enumerate() {
+            let (contact, slip, y) = &pair[j];
+            let result = spun[j].1.at_omega(contact, slip, settled[j], h);
+            state.wheel_omega[i] = result.omega;
+            state.tire_deflection[i] = result.deflection;
+            if out.is_some() {
+                // Only the telemetry reads them (the assists' activity).
+                results[i] = result;
+            }
+            let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
+            let (px, py) = ploughing_force(contact);
+            let (fx, fy) = (result.fx + px, result.fy + py);
+            let (fbx, fby) = (fx * cos_d - fy * sin_d, fx * sin_d + fy * cos_d);
+            fx_body += fbx;
+            fy_body += fby;
+            yaw_moment += x * fby - y * fbx + result.mz;
+            if let Some(out) = out.as_deref_mut() {
+                let travel = params.static_wheel_load[i] / def.suspension.get(front).spring_rate;
+                out.wheels[i] =
+                    WheelOutput::in_contact(contact.load, &result, travel, steer.angle[i]);
+            }
         }
     }
 
@@ -196,6 +221,44 @@ pub(crate) fn substep(
         out.set_drivetrain_and_aero(&torques, &aero);
         out.set_assists(&results, esc);
     }
+}
+
+const AXLE_FRONT: [Wheel; 2] = [Wheel::FrontLeft, Wheel::FrontRight];
+const AXLE_REAR: [Wheel; 2] = [Wheel::RearLeft, Wheel::RearRight];
+
+/// The tire forces of an axle's two wheels from one tire evaluation: the
+/// axle's tire at the mean wheel load `half` and the wheels' mean slips,
+/// each wheel's longitudinal force moved along the slope ∂Fx/∂κ to its
+/// own slip ratio (so a differential that holds the wheels at different
+/// slips still sees different forces), and every force scaled by the
+/// wheel's share of the load (a lifted inner wheel carries none).
+///
+/// The wheels of an axle differ in slip by the track width over the turn
+/// radius and by their steer angles, a few hundredths at most in a
+/// corner, where the linearisation is close; evaluating the curve once per
+/// axle instead of per wheel halves the model's dearest work. The tire's
+/// load sensitivity across the axle (lateral load transfer) is left out,
+/// as in any single-track model.
+fn axle_tire_forces(wheels: &[(WheelContact<'_>, WheelSlip, f64); 2], half: f64) -> [TireForce; 2] {
+    let [(left, left_slip, _), (right, right_slip, _)] = wheels;
+    let k = left.constants;
+    let tire = k.tire.at_load(half);
+    let kappa = 0.5 * (left_slip.slip_ratio + right_slip.slip_ratio);
+    let alpha = 0.5 * (left_slip.lateral_slip + right_slip.lateral_slip);
+    let (fx, fy, slope) = tire.combined_at(kappa, alpha, &k.peaks);
+    let share = if half > 0.0 {
+        [left.load / half, right.load / half]
+    } else {
+        [0.0; 2]
+    };
+    let slips = [left_slip.slip_ratio, right_slip.slip_ratio];
+    core::array::from_fn(|j| TireForce {
+        fx: (fx + slope * (slips[j] - kappa)) * share[j],
+        fy: fy * share[j],
+        dfx_dkappa: slope * share[j],
+        peak_x: tire.peak_x * share[j],
+        peak_y: tire.peak_y * share[j],
+    })
 }
 
 /// The car's heading as a rotation about z alone. The model keeps pitch

@@ -1,6 +1,7 @@
 //! Ackermann steering: the inner front wheel turns tighter than the outer
 //! so both roll about a common turn centre on the rear axle's line.
 
+use crate::math;
 use crate::vehicle::definition::CarDefinition;
 
 /// Steer angles with their sines and cosines. The input is constant over a
@@ -18,12 +19,14 @@ pub(crate) struct SteerGeometry {
 impl SteerGeometry {
     pub(crate) fn new(def: &CarDefinition, steer_input: f64) -> Self {
         let angle = wheel_angles(def, steer_input);
-        let sin_cos = angle.map(libm::sincos);
+        // The rear wheels do not steer: their angle is 0, sin 0 and cos 1.
+        let (sin_l, cos_l) = math::sin_cos(angle[0]);
+        let (sin_r, cos_r) = math::sin_cos(angle[1]);
         SteerGeometry {
             centre: -steer_input * def.steering.max_angle,
             angle,
-            sin: sin_cos.map(|(s, _)| s),
-            cos: sin_cos.map(|(_, c)| c),
+            sin: [sin_l, sin_r, 0.0, 0.0],
+            cos: [cos_l, cos_r, 1.0, 1.0],
         }
     }
 }
@@ -37,10 +40,12 @@ pub(crate) fn wheel_angles(def: &CarDefinition, steer_input: f64) -> [f64; 4] {
     }
     let wheelbase = def.chassis.wheelbase;
     let half_track = def.chassis.track.front / 2.0;
-    // Turn radius of the axle centre line about the turn centre.
-    let radius = wheelbase / libm::tan(centre.abs());
-    let inner = libm::atan(wheelbase / (radius - half_track).max(1e-3));
-    let outer = libm::atan(wheelbase / (radius + half_track));
+    // Turn radius of the axle centre line about the turn centre,
+    // wheelbase / tan(centre).
+    let (sin, cos) = math::sin_cos(centre.abs());
+    let radius = wheelbase * cos / sin;
+    let inner = math::atan(wheelbase / (radius - half_track).max(1e-3));
+    let outer = math::atan(wheelbase / (radius + half_track));
     let a = def.steering.ackermann;
     let blend = |geometric: f64| centre.abs() + a * (geometric - centre.abs());
     let (left, right) = if centre > 0.0 {

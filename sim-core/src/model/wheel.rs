@@ -108,22 +108,31 @@ pub(crate) struct WheelResult {
     pub mz: f64,
 }
 
-/// Advances the wheel's spin and tire deflection by `h` and returns the
+/// Advances a lone wheel's spin and tire deflection by `h` and returns the
 /// forces on the car: the wheel's slips, its tire at its own load, then the
-/// spin update.
+/// spin update, with no differential acting. The vehicle models run these
+/// parts themselves so the axles' differentials can act between them.
+#[cfg(test)]
 pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResult {
     let slip = WheelSlip::new(c, omega, h);
+    let force = tire_force(c, &slip);
+    let (new_omega, spun) = spin(c, &slip, &force, omega, h);
+    spun.at_omega(c, &slip, new_omega, h)
+}
+
+/// The wheel's tire at its own load and slips.
+#[inline(always)]
+pub(crate) fn tire_force(c: &WheelContact<'_>, slip: &WheelSlip) -> TireForce {
     let tire = c.constants.tire.at_load(c.load);
     let (fx, fy, dfx_dkappa) =
         tire.combined_at(slip.slip_ratio, slip.lateral_slip, &c.constants.peaks);
-    let force = TireForce {
+    TireForce {
         fx,
         fy,
         dfx_dkappa,
         peak_x: tire.peak_x,
         peak_y: tire.peak_y,
-    };
-    spin(c, &slip, &force, omega, h)
+    }
 }
 
 /// The slips a wheel works at this substep, from its contact-patch
@@ -190,7 +199,8 @@ pub(crate) struct TireForce {
 
 /// The spin update of one wheel given its slips and its tire's forces:
 /// low-speed damping, aligning moment, brake and rolling friction, ABS and
-/// traction control.
+/// traction control. Returns the new spin and what fixes the result at it
+/// (or at the speed a differential settles on instead).
 #[inline(always)]
 pub(crate) fn spin(
     c: &WheelContact<'_>,
@@ -198,7 +208,7 @@ pub(crate) fn spin(
     tire: &TireForce,
     omega: f64,
     h: f64,
-) -> WheelResult {
+) -> (f64, Spun) {
     let k = c.constants;
     let inv_sigma_x = k.inv_relaxation[0];
     let radius = k.radius;
@@ -284,20 +294,65 @@ pub(crate) fn spin(
             new_omega = held;
         }
     }
-    let fx_applied = clamp(fx + dfx_domega * (new_omega - omega), peak_x);
-    WheelResult {
-        omega: new_omega + 0.0,
-        fx: fx_applied,
-        fy,
-        slip_ratio,
-        lateral_slip,
-        abs_release,
-        tc_cut,
-        deflection: [
-            slip.deflection_x(c, new_omega, h) + 0.0,
-            slip.lateral_deflection + 0.0,
-        ],
-        mz,
+    let spun = Spun {
+        start_omega: omega,
+        fx,
+        dfx_domega,
+        peak_x,
+        h_over_inertia,
+        result: WheelResult {
+            omega: 0.0,
+            fx: 0.0,
+            fy,
+            slip_ratio,
+            lateral_slip,
+            abs_release,
+            tc_cut,
+            deflection: [0.0, slip.lateral_deflection + 0.0],
+            mz,
+        },
+    };
+    (new_omega, spun)
+}
+
+/// A wheel's spin update before its final speed is fixed: what a
+/// differential coupling the wheel to another needs to settle both speeds
+/// at once, with the tire's force following the speed it settles on.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Spun {
+    start_omega: f64,
+    /// Longitudinal force at the starting spin, N.
+    fx: f64,
+    /// dFx/dω of the linearised tire, N·s.
+    dfx_domega: f64,
+    /// The longitudinal force's limit, N.
+    peak_x: f64,
+    /// h over the wheel's effective inertia (its own, what turns with it
+    /// and the tire's stiffness against spin): the spin change per unit of
+    /// torque impulse.
+    pub h_over_inertia: f64,
+    /// Everything but the speed-dependent fields.
+    result: WheelResult,
+}
+
+impl Spun {
+    /// The wheel's result when it ends the substep spinning at `omega`.
+    #[inline(always)]
+    pub(crate) fn at_omega(
+        &self,
+        c: &WheelContact<'_>,
+        slip: &WheelSlip,
+        omega: f64,
+        h: f64,
+    ) -> WheelResult {
+        let mut result = self.result;
+        result.omega = omega + 0.0;
+        result.fx = clamp(
+            self.fx + self.dfx_domega * (omega - self.start_omega),
+            self.peak_x,
+        );
+        result.deflection[0] = slip.deflection_x(c, omega, h) + 0.0;
+        result
     }
 }
 

@@ -14,8 +14,9 @@ use std::sync::Arc;
 use glam::DVec2;
 
 use crate::input::CarInput;
+use crate::math;
 use crate::model::drivetrain::{differential, gearbox};
-use crate::pose::yaw_pitch_roll;
+use crate::pose::planar_heading;
 use crate::state::car_state::CarState;
 use crate::track::{Track, TrackPosition};
 use crate::vehicle::definition::{CarDefinition, DriveLayout, STANDARD_GRAVITY, ShiftMode};
@@ -173,8 +174,7 @@ impl AiDriver {
     /// The input for the car's current state.
     pub(crate) fn drive(&self, def: &CarDefinition, state: &CarState) -> CarInput {
         let position = DVec2::new(state.position.x, state.position.y);
-        let (yaw, _, _) = yaw_pitch_roll(state.orientation);
-        let heading = DVec2::new(libm::cos(yaw), libm::sin(yaw));
+        let heading = planar_heading(state.orientation);
         let speed = DVec2::new(state.velocity.x, state.velocity.y).dot(heading);
         let here = self.track.locate(position);
         if self.style.backs_out
@@ -188,9 +188,16 @@ impl AiDriver {
         let lookahead = self.style.lookahead_base + self.style.lookahead_time * speed.max(0.0);
         let (target, _) = self.track.point_at(here.distance + lookahead);
         let to_target = target - position;
-        let alpha = libm::atan2(heading.perp_dot(to_target), heading.dot(to_target));
-        let curvature = 2.0 * libm::sin(alpha) / to_target.length().max(1.0);
-        let road_wheel = libm::atan(def.chassis.wheelbase * curvature);
+        // sin α = (heading × to_target)/|to_target| for a unit heading, so
+        // no angle is taken.
+        let distance = to_target.length();
+        let sin_alpha = if distance > 0.0 {
+            heading.perp_dot(to_target) / distance
+        } else {
+            0.0
+        };
+        let curvature = 2.0 * sin_alpha / distance.max(1.0);
+        let road_wheel = math::atan(def.chassis.wheelbase * curvature);
         let steer = (-road_wheel / def.steering.max_angle).clamp(-1.0, 1.0);
 
         // Speed: hold the lowest profile speed over the next stretch the
@@ -281,7 +288,7 @@ impl AiDriver {
             .fold(0.0_f64, f64::max);
         let body = state.orientation.inverse() * state.velocity;
         let slide = if body.x > 3.0 {
-            libm::atan(body.y.abs() / body.x)
+            math::atan(body.y.abs() / body.x)
         } else {
             0.0
         };

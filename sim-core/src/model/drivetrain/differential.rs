@@ -9,6 +9,11 @@
 //! toward their common (momentum-weighted) speed, limited to what the
 //! locking torque can do in one substep (unlimited when locked). This is
 //! unconditionally stable at any substep, unlike a stiff coupling torque.
+//! An axle's differential acts within the wheels' spin update, sharing its
+//! impulse by the wheels' effective inertias (tire stiffness included), so
+//! the tire forces of the same substep follow the coupled speeds
+//! ([`settle_axle`]); the AWD centre differential acts on the bare
+//! inertias after it ([`couple_centre`]).
 
 use crate::vehicle::definition::{CarDefinition, DifferentialKind, DriveLayout};
 
@@ -81,10 +86,67 @@ fn equalise(a: f64, ia: f64, b: f64, ib: f64, max_impulse: f64) -> (f64, f64) {
     (impulse / ia, -impulse / ib)
 }
 
-/// Applies the locked or limited-slip differentials to the wheel speeds
-/// after a substep of `h`; `drive` is what the drivetrain sent to each
-/// wheel and `inertia` each wheel's spin inertia.
-pub(crate) fn couple(
+/// The speeds of an axle's left and right wheels once its differential
+/// has acted within their spin update. `omega` are the speeds each wheel's
+/// own update reached and `h_over_inertia` its spin change per unit torque
+/// impulse: through the tire's slip stiffness a wheel resists a change of
+/// speed far more than its bare inertia does, so the differential's
+/// impulse is shared by those effective inertias, and the tire forces
+/// computed at the returned speeds include the differential's effect in
+/// the same substep. (Coupling the bare wheels after their update, with
+/// the forces left at the uncoupled speeds, lags the differential's yaw
+/// moment by a substep: an error of first order in the substep.)
+pub(crate) fn settle_axle(
+    def: &CarDefinition,
+    front: bool,
+    drive: &[f64; 4],
+    omega: [f64; 2],
+    h_over_inertia: [f64; 2],
+    h: f64,
+) -> [f64; 2] {
+    let through = if front {
+        drive[0] + drive[1]
+    } else {
+        drive[2] + drive[3]
+    };
+    let inertia = [h / h_over_inertia[0], h / h_over_inertia[1]];
+    match couple_axle(def, front, through, omega, inertia, h) {
+        Some((dl, dr)) => [omega[0] + dl, omega[1] + dr],
+        None => omega,
+    }
+}
+
+/// The speed changes the axle's differential makes to its left and right
+/// wheels (spinning at `omega`, with inertias `inertia`) in a substep of
+/// `h` while `through` N·m drive the axle; None for an undriven axle or an
+/// open differential.
+fn couple_axle(
+    def: &CarDefinition,
+    front: bool,
+    through: f64,
+    omega: [f64; 2],
+    inertia: [f64; 2],
+    h: f64,
+) -> Option<(f64, f64)> {
+    let d = &def.differentials;
+    let kind = match (def.drive, front) {
+        (DriveLayout::Fwd | DriveLayout::Awd, true) => d.front,
+        (DriveLayout::Rwd | DriveLayout::Awd, false) => d.rear,
+        _ => return None,
+    };
+    let lock = locking_torque(kind, through)?;
+    Some(equalise(
+        omega[0],
+        inertia[0],
+        omega[1],
+        inertia[1],
+        lock * h,
+    ))
+}
+
+/// Applies the AWD centre differential to the wheel speeds after a substep
+/// of `h` (nothing for two-wheel drive).
+pub(crate) fn couple_centre(
     def: &CarDefinition,
     drive: &[f64; 4],
     inertia: &[f64; 4],
@@ -92,24 +154,6 @@ pub(crate) fn couple(
     h: f64,
 ) {
     let d = &def.differentials;
-    let axles: &[(usize, usize, DifferentialKind)] = match def.drive {
-        DriveLayout::Fwd => &[(0, 1, d.front)][..],
-        DriveLayout::Rwd => &[(2, 3, d.rear)][..],
-        DriveLayout::Awd => &[(0, 1, d.front), (2, 3, d.rear)][..],
-    };
-    for &(l, r, kind) in axles {
-        if let Some(lock) = locking_torque(kind, drive[l] + drive[r]) {
-            let (dl, dr) = equalise(
-                wheel_omega[l],
-                inertia[l],
-                wheel_omega[r],
-                inertia[r],
-                lock * h,
-            );
-            wheel_omega[l] += dl;
-            wheel_omega[r] += dr;
-        }
-    }
     if def.drive == DriveLayout::Awd {
         let through = drive.iter().sum::<f64>();
         if let Some(lock) = locking_torque(d.centre.coupling, through) {
@@ -129,5 +173,60 @@ pub(crate) fn couple(
                 wheel_omega[i] += delta;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::vehicle::presets::preset;
+
+    const H: f64 = 1.0 / 300.0;
+
+    #[test]
+    fn a_locked_axle_settles_at_one_speed_weighted_by_effective_inertia() {
+        // The kart's rear axle is locked: the wheels end at one speed, the
+        // one that keeps Σ (h / h_over_inertia)·ω, so the stiffer (more
+        // loaded) wheel moves less.
+        let kart = preset("kart").unwrap();
+        let (omega, h_over_inertia) = ([30.0, 34.0], [H / 2.0, H / 6.0]);
+        let [l, r] = settle_axle(
+            &kart,
+            false,
+            &[0.0, 0.0, 10.0, 10.0],
+            omega,
+            h_over_inertia,
+            H,
+        );
+        assert_eq!(l, r);
+        assert!((2.0 * l + 6.0 * r - (2.0 * 30.0 + 6.0 * 34.0)).abs() < 1e-12);
+        assert!((l - 33.0).abs() < 1e-12, "{l}");
+    }
+
+    #[test]
+    fn open_and_undriven_axles_are_left_alone() {
+        let kart = preset("kart").unwrap();
+        let omega = [30.0, 34.0];
+        let front = settle_axle(&kart, true, &[0.0; 4], omega, [H; 2], H);
+        assert_eq!(front, omega);
+        let hatchback = preset("fwd_hatchback").unwrap();
+        assert_eq!(hatchback.differentials.front, DifferentialKind::Open);
+        assert_eq!(
+            settle_axle(&hatchback, true, &[50.0; 4], omega, [H; 2], H),
+            omega
+        );
+    }
+
+    #[test]
+    fn a_limited_slip_axle_moves_the_speeds_by_its_locking_torque_at_most() {
+        let mut car = preset("rwd_sports").unwrap();
+        car.differentials.rear = DifferentialKind::LimitedSlip {
+            preload: 50.0,
+            lock_ratio: 0.0,
+        };
+        // Unit effective inertias: the impulse 50 N·m · h changes each
+        // wheel's speed by 50·h rad/s, short of meeting.
+        let [l, r] = settle_axle(&car, false, &[0.0; 4], [0.0, 10.0], [H; 2], H);
+        assert!((l - 50.0 * H).abs() < 1e-12 && (r - (10.0 - 50.0 * H)).abs() < 1e-12);
     }
 }

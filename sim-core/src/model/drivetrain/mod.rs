@@ -91,9 +91,10 @@ pub(crate) fn torques(
     }
 }
 
-/// Finishes the substep after the wheels' spin update: couples the wheels
-/// through locked or limited-slip differentials, then moves the engine and
-/// locks or releases the clutch.
+/// Finishes the substep after the wheels' spin update (which settled each
+/// axle's differential, `differential::settle_axles`): couples the axles
+/// through an AWD centre differential, then moves the engine and locks or
+/// releases the clutch.
 pub(crate) fn after_wheels(
     def: &CarDefinition,
     params: &CarParams,
@@ -104,7 +105,7 @@ pub(crate) fn after_wheels(
     // The differentials see each wheel with what turns with it (the
     // engine too, through a locked clutch).
     let inertia: [f64; 4] = core::array::from_fn(|i| params.wheel_inertia[i] + t.extra_inertia[i]);
-    differential::couple(def, &t.drive, &inertia, &mut state.wheel_omega, h);
+    differential::couple_centre(def, &t.drive, &inertia, &mut state.wheel_omega, h);
     let shaft = differential::input_speed(def, &state.wheel_omega) * t.ratio;
     let inertia = def.engine.inertia;
     if state.clutch_locked {
