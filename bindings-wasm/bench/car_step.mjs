@@ -1,5 +1,5 @@
 // wasm speed in node on the same racing field as the native benchmarks
-// (20 AI cars, 60 Hz host steps; Full at the presets' 500 Hz substeps,
+// (20 AI cars, 60 Hz host steps; Full at the presets' 300 Hz substeps,
 // SingleTrack at 180 Hz).
 //
 // Two modes (run after `cargo xtask wasm`):
