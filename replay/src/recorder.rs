@@ -72,6 +72,9 @@ fn push_chunked(chunks: &mut Vec<Vec<CarInput>>, input: CarInput) {
 /// Records a world's steps into a [`Replay`].
 pub struct ReplayRecorder<'a> {
     cars: Vec<CarId>,
+    /// Each car's index in the world at the last capture: a hint that
+    /// spares two searches per car and step (`World::car_index`).
+    world_index: Vec<usize>,
     /// Inputs of all cars, step by step, in fixed-size chunks: sequential
     /// writes that never copy what is already recorded (a growing vector
     /// would copy tens of MB over a long race). `finish` splits them per car.
@@ -149,6 +152,7 @@ impl<'a> ReplayRecorder<'a> {
                 .collect::<Vec<_>>()
         });
         let mut recorder = ReplayRecorder {
+            world_index: vec![0; cars.len()],
             cars,
             inputs: Vec::new(),
             keyframe_state: options.keyframe_state,
@@ -189,11 +193,24 @@ impl<'a> ReplayRecorder<'a> {
         // A car removed before this step did not take it.
         self.note_removals(world);
         self.replay.dt.push(dt);
-        for (track, &car) in self.replay.cars.iter_mut().zip(&self.cars) {
+        let records = world.last_step_records();
+        for ((track, &car), hint) in self
+            .replay
+            .cars
+            .iter_mut()
+            .zip(&self.cars)
+            .zip(&mut self.world_index)
+        {
             if track.removed_at.is_some() {
                 continue;
             }
-            let record = world.last_step_record(car)?;
+            // Not `ok_or(…)`: building the error on every call cost as much
+            // as the lookup.
+            let Some(index) = world.car_index(car, *hint) else {
+                return Err(ReplayError::World(skidpad_core::CoreError::UnknownCar(car)));
+            };
+            *hint = index;
+            let record = &records[index];
             push_chunked(&mut self.inputs, record.input);
             track.lod.push(record.lod);
             for (runs, &surface) in track.surfaces.iter_mut().zip(&record.surfaces) {
@@ -414,11 +431,18 @@ impl<'a> ReplayRecorder<'a> {
         let step = self.replay.header.step_count;
         let start = self.replay.header.start_step;
         let mut present = 0;
-        for (track, &car) in self.replay.cars.iter_mut().zip(&self.cars) {
+        for ((track, &car), hint) in self
+            .replay
+            .cars
+            .iter_mut()
+            .zip(&self.cars)
+            .zip(&mut self.world_index)
+        {
             if track.removed_at.is_some() {
                 continue;
             }
-            if world.contains_car(car) {
+            if let Some(index) = world.car_index(car, *hint) {
+                *hint = index;
                 present += 1;
                 continue;
             }

@@ -147,3 +147,21 @@ fn reinstating_puts_the_car_back_as_it_was() {
     assert!(err.to_string().contains("never gave out"), "{err}");
     assert_eq!(other.car_count(), 1);
 }
+
+#[test]
+fn car_index_follows_removals_whatever_the_hint() {
+    let (mut world, ids) = world_of(&[0.0, 10.0, 20.0]);
+    for (k, &id) in ids.iter().enumerate() {
+        for hint in [0, 1, 2, 7] {
+            assert_eq!(world.car_index(id, hint), Some(k));
+        }
+    }
+    world.remove_car(ids[1]).unwrap();
+    assert_eq!(world.car_index(ids[1], 1), None);
+    // Car 2 moved down one place; a stale hint still finds it, and the
+    // index lines up with the step records.
+    assert_eq!(world.car_index(ids[2], 2), Some(1));
+    assert_eq!(world.car_index(ids[2], 1), Some(1));
+    assert_eq!(world.car_ids().nth(1), Some(ids[2]));
+    assert_eq!(world.last_step_records().len(), 2);
+}

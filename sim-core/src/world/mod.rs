@@ -225,6 +225,21 @@ impl World {
         self.index_of(id).is_ok()
     }
 
+    /// Where the car sits in [`car_ids`](Self::car_ids) order (which
+    /// [`last_step_records`](Self::last_step_records) follows), None for an
+    /// id the world does not hold. `hint` is tried first: a caller that
+    /// looks the same cars up every step passes the last answer and skips
+    /// the search.
+    #[must_use]
+    #[inline]
+    pub fn car_index(&self, id: CarId, hint: usize) -> Option<usize> {
+        if self.cars.get(hint).is_some_and(|c| c.id == id) {
+            Some(hint)
+        } else {
+            self.index_of(id).ok()
+        }
+    }
+
     fn index_of(&self, id: CarId) -> Result<usize> {
         self.cars
             .binary_search_by_key(&id, |c| c.id)
