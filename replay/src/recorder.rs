@@ -69,6 +69,21 @@ fn push_chunked(chunks: &mut Vec<Vec<CarInput>>, input: CarInput) {
     }
 }
 
+/// The recorded cars that have not been removed, each with its track, id
+/// and world-index hint.
+fn cars_not_removed<'t>(
+    tracks: &'t mut [CarTrack],
+    cars: &'t [CarId],
+    hints: &'t mut [usize],
+) -> impl Iterator<Item = (&'t mut CarTrack, CarId, &'t mut usize)> {
+    tracks
+        .iter_mut()
+        .zip(cars)
+        .zip(hints)
+        .filter(|((track, _), _)| track.removed_at.is_none())
+        .map(|((track, &car), hint)| (track, car, hint))
+}
+
 /// Records a world's steps into a [`Replay`].
 pub struct ReplayRecorder<'a> {
     cars: Vec<CarId>,
@@ -194,16 +209,9 @@ impl<'a> ReplayRecorder<'a> {
         self.note_removals(world);
         self.replay.dt.push(dt);
         let records = world.last_step_records();
-        for ((track, &car), hint) in self
-            .replay
-            .cars
-            .iter_mut()
-            .zip(&self.cars)
-            .zip(&mut self.world_index)
+        for (track, car, hint) in
+            cars_not_removed(&mut self.replay.cars, &self.cars, &mut self.world_index)
         {
-            if track.removed_at.is_some() {
-                continue;
-            }
             // Not `ok_or(…)`: building the error on every call cost as much
             // as the lookup.
             let Some(index) = world.car_index(car, *hint) else {
@@ -431,16 +439,9 @@ impl<'a> ReplayRecorder<'a> {
         let step = self.replay.header.step_count;
         let start = self.replay.header.start_step;
         let mut present = 0;
-        for ((track, &car), hint) in self
-            .replay
-            .cars
-            .iter_mut()
-            .zip(&self.cars)
-            .zip(&mut self.world_index)
+        for (track, car, hint) in
+            cars_not_removed(&mut self.replay.cars, &self.cars, &mut self.world_index)
         {
-            if track.removed_at.is_some() {
-                continue;
-            }
             if let Some(index) = world.car_index(car, *hint) {
                 *hint = index;
                 present += 1;
