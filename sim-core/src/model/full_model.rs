@@ -5,7 +5,9 @@
 //! forces and spin, see `wheel.rs`), add gravity and aero, then integrate
 //! the body with semi-implicit Euler: velocities first, then position and
 //! orientation from the new velocities. Angular motion is integrated in the
-//! body frame with the gyroscopic term ω × Iω. Wheels are processed in
+//! body frame: the torques explicitly, the gyroscopic term ω × Iω with the
+//! angular momentum's magnitude held (`gyroscopic_step`). Wheels are
+//! processed in
 //! index order, so the force sums have a fixed grouping (SPEC §3.3).
 
 use glam::{DMat3, DQuat, DVec3};
@@ -104,6 +106,27 @@ impl<'a> WheelRun<'a> {
             omega,
             ground,
         }
+    }
+}
+
+/// The body-frame angular velocity after the gyroscopic term acts for `h`
+/// on a body of principal inertias `inertia` spinning at `w`: the explicit
+/// step ω − h·I⁻¹(ω × Iω), rescaled so the angular momentum keeps its
+/// magnitude |Iω|, which torque-free motion conserves. The explicit step
+/// alone lengthens Iω by √(1 + h²|ω × Iω|²/|Iω|²) every substep: a car
+/// tumbling after a crash spun itself up from about 60 to over 1 500 rad/s
+/// in free flight at 300 Hz, until the state check stopped it. With |Iω|
+/// held, |ω| can never exceed |Iω| over the smallest inertia. (An implicit
+/// step, Catto's, is stable too, but lost 4 % of the momentum of a
+/// 6 rad/s tumble in 3 s; this loses none.)
+fn gyroscopic_step(inertia: DVec3, inv_inertia: DVec3, w: DVec3, h: f64) -> DVec3 {
+    let momentum = inertia * w;
+    let turned = w - inv_inertia * w.cross(momentum) * h;
+    let length = (inertia * turned).length();
+    if length > 0.0 {
+        turned * (momentum.length() / length)
+    } else {
+        turned
     }
 }
 
@@ -289,9 +312,13 @@ pub(crate) fn substep(
     state.position += state.velocity * h;
     let to_body = m.transpose();
     let body_torque = to_body * torque;
-    let w = state.angular_velocity;
-    let gyroscopic = w.cross(params.inertia * w);
-    state.angular_velocity += params.inv_inertia * (body_torque - gyroscopic) * h;
+    let w = gyroscopic_step(
+        params.inertia,
+        params.inv_inertia,
+        state.angular_velocity,
+        h,
+    );
+    state.angular_velocity = w + params.inv_inertia * body_torque * h;
     let w = state.angular_velocity;
     let spin = DQuat::from_xyzw(w.x, w.y, w.z, 0.0);
     let q = rot + rot * spin * (0.5 * h);
@@ -343,5 +370,54 @@ impl TireFrame {
         } else {
             up.dot(self.normal)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INERTIA: DVec3 = DVec3::new(500.0, 2000.0, 2200.0);
+    const H: f64 = 1.0 / 300.0;
+
+    fn energy(w: DVec3) -> f64 {
+        0.5 * w.dot(INERTIA * w)
+    }
+
+    /// `steps` substeps of free flight from `w`; returns the last spin and
+    /// the largest energy on the way.
+    fn tumble(mut w: DVec3, steps: usize) -> (DVec3, f64) {
+        let mut most = energy(w);
+        for _ in 0..steps {
+            w = gyroscopic_step(INERTIA, 1.0 / INERTIA, w, H);
+            most = most.max(energy(w));
+        }
+        (w, most)
+    }
+
+    #[test]
+    fn a_tumbling_body_keeps_its_angular_momentum_and_does_not_spin_up() {
+        // A car's principal inertias spun off every axis at 58 rad/s (where
+        // the explicit update ran away), 30 s of free flight at 300 Hz.
+        let w0 = DVec3::new(40.0, 30.0, 30.0);
+        let (w, most) = tumble(w0, 9000);
+        let (l0, l) = ((INERTIA * w0).length(), (INERTIA * w).length());
+        assert!((l / l0 - 1.0).abs() < 1e-12, "{l} against {l0}");
+        assert!(w.length() <= l0 / INERTIA.min_element(), "{w}");
+        assert!(most <= energy(w0) * (1.0 + 1e-9), "{most}");
+        // At a rate a rolling car reaches, 3 s lose under 2 % of the energy.
+        let w0 = DVec3::new(4.0, 3.0, 3.0);
+        let (w, _) = tumble(w0, 900);
+        assert!(energy(w) > 0.98 * energy(w0), "{w}");
+    }
+
+    #[test]
+    fn a_spin_about_a_principal_axis_is_kept() {
+        let w = DVec3::new(0.0, 0.0, 3.0);
+        assert_eq!(gyroscopic_step(INERTIA, 1.0 / INERTIA, w, H), w);
+        assert_eq!(
+            gyroscopic_step(INERTIA, 1.0 / INERTIA, DVec3::ZERO, H),
+            DVec3::ZERO
+        );
     }
 }
