@@ -464,7 +464,10 @@ impl World {
     /// with the same definition. On error nothing changes.
     pub fn restore(&mut self, id: CarId, bytes: &[u8]) -> Result<()> {
         let surface_count = self.config.surfaces.surfaces().len();
-        let car = self.car_mut(id)?;
+        // Not `car_mut`: the restore replaces what its telemetry would
+        // describe, so computing that first would be wasted.
+        let index = self.index_of(id)?;
+        let car = &mut self.cars[index];
         let state = snapshot::decode(bytes, &car.fingerprint, surface_count, car.def.top_gear())?;
         car.state = state;
         car.outputs = Default::default();

@@ -92,7 +92,7 @@ pub(crate) fn torques(
 }
 
 /// Finishes the substep after the wheels' spin update (which settled each
-/// axle's differential, `differential::settle_axles`): couples the axles
+/// axle's differential, `differential::settle_axle`): couples the axles
 /// through an AWD centre differential, then moves the engine and locks or
 /// releases the clutch.
 pub(crate) fn after_wheels(
