@@ -1,6 +1,6 @@
 // wasm speed in node on the same racing field as the native benchmarks
 // (20 AI cars, 60 Hz host steps; Full at the presets' 300 Hz substeps,
-// SingleTrack at 180 Hz).
+// SingleTrack at 120 Hz).
 //
 // Two modes (run after `cargo xtask wasm`):
 // - `node bindings-wasm/bench/car_step.mjs`: wall-clock ns per car-step of

@@ -172,7 +172,7 @@ fn converged_at_default_rates(
 
 #[test]
 fn ai_laps_at_the_default_substep_rates_match_four_times_finer_ones() {
-    // The default rates (the presets' 300 Hz for the full model, 180 Hz for
+    // The default rates (the presets' 300 Hz for the full model, 120 Hz for
     // the single-track one) are chosen by this and the launch test below:
     // an AI lap of brandwood within 0.5 % of the same lap at four times the
     // rate, every preset.
@@ -195,7 +195,7 @@ fn a_locked_axles_cornering_does_not_depend_on_the_substep() {
     // 2.53 deg/g at 250 Hz to 2.88 at 4 kHz; now 2.906 at 150 Hz and 2.905
     // at 1.2 kHz.
     let def = car("kart").unwrap();
-    for (lod, coarse, fine) in [(Lod::Full, 150.0, 1200.0), (Lod::SingleTrack, 180.0, 720.0)] {
+    for (lod, coarse, fine) in [(Lod::Full, 150.0, 1200.0), (Lod::SingleTrack, 120.0, 480.0)] {
         let k = |rate| {
             let stepping = Stepping {
                 lod,

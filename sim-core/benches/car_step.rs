@@ -1,5 +1,5 @@
 //! ns per car-step (one 60 Hz host step of one car): the four-wheel model at
-//! the presets' 300 Hz substeps and the single-track model at 180 Hz, for 1,
+//! the presets' 300 Hz substeps and the single-track model at 120 Hz, for 1,
 //! 20 and 200 cars driven by the AI on the built-in track.
 //!
 //! The `_no_ai` groups remove the drivers after the warm-up, so they

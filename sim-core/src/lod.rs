@@ -2,12 +2,14 @@
 
 use crate::{CoreError, Result};
 
-/// Default substep rate of the single-track model, in Hz: three substeps
-/// of a 60 Hz host step. At this rate an AI lap is within 0.5 % of the lap
-/// at four times it and a 0–100 km/h launch within 2 % (`VALIDATION.md`).
-/// At 120 Hz (two substeps) the rear-drive car's inner rear wheel locks
-/// under engine braking after a downshift and its lap is 14 % slower.
-pub const SINGLE_TRACK_DEFAULT_RATE: f64 = 180.0;
+/// Default substep rate of the single-track model, in Hz: two substeps of
+/// a 60 Hz host step. At this rate an AI lap is within 0.5 % of the lap at
+/// four times it and a 0–100 km/h launch within 2 % (`VALIDATION.md`).
+/// Before the clutch caught the engine inside a substep (simulation
+/// version 9) this rate was 180 Hz: at 120 Hz the slipping clutch
+/// overshot the speed match on its light engine side and the rear-drive
+/// car's lap came out 14 to 31 % slower than at 480 Hz.
+pub const SINGLE_TRACK_DEFAULT_RATE: f64 = 120.0;
 /// Lowest substep-rate override accepted, in Hz.
 pub const MIN_SUBSTEP_RATE: f64 = 30.0;
 /// Highest substep-rate override accepted, in Hz.

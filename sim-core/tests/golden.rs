@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 8.
-const GOLDEN: &str = "fc4adcbf7b55f6e55f14eec7df45afb711136dd2ecc03185ea50bb6e2691569b";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 9.
+const GOLDEN: &str = "8eb3f3e63b8e4698595146b53608553fa5a9b18ab34f1e10a821853c5ceea059";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 8;
+const GOLDEN_VERSION: u32 = 9;
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
@@ -29,10 +29,10 @@ fn reference_scenario_matches_the_pinned_hash() {
 
 /// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
 /// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 8.
+/// surfaces, the single-track model on a slope) at simulation version 9.
 /// Pinned here so the grounds are checked on every target as the
 /// reference scenario is.
-const HILL_GOLDEN: &str = "ef21a9615303d6e8dec0c795d63c22d6376777da4b63fadd14fa02424a95fa4b";
+const HILL_GOLDEN: &str = "4403881c3ab03fce2e4467e76b6266f6ef8a5393f3bc6cf3cd672d5aae033894";
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
@@ -48,8 +48,8 @@ fn hill_scenario_matches_the_pinned_hash() {
 /// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
 /// cars on the built-in hillcrest track's triangle mesh: the track mesh
 /// build, the hierarchy's rays, banking, kerbs, car contact) at
-/// simulation version 8.
-const HILLCREST_GOLDEN: &str = "9968ec5ca51ccaf63873746152d9dd9451cecc7329be2fe9da230b6a8d9cade3";
+/// simulation version 9.
+const HILLCREST_GOLDEN: &str = "9c483c4747e0ec9618ffd628a248c74ffd2b9a4d8504706b3ee7cb213d0f9f3d";
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

@@ -189,7 +189,7 @@ fn substeps_follow_the_rate() {
     world
         .set_lod(id, LodSetting::new(Lod::SingleTrack))
         .unwrap();
-    assert_eq!(world.substeps_for(id, 1.0 / 60.0).unwrap(), 3);
+    assert_eq!(world.substeps_for(id, 1.0 / 60.0).unwrap(), 2);
     world
         .set_lod(id, LodSetting::with_rate(Lod::Full, 2000.0))
         .unwrap();

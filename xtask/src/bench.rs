@@ -128,7 +128,7 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
             f(&r["car_step_full_ns"]),
         ),
         (
-            "car_step_single_track_ns (20 cars, 180 Hz)",
+            "car_step_single_track_ns (20 cars, 120 Hz)",
             f(&r["car_step_single_track_ns"]),
         ),
         (

@@ -185,7 +185,7 @@ pub(crate) fn substep(
     let omega_world = m * state.angular_velocity;
     let mass = def.chassis.mass;
     let forward_speed = state.velocity.dot(forward);
-    let mut torques = drivetrain::torques(def, params, state, host.ratio, host.brake);
+    let mut torques = drivetrain::torques(def, params, state, host.ratio, host.brake, h);
     let yaw = || assists::YawState {
         forward_speed,
         lateral_speed: state.velocity.dot(left),

@@ -61,7 +61,7 @@ pub(crate) fn substep(
     let gy = -gravity.x * sin_yaw + gravity.y * cos_yaw;
     let weight = -gravity.z * mass;
 
-    let mut torques = drivetrain::torques(def, params, state, host.ratio, host.brake);
+    let mut torques = drivetrain::torques(def, params, state, host.ratio, host.brake, h);
     let slip_floor = host.slip_floor;
     let yaw_state = || assists::YawState {
         forward_speed: vx,

@@ -34,6 +34,8 @@ pub(crate) struct WheelTorques {
     pub ratio: f64,
     /// What the clutch could pass this substep, N·m.
     pub clutch_capacity: f64,
+    /// Gearbox input speed at the substep's start, rad/s.
+    pub shaft_omega: f64,
 }
 
 /// Picks the gear for the coming host step (a shift opens the clutch; it
@@ -48,14 +50,16 @@ pub(crate) fn select_gear(def: &CarDefinition, state: &mut CarState, ground_spee
     }
 }
 
-/// Computes this substep's torques in the host step's gear (`ratio`) with
-/// its brake torques.
+/// Computes this substep's torques (`h` seconds) in the host step's gear
+/// (`ratio`) with its brake torques. A slipping clutch that would bring the
+/// engine to the gearbox input's speed within the substep locks first.
 pub(crate) fn torques(
     def: &CarDefinition,
     params: &CarParams,
     state: &mut CarState,
     ratio: f64,
     brake: [f64; 4],
+    h: f64,
 ) -> WheelTorques {
     let input = state.input;
     let carrier_omega = differential::input_speed(def, &state.wheel_omega);
@@ -64,6 +68,22 @@ pub(crate) fn torques(
     let capacity = clutch::capacity(params, input.clutch, state.engine_omega, shaft, ratio);
     if capacity <= 0.0 {
         state.clutch_locked = false;
+    } else if !state.clutch_locked
+        && shaft >= 0.0
+        && clutch::catches_within(
+            state.engine_omega,
+            shaft,
+            engine_torque,
+            clutch::slipping_torque(capacity, state.engine_omega, shaft, engine_torque),
+            def.engine.inertia,
+            h,
+        )
+    {
+        // Locked from the substep's start: the wheels get the engine's
+        // torque through a rigid coupling, not the capacity for a whole
+        // substep after the speeds have met.
+        state.engine_omega = shaft;
+        state.clutch_locked = true;
     }
     let driven = def.drive.driven_wheels();
     let mut extra_inertia = [0.0; 4];
@@ -88,6 +108,7 @@ pub(crate) fn torques(
         clutch_torque,
         ratio,
         clutch_capacity: capacity,
+        shaft_omega: shaft,
     }
 }
 
@@ -121,7 +142,10 @@ pub(crate) fn after_wheels(
         state.engine_omega += h * (t.engine_torque - slip) / inertia;
         return;
     }
-    let before = state.engine_omega - shaft;
+    // Against the input speed at the substep's start: the wheels' update
+    // moves the shaft too, and a shaft that overtook a steady engine
+    // within the substep has met it as surely as an engine that caught up.
+    let before = state.engine_omega - t.shaft_omega;
     // An engine does not run backwards.
     state.engine_omega =
         (state.engine_omega + h * (t.engine_torque - t.clutch_torque) / inertia).max(0.0);
@@ -131,5 +155,94 @@ pub(crate) fn after_wheels(
     if t.clutch_capacity > 0.0 && shaft >= 0.0 && before * after <= 0.0 {
         state.engine_omega = shaft;
         state.clutch_locked = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::{DQuat, DVec3};
+
+    use super::*;
+    use crate::ground::GroundSlope;
+    use crate::input::CarInput;
+    use crate::lod::LodSetting;
+    use crate::surface::SurfaceId;
+    use crate::vehicle::presets::preset;
+
+    const H: f64 = 1.0 / 120.0;
+
+    /// The rear-drive car rolling in first gear at full throttle, wheels at
+    /// 12 rad/s, the clutch slipping with the engine `gap` rad/s above the
+    /// gearbox input: (definition, parameters, overall ratio, input speed,
+    /// state).
+    fn rolling_in_first(gap: f64) -> (CarDefinition, CarParams, f64, f64, CarState) {
+        let def = preset("rwd_sports").unwrap();
+        let params = CarParams::new(&def);
+        let ratio = def.gearbox.ratios[0] * def.gearbox.final_drive;
+        let shaft = 12.0 * ratio;
+        let state = CarState {
+            position: DVec3::ZERO,
+            orientation: DQuat::IDENTITY,
+            velocity: DVec3::new(4.0, 0.0, 0.0),
+            angular_velocity: DVec3::ZERO,
+            wheel_omega: [12.0; 4],
+            gear: 1,
+            elapsed: 0.0,
+            input: CarInput {
+                throttle: 1.0,
+                ..CarInput::default()
+            },
+            lod: LodSetting::default(),
+            surfaces: [SurfaceId::DRY_ASPHALT; 4],
+            slope: GroundSlope::FLAT,
+            tire_deflection: [[0.0; 2]; 4],
+            engine_omega: shaft + gap,
+            clutch_locked: false,
+        };
+        (def, params, ratio, shaft, state)
+    }
+
+    #[test]
+    fn a_clutch_that_would_close_the_gap_within_the_substep_locks_first() {
+        // Off the throttle, the shaft 1 rad/s below an engine at about
+        // 1 400 rpm: the capacity and the engine's braking would carry it
+        // past the shaft in a fraction of the substep.
+        let (def, params, ratio, shaft, mut state) = rolling_in_first(1.0);
+        state.input.throttle = 0.0;
+        let t = torques(&def, &params, &mut state, ratio, [0.0; 4], H);
+        assert!(state.clutch_locked);
+        assert_eq!(state.engine_omega, shaft);
+        assert_eq!(t.clutch_torque, t.engine_torque);
+        assert!(t.extra_inertia[2] > 0.0 && t.extra_inertia[0] == 0.0);
+        // Far apart, it slips at its capacity.
+        let (.., mut state) = rolling_in_first(100.0);
+        let t = torques(&def, &params, &mut state, ratio, [0.0; 4], H);
+        assert!(!state.clutch_locked);
+        assert_eq!(t.clutch_torque, t.clutch_capacity);
+    }
+
+    #[test]
+    fn a_shaft_that_overtakes_the_engine_in_the_wheels_update_locks_the_clutch() {
+        // The engine 2 rad/s above the shaft and slipping (a gap the
+        // engine alone does not close), then the wheels' update carries
+        // the shaft 5 rad/s past the engine: the speeds met, so the clutch
+        // locks. Compared against the shaft after the update alone, the
+        // gap had the same sign before and after and the clutch slipped on
+        // with its capacity reversed.
+        let (def, params, ratio, shaft, mut state) = rolling_in_first(2.0);
+        let mut t = torques(&def, &params, &mut state, ratio, [0.0; 4], H);
+        assert!(
+            !state.clutch_locked,
+            "the engine alone does not close the gap"
+        );
+        // The engine's torque equal to the capacity: the engine holds its
+        // speed through the substep.
+        t.engine_torque = t.clutch_capacity;
+        let faster = (shaft + 7.0) / ratio;
+        state.wheel_omega[2] = faster;
+        state.wheel_omega[3] = faster;
+        after_wheels(&def, &params, &mut state, &t, H);
+        assert!(state.clutch_locked);
+        assert!((state.engine_omega - (shaft + 7.0)).abs() < 1e-9);
     }
 }
