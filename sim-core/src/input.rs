@@ -2,6 +2,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use crate::math;
 use crate::{CoreError, Result};
 
 /// What a driver (player or AI) asks of a car for one step.
@@ -35,7 +36,7 @@ pub const INPUT_RESOLUTION: f64 = 65_536.0;
 /// Rounds to the nearest multiple of 1/INPUT_RESOLUTION. Scaling by a power
 /// of two and rounding are exact, so this gives the same bits everywhere.
 fn quantized(v: f64) -> f64 {
-    (v * INPUT_RESOLUTION).round() / INPUT_RESOLUTION + 0.0
+    math::round(v * INPUT_RESOLUTION) / INPUT_RESOLUTION + 0.0
 }
 
 impl CarInput {
@@ -87,7 +88,7 @@ impl CarInput {
                 return Err(CoreError::NonFiniteInput { field, value });
             }
         }
-        let gear = self.gear.round().clamp(-1.0, f64::from(max_gear));
+        let gear = math::round(self.gear).clamp(-1.0, f64::from(max_gear));
         Ok(CarInput {
             steer: quantized(self.steer.clamp(-1.0, 1.0)),
             throttle: quantized(self.throttle.clamp(0.0, 1.0)),

@@ -1,5 +1,6 @@
 //! Level of detail: which vehicle model steps a car, and how finely.
 
+use crate::math;
 use crate::{CoreError, Result};
 
 /// Default substep rate of the single-track model, in Hz: two substeps of
@@ -125,5 +126,5 @@ impl LodSetting {
 /// larger products saturate.
 #[must_use]
 pub fn substep_count(dt: f64, rate: f64) -> u32 {
-    ((dt * rate).round() as u32).max(1)
+    (math::round(dt * rate) as u32).max(1)
 }

@@ -17,9 +17,9 @@ use crate::ids::Wheel;
 use crate::model::aero;
 use crate::model::assists;
 use crate::model::drivetrain::{self, WheelTorques, differential};
-use crate::model::outputs::{StepOutputs, WheelOutput};
+use crate::model::outputs::{AssistActivity, StepOutputs, WheelOutput};
 use crate::model::substep::SubstepContext;
-use crate::model::wheel::{self, Spun, WheelContact, WheelResult, WheelSlip, ploughing_force};
+use crate::model::wheel::{self, Spun, WheelContact, WheelSlip, ploughing_force};
 use crate::state::car_state::CarState;
 use crate::surface::SurfaceId;
 
@@ -194,7 +194,7 @@ pub(crate) fn substep(
         grip: assists::mean_grip(env.surfaces, &state.surfaces),
     };
     let esc = assists::add_stability_brakes(def, params, yaw, &mut torques.brake);
-    let mut results = [WheelResult::default(); 4];
+    let mut assists_activity = AssistActivity::default();
 
     // Ray-cast each strut along the body's down axis into the ground.
     let hits: [Option<StrutHit>; 4] = Wheel::ALL.map(|w| {
@@ -269,8 +269,7 @@ pub(crate) fn substep(
             let result = pass.spun.at_omega(&pass.contact, &pass.slip, settled[j], h);
             state.wheel_omega[i] = result.omega;
             if out.is_some() {
-                // Only the telemetry reads them (the assists' activity).
-                results[i] = result;
+                assists_activity.add(&result);
             }
             let Some(ground) = &pass.ground else {
                 // Airborne: the wheel only spun up or down under its
@@ -327,7 +326,7 @@ pub(crate) fn substep(
     if let Some(out) = out {
         out.acceleration = to_body * acceleration;
         out.set_drivetrain_and_aero(&torques, &aero);
-        out.set_assists(&results, esc);
+        out.set_assists(assists_activity, esc);
     }
 }
 

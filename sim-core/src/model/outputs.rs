@@ -15,7 +15,10 @@ use crate::model::wheel::WheelResult;
 pub(crate) struct WheelOutput {
     pub load: f64,
     pub slip_ratio: f64,
-    pub slip_angle: f64,
+    /// Tangent of the slip angle: telemetry takes the angle itself when it
+    /// is read (`WheelOutput::slip_angle`), so a step whose telemetry
+    /// nobody reads takes no arc tangent for it.
+    pub lateral_slip: f64,
     pub fx: f64,
     pub fy: f64,
     /// Suspension compression, m.
@@ -33,9 +36,7 @@ impl WheelOutput {
         WheelOutput {
             load,
             slip_ratio: result.slip_ratio,
-            // Only telemetry wants the angle itself: one arc tangent per
-            // wheel and host step, not per substep.
-            slip_angle: math::atan(result.lateral_slip),
+            lateral_slip: result.lateral_slip,
             fx: result.fx,
             fy: result.fy,
             travel,
@@ -43,6 +44,11 @@ impl WheelOutput {
             steer,
             mz: result.mz,
         }
+    }
+
+    /// Slip angle, rad.
+    pub(crate) fn slip_angle(&self) -> f64 {
+        math::atan(self.lateral_slip)
     }
 }
 
@@ -79,10 +85,26 @@ impl StepOutputs {
         self.lift_rear = aero.lift_rear;
     }
 
-    /// Records the assists' activity from a substep's wheels.
-    pub(crate) fn set_assists(&mut self, wheels: &[WheelResult; 4], esc: f64) {
-        self.abs_active = wheels.iter().map(|w| w.abs_release).fold(0.0, f64::max);
-        self.tc_active = wheels.iter().map(|w| w.tc_cut).fold(0.0, f64::max);
+    /// Records the assists' activity over a substep's wheels.
+    pub(crate) fn set_assists(&mut self, wheels: AssistActivity, esc: f64) {
+        self.abs_active = wheels.abs_release;
+        self.tc_active = wheels.tc_cut;
         self.esc_active = esc;
+    }
+}
+
+/// The largest share of torque ABS gave back and traction control cut on
+/// any wheel of a substep, gathered wheel by wheel (telemetry only).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct AssistActivity {
+    abs_release: f64,
+    tc_cut: f64,
+}
+
+impl AssistActivity {
+    /// Takes one wheel's result into account.
+    pub(crate) fn add(&mut self, wheel: &WheelResult) {
+        self.abs_release = self.abs_release.max(wheel.abs_release);
+        self.tc_cut = self.tc_cut.max(wheel.tc_cut);
     }
 }

@@ -21,9 +21,9 @@ use crate::math;
 use crate::model::aero;
 use crate::model::assists;
 use crate::model::drivetrain::{self, differential};
-use crate::model::outputs::{StepOutputs, WheelOutput};
+use crate::model::outputs::{AssistActivity, StepOutputs, WheelOutput};
 use crate::model::substep::SubstepContext;
-use crate::model::wheel::{self, TireForce, WheelContact, WheelResult, WheelSlip, ploughing_force};
+use crate::model::wheel::{self, TireForce, WheelContact, WheelSlip, ploughing_force};
 use crate::pose::yaw_pitch_roll;
 use crate::state::car_state::CarState;
 
@@ -71,7 +71,7 @@ pub(crate) fn substep(
         grip: assists::mean_grip(env.surfaces, &state.surfaces),
     };
     let esc = assists::add_stability_brakes(def, params, yaw_state, &mut torques.brake);
-    let mut results = [WheelResult::default(); 4];
+    let mut assists_activity = AssistActivity::default();
     let aero = aero::forces(def, env.air_density, (vx * vx + vy * vy).sqrt(), vx);
     // An axle whose lift exceeds its share of the weight (or a car whose
     // gravity points away from its ground) carries nothing, never a
@@ -162,8 +162,7 @@ pub(crate) fn substep(
             state.wheel_omega[i] = result.omega;
             state.tire_deflection[i] = result.deflection;
             if out.is_some() {
-                // Only the telemetry reads them (the assists' activity).
-                results[i] = result;
+                assists_activity.add(&result);
             }
             let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
             let (px, py) = ploughing_force(contact);
@@ -219,7 +218,7 @@ pub(crate) fn substep(
     if let Some(out) = out {
         out.acceleration = DVec3::new(ax, ay, 0.0);
         out.set_drivetrain_and_aero(&torques, &aero);
-        out.set_assists(&results, esc);
+        out.set_assists(assists_activity, esc);
     }
 }
 

@@ -186,7 +186,9 @@ impl AiDriver {
         // Pure pursuit: the arc through the target point has curvature
         // 2·sin(α)/L, which the steered axle meets at angle atan(wheelbase·k).
         let lookahead = self.style.lookahead_base + self.style.lookahead_time * speed.max(0.0);
-        let (target, _) = self.track.point_at(here.distance + lookahead);
+        let (target, _) = self
+            .track
+            .point_at_from(here.distance + lookahead, here.segment);
         let to_target = target - position;
         // sin α = (heading × to_target)/|to_target| for a unit heading, so
         // no angle is taken.
@@ -202,7 +204,7 @@ impl AiDriver {
 
         // Speed: hold the lowest profile speed over the next stretch the
         // pedals need to act (their lag, plus the look-ahead's bias).
-        let target_speed = self.profile_min(here.distance, 3.0 + speed.max(0.0) * 0.4);
+        let target_speed = self.profile_min(&here, 3.0 + speed.max(0.0) * 0.4);
         let error = target_speed - speed;
         let (throttle, brake) = if error >= -0.3 {
             let wanted = (0.4 + 0.6 * error).clamp(0.0, 1.0);
@@ -246,7 +248,7 @@ impl AiDriver {
         if here.offset.abs() <= self.track.width() / 2.0 || speed >= BACK_OUT_SPEED {
             return None;
         }
-        let (_, along) = self.track.point_at(here.distance);
+        let (_, along) = self.track.point_at_from(here.distance, here.segment);
         // Away from the road: the left normal on the left of the centre
         // line, the right one on the right.
         let outward = along.perp() * here.offset.signum();
@@ -297,16 +299,13 @@ impl AiDriver {
         from_slip.min(from_slide)
     }
 
-    /// Lowest profile speed from `s` over the next `ahead` metres.
-    fn profile_min(&self, s: f64, ahead: f64) -> f64 {
+    /// Lowest profile speed from `here` over the next `ahead` metres.
+    fn profile_min(&self, here: &TrackPosition, ahead: f64) -> f64 {
         let length = self.track.length();
         let d = self.track.distances();
         let n = d.len();
-        let s = s.rem_euclid(length);
-        let mut i = match d.binary_search_by(|x| x.total_cmp(&s)) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
+        let s = self.track.wrap(here.distance);
+        let mut i = self.track.segment_at(s, Some(here.segment));
         let mut lowest = self.speed_profile[i];
         let mut covered = 0.0;
         while covered < ahead {

@@ -34,15 +34,25 @@ const WINDOW_GROUPS: usize = (WINDOW - 1) / GROUP + 1;
 
 const _: () = assert!(SAMPLES_PER_SEGMENT.is_multiple_of(GROUP));
 
-/// A circle around each run of `GROUP` consecutive segments.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct SegmentGroups {
-    centres: Vec<DVec2>,
+/// A circle around a run of `GROUP` consecutive segments.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct GroupCircle {
+    centre: DVec2,
     /// Rounded up, so that rounding can never put a segment outside.
-    radii: Vec<f64>,
+    radius: f64,
     /// The part of the bound's safety margin that depends on the centre
     /// alone (see `nearest_in_window`).
-    margins: Vec<f64>,
+    margin: f64,
+}
+
+/// What `locate` searches besides the polyline: the control points (every
+/// `SAMPLES_PER_SEGMENT`-th polyline point, side by side so the first pass
+/// walks one short array) and a circle around each run of `GROUP`
+/// consecutive segments.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct SegmentGroups {
+    controls: Vec<DVec2>,
+    circles: Vec<GroupCircle>,
 }
 
 impl SegmentGroups {
@@ -51,25 +61,31 @@ impl SegmentGroups {
     pub(crate) fn new(points: &[DVec2]) -> Self {
         let n = points.len();
         debug_assert!(n.is_multiple_of(SAMPLES_PER_SEGMENT));
-        let (mut centres, mut radii, mut margins) = (Vec::new(), Vec::new(), Vec::new());
-        for g in 0..n / GROUP {
-            // A segment lies in the convex hull of its two ends, so a circle
-            // around a run's GROUP + 1 points holds its segments.
-            let run = || (0..=GROUP).map(|k| points[(g * GROUP + k) % n]);
-            let (low, high) = run().fold(
-                (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)),
-                |(low, high), q| (low.min(q), high.max(q)),
-            );
-            let centre = (low + high) * 0.5;
-            let radius = run().map(|q| q.distance(centre)).fold(0.0, f64::max);
-            centres.push(centre);
-            radii.push(radius * (1.0 + 1e-12) + 1e-9);
-            margins.push(1e-6 + 1e-9 * centre.length());
-        }
+        let circles = (0..n / GROUP)
+            .map(|g| {
+                // A segment lies in the convex hull of its two ends, so a
+                // circle around a run's GROUP + 1 points holds its segments.
+                let run = || (0..=GROUP).map(|k| points[(g * GROUP + k) % n]);
+                let (low, high) = run().fold(
+                    (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY)),
+                    |(low, high), q| (low.min(q), high.max(q)),
+                );
+                let centre = (low + high) * 0.5;
+                let radius = run().map(|q| q.distance(centre)).fold(0.0, f64::max);
+                GroupCircle {
+                    centre,
+                    radius: radius * (1.0 + 1e-12) + 1e-9,
+                    margin: 1e-6 + 1e-9 * centre.length(),
+                }
+            })
+            .collect();
         SegmentGroups {
-            centres,
-            radii,
-            margins,
+            controls: points
+                .iter()
+                .step_by(SAMPLES_PER_SEGMENT)
+                .copied()
+                .collect(),
+            circles,
         }
     }
 }
@@ -105,7 +121,7 @@ impl Track {
         let (a, b) = (self.points[i], self.points[(i + 1) % n]);
         let seg = b - a;
         let side = seg.perp_dot(p - a).signum();
-        let distance = (self.distance[i] + t * seg.length()).rem_euclid(self.length);
+        let distance = self.wrap(self.distance[i] + t * seg.length());
         TrackPosition {
             segment: i,
             distance,
@@ -117,33 +133,28 @@ impl Track {
     /// control points), the lowest on ties.
     fn nearest_sample(&self, p: DVec2) -> usize {
         let mut nearest = (f64::INFINITY, 0);
-        for i in (0..self.points.len()).step_by(SAMPLES_PER_SEGMENT) {
-            let d2 = self.points[i].distance_squared(p);
+        for (k, control) in self.groups.controls.iter().enumerate() {
+            let d2 = control.distance_squared(p);
             if d2 < nearest.0 {
-                nearest = (d2, i);
+                nearest = (d2, k);
             }
         }
-        nearest.1
+        nearest.1 * SAMPLES_PER_SEGMENT
     }
 
     /// The nearest of the `WINDOW` segments from `start`, skipping groups
     /// that cannot hold it.
     fn nearest_in_window(&self, p: DVec2, start: usize) -> Candidate {
-        let groups = &self.groups;
-        let first_group = start / GROUP;
+        let circles = &self.groups.circles;
         // A lower bound on the distance from p to each group's segments,
         // less a margin far above the rounding of the distances compared
-        // with it (relative to the coordinates' size).
+        // with it (relative to the coordinates' size). The window's groups
+        // run from `start / GROUP` round the lap's end.
         let mut bounds = [0.0; WINDOW_GROUPS];
-        let mut g = first_group;
-        for bound in &mut bounds {
-            let d = groups.centres[g].distance(p);
-            *bound = d - groups.radii[g] - (groups.margins[g] + 1e-9 * d);
-            g = if g + 1 == groups.centres.len() {
-                0
-            } else {
-                g + 1
-            };
+        let (head, tail) = circles.split_at(start / GROUP);
+        for (bound, circle) in bounds.iter_mut().zip(tail.iter().chain(head)) {
+            let d = circle.centre.distance(p);
+            *bound = d - circle.radius - (circle.margin + 1e-9 * d);
         }
         let nearest_group =
             (0..WINDOW_GROUPS).fold(0, |best, k| if bounds[k] < bounds[best] { k } else { best });
@@ -168,7 +179,10 @@ impl Track {
     fn scan_group(&self, p: DVec2, start: usize, k: usize, best: &mut Candidate) {
         let n = self.points.len();
         for walk in k * GROUP..((k + 1) * GROUP).min(WINDOW) {
-            let i = (start + walk) % n;
+            // start < n and the window is shorter than the lap (a track
+            // has at least 5 control spans), so one subtraction wraps it.
+            let i = start + walk;
+            let i = if i >= n { i - n } else { i };
             let next = if i + 1 == n { 0 } else { i + 1 };
             let (a, b) = (self.points[i], self.points[next]);
             let seg = b - a;

@@ -251,18 +251,70 @@ impl Track {
     /// direction of travel there.
     #[must_use]
     pub fn point_at(&self, s: f64) -> (DVec2, DVec2) {
-        let s = s.rem_euclid(self.length);
-        // Binary search for the segment holding s.
-        let i = match self.distance.binary_search_by(|d| d.total_cmp(&s)) {
-            Ok(i) => i,
-            Err(i) => i - 1,
-        };
+        let s = self.wrap(s);
+        self.point_on_segment(s, self.segment_at(s, None))
+    }
+
+    /// [`Track::point_at`], starting the segment search at `hint` (a
+    /// segment at or before the one holding `s`, such as the car's own):
+    /// the same answer, found by a few steps along the polyline instead of
+    /// a binary search over all of it.
+    pub(crate) fn point_at_from(&self, s: f64, hint: usize) -> (DVec2, DVec2) {
+        let s = self.wrap(s);
+        self.point_on_segment(s, self.segment_at(s, Some(hint)))
+    }
+
+    fn point_on_segment(&self, s: f64, i: usize) -> (DVec2, DVec2) {
         let n = self.points.len();
         let (p0, p1) = (self.points[i], self.points[(i + 1) % n]);
         let seg = p1 - p0;
         let len = seg.length();
         let t = (s - self.distance[i]) / len;
         (p0 + seg * t, seg / len)
+    }
+
+    /// `s.rem_euclid(length)`, bit for bit, without the division in the
+    /// cases the AI meets every step: a distance already on the lap is its
+    /// own remainder, and for one in [L, 2L) s − L is exact (Sterbenz's
+    /// lemma), so it equals the exact remainder fmod returns. A remainder
+    /// of −0 (from −0 or −L) is returned as +0, which the segment search
+    /// orders after the lap's first point, not before it.
+    pub(crate) fn wrap(&self, s: f64) -> f64 {
+        let length = self.length;
+        let r = if (0.0..length).contains(&s) {
+            s
+        } else if s >= length && s < 2.0 * length {
+            s - length
+        } else {
+            s.rem_euclid(length)
+        };
+        if r == 0.0 { 0.0 } else { r }
+    }
+
+    /// The segment holding the wrapped distance `s`: the last polyline
+    /// point whose arc length is at most `s`. With a `hint` at or before
+    /// it, a walk of up to `HINT_STEPS` points finds it; otherwise (or when
+    /// the walk runs out) a binary search does. Either way the answer is
+    /// that one point, since the arc lengths strictly increase.
+    pub(crate) fn segment_at(&self, s: f64, hint: Option<usize>) -> usize {
+        /// Points walked from a hint before falling back to the search:
+        /// the AI's look-ahead spans a few segments of a few metres each.
+        const HINT_STEPS: usize = 16;
+        let d = &self.distance;
+        if let Some(mut i) = hint.filter(|&i| i < d.len() && d[i] <= s) {
+            for _ in 0..HINT_STEPS {
+                match d.get(i + 1) {
+                    Some(&next) if next <= s => i += 1,
+                    _ => return i,
+                }
+            }
+        }
+        match d.binary_search_by(|x| x.total_cmp(&s)) {
+            Ok(i) => i,
+            // Only a NaN with its sign bit set sorts before the first
+            // point (0); its answer is NaN whichever segment it takes.
+            Err(i) => i.saturating_sub(1),
+        }
     }
 }
 
@@ -330,5 +382,66 @@ mod tests {
                 .to_string()
                 .contains("brandwood")
         );
+    }
+
+    #[test]
+    fn wrapping_is_the_euclidean_remainder() {
+        let t = Track::builtin("brandwood").unwrap();
+        let l = t.length();
+        let cases = [
+            0.0,
+            1.5,
+            l - 1e-9,
+            l,
+            l + 3.25,
+            2.0 * l - 1e-9,
+            2.0 * l,
+            7.5 * l,
+            -1.0,
+            -l,
+            -7.5 * l,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ];
+        for s in cases {
+            let expected = s.rem_euclid(l);
+            let expected = if expected == 0.0 { 0.0 } else { expected };
+            assert_eq!(t.wrap(s).to_bits(), expected.to_bits(), "{s}");
+        }
+        assert_eq!(t.wrap(-0.0).to_bits(), 0.0f64.to_bits());
+        assert!(t.wrap(f64::NAN).is_nan() && t.wrap(f64::NEG_INFINITY).is_nan());
+    }
+
+    #[test]
+    fn the_point_at_minus_zero_or_a_whole_lap_back_is_the_start() {
+        // Both wrap to a remainder of −0, which the segment search used to
+        // order before the first point and index out of bounds with.
+        let t = Track::builtin("brandwood").unwrap();
+        let start = t.point_at(0.0);
+        assert_eq!(t.point_at(-0.0), start);
+        assert_eq!(t.point_at(-t.length()), start);
+        assert!(t.point_at(f64::NAN).0.is_nan());
+        assert!(t.point_at(-f64::NAN).0.is_nan());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_search_from_any_earlier_segment_finds_the_same_point(
+            which in 0usize..2,
+            s in -1.0f64..3.0,
+            back in 0usize..40,
+        ) {
+            let t = Track::builtin(track_names()[which]).unwrap();
+            let s = s * t.length();
+            let at = t.segment_at(t.wrap(s), None);
+            let hint = at.saturating_sub(back);
+            let (p, dir) = t.point_at(s);
+            let (q, dir_q) = t.point_at_from(s, hint);
+            proptest::prop_assert_eq!(t.segment_at(t.wrap(s), Some(hint)), at);
+            proptest::prop_assert_eq!((p.x.to_bits(), p.y.to_bits()), (q.x.to_bits(), q.y.to_bits()));
+            proptest::prop_assert_eq!((dir.x.to_bits(), dir.y.to_bits()), (dir_q.x.to_bits(), dir_q.y.to_bits()));
+            // A hint past the answer is not used.
+            proptest::prop_assert_eq!(t.segment_at(t.wrap(s), Some(at + 1)), at);
+        }
     }
 }

@@ -162,7 +162,7 @@ pub(crate) fn write(def: &CarDefinition, s: &CarState, o: &StepOutputs, out: &mu
             s.wheel_omega[k],
             wheel.load,
             wheel.slip_ratio,
-            wheel.slip_angle,
+            wheel.slip_angle(),
             wheel.fx,
             wheel.fy,
             wheel.travel,
