@@ -74,7 +74,7 @@ export interface ReplayHooks {
 export interface ReplayRecorderOptions {
   cars?: number[]; keyframeEvery?: number; embedDefinitions?: boolean;
   embedGhosts?: boolean; metadata?: Record<string, string>;
-  keyframeState?: (step: number) => Uint8Array;
+  keyframeState?: (step: number) => Uint8Array; reserveSteps?: number;
 }
 export interface DesyncReport {
   step: number; cars: number[];

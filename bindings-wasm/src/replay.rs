@@ -156,6 +156,10 @@ fn recorder_options(
         true,
     )?;
     out.embed_ghosts = bool_or(&field(options, "embedGhosts")?, "embedGhosts", false)?;
+    let reserve = field(options, "reserveSteps")?;
+    if !reserve.is_undefined() {
+        out.reserve_steps = args::u64_arg(&reserve, "reserveSteps")?;
+    }
     let metadata = field(options, "metadata")?;
     if !metadata.is_undefined() && !metadata.is_null() {
         let object = metadata
@@ -225,8 +229,10 @@ impl ReplayRecorder {
     /// Starts recording `world` as it is now (keyframe 0). `options`:
     /// `cars` (ids, in playback order; default all), `keyframeEvery`
     /// (default 600), `embedDefinitions` (default true), `embedGhosts`
-    /// (default false), `metadata` (object of strings) and
-    /// `keyframeState(step) => Uint8Array` (the game's own state).
+    /// (default false), `metadata` (object of strings),
+    /// `keyframeState(step) => Uint8Array` (the game's own state) and
+    /// `reserveSteps` (input memory to allocate now, for a race of known
+    /// length; default 0).
     #[wasm_bindgen(constructor)]
     pub fn new(
         world: &World,

@@ -80,8 +80,15 @@ fn main() {
     // drift hit both alike.
     let mut plain = reference_world();
     let mut recorded = reference_world();
-    let mut recorder =
-        ReplayRecorder::new(&recorded, RecorderOptions::default()).expect("recorder");
+    // The race's length is known, so its input memory is reserved up front
+    // as a game would at load (`REPLAY_BENCH_RESERVE=0` measures without:
+    // then most of a capture's time is the system mapping fresh pages).
+    let reserve = std::env::var("REPLAY_BENCH_RESERVE").map_or(true, |v| v != "0");
+    let options = RecorderOptions {
+        reserve_steps: if reserve { steps } else { 0 },
+        ..RecorderOptions::default()
+    };
+    let mut recorder = ReplayRecorder::new(&recorded, options).expect("recorder");
     let (mut t_plain, mut t_recorded) = (Duration::ZERO, Duration::ZERO);
     let mut t_capture = Duration::ZERO;
     let mut done = 0;

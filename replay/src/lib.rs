@@ -75,7 +75,9 @@ pub use hooks::{NoHooks, ReplayHooks};
 pub use limits::{Limits, Work};
 pub use playback::{MAX_PLAYBACK_SPEED, MIN_PLAYBACK_SPEED, PlaybackClock};
 pub use player::{PlayerOptions, ReplayPlayer};
-pub use recorder::{DEFAULT_KEYFRAME_EVERY, KeyframeState, RecorderOptions, ReplayRecorder};
+pub use recorder::{
+    DEFAULT_KEYFRAME_EVERY, KeyframeState, MAX_RESERVE_BYTES, RecorderOptions, ReplayRecorder,
+};
 pub use replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};
 pub use ring::{InstantReplayRing, RingOptions};
 pub use runs::Runs;

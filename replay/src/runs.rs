@@ -7,6 +7,11 @@ pub struct Runs<T> {
     /// First step of each run, strictly rising, the first 0.
     starts: Vec<u64>,
     values: Vec<T>,
+    /// The last of `values`, kept beside the vectors: a recorder pushes to
+    /// five of these per car and step, and comparing with a copy here
+    /// spares a load from each vector's far end (its own cache line) when
+    /// the value has not changed, which is nearly always.
+    last: Option<T>,
     /// Total number of steps.
     len: u64,
 }
@@ -16,6 +21,7 @@ impl<T> Default for Runs<T> {
         Runs {
             starts: Vec::new(),
             values: Vec::new(),
+            last: None,
             len: 0,
         }
     }
@@ -30,9 +36,10 @@ impl<T: Copy + PartialEq> Runs<T> {
 
     /// Appends the value of the next step.
     pub fn push(&mut self, value: T) {
-        if self.values.last() != Some(&value) {
+        if self.last != Some(value) {
             self.starts.push(self.len);
             self.values.push(value);
+            self.last = Some(value);
         }
         self.len += 1;
     }
@@ -82,11 +89,12 @@ impl<T: Copy + PartialEq> Runs<T> {
             if length == 0 {
                 return Err("a run of length 0".into());
             }
-            if out.values.last() == Some(&value) {
+            if out.last == Some(value) {
                 return Err("two neighbouring runs hold the same value".into());
             }
             out.starts.push(out.len);
             out.values.push(value);
+            out.last = Some(value);
             out.len = out
                 .len
                 .checked_add(length)

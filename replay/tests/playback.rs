@@ -233,6 +233,44 @@ fn the_recorder_refuses_steps_it_did_not_see() {
 }
 
 #[test]
+fn a_reserve_of_input_memory_records_the_same_replay() {
+    // The reserve only decides where inputs are written: none, less than
+    // the race (recording goes on past it) and more than the race give the
+    // same replay.
+    let record = |reserve_steps| {
+        let mut world = common::race_world(3);
+        let options = RecorderOptions {
+            keyframe_every: 100,
+            reserve_steps,
+            ..RecorderOptions::default()
+        };
+        let mut recorder = ReplayRecorder::new(&world, options).unwrap();
+        for step in 0..300 {
+            common::script(&mut world, step);
+            recorder.step(&mut world, DT).unwrap();
+        }
+        recorder.finish(&world).unwrap()
+    };
+    let plain = record(0);
+    assert_eq!(plain.cars[0].inputs.len(), 300);
+    assert_eq!(record(1), plain);
+    assert_eq!(record(100_000), plain);
+    // A reserve past the cap is refused up front, not attempted.
+    let world = common::race_world(3);
+    let too_much = RecorderOptions {
+        reserve_steps: u64::MAX,
+        ..RecorderOptions::default()
+    };
+    assert!(matches!(
+        ReplayRecorder::new(&world, too_much),
+        Err(ReplayError::InvalidArgument {
+            what: "reserve_steps",
+            ..
+        })
+    ));
+}
+
+#[test]
 fn without_follow_step_count_the_cars_still_match() {
     let (replay, _, recording) = shared_race();
     let options = PlayerOptions {
