@@ -322,9 +322,18 @@ impl World {
         if !(dt.is_finite() && dt > 0.0 && dt <= MAX_TIMESTEP) {
             return Err(CoreError::InvalidTimestep(dt));
         }
-        self.rollback.clear();
-        self.rollback
-            .extend(self.cars.iter().map(|c| (c.state.clone(), c.outputs)));
+        // Copied in place into the kept buffer when it fits (building each
+        // pair and then moving it into the vector copied it twice).
+        if self.rollback.len() == self.cars.len() {
+            for ((state, outputs), car) in self.rollback.iter_mut().zip(&self.cars) {
+                state.clone_from(&car.state);
+                *outputs = car.outputs;
+            }
+        } else {
+            self.rollback.clear();
+            self.rollback
+                .extend(self.cars.iter().map(|c| (c.state.clone(), c.outputs)));
+        }
         let env = Environment {
             gravity: self.config.gravity,
             air_density: self.config.air_density,
