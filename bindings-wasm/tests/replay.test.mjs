@@ -39,6 +39,23 @@ function recordRace() {
 
 const race = recordRace();
 
+test('reserveSteps only reserves memory: the bytes are the same, an impossible reserve throws', () => {
+  const record = (options) => {
+    const world = new sk.World();
+    world.addPresetCar('rwd_sports', { speed: 10 });
+    const recorder = new sk.ReplayRecorder(world, options);
+    for (let k = 0; k < 90; k++) recorder.step(world, DT);
+    return sk.encodeReplay(recorder.finish(world));
+  };
+  const plain = record({});
+  assert.deepEqual(record({ reserveSteps: 10 }), plain);
+  assert.deepEqual(record({ reserveSteps: 5000 }), plain);
+  const world = new sk.World();
+  world.addPresetCar('rwd_sports');
+  assert.throws(() => new sk.ReplayRecorder(world, { reserveSteps: 2 ** 40 }), /reserve_steps/);
+  assert.throws(() => new sk.ReplayRecorder(world, { reserveSteps: -1 }), RangeError);
+});
+
 test('a 3-car race recorded in JS plays back from its bytes with zero desyncs', () => {
   const { replay, hashes } = race;
   assert.equal(replay.carCount, 3);
