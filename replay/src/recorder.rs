@@ -376,7 +376,9 @@ impl<'a> ReplayRecorder<'a> {
     /// now (unless the last step already took one). Its header's
     /// `start_step` is the world's step at the previous cut; it carries no
     /// definitions and no metadata (a stream's header holds them once).
-    /// Memory held by the recorder drops back to one keyframe.
+    /// Memory held by the recorder drops back to one keyframe, plus the
+    /// emptied input chunks, kept for the next part (their pages are
+    /// mapped already, so writing them again costs no fault).
     pub(crate) fn cut(&mut self, world: &World) -> Result<Replay> {
         self.check_position(world, 0)?;
         self.note_removals(world);
