@@ -9,7 +9,8 @@ use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
 use serde::Serialize;
 use skidpad_core::hex;
-use skidpad_core::{DriverStyle, InitialPose, Track, World, WorldConfig, preset};
+use skidpad_core::race::{GridLayout, grid_pose};
+use skidpad_core::{DriverStyle, Track, World, WorldConfig, preset};
 use skidpad_ghost::{CutLap, LapCutter, encode_ghost};
 use skidpad_replay::{
     Limits, RecorderOptions, ReplayRecorder, StreamRecorder, SyncPolicy, encode_replay,
@@ -60,8 +61,18 @@ pub struct CarResult {
     pub car: usize,
     /// Preset name.
     pub preset: String,
-    /// Lap times, s.
-    pub laps: Vec<f32>,
+    /// Laps, as the race layer timed them (lap 1 from the standing
+    /// start on the grid).
+    pub laps: Vec<DemoLap>,
+}
+
+/// One lap of the demo.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct DemoLap {
+    /// Lap time, s.
+    pub time: f64,
+    /// False when the lap broke the track limits or missed a checkpoint.
+    pub valid: bool,
 }
 
 /// Sizes of the replay.
@@ -83,7 +94,7 @@ pub struct BestLap {
     /// Lap number.
     pub lap: u32,
     /// Lap time, s.
-    pub time: f32,
+    pub time: f64,
     /// Frames in the ghost.
     pub frames: usize,
     /// Bytes of the `.skg` file.
@@ -156,18 +167,9 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
         world.set_ground(Arc::new(track.ground()?))?;
     }
     for k in 0..options.cars {
-        // A grid behind the line, two abreast.
-        let (p, d) = track.point_at(track.length() - 8.0 * (k / 2) as f64 - 6.0);
-        let side = if k % 2 == 0 { 2.5 } else { -2.5 };
-        let (x, y) = (p.x - d.y * side, p.y + d.x * side);
         let id = world.add_car(
             &preset(PRESETS[k % 2])?,
-            InitialPose {
-                x,
-                y,
-                yaw: d.y.atan2(d.x),
-                speed: 0.0,
-            },
+            grid_pose(&track, k, &GridLayout::default()),
         )?;
         // On the track's surface a car pushed into a barrier must back out
         // to finish; on the plane there is nothing to back out of.
@@ -202,9 +204,9 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     let mut recorder = ReplayRecorder::new(&world, options_with(metadata))?;
     let mut cutters: Vec<LapCutter> = world
         .car_ids()
-        .map(|c| LapCutter::new(c, track.clone()))
-        .collect();
-    let mut laps: Vec<Vec<f32>> = vec![Vec::new(); options.cars];
+        .map(|c| LapCutter::new(c, track.clone(), &world))
+        .collect::<Result<_, _>>()?;
+    let mut laps: Vec<Vec<DemoLap>> = vec![Vec::new(); options.cars];
     let mut best: Option<(usize, CutLap)> = None;
     // Generous: four minutes a lap (a big field on the track's surface
     // queues behind pile-ups).
@@ -233,9 +235,17 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
             if let Some(done) = cutter.observe(&world, DT)?
                 && (laps[k].len() as u32) < options.laps
             {
-                laps[k].push(done.time);
+                laps[k].push(DemoLap {
+                    time: done.lap.time(),
+                    valid: done.lap.is_valid(),
+                });
                 progress.inc(1);
-                if best.as_ref().is_none_or(|(_, b)| done.time < b.time) {
+                // The fastest valid lap; an invalid one only while no lap
+                // is valid.
+                let better = |b: &CutLap| {
+                    (done.lap.is_valid(), -done.lap.time()) > (b.lap.is_valid(), -b.lap.time())
+                };
+                if best.as_ref().is_none_or(|(_, b)| better(b)) {
                     best = Some((k, done));
                 }
             }
@@ -291,8 +301,8 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
         verified_hash: hex(&report.final_hash),
         best_lap: BestLap {
             car: best_car,
-            lap: best_lap.lap,
-            time: best_lap.time,
+            lap: best_lap.lap.number,
+            time: best_lap.lap.time(),
             frames: best_lap.ghost.len(),
             bytes: ghost_bytes.len(),
         },
@@ -314,6 +324,10 @@ impl fmt::Display for DemoReport {
             self.duration
         )?;
         writeln!(f, "ground: {}", self.ground)?;
+        writeln!(
+            f,
+            "laps timed line to line (lap 1 from the standing start); * = invalid lap"
+        )?;
         writeln!(f)?;
         let laps = self.cars.iter().map(|c| c.laps.len()).max().unwrap_or(0);
         write!(f, "{:<4} {:<14}", "car", "preset")?;
@@ -323,11 +337,21 @@ impl fmt::Display for DemoReport {
         writeln!(f, " {:>9}", "best")?;
         for c in &self.cars {
             write!(f, "{:<4} {:<14}", c.car, c.preset)?;
-            for t in &c.laps {
-                write!(f, " {:>8.2}s", t)?;
+            for lap in &c.laps {
+                // An invalid lap is starred, as timing screens mark them.
+                let mark = if lap.valid { 's' } else { '*' };
+                write!(f, " {:>8.2}{mark}", lap.time)?;
             }
-            let best = c.laps.iter().copied().fold(f32::INFINITY, f32::min);
-            writeln!(f, " {:>8.2}s", best)?;
+            match c
+                .laps
+                .iter()
+                .filter(|l| l.valid)
+                .map(|l| l.time)
+                .reduce(f64::min)
+            {
+                Some(best) => writeln!(f, " {best:>8.2}s")?,
+                None => writeln!(f, " {:>9}", "-")?,
+            }
         }
         writeln!(f)?;
         writeln!(f, "replay        {}", display_path(&self.replay_file))?;

@@ -6,7 +6,8 @@
 //! is produced so a long replay never sits in memory as one JSON value.
 //! Cars are named by their index in the replay; a car the recording
 //! removed has `null` rows from the step it was removed at.
-//! Events: `lap` (car, lap, time), `contact` (car, other: a car or
+//! Events: `lap` (car, lap, time, valid: the race layer's timing),
+//! `contact` (car, other: a car or
 //! `"ground"`, impulse in N·s, point; one per contact and step),
 //! `removed` (car), `keyframe`, `desync`.
 
@@ -18,7 +19,7 @@ use anyhow::Result;
 use indicatif::ProgressBar;
 use serde::Serialize;
 use skidpad_core::CarId;
-use skidpad_ghost::LapCutter;
+use skidpad_core::race::{RaceEvent, RaceRules, RaceTiming};
 use skidpad_replay::Limits;
 
 use crate::files;
@@ -49,7 +50,10 @@ struct Event {
     #[serde(skip_serializing_if = "Option::is_none")]
     lap: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    time: Option<f32>,
+    time: Option<f64>,
+    /// Whether a lap counts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    valid: Option<bool>,
     /// A contact's other party: a car index, or `"ground"`.
     #[serde(skip_serializing_if = "Option::is_none")]
     other: Option<serde_json::Value>,
@@ -69,6 +73,7 @@ impl Event {
             car: None,
             lap: None,
             time: None,
+            valid: None,
             other: None,
             impulse: None,
             point: None,
@@ -93,10 +98,7 @@ pub fn export_json(
     // and events name cars by their replay index.
     let ids: Vec<CarId> = player.car_ids().to_vec();
     let index_of = |id: CarId| ids.iter().position(|&c| c == id).map(|i| i as u32);
-    let mut cutters: Vec<LapCutter> = ids
-        .iter()
-        .map(|&id| LapCutter::new(id, track.clone()))
-        .collect();
+    let mut race = RaceTiming::new(track, RaceRules::default(), player.world());
     let mut events = Vec::new();
     let names: Vec<&str> = replay.definitions.iter().map(|d| d.name.as_str()).collect();
     write!(
@@ -113,8 +115,19 @@ pub fn export_json(
         let dt = replay.dt.at(step - 1).unwrap_or(0.0);
         time += dt;
         let world = player.world();
-        let mut rows = Vec::with_capacity(cutters.len());
-        for (c, (cutter, &id)) in cutters.iter_mut().zip(&ids).enumerate() {
+        for event in race.observe(world, dt) {
+            if let RaceEvent::Lap { car, lap } = event {
+                events.push(Event {
+                    car: index_of(car),
+                    lap: Some(lap.number),
+                    time: Some(lap.time()),
+                    valid: Some(lap.is_valid()),
+                    ..Event::at(step, "lap")
+                });
+            }
+        }
+        let mut rows = Vec::with_capacity(ids.len());
+        for (c, &id) in ids.iter().enumerate() {
             if !world.contains_car(id) {
                 // Removed: a null row from the step it was removed at.
                 // (One event, at the first row without the car.)
@@ -134,14 +147,6 @@ pub fn export_json(
                 .map(|name| world.channel(id, name))
                 .collect::<Result<Vec<f64>, _>>()?;
             rows.push(Some(row));
-            if let Some(done) = cutter.observe(world, dt)? {
-                events.push(Event {
-                    car: Some(c as u32),
-                    lap: Some(done.lap),
-                    time: Some(done.time),
-                    ..Event::at(step, "lap")
-                });
-            }
         }
         if step > 1 {
             out.write_all(b",")?;

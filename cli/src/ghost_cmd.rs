@@ -19,7 +19,7 @@ pub struct GhostExport {
     /// Lap number (1 = first).
     pub lap: u32,
     /// Lap time, s.
-    pub time: f32,
+    pub time: f64,
     /// Frames written.
     pub frames: usize,
     /// Bytes written.
@@ -51,18 +51,18 @@ pub fn export_lap(
     let id = player
         .car_id(car as usize)
         .ok_or_else(|| anyhow::anyhow!("the replay has no car {car}"))?;
-    let mut cutter = LapCutter::new(id, track);
+    let mut cutter = LapCutter::new(id, track, player.world())?;
     while player.advance()? {
         let dt = replay.dt.at(player.step() - 1).unwrap_or(1.0 / 60.0);
         if let Some(done) = cutter.observe(player.world(), dt)?
-            && done.lap == lap
+            && done.lap.number == lap
         {
             let bytes = encode_ghost(&done.ghost)?;
             atomic::write_atomic(out, &bytes)?;
             return Ok(GhostExport {
                 car,
                 lap,
-                time: done.time,
+                time: done.lap.time(),
                 frames: done.ghost.len(),
                 bytes: bytes.len(),
             });

@@ -92,7 +92,7 @@ fn ai_lap_size() {
         )
         .expect("car");
     world.set_driver(car, Some(track.clone())).expect("driver");
-    let mut cutter = LapCutter::new(car, track);
+    let mut cutter = LapCutter::new(car, track, &world).expect("cutter");
     let lap = loop {
         world.step(1.0 / 60.0).expect("step");
         if let Some(lap) = cutter.observe(&world, 1.0 / 60.0).expect("sample") {

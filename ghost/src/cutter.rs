@@ -1,9 +1,10 @@
 //! `LapCutter`: cuts a car's laps into ghosts while a run plays, lap by lap,
-//! at each crossing of the line where the car started (a crossing that only
-//! undoes a backward one, after a spin or a push, ends no lap).
+//! at the crossings the race layer (`skidpad_core::race`) times, so a
+//! ghost's lap is the lap every other tool reports.
 
 use std::sync::Arc;
 
+use skidpad_core::race::{Lap, LapTimer, RaceRules};
 use skidpad_core::{CarId, Track, World};
 
 use crate::{Ghost, GhostError, GhostRecorder, Result};
@@ -11,80 +12,73 @@ use crate::{Ghost, GhostError, GhostRecorder, Result};
 /// A completed lap.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CutLap {
-    /// 1 for the first lap.
-    pub lap: u32,
-    /// Lap time, s (the ghost's duration).
-    pub time: f32,
-    /// The lap as a ghost, frame 0 at the line.
+    /// The lap as the race layer timed it: number, crossing times,
+    /// validity.
+    pub lap: Lap,
+    /// The lap as a ghost: frame 0 is the first sample of the lap (the
+    /// sample after the start, or after the step that crossed the line),
+    /// the last the sample after the step that ended it.
     pub ghost: Ghost,
 }
 
-/// Cuts one car's laps. Lap 1 starts with the first sample; every later
-/// lap starts at the crossing pose (the recorder's `restart`).
+/// Cuts one car's laps into ghosts. Frames before the lap in progress
+/// began (an out-lap) are dropped.
 #[derive(Clone, Debug)]
 pub struct LapCutter {
     car: CarId,
-    track: Arc<Track>,
     recorder: GhostRecorder,
-    /// Track distance of the car's starting line.
-    start: Option<f64>,
-    /// Distance past the line after the previous sample.
-    last: f64,
-    laps: u32,
-    /// Forward crossings of the line minus backward ones: a car pushed
-    /// (or reversing) back over the line must cross it forward again
-    /// before its next crossing can end a lap.
-    net_crossings: i64,
+    timer: LapTimer,
+    /// Race time, s: the sum of the observed steps.
+    time: f64,
+    /// Whether a lap was in progress at the last sample.
+    timing: bool,
 }
 
 impl LapCutter {
-    /// A cutter for `car` on `track`; the line is where the car is at its
-    /// first sample.
-    #[must_use]
-    pub fn new(car: CarId, track: Arc<Track>) -> Self {
-        LapCutter {
+    /// A cutter for `car` on `track`, starting now: the car's position in
+    /// `world` is its start (see the race layer's rules for lap 1).
+    pub fn new(car: CarId, track: Arc<Track>, world: &World) -> Result<Self> {
+        let position = world.pose(car).map_err(GhostError::World)?.position;
+        let mut timer = LapTimer::new(track, RaceRules::default());
+        timer.observe(0.0, position.truncate());
+        Ok(LapCutter {
             car,
-            track,
             recorder: GhostRecorder::new(car),
-            start: None,
-            last: 0.0,
-            laps: 0,
-            net_crossings: 0,
-        }
+            timing: timer.lap_in_progress().is_some(),
+            timer,
+            time: 0.0,
+        })
     }
 
     /// Laps completed so far.
     #[must_use]
     pub fn laps(&self) -> u32 {
-        self.laps
+        self.timer.laps().len() as u32
+    }
+
+    /// The race layer's timer behind the cuts.
+    #[must_use]
+    pub fn timer(&self) -> &LapTimer {
+        &self.timer
     }
 
     /// Call after every step of `dt`; returns the lap the step completed.
     pub fn observe(&mut self, world: &World, dt: f64) -> Result<Option<CutLap>> {
+        self.time += dt;
+        let position = world.pose(self.car).map_err(GhostError::World)?.position;
+        let lap = self.timer.observe(self.time, position.truncate());
         self.recorder.sample(world, dt)?;
-        let p = world.pose(self.car).map_err(GhostError::World)?.position;
-        let s = self.track.locate(p.truncate()).distance;
-        let start = *self.start.get_or_insert(s);
-        let length = self.track.length();
-        let along = (s - start).rem_euclid(length);
-        // The car moves a few metres a step, so a change of more than half
-        // a lap is a crossing of the line, forward or backward.
-        if along < self.last - length / 2.0 {
-            self.net_crossings += 1;
-        } else if along > self.last + length / 2.0 {
-            self.net_crossings -= 1;
+        let timing = self.timer.lap_in_progress().is_some();
+        if timing && !self.timing {
+            // The out-lap ended at the line: the first lap starts here.
+            self.recorder.restart();
         }
-        self.last = along;
-        if self.net_crossings <= i64::from(self.laps) {
+        self.timing = timing;
+        let Some(lap) = lap else {
             return Ok(None);
-        }
-        self.laps += 1;
+        };
         let ghost = self.recorder.finish()?;
         self.recorder.restart();
-        Ok(Some(CutLap {
-            lap: self.laps,
-            time: ghost.duration(),
-            ghost,
-        }))
+        Ok(Some(CutLap { lap, ghost }))
     }
 }

@@ -110,20 +110,38 @@ fn a_slower_car_falls_behind_and_the_gap_stays_continuous_across_the_line() {
 fn backing_over_the_line_and_driving_on_ends_no_lap() {
     use std::sync::Arc;
 
-    use skidpad_core::{CarId, CarInput, InitialPose, Track, World, WorldConfig, preset};
+    use skidpad_core::race::{GridLayout, grid_pose};
+    use skidpad_core::{CarId, CarInput, Track, World, WorldConfig, preset};
     use skidpad_ghost::LapCutter;
 
     let track = Arc::new(Track::builtin("brandwood").unwrap());
     let mut world = World::new(WorldConfig::default()).unwrap();
+    let on_the_line = GridLayout {
+        first_row: 0.0,
+        ..GridLayout::default()
+    };
     let car = world
-        .add_car(&preset("rwd_sports").unwrap(), InitialPose::default())
+        .add_car(
+            &preset("rwd_sports").unwrap(),
+            grid_pose(&track, 0, &on_the_line),
+        )
         .unwrap();
-    let mut cutter = LapCutter::new(car, track.clone());
+    let mut cutter = LapCutter::new(car, track.clone(), &world).unwrap();
     let drive = |world: &mut World, cutter: &mut LapCutter, input: CarInput, steps: u32| {
         world.set_input(car, input).unwrap();
         for _ in 0..steps {
             world.step(DT).unwrap();
             assert_eq!(cutter.observe(world, DT).unwrap(), None, "no lap ends here");
+        }
+    };
+    // Metres past the line (negative: behind it).
+    let past_line = |world: &World| {
+        let p = world.pose(CarId::from_raw(0)).unwrap().position.truncate();
+        let s = track.locate(p).distance;
+        if s > track.length() / 2.0 {
+            s - track.length()
+        } else {
+            s
         }
     };
     // Reverse 4 s back over the line the car started on, stop, then drive
@@ -135,8 +153,8 @@ fn backing_over_the_line_and_driving_on_ends_no_lap() {
         ..CarInput::default()
     };
     drive(&mut world, &mut cutter, reverse, 240);
-    let behind = world.pose(CarId::from_raw(0)).unwrap().position.x;
-    assert!(behind < -3.0, "backed over the line to x = {behind}");
+    let behind = past_line(&world);
+    assert!(behind < -3.0, "backed over the line to {behind} m");
     let brake = CarInput {
         brake: 1.0,
         ..CarInput::default()
@@ -148,6 +166,6 @@ fn backing_over_the_line_and_driving_on_ends_no_lap() {
         ..CarInput::default()
     };
     drive(&mut world, &mut cutter, forward, 480);
-    assert!(world.pose(CarId::from_raw(0)).unwrap().position.x > 20.0);
+    assert!(past_line(&world) > 20.0);
     assert_eq!(cutter.laps(), 0);
 }

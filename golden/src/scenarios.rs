@@ -106,6 +106,11 @@ impl Scenario {
                 10.0,
             ),
         };
+        // Single file from the line, 10 m apart. Not `race::grid_pose`:
+        // that takes the heading from libm's atan2, these files were
+        // recorded with std's, and the two differ in the last bit for one
+        // of these directions (the test `recording_the_scenarios_again_…`
+        // shows it). The next version bump can move this to `grid_pose`.
         for (k, name) in names.iter().enumerate() {
             let (p, d) = track.point_at(track.length() - 10.0 * k as f64);
             let id = world
@@ -138,11 +143,12 @@ impl Scenario {
     #[must_use]
     pub fn ghost_cutter(self, world: &World) -> Option<LapGhostCutter> {
         let first = world.car_ids().next()?;
-        match self {
-            Scenario::FlatLap => Some(LapGhostCutter::new("flat_lap.skg", first, 1)),
-            Scenario::LongRun => Some(LapGhostCutter::new("long_run_lap3.skg", first, 3)),
-            _ => None,
-        }
+        let (file, lap) = match self {
+            Scenario::FlatLap => ("flat_lap.skg", 1),
+            Scenario::LongRun => ("long_run_lap3.skg", 3),
+            _ => return None,
+        };
+        LapGhostCutter::new(file, world, first, lap)
     }
 
     /// Records the scenario.
@@ -302,19 +308,19 @@ pub struct LapGhostCutter {
 }
 
 impl LapGhostCutter {
-    fn new(file: &str, car: CarId, lap: u32) -> Self {
-        LapGhostCutter {
+    fn new(file: &str, world: &World, car: CarId, lap: u32) -> Option<Self> {
+        Some(LapGhostCutter {
             file: file.to_owned(),
             lap,
-            cutter: LapCutter::new(car, track()),
+            cutter: LapCutter::new(car, track(), world).ok()?,
             result: None,
-        }
+        })
     }
 
     /// Call after every step.
     pub fn observe(&mut self, world: &World) -> Result<(), String> {
         if let Some(done) = self.cutter.observe(world, DT).map_err(|e| e.to_string())?
-            && done.lap == self.lap
+            && done.lap.number == self.lap
         {
             self.result = Some(done.ghost);
         }

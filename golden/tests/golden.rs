@@ -14,3 +14,30 @@ fn every_golden_plays_back_bit_for_bit() {
         println!("{}: {}", c.file, c.summary);
     }
 }
+
+/// Recording each scenario again gives this version's files byte for byte:
+/// the scenarios (their grid, drivers and game logic) are what the corpus
+/// says they are, so a refactor of them cannot drift unnoticed.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+// Ten simulated minutes and more: the release run of `cargo xtask test`
+// checks it; a debug build would take minutes.
+#[cfg_attr(debug_assertions, ignore = "release only (slow in debug)")]
+fn recording_the_scenarios_again_gives_the_pinned_files() {
+    use skidpad_golden::Scenario;
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(skidpad_golden::current_dir());
+    for scenario in Scenario::ALL {
+        let recording = scenario.record().unwrap_or_else(|e| panic!("{e}"));
+        let bytes = skidpad_replay::encode_replay(&recording.replay).unwrap();
+        let name = format!("{}.skr", scenario.name());
+        let pinned = std::fs::read(dir.join(&name)).unwrap();
+        assert!(bytes == pinned, "{name}: recording it again differs");
+        for (file, ghost) in &recording.ghosts {
+            let bytes = skidpad_ghost::encode_ghost(ghost).unwrap();
+            assert!(
+                bytes == std::fs::read(dir.join(file)).unwrap(),
+                "{file} differs"
+            );
+        }
+    }
+}

@@ -10,9 +10,10 @@ use skidpad_core::{
 };
 use skidpad_replay::{Limits, Replay, ReplayHooks, Runs, decode_replay_with, verify_replay};
 
-use crate::laps::LapTimer;
+use crate::laps::Lap;
 use crate::outcome::{DesyncField, Outcome, Rejection, Verified};
 use crate::plausibility::InputAudit;
+use skidpad_core::race::{self, LapTimer, RaceRules};
 
 /// Metadata key naming the built-in track.
 pub const TRACK_KEY: &str = "track";
@@ -102,7 +103,7 @@ fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
         car: None,
         dt: &replay.dt,
         time: 0.0,
-        laps: LapTimer::new(track.clone()),
+        laps: LapTimer::new(track.clone(), RaceRules::default()),
         audit: InputAudit::default(),
     };
     let report = verify_replay(&replay, &mut observer, limits)?;
@@ -137,8 +138,8 @@ fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
         steps: report.steps,
         duration: report.duration,
         final_hash: hex(&report.final_hash),
-        best_lap: observer.laps.best_valid(),
-        laps: observer.laps.laps().to_vec(),
+        best_lap: observer.laps.best_valid().map(race::Lap::time),
+        laps: observer.laps.laps().iter().map(Lap::from).collect(),
         flags: observer.audit.flags(),
     })
 }
@@ -223,6 +224,16 @@ struct RunObserver<'r> {
 impl ReplayHooks for RunObserver<'_> {
     fn on_start(&mut self, cars: &[CarId]) {
         self.car = cars.get(self.index).copied();
+    }
+
+    fn before_step(&mut self, _step: u64, world: &mut World) {
+        // The car's place before the first step is its start, from which
+        // the race layer times lap 1.
+        if self.laps.last_observation().is_none()
+            && let Some(pose) = self.car.and_then(|car| world.pose(car).ok())
+        {
+            self.laps.observe(self.time, pose.position.truncate());
+        }
     }
 
     fn after_step(&mut self, step: u64, world: &World) {

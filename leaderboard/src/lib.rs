@@ -7,7 +7,7 @@
 //!   lives there, so workers may run in other processes and machines.
 //! - [`worker`]: tasks that claim jobs on renewable leases and verify.
 //! - [`judge`]: what "verified" means here: bit-exact re-simulation plus
-//!   the leaderboard's rules; [`laps`] times laps from the re-simulated
+//!   the leaderboard's rules; [`laps`] stores the race layer's laps of the re-simulated
 //!   path and [`plausibility`] flags inputs no human makes.
 //! - [`service`]: starting the API and workers together.
 

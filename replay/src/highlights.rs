@@ -4,7 +4,9 @@
 //! instant replay to jump to.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
+use skidpad_core::race::{RaceEvent, RaceRules, RaceTiming};
 use skidpad_core::{CarId, Track, World, channel_index};
 
 use crate::hooks::ReplayHooks;
@@ -33,11 +35,12 @@ pub enum HighlightKind {
         /// Largest |body slip| during the slide, rad.
         angle: f64,
     },
-    /// `car` completed a lap faster than any lap before it in the replay.
+    /// `car` completed a valid lap faster than any valid lap before it in
+    /// the replay (as the race layer, `skidpad_core::race`, times laps).
     LapRecord {
         /// The car.
         car: CarId,
-        /// The lap time, s (from one line crossing to the next).
+        /// The lap time, s.
         time: f64,
     },
     /// `car` struck `other` (or, with `None`, the ground or a barrier)
@@ -92,24 +95,19 @@ impl Default for HighlightOptions {
 struct CarWatch {
     /// The car's id in the playback world.
     id: CarId,
-    /// Distance raced along the track, m (laps unwrapped).
-    progress: Option<f64>,
-    last_distance: f64,
-    /// Simulated time of the last line crossing.
-    lap_start: Option<f64>,
     /// Index into the highlights of the slide in progress.
     slide: Option<usize>,
 }
 
 /// The replay hooks that watch every step.
-struct Watcher<'t> {
-    track: &'t Track,
+struct Watcher {
+    /// Laps and distance raced (laps unwrapped), by the race layer.
+    race: RaceTiming,
     options: HighlightOptions,
     dt: Vec<(u64, f64)>,
     /// Cursor into `dt`: the run, and steps of it already played.
     dt_run: usize,
     dt_used: u64,
-    time: f64,
     cars: Vec<CarWatch>,
     best_lap: f64,
     found: Vec<Highlight>,
@@ -118,7 +116,7 @@ struct Watcher<'t> {
     touching: BTreeMap<(CarId, Option<CarId>), Option<usize>>,
 }
 
-impl Watcher<'_> {
+impl Watcher {
     /// The dt of the step just played. Steps arrive in order (the player
     /// plays straight through), so a cursor walks the runs once in all.
     fn next_dt(&mut self) -> f64 {
@@ -164,43 +162,28 @@ impl Watcher<'_> {
         self.touching = now;
     }
 
+    /// Lap records among the laps the race layer timed this step.
+    fn watch_laps(&mut self, step: u64, events: Vec<RaceEvent>) {
+        for event in events {
+            if let RaceEvent::Lap { car, lap } = event
+                && lap.is_valid()
+                && lap.time() < self.best_lap
+            {
+                self.best_lap = lap.time();
+                self.found.push(Highlight {
+                    step,
+                    kind: HighlightKind::LapRecord {
+                        car,
+                        time: lap.time(),
+                    },
+                });
+            }
+        }
+    }
+
     fn watch_car(&mut self, step: u64, world: &World, i: usize) -> Option<()> {
         let car = self.cars[i].id;
-        let Ok(pose) = world.pose(car) else {
-            // Removed: out of the race, out of every comparison.
-            self.cars[i].progress = None;
-            return None;
-        };
-        let here = self.track.locate(pose.position.truncate());
-        let length = self.track.length();
         let w = &mut self.cars[i];
-        let previous = w.last_distance;
-        w.last_distance = here.distance;
-        let Some(progress) = w.progress else {
-            w.progress = Some(here.distance);
-            return Some(());
-        };
-        let mut delta = here.distance - previous;
-        if delta < -length / 2.0 {
-            delta += length;
-            // Forward over the line: a lap ends (and the next starts).
-            if let Some(start) = w.lap_start {
-                let time = self.time - start;
-                if time < self.best_lap {
-                    self.best_lap = time;
-                    self.found.push(Highlight {
-                        step,
-                        kind: HighlightKind::LapRecord { car, time },
-                    });
-                }
-            }
-            self.cars[i].lap_start = Some(self.time);
-        } else if delta > length / 2.0 {
-            delta -= length;
-        }
-        let w = &mut self.cars[i];
-        w.progress = Some(progress + delta);
-
         let telemetry = world.telemetry(car).ok()?;
         let slip = telemetry[channel_index("body_slip")?].abs();
         let speed = telemetry[channel_index("speed")?];
@@ -224,10 +207,16 @@ impl Watcher<'_> {
     }
 }
 
-impl ReplayHooks for Watcher<'_> {
+impl ReplayHooks for Watcher {
     fn after_step(&mut self, step: u64, world: &World) {
-        self.time += self.next_dt();
-        let before: Vec<Option<f64>> = self.cars.iter().map(|c| c.progress).collect();
+        let dt = self.next_dt();
+        let progress = |race: &RaceTiming, cars: &[CarWatch]| -> Vec<Option<f64>> {
+            cars.iter().map(|c| race.progress(c.id)).collect()
+        };
+        let before = progress(&self.race, &self.cars);
+        let events = self.race.observe(world, dt);
+        self.watch_laps(step, events);
+        let after = progress(&self.race, &self.cars);
         for i in 0..self.cars.len() {
             let _ = self.watch_car(step, world, i);
         }
@@ -239,7 +228,7 @@ impl ReplayHooks for Watcher<'_> {
                 let (Some(a0), Some(b0)) = (before[a], before[b]) else {
                     continue;
                 };
-                let (Some(a1), Some(b1)) = (self.cars[a].progress, self.cars[b].progress) else {
+                let (Some(a1), Some(b1)) = (after[a], after[b]) else {
                     continue;
                 };
                 if a != b && a0 < b0 && a1 > b1 && (a1 - b1).abs() < self.options.overtake_gap {
@@ -273,31 +262,20 @@ pub fn find_highlights(
             reason: "slide_angle, overtake_gap and contact_impulse must be positive".into(),
         });
     }
+    let world = create_replay_world(replay)?;
     let watcher = Watcher {
-        track,
+        race: RaceTiming::new(Arc::new(track.clone()), RaceRules::default(), &world),
         options,
         dt: replay.dt.runs().collect(),
         dt_run: 0,
         dt_used: 0,
-        time: 0.0,
-        cars: Vec::new(),
+        cars: world
+            .car_ids()
+            .map(|id| CarWatch { id, slide: None })
+            .collect(),
         best_lap: f64::INFINITY,
         found: Vec::new(),
         touching: BTreeMap::new(),
-    };
-    let world = create_replay_world(replay)?;
-    let watcher = Watcher {
-        cars: world
-            .car_ids()
-            .map(|id| CarWatch {
-                id,
-                progress: None,
-                last_distance: 0.0,
-                lap_start: None,
-                slide: None,
-            })
-            .collect(),
-        ..watcher
     };
     let mut player = ReplayPlayer::new(world, replay, watcher)?;
     player.play_to_end()?;

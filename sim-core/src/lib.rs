@@ -32,6 +32,7 @@ mod lod;
 mod math;
 mod model;
 mod pose;
+pub mod race;
 mod state;
 mod surface;
 mod track;

@@ -279,7 +279,8 @@ impl Track {
     /// lemma), so it equals the exact remainder fmod returns. A remainder
     /// of −0 (from −0 or −L) is returned as +0, which the segment search
     /// orders after the lap's first point, not before it.
-    pub(crate) fn wrap(&self, s: f64) -> f64 {
+    #[must_use]
+    pub fn wrap(&self, s: f64) -> f64 {
         let length = self.length;
         let r = if (0.0..length).contains(&s) {
             s

@@ -1,0 +1,51 @@
+//! The starting grid: slots behind the line, so a game does not place its
+//! cars with `point_at`, an arc tangent and offsets of its own.
+
+use crate::{InitialPose, Track};
+
+/// How a grid is laid out behind the line.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GridLayout {
+    /// Distance of the first row behind the line, m (0: on it).
+    pub first_row: f64,
+    /// Distance between rows, m.
+    pub row_spacing: f64,
+    /// Cars abreast in a row (at least 1).
+    pub columns: u32,
+    /// Distance between the cars of a row, m, centred on the centre line.
+    pub column_spacing: f64,
+    /// Speed at the start, m/s (0: a standing start).
+    pub speed: f64,
+}
+
+impl Default for GridLayout {
+    /// Two abreast, 5 m apart, rows 8 m apart from 6 m behind the line, at
+    /// rest.
+    fn default() -> Self {
+        GridLayout {
+            first_row: 6.0,
+            row_spacing: 8.0,
+            columns: 2,
+            column_spacing: 5.0,
+            speed: 0.0,
+        }
+    }
+}
+
+/// The pose of grid slot `slot` (0 is pole, on the left of the first row;
+/// then left to right, row by row), facing along the track.
+#[must_use]
+pub fn grid_pose(track: &Track, slot: usize, layout: &GridLayout) -> InitialPose {
+    let columns = layout.columns.max(1) as usize;
+    let (row, column) = (slot / columns, slot % columns);
+    let behind = layout.first_row + layout.row_spacing * row as f64;
+    let (p, d) = track.point_at(track.length() - behind);
+    // Positive offsets are to the left (ISO 8855): column 0 is leftmost.
+    let left = ((columns - 1) as f64 / 2.0 - column as f64) * layout.column_spacing;
+    InitialPose {
+        x: p.x - d.y * left,
+        y: p.y + d.x * left,
+        yaw: libm::atan2(d.y, d.x),
+        speed: layout.speed,
+    }
+}

@@ -1,0 +1,127 @@
+//! The race layer on a real field: standings, gaps, finishing, retiring,
+//! and the grid.
+
+use std::sync::Arc;
+
+use skidpad_core::glam::DVec2;
+use skidpad_core::race::{CarStatus, GridLayout, RaceEvent, RaceRules, RaceTiming, grid_pose};
+use skidpad_core::{CarId, Track, World, WorldConfig, preset};
+
+const DT: f64 = 1.0 / 60.0;
+
+fn brandwood() -> Arc<Track> {
+    Arc::new(Track::builtin("brandwood").unwrap())
+}
+
+/// A field of AI karts on the default grid.
+fn field(track: &Arc<Track>, cars: usize) -> World {
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    for slot in 0..cars {
+        let id = world
+            .add_car(
+                &preset("kart").unwrap(),
+                grid_pose(track, slot, &GridLayout::default()),
+            )
+            .unwrap();
+        world.set_driver(id, Some(track.clone())).unwrap();
+    }
+    world
+}
+
+#[test]
+fn grid_slots_stand_behind_the_line_two_abreast_facing_along_the_track() {
+    let track = brandwood();
+    let layout = GridLayout::default();
+    for slot in 0..6 {
+        let pose = grid_pose(&track, slot, &layout);
+        let at = track.locate(DVec2::new(pose.x, pose.y));
+        let behind = track.length() - at.distance;
+        let row = (slot / 2) as f64;
+        assert!((behind - (layout.first_row + layout.row_spacing * row)).abs() < 1e-6);
+        let side = if slot % 2 == 0 { 2.5 } else { -2.5 };
+        assert!((at.offset - side).abs() < 1e-6, "slot {slot}: {at:?}");
+        let (_, d) = track.point_at(at.distance);
+        let heading = DVec2::new(libm::cos(pose.yaw), libm::sin(pose.yaw));
+        assert!(
+            (heading - d).length() < 1e-12,
+            "slot {slot}: {heading} vs {d}"
+        );
+    }
+}
+
+#[test]
+fn standings_order_the_field_by_distance_and_gaps_grow_from_the_leader() {
+    let track = brandwood();
+    let mut world = field(&track, 4);
+    let mut race = RaceTiming::new(track.clone(), RaceRules::default(), &world);
+    for _ in 0..60 * 40 {
+        world.step(DT).unwrap();
+        race.observe(&world, DT);
+    }
+    let standings = race.standings();
+    assert_eq!(standings.len(), 4);
+    assert_eq!(standings[0].gap, Some(0.0));
+    for pair in standings.windows(2) {
+        assert!(pair[0].progress >= pair[1].progress);
+        assert_eq!(pair[1].position, pair[0].position + 1);
+        assert!(pair[1].gap.unwrap() >= 0.0, "{standings:?}");
+    }
+}
+
+#[test]
+fn a_race_of_laps_finishes_cars_in_crossing_order_and_retires_a_removed_one() {
+    let track = brandwood();
+    let mut world = field(&track, 3);
+    let rules = RaceRules {
+        laps: Some(1),
+        ..RaceRules::default()
+    };
+    let mut race = RaceTiming::new(track.clone(), rules, &world);
+    let last = CarId::from_raw(2);
+    let mut events = Vec::new();
+    for step in 0..60 * 200 {
+        if step == 600 {
+            world.remove_car(last).unwrap();
+        }
+        world.step(DT).unwrap();
+        events.extend(race.observe(&world, DT));
+        if race
+            .standings()
+            .iter()
+            .all(|s| !matches!(s.status, CarStatus::Running))
+        {
+            break;
+        }
+    }
+    let retired = events
+        .iter()
+        .find_map(|e| match e {
+            RaceEvent::Retired { car, time } => Some((*car, *time)),
+            _ => None,
+        })
+        .expect("a retirement");
+    assert_eq!(retired.0, last);
+    assert!((retired.1 - 601.0 * DT).abs() < 1e-9);
+    let finished: Vec<(CarId, f64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            RaceEvent::Finished { car, time } => Some((*car, *time)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(finished.len(), 2, "{events:?}");
+    assert!(finished[0].1 <= finished[1].1);
+    let standings = race.standings();
+    assert_eq!(standings[0].car, finished[0].0);
+    assert_eq!(standings[1].car, finished[1].0);
+    assert_eq!(standings[2].car, last);
+    assert_eq!(standings[2].status, CarStatus::Retired(retired.1));
+    // Each finisher's one lap is its standing lap, and its time is the
+    // finish time.
+    for (car, time) in finished {
+        let laps = race.laps(car).unwrap();
+        assert_eq!(laps.len(), 1);
+        assert_eq!(laps[0].end, time);
+        assert_eq!(laps[0].start, 0.0);
+    }
+}
