@@ -6,7 +6,8 @@
 //! `ghostQuaternion`, `sliceGhost`, `sliceGhostFrames`, `encodeGhost` /
 //! `decodeGhost`, `readStream` / `encodeStream` / `splitStream` and
 //! `StreamFollower` (live streams), `TrackView` and `LapReference` (for
-//! viewers), `simulationVersion` and `coreVersion`.
+//! viewers), `RaceTiming` and `gridPose` (the race layer: lap timing,
+//! standings, the grid), `simulationVersion` and `coreVersion`.
 //!
 //! Nothing here simulates: every call validates its JS arguments and hands
 //! them to the Rust crates, so a replay recorded in a browser has the same
@@ -23,6 +24,7 @@ mod ground;
 mod hooks;
 mod limits;
 mod player;
+mod race;
 mod replay;
 mod stream;
 mod track;
@@ -34,6 +36,7 @@ use wasm_bindgen::prelude::*;
 
 pub use ghost::{Ghost, GhostPlayer, GhostRecorder};
 pub use player::ReplayPlayer;
+pub use race::{RaceTiming, grid_pose};
 pub use replay::{Replay, ReplayRecorder};
 pub use stream::StreamFollower;
 pub use track::{LapReference, TrackView};
@@ -93,6 +96,20 @@ export interface StreamContents {
 }
 /** A whole piece of a stream as written. */
 export interface StreamPiece { kind: 'header' | 'chunk' | 'end'; bytes: Uint8Array }
+/** A lap the race layer timed (lines at the track's distance 0). */
+export interface RaceLap {
+  kind: 'lap'; car: number; lap: number; start: number; end: number; time: number;
+  valid: boolean; standing: boolean; faults: string[];
+}
+/** What RaceTiming.observe saw happen. */
+export type RaceEvent = RaceLap
+  | { kind: 'finished'; car: number; time: number }
+  | { kind: 'retired'; car: number; time: number };
+/** One line of the standings. */
+export interface RaceStanding {
+  position: number; car: number; laps: number; progress: number; gap: number | null;
+  lastLap: number | null; bestLap: number | null; status: 'running' | 'finished' | 'retired';
+}
 export interface VerifyReport {
   valid: boolean; simulationVersion: number; recordedBy: string; steps: number;
   duration: number; keyframes: number; desyncs: number;

@@ -34,6 +34,11 @@ impl TrackView {
         })
     }
 
+    /// The track, for the other bindings.
+    pub(crate) fn inner(&self) -> &Arc<Track> {
+        &self.inner
+    }
+
     /// The track's name.
     #[wasm_bindgen(getter)]
     pub fn name(&self) -> String {

@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Parser;
-use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+use skidpad_core::race::{GridLayout, grid_pose};
+use skidpad_core::{Track, World, WorldConfig, preset};
 use skidpad_replay::{RecorderOptions, StreamRecorder, SyncPolicy};
 use skidpad_spectator::{Race, RaceSink, Races, router};
 
@@ -46,15 +47,9 @@ fn run_race(race: Arc<Race>, cars: u16, chunk_steps: u32, laps: u32, pace: f64) 
     let track = Arc::new(Track::builtin("brandwood")?);
     let mut world = World::new(WorldConfig::default())?;
     for k in 0..usize::from(cars) {
-        let (p, d) = track.point_at(track.length() - 8.0 * k as f64 - 6.0);
         let id = world.add_car(
             &preset(["fwd_hatchback", "rwd_sports"][k % 2])?,
-            InitialPose {
-                x: p.x,
-                y: p.y,
-                yaw: d.y.atan2(d.x),
-                speed: 0.0,
-            },
+            grid_pose(&track, k, &GridLayout::default()),
         )?;
         world.set_driver(id, Some(track.clone()))?;
     }

@@ -275,7 +275,7 @@ class Viewer {
     this.announced.push(e);
     const toast = $('#toast');
     toast.textContent = e.kind === 'lap'
-      ? `car ${e.car} starts lap ${e.lap}${e.lapTime ? ` · last lap ${e.lapTime.toFixed(3)} s` : ''}`
+      ? `car ${e.car} completes lap ${e.lap} in ${e.lapTime.toFixed(3)} s${e.valid ? '' : ' (invalid)'}`
       : `${e.kind} at step ${e.step}`;
     toast.hidden = false;
     clearTimeout(this.toastTimer);

@@ -82,7 +82,7 @@ export class Timeline {
         mark.dataset.time = String(e.time);
         mark.dataset.kind = e.kind;
         mark.title = e.kind === 'lap'
-          ? `car ${e.car}: lap ${e.lap}${e.lapTime ? ` (${e.lapTime.toFixed(3)} s before)` : ''} at ${formatTime(e.time)}`
+          ? `car ${e.car}: lap ${e.lap} completed in ${e.lapTime.toFixed(3)} s${e.valid ? '' : ' (invalid)'} at ${formatTime(e.time)}`
           : `${e.kind} at ${formatTime(e.time)}${e.cars ? ` (cars ${e.cars.join(', ')})` : ''}`;
         return mark;
       }),

@@ -13,7 +13,7 @@
 
 import init, * as sk from '/pkg/web/skidpad_wasm.js';
 import { spectate } from '/pkg/spectator.mjs';
-import { LapDetector } from './laps.mjs';
+import { RaceLaps } from './laps.mjs';
 
 /** Memory the page's tables may take, bytes: a replay whose every step
  * would not fit is sampled every k-th step (interpolation bridges the
@@ -122,7 +122,9 @@ function playReplay(replay, name, budget) {
     simulationVersion: replay.simulationVersion,
   });
 
-  const laps = track ? new LapDetector(track.view, cars) : null;
+  // Laps are timed on every step, sampled or not, so they are the laps
+  // every other skidpad tool reports for this replay.
+  const laps = track ? new RaceLaps(sk, track.view, player.poses()) : null;
   let batch = newBatch(0, Math.min(BATCH, samples), cars, channels.length, !!track);
   let desyncs = 0;
   // Hard contacts, as the replay crate's highlights find them: one event
@@ -144,10 +146,7 @@ function playReplay(replay, name, budget) {
     batch.times[i] = time;
     batch.poses.set(poses, i * cars * 8);
     batch.telemetry.set(player.telemetryAll(), i * cars * channels.length);
-    if (laps) {
-      laps.observe(step, time, poses, batch.distances, i * cars);
-      events.push(...laps.take());
-    }
+    if (laps) laps.distances(poses, batch.distances, i * cars);
     batch.events.push(...events);
     events = [];
     batch.filled += 1;
@@ -172,6 +171,7 @@ function playReplay(replay, name, budget) {
     simulateMs += lap();
     if (!more) break;
     step += 1;
+    if (laps) events.push(...laps.observe(step, stepTimes[step], player.poses()));
     if (player.desyncs > desyncs) {
       desyncs = player.desyncs;
       // Only the first report is kept by the player; later desyncs name no cars.
@@ -247,7 +247,9 @@ async function followLive(url) {
     const definitions = Array.from({ length: cars }, (_, k) => follower.definition(k));
     const metadata = follower.metadata();
     const track = trackOf(metadata);
-    laps = track ? new LapDetector(track.view, cars) : null;
+    // The first poses seen are the start: a late joiner times every car
+    // from its first crossing of the line.
+    laps = track ? { view: track.view, timing: null } : null;
     self.postMessage({
       kind: 'meta',
       source: 'live',
@@ -283,8 +285,9 @@ async function followLive(url) {
       const poses = values.subarray(i * width + 1, (i + 1) * width);
       batch.poses.set(poses, i * cars * 8);
       if (laps) {
-        laps.observe(firstStep + i, batch.times[i], poses, batch.distances, i * cars);
-        batch.events.push(...laps.take());
+        if (laps.timing === null) laps.timing = new RaceLaps(sk, laps.view, poses);
+        else batch.events.push(...laps.timing.observe(firstStep + i, batch.times[i], poses));
+        laps.timing.distances(poses, batch.distances, i * cars);
       }
     }
     post(batch);

@@ -15,7 +15,7 @@
 //
 // Environment: SKIDPAD_BIN (the skidpad binary), SKIDPAD_SPECTATOR_BIN,
 // SKIDPAD_UPDATE_SCREENSHOTS=1 to rewrite the references. Run by
-// `cargo xtask test` (and `cargo xtask viewer-test`).
+// `cargo xtask test` (alone: `cargo xtask test --only viewer`).
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -302,8 +302,10 @@ async function checkGhosts(browser, race) {
       assert.ok(outcome.ok, outcome.error);
       const state = await page.evaluate(({ car, lap }) => {
         const v = window.viewer;
-        // The demo cuts laps at each car's starting line: lap 1 from the
-        // standing start, lap n from the (n-1)th crossing of that line.
+        // Measured from the ghost's own line: its lap starts at each
+        // crossing of the point where the ghost's frame 0 is, the first of
+        // them the run up from the grid (or the start, for a car standing
+        // on that point), so lap n starts at the nth.
         const start = v.ghosts.lapStarts(v.recording, car, v.ghosts.ghosts[0])[lap - 1];
         v.clock.pause();
         // Past both split points (a third and two thirds of the lap).
@@ -364,7 +366,7 @@ async function checkGhosts(browser, race) {
         return { scrubbed, played: mine() };
       }, race);
       assert.deepEqual(fired, { scrubbed: [], played: [2] }, 'the lap event fires once when played across, never when scrubbed across');
-      ok(`playing across car ${race.car}'s lap line announced lap 2 once; scrubbing across it announced nothing`);
+      ok(`playing across car ${race.car}'s lap line announced the end of lap 2 once; scrubbing across it announced nothing`);
     });
   } finally {
     server.child.kill();

@@ -1,13 +1,17 @@
 // The viewer's pure modules under node --test: interpolation and cuts
 // (recording.mjs), the wall clock and the event cursor (clock.mjs) and lap
-// crossings (laps.mjs). The page as a whole is tested in Chromium
-// (run.mjs).
+// events from the wasm package's race layer (laps.mjs). The page as a
+// whole is tested in Chromium (run.mjs).
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { Recording, POSE } from '../src/recording.mjs';
 import { Clock, EventCursor, LIVE_DELAY } from '../src/clock.mjs';
-import { LapDetector } from '../src/laps.mjs';
+import { createRequire } from 'node:module';
+import { RaceLaps } from '../src/laps.mjs';
+
+// The node half of the npm package (built by `cargo xtask wasm`).
+const sk = createRequire(import.meta.url)('../../bindings-wasm/pkg/node/skidpad_wasm.js');
 
 const DT = 1 / 60;
 
@@ -130,33 +134,46 @@ test('events fire once when crossed forward, never after a seek or backwards', (
   assert.deepEqual(cursor.crossed(events, 9), [events[2]], 'a long frame still fires what it crossed');
 });
 
-test('laps start at each forward crossing of the line, interpolated within the step', () => {
-  const L = 1000;
-  // A stand-in for the wasm TrackView: the x coordinate is the distance.
-  const track = { length: L, locate: (x) => [((x % L) + L) % L, 0] };
-  const laps = new LapDetector(track, 1);
-  const out = new Float64Array(1);
-  const at = (x, t) => {
-    laps.observe(Math.round(t * 10), t, [x, 0], out, 0);
-    return laps.take();
+test('lap events come from the race layer: standing lap 1, interpolated crossings, no lap for backing over the line', () => {
+  const track = new sk.TrackView('brandwood');
+  const L = track.length;
+  // Eight numbers per car; only x and y matter to lap timing.
+  const pose = (s) => {
+    const i = track.points().length / 2;
+    const xy = track.points();
+    const d = track.distances();
+    let k = 0;
+    const w = ((s % L) + L) % L;
+    while (k + 1 < i && d[k + 1] <= w) k++;
+    const n = (k + 1) % i;
+    const seg = (n === 0 ? L : d[n]) - d[k];
+    const u = (w - d[k]) / seg;
+    return [xy[2 * k] + u * (xy[2 * n] - xy[2 * k]), xy[2 * k + 1] + u * (xy[2 * n + 1] - xy[2 * k + 1]), 0, 0, 0, 0, 0, 0];
   };
-  assert.deepEqual(at(990, 0), []);
-  const [first] = at(1010, 1);
-  assert.deepEqual([first.lap, first.time, first.lapTime], [1, 0.5, null]);
-  assert.deepEqual(at(1500, 20), []);
-  const [second] = at(1995, 50);
-  assert.equal(second, undefined);
-  const [crossed] = at(2005, 51);
-  assert.deepEqual([crossed.lap, crossed.time, crossed.lapTime], [2, 50.5, 50]);
-  // Backing over the line and driving over it again is not a lap.
-  assert.deepEqual(at(1995, 52), []);
-  assert.deepEqual(at(2005, 53), []);
-  assert.deepEqual(at(2500, 70), []);
-  assert.deepEqual(at(2995, 99), []);
-  assert.equal(at(3001, 100)[0].lap, 3);
-  // A car the recording removed (NaN pose) has no distance and ends no lap.
-  assert.deepEqual(at(3995, 120), []);
-  assert.deepEqual(at(NaN, 121), []);
-  assert.ok(Number.isNaN(out[0]));
-  assert.deepEqual(at(4005, 122), [], 'no crossing is made up across the gap');
+  const poses = (...s) => new Float64Array(s.flatMap((v) => (Number.isNaN(v) ? [NaN, NaN, 0, 0, 0, 0, 0, 0] : pose(v))));
+  // Two cars on the grid, 6 and 14 m behind the line, at 20 m/s.
+  const laps = new RaceLaps(sk, track, poses(-6, -14));
+  const events = [];
+  let step = 0;
+  const drive = (until, removedAt = Infinity) => {
+    for (; step * 0.5 * 20 - 6 < until; ) {
+      step += 1;
+      const t = step * 0.5;
+      const p0 = -6 + 20 * t;
+      events.push(...laps.observe(step, t, poses(p0, t >= removedAt ? NaN : -14 + 20 * t)));
+    }
+  };
+  drive(L + 20);
+  assert.deepEqual(events.map((e) => [e.car, e.lap, e.valid]), [[0, 1, true], [1, 1, true]], JSON.stringify(events));
+  // A standing lap runs from the start to the line at progress L.
+  assert.ok(Math.abs(events[0].lapTime - (L + 6) / 20) < 1e-6, `${events[0].lapTime}`);
+  assert.ok(Math.abs(events[1].lapTime - (L + 14) / 20) < 1e-6, `${events[1].lapTime}`);
+  assert.ok(Math.abs(events[0].time - events[0].lapTime) < 1e-9, 'the lap began at the start');
+  const out = new Float64Array(2);
+  laps.distances(poses(0.5, NaN), out, 0);
+  assert.ok(Math.abs(out[0] - 0.5) < 1e-6 && Number.isNaN(out[1]), `${out}`);
+  // Car 1 leaves the race: it completes no lap.
+  drive(2 * L + 1, step * 0.5);
+  assert.deepEqual(events.map((e) => [e.car, e.lap]), [[0, 1], [1, 1], [0, 2]]);
+  assert.ok(Math.abs(events[2].lapTime - L / 20) < 1e-6, 'a flying lap, line to line');
 });

@@ -10,7 +10,8 @@
 //!   tests on it and the headless-Chromium test, verifies natively the
 //!   replays those recorded in wasm, and runs the viewer's Chromium test. Missing tools (the wasm target, a
 //!   wasm-bindgen CLI of the pinned version, playwright-core) are installed
-//!   first.
+//!   first. `test --only NAME…` runs only the checks whose names contain
+//!   one of the words (`--only viewer golden`), after the same set-up.
 //! - `wasm`: builds the npm package into `bindings-wasm/pkg/`.
 //! - `viewer`: the web viewer's assets (the npm package, `npm ci` in
 //!   `viewer/`), which `skidpad view` serves.
@@ -40,7 +41,7 @@ use tools::{ensure_wasm_tools, project_root, run};
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
-        Some("test") => test(),
+        Some("test") => test(&args[1..]),
         Some("missing-packages") => {
             for package in tools::missing_packages() {
                 println!("{package}");
@@ -55,7 +56,7 @@ fn main() -> ExitCode {
         Some("view-demo") => project_root().and_then(|root| viewer::view_demo(&root)),
         _ => {
             eprintln!(
-                "usage: cargo xtask test | golden | bench | wasm | viewer | view-demo | missing-packages | with-postgres COMMAND…"
+                "usage: cargo xtask test [--only NAME…] | golden | bench | wasm | viewer | view-demo | missing-packages | with-postgres COMMAND…"
             );
             return ExitCode::from(2);
         }
@@ -236,8 +237,39 @@ const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
     ("viewer in headless Chromium", viewer::browser_test),
 ];
 
-fn test() -> Result<(), String> {
+/// The words after `test --only`, lower-cased; empty for every check.
+fn only_words(args: &[String]) -> Result<Vec<String>, String> {
+    match args.split_first() {
+        None => Ok(Vec::new()),
+        Some((flag, words)) if flag == "--only" && !words.is_empty() => {
+            Ok(words.iter().map(|w| w.to_lowercase()).collect())
+        }
+        _ => Err("usage: cargo xtask test [--only NAME…]".into()),
+    }
+}
+
+fn test(args: &[String]) -> Result<(), String> {
     let root = project_root()?;
+    let only = only_words(args)?;
+    let chosen = |name: &str| {
+        let name = name.to_lowercase();
+        only.is_empty() || only.iter().any(|w| name.contains(w.as_str()))
+    };
+    let checks: Vec<&Check> = CHECKS.iter().filter(|c| chosen(c.name)).collect();
+    let package_checks: Vec<&(&str, StepFn)> =
+        PACKAGE_CHECKS.iter().filter(|(n, _)| chosen(n)).collect();
+    let total = checks.len() + package_checks.len();
+    if total == 0 {
+        let names: Vec<&str> = CHECKS
+            .iter()
+            .map(|c| c.name)
+            .chain(PACKAGE_CHECKS.iter().map(|(n, _)| *n))
+            .collect();
+        return Err(format!(
+            "no check's name contains {only:?}; the checks are:\n  {}",
+            names.join("\n  ")
+        ));
+    }
     // Before anything is installed or compiled: one message naming every
     // missing system package.
     tools::check_prerequisites()?;
@@ -248,8 +280,7 @@ fn test() -> Result<(), String> {
     // The leaderboard's tests need a real server; it lives as long as the
     // cargo checks run and is stopped and deleted after them.
     let server = postgres::TestPostgres::start()?;
-    let total = CHECKS.len() + PACKAGE_CHECKS.len();
-    for (k, check) in CHECKS.iter().enumerate() {
+    for (k, check) in checks.iter().enumerate() {
         println!("\n==> [{}/{total}] {}", k + 1, check.name);
         let mut cmd = Command::new(tools::cargo());
         cmd.args(check.args)
@@ -260,10 +291,14 @@ fn test() -> Result<(), String> {
         run(&mut cmd).map_err(|e| format!("{} failed: {e}", check.name))?;
     }
     drop(server);
-    for (k, (name, check)) in PACKAGE_CHECKS.iter().enumerate() {
-        println!("\n==> [{}/{total}] {name}", CHECKS.len() + k + 1);
+    for (k, (name, check)) in package_checks.iter().enumerate() {
+        println!("\n==> [{}/{total}] {name}", checks.len() + k + 1);
         check(&root).map_err(|e| format!("{name} failed: {e}"))?;
     }
-    println!("\nxtask test: all {total} checks passed");
+    if only.is_empty() {
+        println!("\nxtask test: all {total} checks passed");
+    } else {
+        println!("\nxtask test: the {total} chosen checks passed (not all: --only {only:?})");
+    }
     Ok(())
 }
