@@ -156,7 +156,9 @@ pub fn wheel(value: &JsValue) -> JsResult<Wheel> {
             .ok_or_else(|| range_error(format!("unknown wheel `{name}` (fl, fr, rl, rr)")));
     }
     let index = whole(value, "wheel", 3.0)?;
-    Wheel::from_index(index as u8).map_err(crate::error::core_error)
+    Wheel::from_index(index as u8)
+        .ok_or(skidpad_core::CoreError::InvalidWheel(index as u8))
+        .map_err(crate::error::core_error)
 }
 
 /// A level of detail by name, with an optional substep rate.

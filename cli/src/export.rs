@@ -22,7 +22,7 @@ use skidpad_core::CarId;
 use skidpad_core::race::{RaceEvent, RaceRules, RaceTiming};
 use skidpad_replay::Limits;
 
-use crate::files;
+use crate::files::{self, GameLogic};
 
 /// Telemetry channels exported per car and step.
 pub const CHANNELS: [&str; 13] = [
@@ -81,19 +81,20 @@ impl Event {
     }
 }
 
-/// Writes the export of `replay_path` to `out`; returns the steps written.
-/// Work is bounded by `limits`; `progress` counts steps (hidden when not
-/// on a terminal).
+/// Writes the export of `replay_path`, played with `game_logic`, to `out`;
+/// returns the steps written. Work is bounded by `limits`; `progress`
+/// counts steps (hidden when not on a terminal).
 pub fn export_json(
     replay_path: &Path,
     out: &mut dyn Write,
     limits: &Limits,
+    game_logic: GameLogic,
     progress: &ProgressBar,
 ) -> Result<u64> {
     let replay = files::load_replay(replay_path, limits)?;
     progress.set_length(replay.header.step_count);
     let track = Arc::new(files::track_of(&replay)?);
-    let mut player = files::straight_player(&replay, limits)?;
+    let mut player = files::straight_player(&replay, limits, game_logic)?;
     // The playback world's id of each replay car, in replay order: rows
     // and events name cars by their replay index.
     let ids: Vec<CarId> = player.car_ids().to_vec();

@@ -39,16 +39,23 @@ pub fn kind(path: &Path, bytes: &[u8]) -> Result<Kind> {
     }
 }
 
-/// The game logic a replay needs to play back: the golden scenarios' own
-/// (named in the `scenario` metadata), or none.
+/// The game logic a replay needs to play back: given the decoded replay,
+/// the hooks that rebuild the game's own state (`None` when it needs
+/// none). The `skidpad` binary knows no game ([`no_game_logic`]): a
+/// replay whose game steered its cars through hooks desyncs there, and a
+/// game that ships its own verifier passes its own function (the CLI's
+/// tests pass the golden scenarios').
+pub type GameLogic = fn(&Replay) -> Option<Box<dyn ReplayHooks>>;
+
+/// The [`GameLogic`] of the `skidpad` binary: none.
 #[must_use]
-pub fn hooks_for(replay: &Replay) -> Box<dyn ReplayHooks> {
-    let scenario = metadata(replay, "scenario")
-        .and_then(|name| skidpad_golden::Scenario::from_file(&format!("{name}.skr")));
-    match scenario {
-        Some(s) => s.hooks(),
-        None => Box::new(NoHooks),
-    }
+pub fn no_game_logic(_replay: &Replay) -> Option<Box<dyn ReplayHooks>> {
+    None
+}
+
+/// The hooks `game_logic` gives `replay`, or [`NoHooks`].
+pub(crate) fn hooks_for(replay: &Replay, game_logic: GameLogic) -> Box<dyn ReplayHooks> {
+    game_logic(replay).unwrap_or_else(|| Box::new(NoHooks))
 }
 
 /// A metadata value.
@@ -77,10 +84,11 @@ pub fn load_replay(path: &Path, limits: &Limits) -> Result<Replay> {
 }
 
 /// A player for a straight pass over `replay` (no seek cache), with the
-/// game logic the replay needs, within `limits`.
+/// hooks `game_logic` gives it, within `limits`.
 pub fn straight_player<'r>(
     replay: &'r Replay,
     limits: &Limits,
+    game_logic: GameLogic,
 ) -> Result<ReplayPlayer<'r, Box<dyn ReplayHooks>>> {
     let world = create_replay_world(replay)?;
     let options = PlayerOptions {
@@ -91,7 +99,7 @@ pub fn straight_player<'r>(
     Ok(ReplayPlayer::with_options(
         world,
         replay,
-        hooks_for(replay),
+        hooks_for(replay, game_logic),
         options,
     )?)
 }

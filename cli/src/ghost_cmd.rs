@@ -9,7 +9,8 @@ use serde::Serialize;
 use skidpad_ghost::{LapCutter, encode_ghost};
 use skidpad_replay::Limits;
 
-use crate::{atomic, files};
+use crate::atomic;
+use crate::files::{self, GameLogic};
 
 /// What was exported.
 #[derive(Clone, Debug, Serialize)]
@@ -26,14 +27,15 @@ pub struct GhostExport {
     pub bytes: usize,
 }
 
-/// Re-simulates `replay_path` and writes lap `lap` of car `car` to `out`.
-/// Work is bounded by `limits`.
+/// Re-simulates `replay_path` with `game_logic` and writes lap `lap` of
+/// car `car` to `out`. Work is bounded by `limits`.
 pub fn export_lap(
     replay_path: &Path,
     car: u32,
     lap: u32,
     out: &Path,
     limits: &Limits,
+    game_logic: GameLogic,
 ) -> Result<GhostExport> {
     if lap == 0 {
         bail!("laps count from 1");
@@ -47,7 +49,7 @@ pub fn export_lap(
         );
     }
     let track = Arc::new(files::track_of(&replay)?);
-    let mut player = files::straight_player(&replay, limits)?;
+    let mut player = files::straight_player(&replay, limits, game_logic)?;
     let id = player
         .car_id(car as usize)
         .ok_or_else(|| anyhow::anyhow!("the replay has no car {car}"))?;

@@ -18,7 +18,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 use skidpad_cli::limits::LimitArgs;
-use skidpad_cli::{atomic, demo, export, ghost_cmd, inspect, recover, verify, view};
+use skidpad_cli::{atomic, demo, export, files, ghost_cmd, inspect, recover, verify, view};
 
 #[derive(Parser)]
 #[command(
@@ -197,7 +197,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let verdicts: Vec<verify::Verdict> = files
                 .par_iter()
                 .map(|f| {
-                    let verdict = verify::verify_file(f, &limits);
+                    let verdict = verify::verify_file(f, &limits, files::no_game_logic);
                     bar.inc(1);
                     verdict
                 })
@@ -219,7 +219,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             limits,
         } => {
             atomic::check_target(&output)?;
-            let done = ghost_cmd::export_lap(&replay, car, lap, &output, &limits.limits())?;
+            let done = ghost_cmd::export_lap(
+                &replay,
+                car,
+                lap,
+                &output,
+                &limits.limits(),
+                files::no_game_logic,
+            )?;
             let mut out = std::io::stdout().lock();
             if cli.json {
                 serde_json::to_writer_pretty(&mut out, &done)?;
@@ -279,13 +286,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             match output {
                 Some(path) => {
                     let mut buffer = Vec::new();
-                    export::export_json(&replay, &mut buffer, &limits, &bar)?;
+                    export::export_json(&replay, &mut buffer, &limits, files::no_game_logic, &bar)?;
                     atomic::write_atomic(&path, &buffer)?;
                 }
                 None => {
                     let stdout = std::io::stdout();
                     let mut lock = std::io::BufWriter::new(stdout.lock());
-                    export::export_json(&replay, &mut lock, &limits, &bar)?;
+                    export::export_json(&replay, &mut lock, &limits, files::no_game_logic, &bar)?;
                     lock.flush()?;
                 }
             }

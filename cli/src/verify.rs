@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use skidpad_core::hex;
 use skidpad_ghost::decode_ghost;
-use skidpad_replay::{DesyncReport, Limits, decode_replay_with, verify};
+use skidpad_replay::{DesyncReport, Limits, decode_replay_with, verify_replay};
 
-use crate::files::{self, Kind};
+use crate::files::{self, GameLogic, Kind};
 use crate::text::printable;
 
 /// How a file fared.
@@ -103,10 +103,12 @@ fn plural(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// Verifies one file within `limits`; never fails, the verdict says what
-/// went wrong.
+/// Verifies one file within `limits`, a replay played with the hooks
+/// `game_logic` gives it; never fails, the verdict says what went wrong.
+/// The file is decoded once: the decoder refuses another simulation
+/// version and any declared size over `limits` before the body is read.
 #[must_use]
-pub fn verify_file(path: &Path, limits: &Limits) -> Verdict {
+pub fn verify_file(path: &Path, limits: &Limits, game_logic: GameLogic) -> Verdict {
     let mut verdict = Verdict {
         file: path.to_owned(),
         status: Status::InputError,
@@ -136,9 +138,13 @@ pub fn verify_file(path: &Path, limits: &Limits) -> Verdict {
         }
         Ok((Kind::Replay, bytes)) => {
             verdict.kind = "replay";
-            let hooks = decode_replay_with(&bytes, limits).map(|r| files::hooks_for(&r));
-            match hooks.and_then(|h| verify(&bytes, h, limits)) {
-                Ok(report) => {
+            let verified = decode_replay_with(&bytes, limits).and_then(|replay| {
+                let carries_game_state = replay.keyframes.iter().any(|k| !k.game_state.is_empty());
+                let hooks = files::hooks_for(&replay, game_logic);
+                verify_replay(&replay, hooks, limits).map(|r| (r, carries_game_state))
+            });
+            match verified {
+                Ok((report, carries_game_state)) => {
                     verdict.steps = Some(report.steps);
                     verdict.desyncs = Some(report.desyncs);
                     verdict.final_hash = Some(hex(&report.final_hash));
@@ -154,7 +160,15 @@ pub fn verify_file(path: &Path, limits: &Limits) -> Verdict {
                         );
                     } else {
                         let desyncs = plural(report.desyncs, "desync", "desyncs");
-                        verdict.set(Status::Desync, format!("{desyncs} in {keyframes}"));
+                        // A game's state in the keyframes means the game's
+                        // own logic acted in the race; without it a
+                        // replay cannot re-simulate.
+                        let hint = if carries_game_state {
+                            "; the replay carries a game's state, so it may need that game's logic, which this verifier lacks"
+                        } else {
+                            ""
+                        };
+                        verdict.set(Status::Desync, format!("{desyncs} in {keyframes}{hint}"));
                     }
                 }
                 Err(e) => verdict.set(Status::InputError, e.to_string()),

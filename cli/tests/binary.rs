@@ -33,6 +33,17 @@ fn tampered(dir: &Path) -> PathBuf {
 }
 
 #[test]
+fn the_binary_knows_no_game_logic() {
+    // The golden game-logic scenario steered its cars through hooks; the
+    // product binary does not link the golden crate, so it cannot replay
+    // that game and says why (the CLI's tests hand the hooks in).
+    let out = skidpad(&["verify", current("game_logic.skr").to_str().unwrap()]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("may need that game's logic"), "{text}");
+}
+
+#[test]
 fn verify_exit_codes_follow_one_rule() {
     let dir = tempfile::tempdir().unwrap();
     let good = current("flat_lap.skr");

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use indicatif::ProgressBar;
 use skidpad_cli::{demo, export, ghost_cmd, inspect, verify};
+use skidpad_golden::Scenario;
 use skidpad_replay::Limits;
 
 fn golden(name: &str) -> &'static Path {
@@ -46,15 +47,19 @@ fn verify_text_and_verdicts() {
     let report = verify::VerifyReport {
         files: files
             .iter()
-            .map(|f| verify::verify_file(f, &Limits::default()))
+            .map(|f| verify::verify_file(f, &Limits::default(), Scenario::game_logic))
             .collect(),
     };
     assert!(report.all_ok());
     insta::assert_snapshot!("verify_goldens", report.to_string());
 
-    let bad = verify::verify_file(&corrupt, &Limits::default());
+    let bad = verify::verify_file(&corrupt, &Limits::default(), Scenario::game_logic);
     assert!(!bad.ok && bad.detail.contains("checksum"), "{}", bad.detail);
-    let missing = verify::verify_file(Path::new("no/such/file.skr"), &Limits::default());
+    let missing = verify::verify_file(
+        Path::new("no/such/file.skr"),
+        &Limits::default(),
+        Scenario::game_logic,
+    );
     assert!(
         !missing.ok && missing.detail.contains("cannot read"),
         "{}",
@@ -68,21 +73,32 @@ fn verify_text_and_verdicts() {
 fn ghost_export_reproduces_the_golden_lap() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("lap.skg");
-    let done =
-        ghost_cmd::export_lap(golden("flat_lap.skr"), 0, 1, &out, &Limits::default()).unwrap();
+    let done = ghost_cmd::export_lap(
+        golden("flat_lap.skr"),
+        0,
+        1,
+        &out,
+        &Limits::default(),
+        Scenario::game_logic,
+    )
+    .unwrap();
     assert_eq!(done.lap, 1);
     assert_eq!(
         std::fs::read(&out).unwrap(),
         std::fs::read(golden("flat_lap.skg")).unwrap()
     );
-    assert!(
-        ghost_cmd::export_lap(golden("flat_lap.skr"), 0, 2, &out, &Limits::default()).is_err(),
-        "only one lap"
-    );
-    assert!(
-        ghost_cmd::export_lap(golden("flat_lap.skr"), 3, 1, &out, &Limits::default()).is_err(),
-        "only one car"
-    );
+    let lap_of = |car, lap| {
+        ghost_cmd::export_lap(
+            golden("flat_lap.skr"),
+            car,
+            lap,
+            &out,
+            &Limits::default(),
+            Scenario::game_logic,
+        )
+    };
+    assert!(lap_of(0, 2).is_err(), "only one lap");
+    assert!(lap_of(3, 1).is_err(), "only one car");
 }
 
 #[test]
@@ -92,6 +108,7 @@ fn export_is_dense_json_with_events() {
         golden("game_logic.skr"),
         &mut out,
         &Limits::default(),
+        Scenario::game_logic,
         &ProgressBar::hidden(),
     )
     .unwrap();

@@ -84,9 +84,16 @@ fn atomic_writes_refuse_missing_directories_links_and_devices() {
 fn a_ghost_given_to_a_replay_command_is_named_as_one() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("lap.skg");
-    let err = ghost_cmd::export_lap(&current("flat_lap.skg"), 0, 1, &out, &Limits::default())
-        .unwrap_err()
-        .to_string();
+    let err = ghost_cmd::export_lap(
+        &current("flat_lap.skg"),
+        0,
+        1,
+        &out,
+        &Limits::default(),
+        skidpad_cli::files::no_game_logic,
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("is a ghost (.skg), not a replay"), "{err}");
     let err = files::load_replay(&current("flat_lap.skg"), &Limits::default())
         .unwrap_err()

@@ -129,6 +129,28 @@ impl Scenario {
         world
     }
 
+    /// The scenario a replay names in its `scenario` metadata.
+    #[must_use]
+    pub fn of_replay(replay: &skidpad_replay::Replay) -> Option<Scenario> {
+        let (_, name) = replay
+            .header
+            .metadata
+            .iter()
+            .find(|(key, _)| key == "scenario")?;
+        Scenario::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// The hooks that play back the game logic of the scenario `replay`
+    /// names, if it has any: what a verifier of the golden replays hands
+    /// the CLI's functions (`skidpad_cli::files::GameLogic`).
+    #[must_use]
+    pub fn game_logic(replay: &skidpad_replay::Replay) -> Option<Box<dyn ReplayHooks>> {
+        match Scenario::of_replay(replay)? {
+            Scenario::GameLogic => Some(Box::new(HillGame::default())),
+            _ => None,
+        }
+    }
+
     /// The game logic for playback (and recording): hooks that re-apply it.
     #[must_use]
     pub fn hooks(self) -> Box<dyn ReplayHooks> {

@@ -12,6 +12,27 @@ use skidpad_leaderboard::worker::WorkerOptions;
 use tokio::net::TcpListener;
 
 /// Accepts replays, verifies them on a queue, ranks verified laps.
+/// `--role`'s words; the library's [`Role`] knows no command line.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum RoleArg {
+    /// The API and workers (the single-machine default).
+    All,
+    /// The HTTP API only; workers run elsewhere on the same database.
+    Api,
+    /// Workers only.
+    Worker,
+}
+
+impl From<RoleArg> for Role {
+    fn from(arg: RoleArg) -> Role {
+        match arg {
+            RoleArg::All => Role::All,
+            RoleArg::Api => Role::Api,
+            RoleArg::Worker => Role::Worker,
+        }
+    }
+}
+
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Args {
@@ -24,7 +45,7 @@ struct Args {
     database: String,
     /// What this process runs: the API and workers, or one of them.
     #[arg(long, value_enum, default_value = "all")]
-    role: Role,
+    role: RoleArg,
     /// Address the API listens on.
     #[arg(long, default_value = "127.0.0.1:8787")]
     listen: String,
@@ -73,7 +94,8 @@ async fn main() -> Result<()> {
     if let Some(n) = args.workers {
         workers.workers = n;
     }
-    let listener = if args.role == Role::Worker {
+    let role = Role::from(args.role);
+    let listener = if role == Role::Worker {
         None
     } else {
         let listener = TcpListener::bind(&args.listen)
@@ -87,7 +109,7 @@ async fn main() -> Result<()> {
         max_upload: args.max_upload,
         ..ApiOptions::default()
     };
-    serve(store, args.role, listener, api, workers, async {
+    serve(store, role, listener, api, workers, async {
         let _ = tokio::signal::ctrl_c().await;
     })
     .await?;

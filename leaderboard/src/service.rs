@@ -10,7 +10,7 @@ use crate::store::Store;
 use crate::worker::{WorkerOptions, run_workers};
 
 /// What this process runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
     /// The API and workers (the single-machine default).
     All,

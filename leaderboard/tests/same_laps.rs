@@ -51,6 +51,7 @@ fn export_laps(path: &Path) -> Vec<LapRow> {
         path,
         &mut out,
         &Limits::default(),
+        skidpad_cli::files::no_game_logic,
         &indicatif::ProgressBar::hidden(),
     )
     .unwrap();
@@ -149,6 +150,7 @@ fn every_tool_gives_the_demo_race_the_same_laps() {
             2,
             &out,
             &Limits::default(),
+            skidpad_cli::files::no_game_logic,
         )
         .unwrap();
         let row = reference.iter().find(|r| r.0 == car && r.1 == 2).unwrap();

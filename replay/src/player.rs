@@ -1,7 +1,7 @@
 //! `ReplayPlayer`: plays a replay back into a world, checks every keyframe,
 //! re-syncs on a mismatch, and seeks (SPEC §5).
 
-use skidpad_core::{CarId, RemovedCar, SIMULATION_VERSION, SNAPSHOT_LEN, Wheel, World, hex};
+use skidpad_core::{CarId, RemovedCar, SNAPSHOT_LEN, Wheel, World, hex};
 
 use crate::cache::{CachedPoint, DEFAULT_CACHE_BUDGET, SnapshotCache};
 use crate::desync::{DesyncReport, diff_car};
@@ -73,12 +73,7 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         options: PlayerOptions,
     ) -> Result<Self> {
         let replay = replay.into();
-        if replay.header.simulation_version != SIMULATION_VERSION {
-            return Err(ReplayError::VersionMismatch {
-                replay: replay.header.simulation_version,
-                core: SIMULATION_VERSION,
-            });
-        }
+        replay.header.check_simulation_version()?;
         if world.car_count() != replay.cars.len() {
             return Err(ReplayError::Mismatch(format!(
                 "the world holds {} cars, the replay {}",

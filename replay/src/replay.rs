@@ -57,6 +57,19 @@ pub struct ReplayHeader {
 }
 
 impl ReplayHeader {
+    /// Refuses a replay of another simulation version than this core's:
+    /// the one rule the decoder (before it reads the body, whose layout is
+    /// that version's), the stream reader and the player apply.
+    pub fn check_simulation_version(&self) -> Result<()> {
+        if self.simulation_version == skidpad_core::SIMULATION_VERSION {
+            return Ok(());
+        }
+        Err(ReplayError::VersionMismatch {
+            replay: self.simulation_version,
+            core: skidpad_core::SIMULATION_VERSION,
+        })
+    }
+
     /// The metadata key under which a recorder names the ground a replay
     /// was recorded on: `<64 hex digits of Ground::fingerprint> <the
     /// ground's description>`. Absent for the plane z = 0. The recorder

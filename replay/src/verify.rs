@@ -2,8 +2,9 @@
 
 use std::sync::Arc;
 
-use skidpad_core::{Ground, SIMULATION_VERSION};
+use skidpad_core::Ground;
 
+use crate::Result;
 use crate::desync::DesyncReport;
 use crate::format::decode_replay_with;
 use crate::hooks::ReplayHooks;
@@ -11,7 +12,6 @@ use crate::limits::Limits;
 use crate::player::{PlayerOptions, ReplayPlayer};
 use crate::replay::Replay;
 use crate::world::{create_replay_world_on, known_ground};
-use crate::{ReplayError, Result};
 
 /// What verification found.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,12 +77,8 @@ pub fn verify_replay_on<H: ReplayHooks>(
     hooks: H,
     limits: &Limits,
 ) -> Result<VerifyReport> {
-    if replay.header.simulation_version != SIMULATION_VERSION {
-        return Err(ReplayError::VersionMismatch {
-            replay: replay.header.simulation_version,
-            core: SIMULATION_VERSION,
-        });
-    }
+    // The player refuses another simulation version and work over the
+    // limits, for every caller alike.
     let world = create_replay_world_on(replay, ground)?;
     let options = PlayerOptions {
         follow_step_count: true,

@@ -2,8 +2,6 @@
 
 use std::fmt;
 
-use crate::{CoreError, Result};
-
 /// Identifies a car within one [`World`](crate::World): a handle, not an
 /// index. A new world gives out 0, 1, 2, … in the order cars are added
 /// (so the same calls give the same ids) and never gives an id out twice, so a handle kept after
@@ -65,12 +63,11 @@ impl Wheel {
         self as usize
     }
 
-    /// The wheel with this index, or an error outside 0..4.
-    pub fn from_index(index: u8) -> Result<Wheel> {
-        Wheel::ALL
-            .get(usize::from(index))
-            .copied()
-            .ok_or(CoreError::InvalidWheel(index))
+    /// The wheel with this index, or `None` outside 0..4 (a caller
+    /// reporting it has [`CoreError::InvalidWheel`](crate::CoreError)).
+    #[must_use]
+    pub fn from_index(index: u8) -> Option<Wheel> {
+        Wheel::ALL.get(usize::from(index)).copied()
     }
 
     /// True for the two front wheels.

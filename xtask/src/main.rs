@@ -2,8 +2,8 @@
 //! wherever cargo does.
 //!
 //! - `test`: every check, in the order a failure is cheapest to report:
-//!   the system prerequisites, ARCHITECTURE.md naming every source file
-//!   (`architecture.rs`), formatting, clippy, the docs, the whole workspace's tests (goldens included),
+//!   the system prerequisites, ARCHITECTURE.md against the code
+//!   (`architecture/`: folders named, crate graph, sim-core's layers), formatting, clippy, the docs, the whole workspace's tests (goldens included),
 //!   the core's golden hash and the golden corpus in release, compiled to
 //!   wasm under node, built for i686 and for aarch64 (run under qemu-user),
 //!   and the race example; then it builds the npm package, runs the node
@@ -12,6 +12,7 @@
 //!   wasm-bindgen CLI of the pinned version, playwright-core) are installed
 //!   first. `test --only NAME…` runs only the checks whose names contain
 //!   one of the words (`--only viewer golden`), after the same set-up.
+//! - `architecture`: only the ARCHITECTURE.md checks (no compiling).
 //! - `wasm`: builds the npm package into `bindings-wasm/pkg/`.
 //! - `viewer`: the web viewer's assets (the npm package, `npm ci` in
 //!   `viewer/`), which `skidpad view` serves.
@@ -49,6 +50,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some("golden") => golden(),
+        Some("architecture") => project_root().and_then(|root| architecture::check(&root)),
         Some("wasm") => project_root().and_then(|root| wasm::build_package(&root).map(drop)),
         Some("bench") => project_root().and_then(|root| bench::bench_all(&root)),
         Some("with-postgres") => postgres::run_with_server(&args[1..]),
@@ -56,7 +58,7 @@ fn main() -> ExitCode {
         Some("view-demo") => project_root().and_then(|root| viewer::view_demo(&root)),
         _ => {
             eprintln!(
-                "usage: cargo xtask test [--only NAME…] | golden | bench | wasm | viewer | view-demo | missing-packages | with-postgres COMMAND…"
+                "usage: cargo xtask test [--only NAME…] | architecture | golden | bench | wasm | viewer | view-demo | missing-packages | with-postgres COMMAND…"
             );
             return ExitCode::from(2);
         }

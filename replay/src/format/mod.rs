@@ -29,8 +29,8 @@ mod inputs;
 mod stream;
 
 use skidpad_core::{
-    CarDefinition, CarId, CarInput, Lod, LodSetting, SIMULATION_VERSION, SNAPSHOT_LEN, SurfaceId,
-    SurfaceTable, combine_world_hash,
+    CarDefinition, CarId, CarInput, Lod, LodSetting, SNAPSHOT_LEN, SurfaceId, SurfaceTable,
+    combine_world_hash,
 };
 use skidpad_ghost::{decode_ghost, encode_ghost};
 
@@ -295,12 +295,7 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
     // The body's layout (snapshot size, definition schema) is that of the
     // simulation version that recorded it: another version is refused with
     // the version error instead of being misread.
-    if header.simulation_version != SIMULATION_VERSION {
-        return Err(ReplayError::VersionMismatch {
-            replay: header.simulation_version,
-            core: SIMULATION_VERSION,
-        });
-    }
+    header.check_simulation_version()?;
     limits.check_header(&header)?;
     let removals = match take(REMOVALS)? {
         Some(r) => decode_removals(r, &header)?,

@@ -18,7 +18,7 @@
 //! earlier chunk. Reading stops at the first record that is cut short or
 //! whose checksum does not match: everything before it is kept.
 
-use skidpad_core::{CarDefinition, SIMULATION_VERSION};
+use skidpad_core::CarDefinition;
 
 use super::bytes::{Reader, Writer};
 use super::{check_preamble_of, encode_header, encode_replay};
@@ -154,12 +154,7 @@ fn read_header(bytes: &[u8], limits: &Limits) -> Result<(ReplayHeader, Vec<CarDe
             let d = p.blob()?;
             p.finish()?;
             let header = decode_header(&mut Reader::new(h, at, "stream header"))?;
-            if header.simulation_version != SIMULATION_VERSION {
-                return Err(ReplayError::VersionMismatch {
-                    replay: header.simulation_version,
-                    core: SIMULATION_VERSION,
-                });
-            }
+            header.check_simulation_version()?;
             limits.check_header(&header)?;
             let definitions = decode_definitions(
                 &mut Reader::new(d, at, "stream definitions"),
