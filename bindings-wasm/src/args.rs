@@ -182,7 +182,7 @@ pub fn lod(level: &JsValue, substep_rate: &JsValue) -> JsResult<LodSetting> {
 }
 
 /// `typeof value`, for messages.
-fn type_name(value: &JsValue) -> String {
+pub(crate) fn type_name(value: &JsValue) -> String {
     value.js_typeof().as_string().unwrap_or_default()
 }
 

@@ -2,7 +2,7 @@
 //!
 //! The API mirrors the Rust crates in camelCase: `World`, `ReplayRecorder`,
 //! `ReplayPlayer` with JS hooks, `createReplayWorld`, `encodeReplay` /
-//! `decodeReplay`, `verifyReplay`, `GhostRecorder`, `GhostPlayer`,
+//! `decodeReplay`, `fileKind`, `verifyReplay`, `GhostRecorder`, `GhostPlayer`,
 //! `ghostQuaternion`, `sliceGhost`, `sliceGhostFrames`, `encodeGhost` /
 //! `decodeGhost`, `readStream` / `encodeStream` / `splitStream` and
 //! `StreamFollower` (live streams), `TrackView` and `LapReference` (for
@@ -44,6 +44,8 @@ pub use world::World;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
+/** What a file holds, by its first bytes (`fileKind`). */
+export type FileKind = 'replay' | 'stream' | 'ghost' | 'empty' | 'unknown';
 /** Where a new car starts; every field defaults to 0. */
 export interface CarPoseOptions { x?: number; y?: number; yaw?: number; speed?: number }
 /** A car's controls (SPEC §4.1); absent fields are 0. */

@@ -9,7 +9,7 @@ use js_sys::{Array, Float64Array, Function, Object, Reflect, Uint8Array};
 use skidpad_core::CarId;
 use skidpad_core::hex;
 use skidpad_replay::{
-    DesyncReport, KeyframeState, RecorderOptions, decode_replay_with, encode_replay,
+    DesyncReport, FileKind, KeyframeState, RecorderOptions, decode_replay_with, encode_replay,
     encode_replay_gzip,
 };
 use wasm_bindgen::prelude::*;
@@ -333,6 +333,29 @@ pub fn encode_replay_js(
 /// defaults when absent). Corrupt, truncated or foreign bytes throw an
 /// `Error` naming the section and offset; a replay over a limit throws an
 /// `Error` naming the limit and the value.
+/// What bytes hold, told by their first bytes as every skidpad tool tells
+/// it (`FileKind::sniff`): `"replay"` (plain or gzip), `"stream"`,
+/// `"ghost"`, `"empty"` or `"unknown"`. Reads only the first four bytes.
+#[wasm_bindgen(js_name = fileKind, unchecked_return_type = "FileKind")]
+pub fn file_kind(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+) -> JsResult<String> {
+    let array = bytes.dyn_ref::<Uint8Array>().ok_or_else(|| {
+        range_error(format!(
+            "bytes must be a Uint8Array, got {}",
+            args::type_name(&bytes)
+        ))
+    })?;
+    let head = array.subarray(0, array.length().min(4)).to_vec();
+    // Four bytes tell every kind but "empty", which needs the length.
+    let kind = if array.length() == 0 {
+        FileKind::Empty
+    } else {
+        FileKind::sniff(&head)
+    };
+    Ok(kind.name().to_owned())
+}
+
 #[wasm_bindgen(js_name = decodeReplay)]
 pub fn decode_replay_js(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,

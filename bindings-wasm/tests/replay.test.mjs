@@ -189,3 +189,15 @@ test('a replay recorded in wasm is written for native verification', () => {
   writeFileSync(join(out, 'recorded-in-wasm.hash'), `${race.hashes[STEPS]}\n`);
   assert.equal(sk.verifyReplay(bytes).finalHash, race.hashes[STEPS]);
 });
+
+test('fileKind tells the golden files apart as the CLI does', () => {
+  const dir = join(repoRoot, `golden/v${sk.simulationVersion()}`);
+  const replay = new Uint8Array(readFileSync(join(dir, 'flat_lap.skr')));
+  assert.equal(sk.fileKind(replay), 'replay');
+  assert.equal(sk.fileKind(sk.encodeReplay(sk.decodeReplay(replay), { gzip: true })), 'replay');
+  assert.equal(sk.fileKind(sk.encodeStream(sk.decodeReplay(replay))), 'stream');
+  assert.equal(sk.fileKind(new Uint8Array(readFileSync(join(dir, 'flat_lap.skg')))), 'ghost');
+  assert.equal(sk.fileKind(new Uint8Array()), 'empty');
+  assert.equal(sk.fileKind(new TextEncoder().encode('{"steps": []}')), 'unknown');
+  assert.throws(() => sk.fileKind('SKRP'), RangeError);
+});

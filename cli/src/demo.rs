@@ -156,8 +156,12 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     }
     // The output directory is the demo's own: made here, before racing, so
     // a directory that cannot be made fails first.
-    std::fs::create_dir_all(&options.out)
-        .with_context(|| format!("cannot create {}", options.out.display()))?;
+    std::fs::create_dir_all(&options.out).with_context(|| {
+        format!(
+            "cannot create the output directory {} (--out)",
+            options.out.display()
+        )
+    })?;
     let track = Arc::new(Track::builtin(&options.track)?);
     let mut world = World::new(WorldConfig::default())?;
     if options.on_track_surface {

@@ -6,7 +6,8 @@
 //! is produced so a long replay never sits in memory as one JSON value.
 //! Cars are named by their index in the replay; a car the recording
 //! removed has `null` rows from the step it was removed at.
-//! Events: `lap` (car, lap, time, valid: the race layer's timing),
+//! Events: `lap` (car, lap, time, valid: the race layer's timing; none
+//! for a replay that names no track, `ReplayHeader::TRACK_KEY`),
 //! `contact` (car, other: a car or
 //! `"ground"`, impulse in N·s, point; one per contact and step),
 //! `removed` (car), `keyframe`, `desync`.
@@ -93,13 +94,14 @@ pub fn export_json(
 ) -> Result<u64> {
     let replay = files::load_replay(replay_path, limits)?;
     progress.set_length(replay.header.step_count);
-    let track = Arc::new(files::track_of(&replay)?);
+    // No track named: no line, so no lap events (the key's rule).
+    let track = replay.header.track()?.map(Arc::new);
     let mut player = files::straight_player(&replay, limits, game_logic)?;
     // The playback world's id of each replay car, in replay order: rows
     // and events name cars by their replay index.
     let ids: Vec<CarId> = player.car_ids().to_vec();
     let index_of = |id: CarId| ids.iter().position(|&c| c == id).map(|i| i as u32);
-    let mut race = RaceTiming::new(track, RaceRules::default(), player.world());
+    let mut race = track.map(|t| RaceTiming::new(t, RaceRules::default(), player.world()));
     let mut events = Vec::new();
     let names: Vec<&str> = replay.definitions.iter().map(|d| d.name.as_str()).collect();
     write!(
@@ -116,7 +118,11 @@ pub fn export_json(
         let dt = replay.dt.at(step - 1).unwrap_or(0.0);
         time += dt;
         let world = player.world();
-        for event in race.observe(world, dt) {
+        let race_events = race
+            .as_mut()
+            .map(|r| r.observe(world, dt))
+            .unwrap_or_default();
+        for event in race_events {
             if let RaceEvent::Lap { car, lap } = event {
                 events.push(Event {
                     car: index_of(car),

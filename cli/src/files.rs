@@ -6,37 +6,37 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use skidpad_core::Track;
 use skidpad_replay::{
-    Limits, NoHooks, PlayerOptions, Replay, ReplayHooks, ReplayPlayer, create_replay_world, is_gzip,
+    FileKind, Limits, NoHooks, PlayerOptions, Replay, ReplayHooks, ReplayPlayer,
+    create_replay_world,
 };
-
-/// What a file holds, by its magic bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    /// A `.skr` replay, plain or gzipped.
-    Replay,
-    /// A `.skg` ghost.
-    Ghost,
-}
 
 /// Reads a file; the error names it.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
-/// The kind of a file's bytes, or an error naming the file.
-pub fn kind(path: &Path, bytes: &[u8]) -> Result<Kind> {
-    if bytes.starts_with(b"SKGH") {
-        Ok(Kind::Ghost)
-    } else if bytes.starts_with(b"SKRP") || is_gzip(bytes) {
-        Ok(Kind::Replay)
-    } else if bytes.starts_with(b"SKST") {
-        bail!(
+/// The kind of a file's bytes when a command can read it (a replay or a
+/// ghost), or an error naming the file and saying what it is instead.
+pub fn kind(path: &Path, bytes: &[u8]) -> Result<FileKind> {
+    match FileKind::sniff(bytes) {
+        kind @ (FileKind::Replay | FileKind::Ghost) => Ok(kind),
+        FileKind::Stream => bail!(
             "{} is a stream (.sks), not a replay: `skidpad recover` turns it into one",
             path.display()
-        )
-    } else {
-        bail!("{} is neither a skidpad replay nor a ghost", path.display())
+        ),
+        FileKind::Empty => bail!("{} is empty (0 bytes)", path.display()),
+        FileKind::Unknown => bail!(
+            "{} is neither a skidpad replay (.skr) nor a ghost (.skg): its first bytes are {}",
+            path.display(),
+            first_bytes(bytes)
+        ),
     }
+}
+
+/// Up to the first 8 bytes, in hex, for messages about unknown files.
+fn first_bytes(bytes: &[u8]) -> String {
+    let shown: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    shown.join(" ")
 }
 
 /// The game logic a replay needs to play back: given the decoded replay,
@@ -58,22 +58,11 @@ pub(crate) fn hooks_for(replay: &Replay, game_logic: GameLogic) -> Box<dyn Repla
     game_logic(replay).unwrap_or_else(|| Box::new(NoHooks))
 }
 
-/// A metadata value.
-#[must_use]
-pub fn metadata<'a>(replay: &'a Replay, key: &str) -> Option<&'a str> {
-    replay
-        .header
-        .metadata
-        .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
-}
-
 /// Reads and decodes a replay file within `limits`; a ghost given here is
 /// named as one.
 pub fn load_replay(path: &Path, limits: &Limits) -> Result<Replay> {
     let bytes = read(path)?;
-    if kind(path, &bytes)? == Kind::Ghost {
+    if kind(path, &bytes)? == FileKind::Ghost {
         bail!(
             "{} is a ghost (.skg), not a replay: this command needs a replay (.skr)",
             path.display()
@@ -104,8 +93,17 @@ pub fn straight_player<'r>(
     )?)
 }
 
-/// The replay's track (`track` metadata), or the built-in default.
+/// The replay's track (`ReplayHeader::TRACK_KEY`), for commands that
+/// time laps: a replay that names none is refused, as the key's rule says.
 pub fn track_of(replay: &Replay) -> Result<Track> {
-    let name = metadata(replay, "track").unwrap_or("brandwood");
-    Track::builtin(name).with_context(|| format!("the replay's track `{name}`"))
+    let key = skidpad_replay::ReplayHeader::TRACK_KEY;
+    replay
+        .header
+        .track()
+        .with_context(|| format!("the replay's track (metadata `{key}`)"))?
+        .with_context(|| {
+            format!(
+                "the replay names no track (metadata `{key}`), so it has no line to time laps at"
+            )
+        })
 }

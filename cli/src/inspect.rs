@@ -8,9 +8,11 @@ use anyhow::Result;
 use serde::Serialize;
 use skidpad_core::hex;
 use skidpad_ghost::{GhostPose, decode_ghost};
-use skidpad_replay::{Limits, decode_replay_with, encode_replay, is_gzip, read_replay_header};
+use skidpad_replay::{
+    FileKind, Limits, ReplayError, decode_replay_with, encode_replay, is_gzip, read_replay_header,
+};
 
-use crate::files::{self, Kind};
+use crate::files;
 use crate::text::printable;
 
 /// What a file holds.
@@ -48,9 +50,24 @@ pub struct ReplayInfo {
     pub metadata: Vec<(String, String)>,
     /// The decoded body, when this core can read it.
     pub body: Option<ReplayBody>,
-    /// Why the body was not decoded (another simulation version, a limit,
-    /// corruption).
+    /// Why the body was not decoded: another simulation version (not a
+    /// fault: the header still describes the file), or a limit or damage.
     pub body_error: Option<String>,
+    /// True when the body could not be read because the file is damaged or
+    /// over a limit; `skidpad inspect` then exits 2 after printing.
+    pub body_unreadable: bool,
+}
+
+impl Inspection {
+    /// True when the file is described whole: a ghost, or a replay whose
+    /// body decoded or belongs to another simulation version.
+    #[must_use]
+    pub fn is_sound(&self) -> bool {
+        match self {
+            Inspection::Replay(r) => !r.body_unreadable,
+            Inspection::Ghost(_) => true,
+        }
+    }
 }
 
 /// What only the body of a replay tells.
@@ -94,7 +111,7 @@ fn pose_array(p: &GhostPose) -> [f32; 8] {
 pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
     let bytes = files::read(path)?;
     Ok(match files::kind(path, &bytes)? {
-        Kind::Ghost => {
+        FileKind::Ghost => {
             let g = decode_ghost(&bytes)?;
             let frames = g.frames();
             Inspection::Ghost(GhostInfo {
@@ -106,9 +123,15 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
                 last: pose_array(&frames[g.len() - 1].pose),
             })
         }
-        Kind::Replay => {
+        _ => {
+            // `files::kind` lets only replays and ghosts through.
             let h = read_replay_header(&bytes)?;
-            let (body, body_error) = match decode_replay_with(&bytes, limits) {
+            let decoded = decode_replay_with(&bytes, limits);
+            let body_unreadable = matches!(
+                &decoded,
+                Err(e) if !matches!(e, ReplayError::VersionMismatch { .. })
+            );
+            let (body, body_error) = match decoded {
                 Ok(r) => (
                     Some(ReplayBody {
                         encoded_bytes: encode_replay(&r)?.len(),
@@ -140,6 +163,7 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
                 metadata: h.metadata,
                 body,
                 body_error,
+                body_unreadable,
             })
         }
     })

@@ -208,8 +208,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(exit_code(report.worst()))
         }
         Command::Inspect { file, limits } => {
-            print(cli.json, &inspect::inspect(&file, &limits.limits())?)?;
-            Ok(ExitCode::SUCCESS)
+            let inspection = inspect::inspect(&file, &limits.limits())?;
+            print(cli.json, &inspection)?;
+            // The header is shown either way; a damaged body is an input
+            // error all the same.
+            Ok(if inspection.is_sound() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            })
         }
         Command::Ghost {
             replay,
@@ -255,6 +262,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 &recover::recover(&stream, &output, &limits.limits())?,
             )?;
             Ok(ExitCode::SUCCESS)
+        }
+        Command::View { .. } | Command::Export { .. } if cli.json => {
+            anyhow::bail!(
+                "--json applies to the commands that print a report; `export` always writes JSON and `view` prints its address"
+            )
         }
         Command::View { files, port } => {
             view::serve(&view::default_root(), &files, port, |url| {

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use skidpad_core::hex;
 use skidpad_ghost::decode_ghost;
-use skidpad_replay::{DesyncReport, Limits, decode_replay_with, verify_replay};
+use skidpad_replay::{DesyncReport, FileKind, Limits, decode_replay_with, verify_replay};
 
-use crate::files::{self, GameLogic, Kind};
+use crate::files::{self, GameLogic};
 use crate::text::printable;
 
 /// How a file fared.
@@ -77,7 +77,8 @@ pub struct Verdict {
     pub status: Status,
     /// True when the status is `ok`.
     pub ok: bool,
-    /// `replay`, `ghost` or `unknown`.
+    /// What the file is by its first bytes ([`FileKind::name`]): `replay`,
+    /// `ghost`, `stream`, `empty` or `unknown` (unread).
     pub kind: &'static str,
     /// Human-readable detail.
     pub detail: String,
@@ -121,23 +122,23 @@ pub fn verify_file(path: &Path, limits: &Limits, game_logic: GameLogic) -> Verdi
         final_hash: None,
     };
     let result = files::read(path).and_then(|bytes| {
+        // Named even when the command cannot take it (a stream, an empty
+        // file), so the label agrees with the message.
+        verdict.kind = FileKind::sniff(&bytes).name();
         let kind = files::kind(path, &bytes)?;
         Ok((kind, bytes))
     });
     match result {
         Err(e) => verdict.set(Status::InputError, format!("{e:#}")),
-        Ok((Kind::Ghost, bytes)) => {
-            verdict.kind = "ghost";
-            match decode_ghost(&bytes) {
-                Ok(g) => verdict.set(
-                    Status::Ok,
-                    format!("valid ghost, {} frames, {:.2} s", g.len(), g.duration()),
-                ),
-                Err(e) => verdict.set(Status::InputError, e.to_string()),
-            }
-        }
-        Ok((Kind::Replay, bytes)) => {
-            verdict.kind = "replay";
+        Ok((FileKind::Ghost, bytes)) => match decode_ghost(&bytes) {
+            Ok(g) => verdict.set(
+                Status::Ok,
+                format!("valid ghost, {} frames, {:.2} s", g.len(), g.duration()),
+            ),
+            Err(e) => verdict.set(Status::InputError, e.to_string()),
+        },
+        // `files::kind` lets only replays and ghosts through.
+        Ok((_, bytes)) => {
             let verified = decode_replay_with(&bytes, limits).and_then(|replay| {
                 let carries_game_state = replay.keyframes.iter().any(|k| !k.game_state.is_empty());
                 let hooks = files::hooks_for(&replay, game_logic);

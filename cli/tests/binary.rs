@@ -44,6 +44,67 @@ fn the_binary_knows_no_game_logic() {
 }
 
 #[test]
+fn damaged_empty_and_misplaced_files_are_named_for_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = |out: &Output| {
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    let good = std::fs::read(current("flat_lap.skr")).unwrap();
+
+    // A truncated replay: inspect shows the header, says how short the
+    // file is, and exits 2.
+    let truncated = dir.path().join("truncated.skr");
+    std::fs::write(&truncated, &good[..good.len() - 1000]).unwrap();
+    let out = skidpad(&["inspect", truncated.to_str().unwrap()]);
+    let message = format!(
+        "truncated ({} bytes, its sections declare at least {})",
+        good.len() - 1000,
+        good.len()
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("recorded by") && text(&out).contains(&message),
+        "{}",
+        text(&out)
+    );
+
+    // An empty file is empty, and labelled so.
+    let empty = dir.path().join("empty.skr");
+    std::fs::write(&empty, b"").unwrap();
+    let out = skidpad(&["verify", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).contains("(empty): ") && text(&out).contains("is empty (0 bytes)"),
+        "{}",
+        text(&out)
+    );
+
+    // A stream is labelled a stream beside the advice to recover it.
+    let stream = dir.path().join("race.sks");
+    let replay = decode_replay(&good).unwrap();
+    std::fs::write(&stream, skidpad_replay::encode_stream(&replay).unwrap()).unwrap();
+    let out = skidpad(&["verify", stream.to_str().unwrap()]);
+    assert!(
+        text(&out).contains("(stream): ") && text(&out).contains("skidpad recover"),
+        "{}",
+        text(&out)
+    );
+
+    // `--json` where it means nothing is refused, not ignored.
+    let out = skidpad(&[
+        "--json",
+        "export",
+        current("flat_lap.skr").to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).contains("always writes JSON"), "{}", text(&out));
+}
+
+#[test]
 fn verify_exit_codes_follow_one_rule() {
     let dir = tempfile::tempdir().unwrap();
     let good = current("flat_lap.skr");

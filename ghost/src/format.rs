@@ -26,7 +26,8 @@
 
 use crate::{Ghost, GhostError, GhostFrame, Result};
 
-const MAGIC: &[u8; 4] = b"SKGH";
+/// The first four bytes of every `.skg` file.
+pub const MAGIC: &[u8; 4] = b"SKGH";
 /// The format version this build writes and reads.
 pub const FORMAT_VERSION: u16 = 1;
 const HEADER_LEN: usize = 16;

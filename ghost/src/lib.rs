@@ -43,7 +43,7 @@ mod slice;
 
 pub use cutter::{CutLap, LapCutter};
 pub use error::{GhostError, Result};
-pub use format::{FORMAT_VERSION, MAX_FRAMES, decode_ghost, encode_ghost};
+pub use format::{FORMAT_VERSION, MAGIC as GHOST_MAGIC, MAX_FRAMES, decode_ghost, encode_ghost};
 pub use ghost::{Ghost, GhostFrame, GhostPose};
 pub use lap::{LapReference, SplitEvent, SplitTracker};
 pub use orientation::{ghost_quaternion, lerp_angle, wrap_angle};

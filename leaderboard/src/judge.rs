@@ -15,8 +15,10 @@ use crate::outcome::{DesyncField, Outcome, Rejection, Verified};
 use crate::plausibility::InputAudit;
 use skidpad_core::race::{self, LapTimer, RaceRules};
 
-/// Metadata key naming the built-in track.
-pub const TRACK_KEY: &str = "track";
+/// Metadata key naming the built-in track: the replay crate's, whose
+/// documented rule for a replay without it the judge follows (no track,
+/// nothing to time: rejected).
+pub const TRACK_KEY: &str = skidpad_replay::ReplayHeader::TRACK_KEY;
 /// Metadata key naming the player (default [`ANONYMOUS`]).
 pub const PLAYER_KEY: &str = "player";
 /// Metadata key with the ranked car's index (default 0).
@@ -54,13 +56,7 @@ fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
             ),
         });
     }
-    let metadata = |key: &str| {
-        header
-            .metadata
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.as_str())
-    };
+    let metadata = |key: &str| header.metadata_value(key);
     let track_name = metadata(TRACK_KEY).ok_or_else(|| {
         Rejection::rules(format!(
             "the replay names no track (metadata `{TRACK_KEY}`)"

@@ -65,10 +65,10 @@ pub use desync::{DesyncReport, FieldDiff};
 pub use error::{ReplayError, Result};
 pub use follower::StreamFollower;
 pub use format::{
-    FORMAT_VERSION, MAX_DECOMPRESSED, STREAM_FORMAT_VERSION, StreamContents, StreamPieceKind,
-    StreamSplitter, decode_replay, decode_replay_with, encode_replay, encode_replay_gzip,
-    encode_stream, gunzip, gzip, is_gzip, read_replay_header, read_stream, read_stream_chunk,
-    read_stream_header,
+    FORMAT_VERSION, FileKind, MAX_DECOMPRESSED, STREAM_FORMAT_VERSION, StreamContents,
+    StreamPieceKind, StreamSplitter, decode_replay, decode_replay_with, encode_replay,
+    encode_replay_gzip, encode_stream, gunzip, gzip, is_gzip, read_replay_header, read_stream,
+    read_stream_chunk, read_stream_header,
 };
 pub use highlights::{Highlight, HighlightKind, HighlightOptions, find_highlights};
 pub use hooks::{NoHooks, ReplayHooks};

@@ -57,6 +57,37 @@ pub struct ReplayHeader {
 }
 
 impl ReplayHeader {
+    /// The metadata key naming the built-in track (one of
+    /// [`skidpad_core::track_names`]) a race was run on.
+    ///
+    /// One behaviour when it is missing, in every tool: the replay has no
+    /// track. It still plays and verifies bit for bit (the ground is named
+    /// separately, under [`GROUND_KEY`](Self::GROUND_KEY)), but nothing
+    /// can be timed against a line: `skidpad export` writes no lap events
+    /// or track distances, `skidpad ghost` and the leaderboard refuse it
+    /// saying so, and the viewer draws the cars without a track. A name
+    /// this build does not know is an error wherever a track is needed.
+    pub const TRACK_KEY: &'static str = "track";
+
+    /// The value of metadata `key`, if present.
+    #[must_use]
+    pub fn metadata_value(&self, key: &str) -> Option<&str> {
+        self.metadata
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The built-in track named under [`TRACK_KEY`](Self::TRACK_KEY):
+    /// `Ok(None)` when the replay names none, an error naming the track
+    /// when this build has no track of that name.
+    pub fn track(&self) -> Result<Option<skidpad_core::Track>> {
+        self.metadata_value(Self::TRACK_KEY)
+            .map(skidpad_core::Track::builtin)
+            .transpose()
+            .map_err(ReplayError::from)
+    }
+
     /// Refuses a replay of another simulation version than this core's:
     /// the one rule the decoder (before it reads the body, whose layout is
     /// that version's), the stream reader and the player apply.

@@ -121,6 +121,46 @@ fn truncations_are_refused() {
 }
 
 #[test]
+fn a_failed_checksum_says_whether_the_file_is_short_long_or_altered() {
+    let bytes = encode_replay(&sample()).unwrap();
+    let n = bytes.len();
+    let message = |b: &[u8]| decode_replay(b).unwrap_err().to_string();
+    assert!(
+        message(&bytes[..n - 1]).contains(&format!(
+            "truncated ({} bytes, its sections declare {n})",
+            n - 1
+        )),
+        "{}",
+        message(&bytes[..n - 1])
+    );
+    let cut = n / 2;
+    assert!(
+        message(&bytes[..cut]).contains(&format!(
+            "truncated ({cut} bytes, its sections declare at least"
+        )),
+        "{}",
+        message(&bytes[..cut])
+    );
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(&[0; 5]);
+    assert!(
+        message(&longer).contains(&format!(
+            "the sections declare {n} bytes, the file has {} (5 extra",
+            n + 5
+        )),
+        "{}",
+        message(&longer)
+    );
+    let mut altered = bytes.clone();
+    altered[n - 100] ^= 1; // inside the last section's payload
+    assert!(
+        message(&altered).contains("content was altered"),
+        "{}",
+        message(&altered)
+    );
+}
+
+#[test]
 fn corruption_is_caught_by_the_checksum_and_the_parser() {
     let bytes = encode_replay(&sample()).unwrap();
     let body = bytes.len() - 32;

@@ -12,7 +12,15 @@ use crate::{CoreError, Result};
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Pod, Zeroable)]
 pub struct CarInput {
-    /// −1 full left lock … +1 full right lock, as a player's stick.
+    /// −1 full left lock … +1 full right lock, as a player's stick or
+    /// wheel reports it.
+    ///
+    /// Mind the sign: the input is positive **right**, while everything
+    /// the simulation reports follows ISO 8855 and is positive **left**
+    /// (yaw, yaw rate, the `steer_angle` telemetry channel, road-wheel
+    /// angles). So `steer: 0.5` gives a negative `steer_angle` and a
+    /// clockwise turn seen from above. Recorded replays depend on this
+    /// sign; it changes only with a simulation version.
     pub steer: f64,
     /// Accelerator pedal, 0…1.
     pub throttle: f64,

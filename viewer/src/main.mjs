@@ -11,7 +11,7 @@ import { Cameras, CAMERA_MODES } from './cameras.mjs';
 import { Timeline, formatTime } from './timeline.mjs';
 import { TelemetryPanel } from './telemetry.mjs';
 import { GhostRace } from './ghosts.mjs';
-import { fetchBytes, kindOf, readLink, servedFiles, writeLink } from './sources.mjs';
+import { fetchBytes, readLink, servedFiles, writeLink } from './sources.mjs';
 
 /** Frame work times kept for the statistics, frames. */
 const FRAME_HISTORY = 4096;
@@ -104,13 +104,13 @@ class Viewer {
 
   /** Opens a replay, stream or ghost by its bytes. */
   async openBytes(bytes, name) {
-    const kind = kindOf(bytes);
+    const kind = sk.fileKind(bytes);
     if (kind === 'ghost') {
       this.addGhost(bytes, name);
     } else if (kind === 'replay' || kind === 'stream') {
       await this.load({ kind: 'replay', bytes, name, sampleBudget: this.sampleBudget }, [bytes.buffer]);
     } else {
-      throw new Error('not a skidpad replay (.skr), stream (.sks) or ghost (.skg)');
+      throw new Error(kind === 'empty' ? 'the file is empty' : 'not a skidpad replay (.skr), stream (.sks) or ghost (.skg)');
     }
   }
 
@@ -333,7 +333,7 @@ async function main() {
   const opened = [];
   for (const url of urls) {
     const bytes = await fetchBytes(url);
-    if (kindOf(bytes) === 'ghost') viewer.addGhost(bytes, url.split('/').pop());
+    if (sk.fileKind(bytes) === 'ghost') viewer.addGhost(bytes, url.split('/').pop());
     else opened.push([bytes, url]);
   }
   for (const url of ghostUrls) viewer.addGhost(await fetchBytes(url), url.split('/').pop());

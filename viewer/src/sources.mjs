@@ -2,21 +2,8 @@
 // `?live=`, `?t=`, `?step=`, `?car=`, `?cam=`, `?speed=`, and
 // `?sampleBudget=` bytes for tests of long replays), the file list `skidpad
 // view` serves at `/files.json`, and files the user opens or drops. Kinds
-// are told by their first bytes, not their names.
-
-const MAGIC = {
-  SKRP: 'replay',
-  SKST: 'stream',
-  SKGH: 'ghost',
-};
-
-/** The kind of a recording from its bytes: 'replay' (also gzip, which
- * the decoder inflates), 'stream', 'ghost' or null. */
-export function kindOf(bytes) {
-  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) return 'replay';
-  const magic = String.fromCharCode(...bytes.subarray(0, 4));
-  return MAGIC[magic] ?? null;
-}
+// are told by their first bytes, not their names, by the wasm package's
+// `fileKind` (the formats' own rule).
 
 /** The deep link's settings. */
 export function readLink(search = location.search) {

@@ -57,9 +57,16 @@ function carsOf(definitions) {
   });
 }
 
+// The replay's track by its `track` metadata (the replay crate's
+// ReplayHeader::TRACK_KEY rule): none named, no track drawn and no laps; a
+// name this build lacks is said, then treated the same.
 function trackOf(metadata) {
   const name = metadata.track;
-  if (!name || !sk.trackNames().includes(name)) return null;
+  if (!name) return null;
+  if (!sk.trackNames().includes(name)) {
+    self.postMessage({ kind: 'warning', message: `the replay names track "${name}", which this viewer does not have: drawn without a track` });
+    return null;
+  }
   const track = new sk.TrackView(name);
   return {
     view: track,
@@ -78,8 +85,7 @@ function trackOf(metadata) {
  * everything up to its first damaged record, as `skidpad recover` reads
  * it. */
 function decode(bytes) {
-  const magic = String.fromCharCode(...bytes.subarray(0, 4));
-  if (magic !== 'SKST') return sk.decodeReplay(bytes);
+  if (sk.fileKind(bytes) !== 'stream') return sk.decodeReplay(bytes);
   const contents = sk.readStream(bytes);
   if (contents.stopped) {
     self.postMessage({ kind: 'warning', message: `stream read up to a damaged record: ${contents.stopped}` });

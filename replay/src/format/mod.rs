@@ -26,6 +26,7 @@
 mod bytes;
 mod compress;
 mod inputs;
+mod kind;
 mod stream;
 
 use skidpad_core::{
@@ -35,6 +36,7 @@ use skidpad_core::{
 use skidpad_ghost::{decode_ghost, encode_ghost};
 
 pub use compress::{MAX_DECOMPRESSED, gunzip, gzip, is_gzip};
+pub use kind::FileKind;
 pub use stream::{
     STREAM_FORMAT_VERSION, StreamContents, StreamPieceKind, StreamSplitter, encode_stream,
     read_stream, read_stream_chunk, read_stream_header,
@@ -48,7 +50,8 @@ use crate::replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};
 use crate::runs::Runs;
 use crate::{ReplayError, Result};
 
-const MAGIC: &[u8; 4] = b"SKRP";
+/// The first four bytes of every plain `.skr` replay.
+pub const MAGIC: &[u8; 4] = b"SKRP";
 /// The format version this build writes and reads.
 pub const FORMAT_VERSION: u16 = 1;
 const PREAMBLE: usize = 8;
@@ -219,6 +222,45 @@ fn parse_header_only(bytes: &[u8]) -> Result<ReplayHeader> {
     decode_header(&mut Reader::new(payload, start, "header"))
 }
 
+/// What a failed checksum most likely means, from the section lengths
+/// (read without trusting them): a file cut short, bytes after the end, or
+/// the same length with altered content.
+fn checksum_failure(bytes: &[u8]) -> String {
+    let len = bytes.len();
+    let mut at = PREAMBLE;
+    let declared = loop {
+        let Some(header) = bytes.get(at..at + SECTION_HEADER) else {
+            break None;
+        };
+        let id = u16::from_le_bytes([header[0], header[1]]);
+        let length = u32::from_le_bytes([header[4], header[5], header[6], header[7]]);
+        at = at
+            .saturating_add(SECTION_HEADER)
+            .saturating_add(length as usize);
+        if id == END {
+            break Some(at.saturating_add(CHECKSUM));
+        }
+    };
+    match declared {
+        Some(expected) if expected == len => format!(
+            "checksum mismatch: the file has the {len} bytes its sections declare, but its content was altered"
+        ),
+        Some(expected) if expected < len => format!(
+            "checksum mismatch: the sections declare {expected} bytes, the file has {len} ({} extra bytes at the end)",
+            len - expected
+        ),
+        Some(expected) => format!(
+            "checksum mismatch: the file is truncated ({len} bytes, its sections declare {expected})"
+        ),
+        // The sections run past the end; an end section and the checksum
+        // would follow them.
+        None => format!(
+            "checksum mismatch: the file is truncated ({len} bytes, its sections declare at least {})",
+            at.saturating_add(SECTION_HEADER + CHECKSUM)
+        ),
+    }
+}
+
 /// `held` is what the caller already holds for this decode (the gunzipped
 /// file), counted against the memory limit.
 fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
@@ -235,7 +277,7 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
         return Err(ReplayError::Decode {
             section: "file",
             offset: body_end,
-            reason: "checksum mismatch: the file is corrupt or truncated".into(),
+            reason: checksum_failure(bytes),
         });
     }
 

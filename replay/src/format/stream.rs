@@ -29,7 +29,8 @@ use crate::replay::{CarTrack, Replay, ReplayHeader};
 use crate::runs::Runs;
 use crate::{ReplayError, Result};
 
-const MAGIC: &[u8; 4] = b"SKST";
+/// The first four bytes of every `.sks` stream.
+pub const MAGIC: &[u8; 4] = b"SKST";
 /// The stream format version this build writes and reads.
 pub const STREAM_FORMAT_VERSION: u16 = 1;
 const PREAMBLE: usize = 8;
