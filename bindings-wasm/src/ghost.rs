@@ -7,7 +7,7 @@
 //! plain objects with those names (without `t`).
 
 use js_sys::{Float32Array, Uint8Array};
-use skidpad_ghost::{GhostFrame, GhostPose, RecorderOptions};
+use skidpad_ghost::{GhostFrame, GhostPose, GhostRecorderOptions};
 use wasm_bindgen::prelude::*;
 
 use crate::args::{self, car_id, field, number};
@@ -124,7 +124,7 @@ impl GhostRecorder {
         } else {
             args::u32_arg(&every, "every")?
         };
-        skidpad_ghost::GhostRecorder::with_options(car, RecorderOptions { every })
+        skidpad_ghost::GhostRecorder::with_options(car, GhostRecorderOptions { every })
             .map(|inner| GhostRecorder { inner })
             .map_err(ghost_error)
     }

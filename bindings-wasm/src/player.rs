@@ -55,19 +55,19 @@ impl ReplayPlayer {
         // the caller's world usable.
         let header = &replay.inner.header;
         if header.simulation_version != skidpad_core::SIMULATION_VERSION {
-            return Err(replay_error(skidpad_replay::ReplayError::VersionMismatch {
-                replay: header.simulation_version,
-                core: skidpad_core::SIMULATION_VERSION,
-            }));
+            return Err(replay_error(
+                skidpad_replay::ReplayError::SimulationVersion {
+                    replay: header.simulation_version,
+                    core: skidpad_core::SIMULATION_VERSION,
+                },
+            ));
         }
         let cars = world.with(|w| Ok(w.car_count()))?;
         if cars != replay.inner.cars.len() {
-            return Err(replay_error(skidpad_replay::ReplayError::Mismatch(
-                format!(
-                    "the world holds {cars} cars, the replay {}",
-                    replay.inner.cars.len()
-                ),
-            )));
+            return Err(replay_error(skidpad_replay::ReplayError::CarCount {
+                world: cars,
+                replay: replay.inner.cars.len(),
+            }));
         }
         let core_world = world.take()?;
         let mut hooks_error = None;

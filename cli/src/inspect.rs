@@ -129,7 +129,7 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
             let decoded = decode_replay_with(&bytes, limits);
             let body_unreadable = matches!(
                 &decoded,
-                Err(e) if !matches!(e, ReplayError::VersionMismatch { .. })
+                Err(e) if !matches!(e, ReplayError::SimulationVersion { .. })
             );
             let (body, body_error) = match decoded {
                 Ok(r) => (

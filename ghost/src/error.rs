@@ -59,7 +59,7 @@ pub enum GhostError {
     },
     /// The file's format version is not the one this crate reads.
     #[error("ghost format version {found} is not supported (this build reads version {expected})")]
-    VersionMismatch {
+    FormatVersion {
         /// The version this build reads.
         expected: u16,
         /// The version in the file.

@@ -96,7 +96,7 @@ pub fn decode_ghost(bytes: &[u8]) -> Result<Ghost> {
     }
     let version = u16::from_le_bytes([bytes[4], bytes[5]]);
     if version != FORMAT_VERSION {
-        return Err(GhostError::VersionMismatch {
+        return Err(GhostError::FormatVersion {
             expected: FORMAT_VERSION,
             found: version,
         });

@@ -10,14 +10,14 @@ use crate::{Ghost, GhostError, GhostFrame, GhostPose, Result};
 
 /// Options of a [`GhostRecorder`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RecorderOptions {
+pub struct GhostRecorderOptions {
     /// Keep one sample every `every` steps (1 = every step).
     pub every: u32,
 }
 
-impl Default for RecorderOptions {
+impl Default for GhostRecorderOptions {
     fn default() -> Self {
-        RecorderOptions { every: 1 }
+        GhostRecorderOptions { every: 1 }
     }
 }
 
@@ -39,11 +39,11 @@ impl GhostRecorder {
     /// A recorder for `car`, sampling every step.
     #[must_use]
     pub fn new(car: CarId) -> Self {
-        Self::with_options(car, RecorderOptions::default()).expect("every = 1 is valid")
+        Self::with_options(car, GhostRecorderOptions::default()).expect("every = 1 is valid")
     }
 
     /// A recorder with options; `every` must be at least 1.
-    pub fn with_options(car: CarId, options: RecorderOptions) -> Result<Self> {
+    pub fn with_options(car: CarId, options: GhostRecorderOptions) -> Result<Self> {
         if options.every == 0 {
             return Err(GhostError::InvalidArgument {
                 what: "sampling interval",

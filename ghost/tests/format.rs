@@ -177,7 +177,7 @@ fn another_version_is_refused_naming_both() {
     let err = decode_ghost(&resealed(bytes)).unwrap_err();
     assert_eq!(
         err,
-        GhostError::VersionMismatch {
+        GhostError::FormatVersion {
             expected: FORMAT_VERSION,
             found: 7
         }

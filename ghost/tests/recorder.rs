@@ -5,7 +5,7 @@ mod common;
 
 use common::{DT, ai_world, track};
 use skidpad_core::CarId;
-use skidpad_ghost::{GhostError, GhostRecorder, RecorderOptions, pose_of};
+use skidpad_ghost::{GhostError, GhostRecorder, GhostRecorderOptions, pose_of};
 
 #[test]
 fn frames_are_stamped_at_the_end_of_their_step_and_finish_starts_at_zero() {
@@ -62,7 +62,7 @@ fn after_restart_frame_k_is_the_pose_k_steps_into_the_lap() {
 fn every_keeps_one_sample_in_k() {
     let track = track();
     let (mut world, car) = ai_world("fwd_hatchback", &track);
-    let mut recorder = GhostRecorder::with_options(car, RecorderOptions { every: 3 }).unwrap();
+    let mut recorder = GhostRecorder::with_options(car, GhostRecorderOptions { every: 3 }).unwrap();
     for _ in 0..30 {
         world.step(DT).unwrap();
         recorder.sample(&world, DT).unwrap();
@@ -83,7 +83,7 @@ fn every_keeps_one_sample_in_k() {
 fn bad_arguments_are_errors() {
     let track = track();
     let (world, car) = ai_world("fwd_hatchback", &track);
-    assert!(GhostRecorder::with_options(car, RecorderOptions { every: 0 }).is_err());
+    assert!(GhostRecorder::with_options(car, GhostRecorderOptions { every: 0 }).is_err());
     let mut recorder = GhostRecorder::new(car);
     for dt in [f64::NAN, 0.0, -1.0, f64::INFINITY] {
         assert!(matches!(

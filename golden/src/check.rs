@@ -58,7 +58,7 @@ pub fn check_all() -> Result<Vec<FileCheck>, String> {
                     skidpad_replay::NoHooks,
                     &skidpad_replay::Limits::default(),
                 ) {
-                    Err(ReplayError::VersionMismatch { core, .. })
+                    Err(ReplayError::SimulationVersion { core, .. })
                         if core == SIMULATION_VERSION => {}
                     other => {
                         return Err(format!(

@@ -47,7 +47,7 @@ fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
     let replay = decode_replay_with(bytes, limits)?;
     let header = &replay.header;
     if header.simulation_version != SIMULATION_VERSION {
-        return Err(Rejection::VersionMismatch {
+        return Err(Rejection::SimulationVersion {
             replay: header.simulation_version,
             server: SIMULATION_VERSION,
             message: format!(

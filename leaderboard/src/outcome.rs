@@ -62,8 +62,10 @@ pub struct DesyncField {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Rejection {
-    /// Recorded by a core with other simulation bits.
-    VersionMismatch {
+    /// Recorded by a core with other simulation bits. (Stored and served
+    /// as `version_mismatch`, the name it had when runs were first stored.)
+    #[serde(rename = "version_mismatch")]
+    SimulationVersion {
         /// The replay's simulation version.
         replay: u32,
         /// This server's simulation version.
@@ -129,7 +131,7 @@ impl From<ReplayError> for Rejection {
     fn from(e: ReplayError) -> Self {
         let message = e.to_string();
         match e {
-            ReplayError::VersionMismatch { replay, core } => Rejection::VersionMismatch {
+            ReplayError::SimulationVersion { replay, core } => Rejection::SimulationVersion {
                 replay,
                 server: core,
                 message,

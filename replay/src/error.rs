@@ -1,6 +1,10 @@
 //! The one error type of skidpad-replay.
 
-/// Everything that can go wrong with replays.
+use std::fmt;
+use std::sync::Arc;
+
+/// Everything that can go wrong with replays. Each variant is a case a
+/// caller can match on; the message is for people.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ReplayError {
@@ -10,11 +14,12 @@ pub enum ReplayError {
     /// A ghost track could not be built or read.
     #[error("ghost track: {0}")]
     Ghost(#[from] skidpad_ghost::GhostError),
-    /// The replay was recorded by a core with other simulation bits.
+    /// The replay was recorded by a core with other simulation bits
+    /// (`SIMULATION_VERSION`, not the file's format version).
     #[error(
         "replay was recorded with simulation version {replay}, this core is simulation version {core}; it cannot be re-simulated here"
     )]
-    VersionMismatch {
+    SimulationVersion {
         /// The replay's `simulation_version`.
         replay: u32,
         /// This core's `SIMULATION_VERSION`.
@@ -56,10 +61,103 @@ pub enum ReplayError {
     /// field in the format.
     #[error("cannot encode replay: {0}")]
     Encode(String),
-    /// The recording and the world disagree (wrong car count, skipped
-    /// steps, a replay without definitions, …).
-    #[error("{0}")]
-    Mismatch(String),
+    /// An embedded ghost track (`ghosts` section) is not a valid ghost.
+    #[error("cannot decode replay, embedded ghost {index} at byte {offset}: {source}")]
+    EmbeddedGhost {
+        /// The ghost's index (its car's).
+        index: usize,
+        /// Byte offset of the ghost in the (decompressed) file.
+        offset: usize,
+        /// What the ghost decoder found.
+        #[source]
+        source: skidpad_ghost::GhostError,
+    },
+    /// The playing world holds another number of cars than the replay.
+    #[error("the world holds {world} cars, the replay {replay}")]
+    CarCount {
+        /// Cars in the world.
+        world: usize,
+        /// Cars in the replay.
+        replay: usize,
+    },
+    /// The replay (or stream) does not embed a definition for every car,
+    /// so a world cannot be built from it.
+    #[error(
+        "the replay embeds {definitions} definitions for {cars} cars; build the world yourself"
+    )]
+    MissingDefinitions {
+        /// Definitions embedded.
+        definitions: usize,
+        /// Cars recorded.
+        cars: usize,
+    },
+    /// The world took steps the recorder did not see (or is behind).
+    #[error(
+        "the world is at step {world}, the recording expects {expected}: every step must be recorded (use step or capture)"
+    )]
+    StepsNotRecorded {
+        /// The world's step count.
+        world: u64,
+        /// The step the recording is at.
+        expected: u64,
+    },
+    /// There is nothing recorded yet to cut, extract or encode.
+    #[error("nothing recorded yet: {0}")]
+    NothingRecorded(&'static str),
+    /// A keyframe the operation needs is missing: at `step` (a chunk's
+    /// ends, step 0) or, for a seek, at or before it.
+    #[error("the replay has no keyframe at or before step {step}")]
+    NoKeyframe {
+        /// The step.
+        step: u64,
+    },
+    /// A keyframe holds another number of cars than are racing at its
+    /// step (removals and keyframes disagree).
+    #[error("the keyframe at step {step} holds {held} cars, {racing} are in the race")]
+    KeyframeCars {
+        /// The keyframe's step.
+        step: u64,
+        /// Cars it holds.
+        held: usize,
+        /// Cars racing at that step.
+        racing: usize,
+    },
+    /// One of a replay's per-step streams (`dt`, `inputs`, `lod`,
+    /// `surfaces`) ends before its last step: an inconsistent in-memory
+    /// replay.
+    #[error("the replay's {stream} stream ends before step {step}")]
+    StreamTooShort {
+        /// Which stream.
+        stream: &'static str,
+        /// The first step it lacks.
+        step: u64,
+    },
+    /// Consecutive parts (stream chunks, ring parts) do not continue each
+    /// other.
+    #[error("the parts do not join: {0}")]
+    PartsDoNotJoin(String),
+    /// A live stream's chunk does not start where the spectator is.
+    #[error("a chunk from world step {chunk}, the spectator is at {at}")]
+    ChunkOutOfOrder {
+        /// The chunk's first world step.
+        chunk: u64,
+        /// The spectator's world step.
+        at: u64,
+    },
+    /// A live stream's chunk did not re-simulate to its closing keyframe.
+    #[error("the chunk from world step {chunk} did not re-simulate to its keyframe")]
+    ChunkDesynced {
+        /// The chunk's first world step.
+        chunk: u64,
+    },
+    /// A metadata value the SDK reads is malformed.
+    #[error("metadata {key}: {reason}")]
+    Metadata {
+        /// The key.
+        key: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
     /// The replay was recorded on another ground than the playing world's
     /// (each named by its description and fingerprint's first bytes).
     #[error(
@@ -71,9 +169,12 @@ pub enum ReplayError {
         /// The playing world's ground.
         world: String,
     },
-    /// Writing a stream to its sink failed.
+    /// Writing a stream to its sink failed; the `io::Error` is the source
+    /// (shared, so the error stays `Clone`). Like every variant that
+    /// wraps another error, the message repeats the source's, so
+    /// `to_string` alone tells the whole story.
     #[error("cannot write the stream: {0}")]
-    Io(String),
+    Io(#[source] SharedIoError),
     /// An argument is out of range.
     #[error("invalid {what}: {reason}")]
     InvalidArgument {
@@ -82,6 +183,36 @@ pub enum ReplayError {
         /// What is wrong with it.
         reason: String,
     },
+}
+
+/// An `io::Error` shared so that [`ReplayError`] stays `Clone`, compared
+/// by kind and message so that it stays `PartialEq`.
+#[derive(Debug, Clone)]
+pub struct SharedIoError(pub Arc<std::io::Error>);
+
+impl From<std::io::Error> for SharedIoError {
+    fn from(e: std::io::Error) -> Self {
+        SharedIoError(Arc::new(e))
+    }
+}
+
+impl fmt::Display for SharedIoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+/// Transparent: it is the `io::Error` (its message, its source).
+impl std::error::Error for SharedIoError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
+impl PartialEq for SharedIoError {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.kind() == other.0.kind() && self.0.to_string() == other.0.to_string()
+    }
 }
 
 /// Result alias for the replay crate.

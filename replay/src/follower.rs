@@ -31,9 +31,10 @@ impl StreamFollower {
     pub fn new(header_piece: &[u8], limits: Limits) -> Result<Self> {
         let (header, definitions) = read_stream_header(header_piece, &limits)?;
         if definitions.len() != header.car_count as usize {
-            return Err(ReplayError::Mismatch(
-                "the stream does not embed its car definitions".into(),
-            ));
+            return Err(ReplayError::MissingDefinitions {
+                definitions: definitions.len(),
+                cars: header.car_count as usize,
+            });
         }
         Ok(StreamFollower {
             header,
@@ -80,9 +81,7 @@ impl StreamFollower {
         if let Some(at) = self.world.as_ref().map(World::step_count)
             && start != at
         {
-            return Err(ReplayError::Mismatch(format!(
-                "a chunk from world step {start}, the spectator is at {at}"
-            )));
+            return Err(ReplayError::ChunkOutOfOrder { chunk: start, at });
         }
         // Each chunk starts from a keyframe of every car in the race, so a
         // world with all the stream's cars (built from its definitions)
@@ -102,9 +101,7 @@ impl StreamFollower {
         let (world, _) = player.into_parts();
         self.world = Some(world);
         if desyncs != 0 {
-            return Err(ReplayError::Mismatch(format!(
-                "the chunk from world step {start} did not re-simulate to its keyframe"
-            )));
+            return Err(ReplayError::ChunkDesynced { chunk: start });
         }
         self.step = start + steps - self.header.start_step;
         Ok(steps)

@@ -62,7 +62,7 @@ mod world;
 
 pub use cache::DEFAULT_CACHE_BUDGET;
 pub use desync::{DesyncReport, FieldDiff};
-pub use error::{ReplayError, Result};
+pub use error::{ReplayError, Result, SharedIoError};
 pub use follower::StreamFollower;
 pub use format::{
     FORMAT_VERSION, FileKind, MAX_DECOMPRESSED, STREAM_FORMAT_VERSION, StreamContents,

@@ -75,11 +75,10 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         let replay = replay.into();
         replay.header.check_simulation_version()?;
         if world.car_count() != replay.cars.len() {
-            return Err(ReplayError::Mismatch(format!(
-                "the world holds {} cars, the replay {}",
-                world.car_count(),
-                replay.cars.len()
-            )));
+            return Err(ReplayError::CarCount {
+                world: world.car_count(),
+                replay: replay.cars.len(),
+            });
         }
         check_ground(&replay.header, &world)?;
         let rates = world
@@ -110,7 +109,7 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
             .keyframes
             .first()
             .filter(|k| k.step == 0)
-            .ok_or_else(|| ReplayError::Mismatch("the replay has no keyframe at step 0".into()))?;
+            .ok_or(ReplayError::NoKeyframe { step: 0 })?;
         player.restore_keyframe(first)?;
         Ok(player)
     }
@@ -251,7 +250,7 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
                 let replay = self.replay.clone();
                 let k = replay
                     .keyframe_at_or_before(target)
-                    .ok_or_else(|| ReplayError::Mismatch("no keyframe before the target".into()))?;
+                    .ok_or(ReplayError::NoKeyframe { step: target })?;
                 self.restore_keyframe(k)?;
             }
         }
@@ -286,10 +285,11 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
     fn keyframe_cars(&self, step: u64, held: usize) -> Result<Vec<CarId>> {
         let cars: Vec<CarId> = self.replay.present_at(step).map(|i| self.ids[i]).collect();
         if cars.len() != held {
-            return Err(ReplayError::Mismatch(format!(
-                "the keyframe at step {step} holds {held} cars, {} are in the race",
-                cars.len()
-            )));
+            return Err(ReplayError::KeyframeCars {
+                step,
+                held,
+                racing: cars.len(),
+            });
         }
         Ok(cars)
     }
@@ -335,9 +335,7 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
 
     fn restore_cached(&mut self, step: u64) -> Result<()> {
         let Some((_, point)) = self.cache.at_or_before(step) else {
-            return Err(ReplayError::Mismatch(format!(
-                "no cached point at step {step}"
-            )));
+            return Err(ReplayError::NoKeyframe { step });
         };
         // Clone out of the cache: restoring borrows the world mutably.
         let point = point.clone();
@@ -380,10 +378,8 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
     }
 }
 
-fn corrupt(stream: &str, step: u64) -> ReplayError {
-    ReplayError::Mismatch(format!(
-        "the replay's {stream} stream ends before step {step}"
-    ))
+fn corrupt(stream: &'static str, step: u64) -> ReplayError {
+    ReplayError::StreamTooShort { stream, step }
 }
 
 /// Refuses a world whose ground is not the one the replay was recorded on:

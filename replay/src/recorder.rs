@@ -397,7 +397,7 @@ impl<'a> ReplayRecorder<'a> {
             .keyframes
             .last()
             .cloned()
-            .ok_or_else(|| ReplayError::Mismatch("no keyframe to cut at".into()))?;
+            .ok_or(ReplayError::NothingRecorded("no keyframe to cut at"))?;
         // The next part starts where this one ends, in the same memory:
         // pages already mapped cost no fault when written again.
         for mut chunk in self.inputs.drain(..) {
@@ -485,10 +485,10 @@ impl<'a> ReplayRecorder<'a> {
     fn check_position(&self, world: &World, just_stepped: u64) -> Result<()> {
         let expected = self.replay.header.start_step + self.replay.header.step_count + just_stepped;
         if world.step_count() != expected {
-            return Err(ReplayError::Mismatch(format!(
-                "the world is at step {}, the recording expects {expected}: every step must be recorded (use step or capture)",
-                world.step_count()
-            )));
+            return Err(ReplayError::StepsNotRecorded {
+                world: world.step_count(),
+                expected,
+            });
         }
         Ok(())
     }

@@ -95,7 +95,7 @@ impl ReplayHeader {
         if self.simulation_version == skidpad_core::SIMULATION_VERSION {
             return Ok(());
         }
-        Err(ReplayError::VersionMismatch {
+        Err(ReplayError::SimulationVersion {
             replay: self.simulation_version,
             core: skidpad_core::SIMULATION_VERSION,
         })
@@ -113,11 +113,9 @@ impl ReplayHeader {
         let Some((_, value)) = self.metadata.iter().find(|(k, _)| k == Self::GROUND_KEY) else {
             return Ok((FlatGround::plane_fingerprint(), FlatGround.describe()));
         };
-        let malformed = || {
-            ReplayError::Mismatch(format!(
-                "metadata {}: expected 64 hex digits and a description, got {value:?}",
-                Self::GROUND_KEY
-            ))
+        let malformed = || ReplayError::Metadata {
+            key: Self::GROUND_KEY,
+            reason: format!("expected 64 hex digits and a description, got {value:?}"),
         };
         let (hex, description) = value.split_once(' ').ok_or_else(malformed)?;
         if hex.len() != 64 {

@@ -156,7 +156,7 @@ impl<'a> InstantReplayRing<'a> {
         let header = self.recorder.header().clone();
         let definitions = self.recorder.definitions().to_vec();
         let mut joiner = Joiner::new(header, definitions, None);
-        let mut push = |part: Replay| joiner.push(part).map_err(ReplayError::Mismatch);
+        let mut push = |part: Replay| joiner.push(part).map_err(ReplayError::PartsDoNotJoin);
         for part in self.parts.range(first..) {
             // Encoded by this ring: trusted, decoded without budgets.
             push(decode_replay_with(&part.bytes, &crate::Limits::UNLIMITED)?)?;
@@ -166,6 +166,6 @@ impl<'a> InstantReplayRing<'a> {
         }
         joiner
             .finish()
-            .ok_or_else(|| ReplayError::Mismatch("the ring holds nothing yet".into()))
+            .ok_or(ReplayError::NothingRecorded("the ring holds no part yet"))
     }
 }

@@ -151,5 +151,5 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
 }
 
 fn io_error(e: std::io::Error) -> ReplayError {
-    ReplayError::Io(e.to_string())
+    ReplayError::Io(e.into())
 }

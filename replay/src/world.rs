@@ -55,11 +55,10 @@ fn track_grounds() -> &'static [Arc<TriangleMesh>] {
 /// on (the player checks its fingerprint).
 pub fn create_replay_world_on(replay: &Replay, ground: Arc<dyn Ground>) -> Result<World> {
     if replay.definitions.len() != replay.cars.len() {
-        return Err(ReplayError::Mismatch(format!(
-            "the replay embeds {} definitions for {} cars; build the world yourself",
-            replay.definitions.len(),
-            replay.cars.len()
-        )));
+        return Err(ReplayError::MissingDefinitions {
+            definitions: replay.definitions.len(),
+            cars: replay.cars.len(),
+        });
     }
     let mut world = World::new(WorldConfig {
         surfaces: replay.header.surfaces.clone(),

@@ -200,7 +200,7 @@ fn versions_are_checked() {
     let err = verify(&encode_replay(&other).unwrap(), NoHooks, &Limits::default()).unwrap_err();
     assert_eq!(
         err,
-        ReplayError::VersionMismatch {
+        ReplayError::SimulationVersion {
             replay: SIMULATION_VERSION + 7,
             core: SIMULATION_VERSION
         }

@@ -187,13 +187,20 @@ fn wrong_worlds_and_versions_are_refused() {
     let small = common::race_world(2);
     assert!(matches!(
         ReplayPlayer::new(small, replay, NoHooks),
-        Err(ReplayError::Mismatch(_))
+        Err(ReplayError::CarCount {
+            world: 2,
+            replay: 3
+        })
     ));
     let mut old = replay.clone();
     old.header.simulation_version = SIMULATION_VERSION + 1;
     let err = ReplayPlayer::new(create_replay_world(&old).unwrap(), &old, NoHooks)
         .err()
         .unwrap();
+    assert!(
+        matches!(err, ReplayError::SimulationVersion { .. }),
+        "{err}"
+    );
     let text = err.to_string();
     assert!(
         text.contains(&SIMULATION_VERSION.to_string())
@@ -213,7 +220,7 @@ fn the_recorder_refuses_steps_it_did_not_see() {
     world.step(DT).unwrap();
     assert!(matches!(
         recorder.capture(&world, DT),
-        Err(ReplayError::Mismatch(_))
+        Err(ReplayError::StepsNotRecorded { .. })
     ));
     assert!(
         ReplayRecorder::new(

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use skidpad_core::{CarId, InitialPose, Track, World, WorldConfig, preset};
-use skidpad_ghost::{Ghost, GhostRecorder, LapReference, RecorderOptions};
+use skidpad_ghost::{Ghost, GhostRecorder, GhostRecorderOptions, LapReference};
 
 pub const DT: f64 = 1.0 / 60.0;
 
@@ -39,7 +39,7 @@ pub fn ai_world(name: &str, track: &Arc<Track>) -> (World, CarId) {
 pub fn ai_lap(name: &str, every: u32) -> (Ghost, Arc<Track>) {
     let track = track();
     let (mut world, car) = ai_world(name, &track);
-    let mut recorder = GhostRecorder::with_options(car, RecorderOptions { every }).unwrap();
+    let mut recorder = GhostRecorder::with_options(car, GhostRecorderOptions { every }).unwrap();
     for _ in 0..60 {
         world.step(DT).unwrap();
         recorder.sample(&world, DT).unwrap();

@@ -397,11 +397,13 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
             for _ in 0..n {
                 let at = g.offset();
                 let blob = g.blob()?;
-                out.push(decode_ghost(blob).map_err(|e| ReplayError::Decode {
-                    section: "ghosts",
-                    offset: at,
-                    reason: e.to_string(),
-                })?);
+                out.push(
+                    decode_ghost(blob).map_err(|source| ReplayError::EmbeddedGhost {
+                        index: out.len(),
+                        offset: at,
+                        source,
+                    })?,
+                );
             }
             g.finish()?;
             Some(out)

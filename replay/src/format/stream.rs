@@ -273,15 +273,21 @@ impl StreamSplitter {
                     offset: start,
                     reason,
                 })?
-                .ok_or_else(|| ReplayError::Mismatch("empty stream record".into()))?;
+                .ok_or_else(|| ReplayError::Decode {
+                    section: "stream",
+                    offset: start,
+                    reason: "empty stream record".into(),
+                })?;
             let kind = match (kind, self.header_seen) {
                 (KIND_HEADER, false) => StreamPieceKind::Header,
                 (KIND_CHUNK, true) => StreamPieceKind::Chunk,
                 (KIND_END, true) => StreamPieceKind::End,
                 (other, _) => {
-                    return Err(ReplayError::Mismatch(format!(
-                        "unexpected stream record of kind {other}"
-                    )));
+                    return Err(ReplayError::Decode {
+                        section: "stream",
+                        offset: start,
+                        reason: format!("unexpected stream record of kind {other}"),
+                    });
                 }
             };
             self.header_seen = true;
@@ -322,9 +328,9 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
                 let part =
                     decode_replay_with(payload, limits).map_err(|e| chunk_error(record_at, e))?;
                 totals.add(&part, &rates, limits)?;
-                joiner
-                    .push(part)
-                    .map_err(|reason| chunk_error(record_at, ReplayError::Mismatch(reason)))?;
+                joiner.push(part).map_err(|reason| {
+                    chunk_error(record_at, ReplayError::PartsDoNotJoin(reason))
+                })?;
                 chunks += 1;
             }
             KIND_END => {
@@ -433,7 +439,7 @@ fn part_between(replay: &Replay, from: u64, to: u64) -> Result<Replay> {
         replay
             .keyframe_at(step)
             .cloned()
-            .ok_or_else(|| ReplayError::Mismatch(format!("no keyframe at step {step}")))
+            .ok_or(ReplayError::NoKeyframe { step })
     };
     let mut keyframes = vec![crate::replay::Keyframe {
         step: 0,
@@ -447,12 +453,10 @@ fn part_between(replay: &Replay, from: u64, to: u64) -> Result<Replay> {
     }
     let mut dt = Runs::new();
     for s in from..to {
-        dt.push(
-            replay
-                .dt
-                .at(s)
-                .ok_or_else(|| ReplayError::Mismatch("dt too short".into()))?,
-        );
+        dt.push(replay.dt.at(s).ok_or(ReplayError::StreamTooShort {
+            stream: "dt",
+            step: s,
+        })?);
     }
     let cars = replay
         .cars
@@ -472,23 +476,27 @@ fn part_between(replay: &Replay, from: u64, to: u64) -> Result<Replay> {
                 } else {
                     c.inputs
                         .get(from as usize..end as usize)
-                        .ok_or_else(|| ReplayError::Mismatch("inputs too short".into()))?
+                        .ok_or(ReplayError::StreamTooShort {
+                            stream: "inputs",
+                            step: end - 1,
+                        })?
                         .to_vec()
                 },
                 removed_at,
                 ..CarTrack::new()
             };
             for s in from..end {
-                track.lod.push(
-                    c.lod
-                        .at(s)
-                        .ok_or_else(|| ReplayError::Mismatch("lod too short".into()))?,
-                );
+                track
+                    .lod
+                    .push(c.lod.at(s).ok_or(ReplayError::StreamTooShort {
+                        stream: "lod",
+                        step: s,
+                    })?);
                 for (runs, all) in track.surfaces.iter_mut().zip(&c.surfaces) {
-                    runs.push(
-                        all.at(s)
-                            .ok_or_else(|| ReplayError::Mismatch("surfaces too short".into()))?,
-                    );
+                    runs.push(all.at(s).ok_or(ReplayError::StreamTooShort {
+                        stream: "surfaces",
+                        step: s,
+                    })?);
                 }
             }
             Ok(track)
