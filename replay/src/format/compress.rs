@@ -8,6 +8,7 @@ use flate2::bufread::GzDecoder;
 use flate2::read::DeflateDecoder;
 use flate2::write::{DeflateEncoder, GzEncoder};
 
+use super::bytes::Writer;
 use crate::{ReplayError, Result};
 
 /// Largest decompressed replay accepted, bytes.
@@ -149,4 +150,13 @@ fn gzip_error(reason: String) -> ReplayError {
         offset: 0,
         reason,
     }
+}
+
+/// A deflated section: the inflated length, then the deflate stream.
+pub(super) fn deflated_section(raw: Writer) -> Writer {
+    let mut w = Writer::default();
+    let raw = w.absorb(raw);
+    w.u64(raw.len() as u64);
+    w.bytes(&deflate(&raw));
+    w
 }

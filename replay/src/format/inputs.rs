@@ -13,7 +13,9 @@
 use skidpad_core::CarInput;
 
 use super::bytes::{Reader, Writer};
+use super::compress::{deflated_section, inflate};
 use crate::Result;
+use crate::replay::CarTrack;
 
 const SCALE: f64 = 65_536.0;
 /// Grid integers stay within f64's exact integer range.
@@ -122,4 +124,48 @@ fn field_mut(input: &mut CarInput, i: usize) -> &mut f64 {
         4 => &mut input.clutch,
         _ => &mut input.gear,
     }
+}
+
+pub(super) fn encode_inputs(cars: &[CarTrack]) -> Writer {
+    let mut raw = Writer::default();
+    for car in cars {
+        encode_car(&car.inputs, &mut raw);
+    }
+    deflated_section(raw)
+}
+
+/// The inputs section's declared inflated length, checked against what
+/// the cars' steps (`car_steps`, per car) can need: each of a car-step's
+/// six tokens takes one to ten bytes, so anything outside that range is
+/// refused before inflating.
+pub(super) fn inputs_raw_len(r: &mut Reader<'_>, car_steps: &[u64]) -> Result<usize> {
+    let raw_len = r.u64()?;
+    let tokens = car_steps
+        .iter()
+        .fold(0_u64, |sum, &n| sum.saturating_add(n))
+        .saturating_mul(6);
+    if raw_len < tokens || raw_len > tokens.saturating_mul(10) {
+        return Err(r.error(format!(
+            "declares {raw_len} inflated bytes for {tokens} input tokens"
+        )));
+    }
+    usize::try_from(raw_len).map_err(|_| r.error("inputs too large"))
+}
+
+pub(super) fn decode_inputs(
+    mut r: Reader<'_>,
+    raw_len: usize,
+    car_steps: &[u64],
+) -> Result<Vec<Vec<CarInput>>> {
+    let at = r.offset();
+    let compressed = r.take(r.remaining())?;
+    let raw = inflate(compressed, raw_len, "inputs", at)?;
+    let mut t = Reader::new(&raw, at, "inputs (inflated)");
+    let mut cars = Vec::new();
+    for &steps in car_steps {
+        let steps = usize::try_from(steps).map_err(|_| t.error("too many steps"))?;
+        cars.push(decode_car(&mut t, steps)?);
+    }
+    t.finish()?;
+    Ok(cars)
 }
