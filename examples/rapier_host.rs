@@ -1,11 +1,11 @@
 //! A game on rapier drives a skidpad car on rapier colliders (asphalt, a
 //! gravel ramp, a wall) through the `Ground` trait, records a replay and a
-//! ghost, and plays them back. See `src/rapier_host.rs`.
+//! ghost, and plays them back. See `src/rapier_ground.rs`.
 //!
 //! Run: `cargo run --release -p skidpad-examples --example rapier_host`
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let report = skidpad_examples::rapier_host::run()?;
+    let report = skidpad_examples::rapier_ground::run()?;
     println!("highest centre of mass  {:.2} m", report.top_height);
     println!("front-left surfaces     {:?}", report.surfaces);
     println!("body contacts (wall)    {}", report.wall_contacts);

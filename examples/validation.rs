@@ -1,12 +1,12 @@
 //! Prints `VALIDATION.md`'s table: every SPEC §4.7 manoeuvre for every
 //! preset it applies to, with the measured value, the expected value from
 //! theory (computed from the definition), the tolerance and the verdict.
-//! The assertions themselves are `tests/validation.rs`.
+//! The assertions themselves are `tests/validation_manoeuvres.rs`.
 //!
 //! Run: `cargo run --release -p skidpad-examples --example validation`
 
 use skidpad_core::{CarDefinition, DifferentialsDefinition, SurfaceId};
-use skidpad_examples::validation::{
+use skidpad_examples::manoeuvres::{
     ALL, LATERAL_G, LINEAR_G, ROAD, SPEED_TEST_G, Stepping, ZERO_TO_100_RANGES, ai_lap, car,
     constant_radius, constant_speed, double_lane_change, friction_bound_100, parked, parked_cases,
     sine_with_dwell, step_steer, stop_from_100, theory_understeer_gradient, timestep_sweep,

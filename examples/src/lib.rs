@@ -1,7 +1,10 @@
 //! Runnable examples live beside this crate (`cargo run -p
-//! skidpad-examples --example NAME`). The library holds the validation
-//! manoeuvres (`validation`), shared by the `validation` example that
-//! prints `VALIDATION.md`'s table and by `tests/validation.rs`.
+//! skidpad-examples --example NAME`). The library holds what they and the
+//! tests share: the validation manoeuvres (`manoeuvres`), which the
+//! `validation` example prints as `VALIDATION.md`'s table and
+//! `tests/validation_manoeuvres.rs` asserts, and the rapier host
+//! (`rapier_ground`), which the `rapier_host` example prints and
+//! `tests/rapier_run.rs` asserts.
 
-pub mod rapier_host;
-pub mod validation;
+pub mod manoeuvres;
+pub mod rapier_ground;

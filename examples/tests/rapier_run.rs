@@ -3,11 +3,11 @@
 //! colliders and nowhere else.
 
 use skidpad_core::SurfaceId;
-use skidpad_examples::rapier_host;
+use skidpad_examples::rapier_ground;
 
 #[test]
 fn a_car_on_rapier_colliders_records_and_replays_bit_for_bit() {
-    let report = rapier_host::run().unwrap();
+    let report = rapier_ground::run().unwrap();
     assert_eq!(
         report.surfaces,
         [
