@@ -18,20 +18,21 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod catalog;
 mod error;
+mod fixtures;
 mod ghost;
 mod ground;
 mod hooks;
 mod limits;
 mod player;
 mod race;
+mod read;
 mod replay;
 mod stream;
 mod track;
 mod world;
 
-use skidpad_core::hex;
-use skidpad_fixtures::reference_world_hash;
 use wasm_bindgen::prelude::*;
 
 pub use ghost::{Ghost, GhostPlayer, GhostRecorder};
@@ -132,14 +133,4 @@ pub fn simulation_version() -> u32 {
 #[must_use]
 pub fn core_version() -> String {
     skidpad_core::CORE_VERSION.to_owned()
-}
-
-/// Runs the core's reference scenario (the one behind the pinned `GOLDEN`
-/// hash in `sim-core/tests/golden.rs`) and returns its final world hash, so
-/// any host can compare its bits with native ones.
-#[wasm_bindgen(js_name = referenceScenarioHash)]
-pub fn reference_scenario_hash() -> Result<String, JsValue> {
-    reference_world_hash()
-        .map(|h| hex(&h))
-        .map_err(error::core_error)
 }

@@ -9,8 +9,9 @@ use wasm_bindgen::prelude::*;
 use crate::args;
 use crate::error::{JsResult, replay_error};
 use crate::hooks::JsHooks;
+use crate::read;
 use crate::replay::{Replay, desync_object};
-use crate::world::{World, read};
+use crate::world::World;
 
 type CorePlayer = skidpad_replay::ReplayPlayer<'static, JsHooks>;
 

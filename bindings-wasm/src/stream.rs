@@ -13,8 +13,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::args;
 use crate::error::{JsResult, error, range_error, replay_error};
+use crate::read;
 use crate::replay::{Replay, metadata_object};
-use crate::world::read;
 
 fn set(object: &Object, key: &str, value: &JsValue) -> JsResult<()> {
     Reflect::set(object, &JsValue::from_str(key), value)

@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use js_sys::{Array, Float32Array, Float64Array, Uint8Array, Uint32Array};
+use js_sys::{Array, Float64Array, Uint8Array, Uint32Array};
 use skidpad_core::hex;
 use skidpad_core::{
     CarDefinition, CarId, CarInput, GroundSlope, InitialPose, Track, WorldConfig, preset,
@@ -18,6 +18,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::args::{self, car_id, field, number, number_or, object_of_numbers};
 use crate::error::{JsResult, core_error, error, range_error};
+use crate::read;
 
 /// The core world, shared between a JS `World` object and whoever lent it.
 pub(crate) type WorldSlot = Rc<RefCell<Option<skidpad_core::World>>>;
@@ -126,98 +127,6 @@ fn input_object(input: CarInput) -> JsResult<JsValue> {
     let values = input.to_array();
     let fields: Vec<(&str, f64)> = CarInput::FIELD_NAMES.into_iter().zip(values).collect();
     object_of_numbers(&fields)
-}
-
-/// Read-only views of a core world shared by `World` and `ReplayPlayer`.
-pub(crate) mod read {
-    use super::*;
-
-    pub fn world_hash(world: &skidpad_core::World) -> String {
-        hex(&world.world_hash())
-    }
-
-    pub fn car_hash(world: &skidpad_core::World, car: &JsValue) -> JsResult<String> {
-        world
-            .car_hash(car_id(car)?)
-            .map(|h| hex(&h))
-            .map_err(core_error)
-    }
-
-    pub fn telemetry(world: &skidpad_core::World, car: &JsValue) -> JsResult<Float64Array> {
-        let values = world.telemetry(car_id(car)?).map_err(core_error)?;
-        Ok(Float64Array::from(values))
-    }
-
-    pub fn channel(world: &skidpad_core::World, car: &JsValue, name: &JsValue) -> JsResult<f64> {
-        let name = args::string(name, "channel name")?;
-        world.channel(car_id(car)?, &name).map_err(core_error)
-    }
-
-    pub fn pose(world: &skidpad_core::World, car: &JsValue) -> JsResult<JsValue> {
-        let p = world.pose(car_id(car)?).map_err(core_error)?;
-        object_of_numbers(&[
-            ("x", p.position.x),
-            ("y", p.position.y),
-            ("z", p.position.z),
-            ("yaw", p.yaw),
-            ("pitch", p.pitch),
-            ("roll", p.roll),
-            ("steer", p.steer_angle),
-            ("speed", p.speed),
-        ])
-    }
-
-    /// The pose of each car of `ids`, `POSE_FIELDS` values per car in
-    /// that order (NaN for an id the world no longer holds: a removed
-    /// car): one call per step for a viewer that tabulates a whole replay.
-    pub fn poses(world: &skidpad_core::World, ids: &[CarId]) -> JsResult<Float64Array> {
-        Ok(Float64Array::from(pose_values(world, ids)?.as_slice()))
-    }
-
-    /// The telemetry of each car of `ids` in that order, as f32 (a
-    /// viewer's charts), channels in `channelNames()` order; NaN for a
-    /// removed car.
-    pub fn telemetry_all(world: &skidpad_core::World, ids: &[CarId]) -> JsResult<Float32Array> {
-        let channels = skidpad_core::CHANNELS.len();
-        let mut values = Vec::with_capacity(ids.len() * channels);
-        for &id in ids {
-            if !world.contains_car(id) {
-                values.extend(std::iter::repeat_n(f32::NAN, channels));
-                continue;
-            }
-            let car = world.telemetry(id).map_err(core_error)?;
-            values.extend(car.iter().map(|&v| v as f32));
-        }
-        Ok(Float32Array::from(values.as_slice()))
-    }
-
-    /// `poses` as a Rust vector.
-    pub fn pose_values(world: &skidpad_core::World, ids: &[CarId]) -> JsResult<Vec<f64>> {
-        let mut values = Vec::with_capacity(ids.len() * POSE_FIELDS.len());
-        for &id in ids {
-            if !world.contains_car(id) {
-                values.extend(std::iter::repeat_n(f64::NAN, POSE_FIELDS.len()));
-                continue;
-            }
-            let p = world.pose(id).map_err(core_error)?;
-            values.extend_from_slice(&[
-                p.position.x,
-                p.position.y,
-                p.position.z,
-                p.yaw,
-                p.pitch,
-                p.roll,
-                p.steer_angle,
-                p.speed,
-            ]);
-        }
-        Ok(values)
-    }
-
-    pub fn snapshot(world: &skidpad_core::World, car: &JsValue) -> JsResult<Uint8Array> {
-        let bytes = world.snapshot(car_id(car)?).map_err(core_error)?;
-        Ok(Uint8Array::from(bytes.as_slice()))
-    }
 }
 
 #[wasm_bindgen]
@@ -548,77 +457,4 @@ impl World {
     ) -> JsResult<JsValue> {
         self.with(|w| read::pose(w, &car))
     }
-}
-
-/// The fields of a pose, in the order `ReplayPlayer.poses` packs them.
-pub(crate) const POSE_FIELDS: [&str; 8] = ["x", "y", "z", "yaw", "pitch", "roll", "steer", "speed"];
-
-/// Pose field names, in the order of `ReplayPlayer.poses`.
-#[wasm_bindgen(js_name = poseFields, unchecked_return_type = "string[]")]
-pub fn pose_fields() -> Array {
-    POSE_FIELDS.iter().map(|f| JsValue::from_str(f)).collect()
-}
-
-/// Telemetry channel names, in the order of `World.telemetry`.
-#[wasm_bindgen(js_name = channelNames, unchecked_return_type = "string[]")]
-pub fn channel_names() -> Array {
-    skidpad_core::CHANNELS
-        .iter()
-        .map(|c| JsValue::from_str(c.name))
-        .collect()
-}
-
-/// Telemetry channel units, in the same order.
-#[wasm_bindgen(js_name = channelUnits, unchecked_return_type = "string[]")]
-pub fn channel_units() -> Array {
-    skidpad_core::CHANNELS
-        .iter()
-        .map(|c| JsValue::from_str(c.unit))
-        .collect()
-}
-
-/// Names of the built-in car presets.
-#[wasm_bindgen(js_name = presetNames, unchecked_return_type = "string[]")]
-pub fn preset_names() -> Array {
-    skidpad_core::preset_names()
-        .into_iter()
-        .map(JsValue::from_str)
-        .collect()
-}
-
-/// A built-in preset's definition as JSON, to edit and pass to `addCar`.
-#[wasm_bindgen(js_name = presetDefinition)]
-pub fn preset_definition(
-    #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
-) -> JsResult<String> {
-    let name = args::string(&name, "preset name")?;
-    preset(&name).map(|d| d.to_json()).map_err(core_error)
-}
-
-/// Names of the built-in tracks.
-#[wasm_bindgen(js_name = trackNames, unchecked_return_type = "string[]")]
-pub fn track_names() -> Array {
-    skidpad_core::track_names()
-        .into_iter()
-        .map(JsValue::from_str)
-        .collect()
-}
-
-/// The benchmarks' racing field (`skidpad_fixtures::racing_world`):
-/// `cars` cars of alternating presets spread around the built-in track at
-/// speed, at level `"full"` or `"singleTrack"`, with AI drivers unless
-/// `ai` is false. Step it at 1/60 s.
-#[wasm_bindgen(js_name = racingWorld)]
-pub fn racing_world(
-    #[wasm_bindgen(unchecked_param_type = "number")] cars: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "'full' | 'singleTrack' | 'frozen'")] level: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "boolean")] ai: JsValue,
-) -> JsResult<World> {
-    const MAX_CARS: f64 = 10_000.0;
-    let cars = args::whole(&cars, "cars", MAX_CARS)? as usize;
-    let lod = args::lod(&level, &JsValue::UNDEFINED)?.level;
-    let ai = args::bool_or(&ai, "ai", true)?;
-    skidpad_fixtures::racing_world(cars, lod, ai)
-        .map(World::from_core)
-        .map_err(core_error)
 }
