@@ -80,7 +80,7 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
     bench(
         root,
         &target,
-        &["-p", "skidpad-replay", "--bench", "replay"],
+        &["-p", "skidpad-replay", "--bench", "replay_costs"],
     )?;
 
     // Per car-step on one thread (the model's own cost, and what wasm,

@@ -7,7 +7,7 @@
 //! gzipped); header-only read time; seek latency p50/p99 with a cold and a
 //! warm cache; verification speed as a multiple of real time.
 //!
-//! Run: `cargo bench -p skidpad-replay --bench replay` (about a minute).
+//! Run: `cargo bench -p skidpad-replay --bench replay_costs` (about a minute).
 //! `REPLAY_BENCH_MINUTES` shortens the race for a quick look;
 //! `REPLAY_BENCH_KEYFRAME_EVERY` changes the keyframe interval.
 
