@@ -178,7 +178,14 @@ pub async fn postgres_database(name: &str) -> Option<String> {
             std::env::var_os("SKIDPAD_REQUIRE_POSTGRES").is_none(),
             "SKIDPAD_REQUIRE_POSTGRES is set but SKIDPAD_TEST_POSTGRES_URL is not"
         );
-        eprintln!("skipped: no PostgreSQL (run through `cargo xtask with-postgres cargo test …`)");
+        // Written past the test harness's capture (which swallows
+        // `eprintln!` from passing tests), so a plain `cargo test` shows
+        // what it did not test.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "SKIPPED {name} on PostgreSQL: no server (run through `cargo xtask with-postgres cargo test …`; `cargo xtask test` requires it)"
+        );
         return None;
     };
     sqlx::any::install_default_drivers();
