@@ -48,6 +48,14 @@ async function* events(body) {
  * `stop()` leaves early. `onChunk(follower, n)` runs after each chunk.
  * `playChunk(follower, bytes)` plays a chunk (default `pushChunk`; a
  * viewer passes one calling `pushChunkPoses` to get every step).
+ *
+ * @param {any} sk the loaded wasm package
+ * @param {string} raceUrl
+ * @param {{
+ *   onChunk?: (follower: any, chunk: number) => void,
+ *   playChunk?: (follower: any, bytes: Uint8Array) => void,
+ *   fetchImpl?: typeof fetch,
+ * }} [options]
  */
 export async function spectate(
   sk,

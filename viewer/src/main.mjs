@@ -26,6 +26,9 @@ class Viewer {
     this.clock = new Clock();
     this.events = new EventCursor();
     this.recording = null;
+    // Bytes of samples a replay may keep (undefined: the worker's default);
+    // tests shrink it through the deep link.
+    this.sampleBudget = undefined;
     this.car = 0;
     this.pose = new Float64Array(8);
     this.poses = [];
@@ -316,7 +319,7 @@ function defaultCar() {
 async function main() {
   await init();
   const viewer = new Viewer();
-  window.viewer = viewer;
+  /** @type {any} */ (window).viewer = viewer;
   viewer.run();
   const link = readLink();
   // Tests shrink the memory budget to exercise the sampled tables.
@@ -355,8 +358,8 @@ async function main() {
   });
 }
 
-window.viewerReady = main().catch((e) => {
-  const box = document.querySelector('#error');
+/** @type {any} */ (window).viewerReady = main().catch((e) => {
+  const box = /** @type {HTMLElement} */ (document.querySelector('#error'));
   box.textContent = e.message;
   box.hidden = false;
   throw e;

@@ -38,7 +38,7 @@ export async function fetchBytes(url) {
   try {
     response = await fetch(url);
   } catch (e) {
-    throw new Error(`cannot fetch ${url}: ${e.message}`);
+    throw new Error(`cannot fetch ${url}: ${e.message}`, { cause: e });
   }
   if (!response.ok) throw new Error(`cannot fetch ${url}: HTTP ${response.status}`);
   return new Uint8Array(await response.arrayBuffer());

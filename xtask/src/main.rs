@@ -7,7 +7,7 @@
 //!   the core's golden hash and the golden corpus in release, compiled to
 //!   wasm under node, built for i686 and for aarch64 (run under qemu-user),
 //!   and the race example; then it builds the npm package, runs the node
-//!   tests on it and the headless-Chromium test, verifies natively the
+//!   tests on it, type-checks and lints the JavaScript (`js_checks.rs`), and the headless-Chromium test, verifies natively the
 //!   replays those recorded in wasm, and runs the viewer's Chromium test. Missing tools (the wasm target, a
 //!   wasm-bindgen CLI of the pinned version, playwright-core) are installed
 //!   first. `test --only NAME…` runs only the checks whose names contain
@@ -29,6 +29,7 @@ mod architecture;
 mod baseline;
 mod bench;
 mod cpu_bench;
+mod js_checks;
 mod postgres;
 mod tools;
 mod viewer;
@@ -231,6 +232,7 @@ const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
         wasm::build_package(root).map(drop)
     }),
     ("node --test on the package", wasm::node_tests),
+    ("JavaScript types (tsc checkJs) and lint (eslint)", js_checks::check),
     ("headless Chromium", wasm::browser_test),
     (
         "wasm recordings verified natively",
