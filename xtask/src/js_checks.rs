@@ -26,7 +26,10 @@ pub fn check(root: &Path) -> Result<(), String> {
 fn install(root: &Path) -> Result<(), String> {
     let installed = root.join("node_modules/.package-lock.json");
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    let stale = match (modified(&installed), modified(&root.join("package-lock.json"))) {
+    let stale = match (
+        modified(&installed),
+        modified(&root.join("package-lock.json")),
+    ) {
         (Some(have), Some(want)) => have < want,
         _ => true,
     };

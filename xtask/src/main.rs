@@ -232,7 +232,10 @@ const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
         wasm::build_package(root).map(drop)
     }),
     ("node --test on the package", wasm::node_tests),
-    ("JavaScript types (tsc checkJs) and lint (eslint)", js_checks::check),
+    (
+        "JavaScript types (tsc checkJs) and lint (eslint)",
+        js_checks::check,
+    ),
     ("headless Chromium", wasm::browser_test),
     (
         "wasm recordings verified natively",

@@ -1,8 +1,8 @@
 //! Keeps ARCHITECTURE.md true: `cargo xtask test` (and `cargo xtask
 //! architecture` alone) fails when the map and the code disagree.
 //!
-//! Four checks, each reading a fact from ARCHITECTURE.md and comparing it
-//! with the code:
+//! The map stays at most 250 lines, and four checks each read a fact from
+//! ARCHITECTURE.md and compare it with the code:
 //! - `folders.rs`: every folder holding source files is named by its path;
 //! - `crates.rs`: the crate graph in the ```` ```crates ```` block is the one
 //!   `cargo metadata` reports, and only the crates the ```` ```knows ````
@@ -31,11 +31,27 @@ fn block<'a>(map: &'a str, tag: &str) -> Result<Vec<&'a str>, String> {
         .collect())
 }
 
+/// The map's length limit: past it, it turns back into a file-by-file
+/// inventory nobody reads.
+const MAX_LINES: usize = 250;
+
+/// Fails when the map is longer than [`MAX_LINES`].
+fn length(map: &str) -> Result<(), String> {
+    let lines = map.lines().count();
+    if lines > MAX_LINES {
+        return Err(format!(
+            "- ARCHITECTURE.md has {lines} lines, the limit is {MAX_LINES}: say less per folder, or move detail into the module docs"
+        ));
+    }
+    Ok(())
+}
+
 /// Runs every check and fails with all their findings at once.
 pub fn check(root: &Path) -> Result<(), String> {
     let map = std::fs::read_to_string(root.join("ARCHITECTURE.md"))
         .map_err(|e| format!("cannot read ARCHITECTURE.md: {e}"))?;
     let findings: Vec<String> = [
+        length(&map),
         folders::check(root, &map),
         crates::check(root, &map),
         modules::check(root, &map),
@@ -59,6 +75,12 @@ mod tests {
         let map = "text\n```crates\na -> b\n\nc ->\n```\n```other\nx\n```\n";
         assert_eq!(super::block(map, "crates").unwrap(), ["a -> b", "c ->"]);
         assert!(super::block(map, "knows").is_err());
+    }
+
+    #[test]
+    fn a_map_over_the_limit_fails() {
+        assert!(super::length(&"line\n".repeat(250)).is_ok());
+        assert!(super::length(&"line\n".repeat(251)).is_err());
     }
 
     #[test]
