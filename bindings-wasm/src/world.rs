@@ -385,6 +385,21 @@ impl World {
         self.with_mut(|w| w.set_ground(ground).map_err(core_error))
     }
 
+    /// Puts the world on a built-in track's own surface (banked road on its
+    /// elevation, kerbs, grass run-off, barriers), as `skidpad demo` races:
+    /// the same mesh, so a replay recorded on it verifies natively.
+    #[wasm_bindgen(js_name = setTrackGround)]
+    pub fn set_track_ground(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "string")] track: JsValue,
+    ) -> JsResult<()> {
+        let name = args::string(&track, "track")?;
+        let ground = Track::builtin(&name)
+            .and_then(|t| t.ground())
+            .map_err(core_error)?;
+        self.with_mut(|w| w.set_ground(Arc::new(ground)).map_err(core_error))
+    }
+
     /// Hex blake3 fingerprint of the world's ground (replays record it).
     #[wasm_bindgen(getter, js_name = groundFingerprint)]
     pub fn ground_fingerprint(&self) -> JsResult<String> {
@@ -456,5 +471,15 @@ impl World {
         #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
     ) -> JsResult<JsValue> {
         self.with(|w| read::pose(w, &car))
+    }
+
+    /// Every car's pose, eight values per car (the fields `poseFields()`
+    /// names) in `carIds()` order: what `RaceTiming` observes, in one call
+    /// per step.
+    pub fn poses(&self) -> JsResult<Float64Array> {
+        self.with(|w| {
+            let ids: Vec<CarId> = w.car_ids().collect();
+            read::poses(w, &ids)
+        })
     }
 }

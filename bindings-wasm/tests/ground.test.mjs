@@ -93,3 +93,31 @@ test('a heightfield from options carries a car, and bad grounds throw RangeError
   assert.ok(Math.abs(world.pose(car).z - z) < 0.01);
   world.free();
 });
+
+test('a race on a built-in track surface records and verifies', () => {
+  const world = new sk.World();
+  const plane = world.groundFingerprint;
+  world.setTrackGround('hillcrest');
+  assert.notEqual(world.groundFingerprint, plane);
+  const track = new sk.TrackView('hillcrest');
+  for (let slot = 0; slot < 2; slot++) {
+    const id = world.addPresetCar('rwd_sports', sk.gridPose(track, slot));
+    world.setDriver(id, 'hillcrest');
+  }
+  const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 60, metadata: { track: 'hillcrest' } });
+  // The race layer times the game's own world from world.poses(), as the
+  // README's web-page example does.
+  const timing = new sk.RaceTiming(track, world.poses());
+  for (let step = 0; step < 240; step++) {
+    recorder.step(world, DT);
+    assert.deepEqual(timing.observe((step + 1) * DT, world.poses()), [], 'no lap in 4 s');
+  }
+  const standings = timing.standings();
+  assert.equal(standings.length, 2);
+  assert.ok(standings.every((s) => s.laps === 0));
+  const report = sk.verifyReplay(sk.encodeReplay(recorder.finish(world)));
+  assert.equal(report.desyncs, 0);
+  assert.equal(report.finalHash, world.worldHash());
+  assert.throws(() => world.setTrackGround('monza'), RangeError);
+  world.free();
+});

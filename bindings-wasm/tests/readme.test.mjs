@@ -24,3 +24,48 @@ test('the README example runs', async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the README's web-page example runs, its frames driven by hand", async () => {
+  const readme = readFileSync(join(repoRoot, 'README.md'), 'utf8');
+  const page = readme.match(/```html\n([\s\S]*?)```/)?.[1];
+  assert.ok(page, 'the README has an html block');
+  const script = page.match(/<script type="module">([\s\S]*?)<\/script>/)?.[1];
+  assert.ok(script, 'the page has a module script');
+  // The page's import of the web module becomes the node build (whose
+  // `init` has nothing to fetch), and the browser's frame loop runs 300
+  // frames synchronously.
+  const node = script.replace(
+    /import init, \{([^}]*)\} from 'skidpad';/,
+    (_, names) => `const init = async () => {}; const {${names}} = require(${JSON.stringify(join(repoRoot, 'bindings-wasm/pkg/node/skidpad_wasm.js'))});`,
+  );
+  assert.notEqual(node, script, 'the import line is the one the test rewrites');
+  const dir = mkdtempSync(join(tmpdir(), 'skidpad-readme-page-'));
+  try {
+    const file = join(dir, 'page.mjs');
+    writeFileSync(
+      file,
+      `import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+let frames = 0;
+const queue = [];
+globalThis.requestAnimationFrame = (f) => queue.push(f);
+const laps = [];
+console.log = (line) => laps.push(line);
+${node}
+while (queue.length && frames < 300) { frames++; queue.shift()(); }
+export const result = { frames, world, laps };
+`,
+    );
+    const log = console.log;
+    try {
+      const { result } = await import(pathToFileURL(file).href);
+      assert.equal(result.frames, 300);
+      assert.equal(result.world.carIds().length, 4);
+      assert.equal(result.world.stepCount, 300);
+    } finally {
+      console.log = log;
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -17,6 +17,35 @@ const MAX_BEFORE_LINE: f64 = 50.0;
 const MAX_PAST_END: f64 = 5.0;
 
 /// A ghost lap measured along a track.
+///
+/// ```
+/// use skidpad_ghost::{GhostRecorder, LapReference};
+/// use skidpad_core::Track;
+/// # use std::sync::Arc;
+/// # use skidpad_core::{CarId, InitialPose, Track, World, WorldConfig, preset};
+/// # fn race() -> Result<(World, CarId), Box<dyn std::error::Error>> {
+/// #     let track = Arc::new(Track::builtin("brandwood")?);
+/// #     let mut world = World::new(WorldConfig::default())?;
+/// #     let car = world.add_car(&preset("rwd_sports")?, InitialPose { speed: 10.0, ..InitialPose::default() })?;
+/// #     world.set_driver(car, Some(track))?;
+/// #     Ok((world, car))
+/// # }
+/// let (mut world, car) = race()?;
+/// let mut recorder = GhostRecorder::new(car);
+/// for _ in 0..600 {
+///     world.step(1.0 / 60.0)?;
+///     recorder.sample(&world, 1.0 / 60.0)?;
+/// }
+/// let track = Track::builtin("brandwood")?;
+/// let reference = LapReference::new(&recorder.finish()?, &track);
+/// // The ghost reached 100 m of the track at some time; a live car at its
+/// // own pose and lap time gets its gap to the ghost (positive: behind).
+/// assert!(reference.time_at(100.0).is_some());
+/// let pose = world.pose(car)?;
+/// let gap = reference.gap(&track, pose.x, pose.y, 10.0).expect("on the ghost's path");
+/// assert!(gap.abs() < 0.05, "the same run: no gap, got {gap}");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct LapReference {
     /// Track distance of the ghost's frame 0, m.

@@ -9,6 +9,32 @@ use crate::{Ghost, GhostError, GhostPose, Result};
 const FORWARD_WALK: usize = 8;
 
 /// Plays a ghost back.
+///
+/// ```
+/// use skidpad_ghost::{GhostPlayer, GhostRecorder};
+/// # use std::sync::Arc;
+/// # use skidpad_core::{CarId, InitialPose, Track, World, WorldConfig, preset};
+/// # fn race() -> Result<(World, CarId), Box<dyn std::error::Error>> {
+/// #     let track = Arc::new(Track::builtin("brandwood")?);
+/// #     let mut world = World::new(WorldConfig::default())?;
+/// #     let car = world.add_car(&preset("rwd_sports")?, InitialPose { speed: 10.0, ..InitialPose::default() })?;
+/// #     world.set_driver(car, Some(track))?;
+/// #     Ok((world, car))
+/// # }
+/// let (mut world, car) = race()?;
+/// let mut recorder = GhostRecorder::new(car);
+/// for _ in 0..60 {
+///     world.step(1.0 / 60.0)?;
+///     recorder.sample(&world, 1.0 / 60.0)?;
+/// }
+/// let mut player = GhostPlayer::new(recorder.finish()?);
+/// // Between two frames the pose is interpolated; at a frame it is exact.
+/// let end = player.pose_at(1.0)?;
+/// assert_eq!(end.x, world.pose(car)?.x as f32);
+/// let mid = player.pose_at(0.5 + 1.0 / 120.0)?;
+/// assert!(mid.x < end.x);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct GhostPlayer {
     ghost: Ghost,

@@ -22,6 +22,29 @@ impl Default for GhostRecorderOptions {
 }
 
 /// Records one car's poses.
+///
+/// ```
+/// use skidpad_ghost::{GhostRecorder, encode_ghost, decode_ghost};
+/// # use std::sync::Arc;
+/// # use skidpad_core::{CarId, InitialPose, Track, World, WorldConfig, preset};
+/// # fn race() -> Result<(World, CarId), Box<dyn std::error::Error>> {
+/// #     let track = Arc::new(Track::builtin("brandwood")?);
+/// #     let mut world = World::new(WorldConfig::default())?;
+/// #     let car = world.add_car(&preset("rwd_sports")?, InitialPose { speed: 10.0, ..InitialPose::default() })?;
+/// #     world.set_driver(car, Some(track))?;
+/// #     Ok((world, car))
+/// # }
+/// let (mut world, car) = race()?;
+/// let mut recorder = GhostRecorder::new(car);
+/// for _ in 0..120 {
+///     world.step(1.0 / 60.0)?;
+///     recorder.sample(&world, 1.0 / 60.0)?; // after the step: its end pose
+/// }
+/// let ghost = recorder.finish()?;
+/// assert_eq!(ghost.len(), 120);
+/// assert_eq!(decode_ghost(&encode_ghost(&ghost)?)?, ghost);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct GhostRecorder {
     car: CarId,

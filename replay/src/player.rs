@@ -42,6 +42,34 @@ impl Default for PlayerOptions {
 /// Cars the recording removed are removed from the world at the same step
 /// and put back (`World::reinstate_car`) when seeking to before it, so the
 /// world holds at every step the cars the recording's world held.
+///
+/// ```
+/// use skidpad_replay::{NoHooks, RecorderOptions, ReplayPlayer, ReplayRecorder, create_replay_world};
+/// # use std::sync::Arc;
+/// # use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+/// # fn race() -> Result<World, Box<dyn std::error::Error>> {
+/// #     let track = Arc::new(Track::builtin("brandwood")?);
+/// #     let mut world = World::new(WorldConfig::default())?;
+/// #     for k in 0..2 {
+/// #         let pose = InitialPose { x: 40.0 - 10.0 * k as f64, speed: 10.0, ..InitialPose::default() };
+/// #         let car = world.add_car(&preset("fwd_hatchback")?, pose)?;
+/// #         world.set_driver(car, Some(track.clone()))?;
+/// #     }
+/// #     Ok(world)
+/// # }
+/// let mut world = race()?;
+/// let mut recorder = ReplayRecorder::new(&world, RecorderOptions::default())?;
+/// for _ in 0..120 {
+///     recorder.step(&mut world, 1.0 / 60.0)?;
+/// }
+/// let replay = recorder.finish(&world)?;
+/// let mut player = ReplayPlayer::new(create_replay_world(&replay)?, &replay, NoHooks)?;
+/// player.seek(90)?; // from the nearest keyframe
+/// player.play_to_end()?;
+/// assert_eq!((player.step(), player.desyncs()), (120, 0));
+/// assert_eq!(player.world().world_hash(), world.world_hash());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct ReplayPlayer<'r, H: ReplayHooks> {
     world: World,
     /// The world's id of each replay car, in playback order.

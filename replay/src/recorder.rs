@@ -158,6 +158,32 @@ fn walk_cars(
 }
 
 /// Records a world's steps into a [`Replay`].
+///
+/// ```
+/// use skidpad_replay::{Limits, NoHooks, RecorderOptions, ReplayRecorder, encode_replay, verify};
+/// # use std::sync::Arc;
+/// # use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+/// # fn race() -> Result<World, Box<dyn std::error::Error>> {
+/// #     let track = Arc::new(Track::builtin("brandwood")?);
+/// #     let mut world = World::new(WorldConfig::default())?;
+/// #     for k in 0..2 {
+/// #         let pose = InitialPose { x: 40.0 - 10.0 * k as f64, speed: 10.0, ..InitialPose::default() };
+/// #         let car = world.add_car(&preset("fwd_hatchback")?, pose)?;
+/// #         world.set_driver(car, Some(track.clone()))?;
+/// #     }
+/// #     Ok(world)
+/// # }
+/// let mut world = race()?; // two AI cars on brandwood
+/// let mut recorder = ReplayRecorder::new(&world, RecorderOptions { keyframe_every: 60, ..RecorderOptions::default() })?;
+/// for _ in 0..180 {
+///     recorder.step(&mut world, 1.0 / 60.0)?; // steps the world and records the step
+/// }
+/// let replay = recorder.finish(&world)?;
+/// let report = verify(&encode_replay(&replay)?, NoHooks, &Limits::default())?;
+/// assert!(report.is_valid() && report.steps == 180);
+/// assert_eq!(report.final_hash, world.world_hash());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct ReplayRecorder<'a> {
     cars: Vec<CarId>,
     /// Each car's index in the world at the last capture: a hint that

@@ -50,6 +50,35 @@ struct Part {
 }
 
 /// A rolling recording of the last seconds of a world.
+///
+/// ```
+/// use skidpad_replay::{InstantReplayRing, Limits, NoHooks, RecorderOptions, RingOptions, encode_replay, verify};
+/// # use std::sync::Arc;
+/// # use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+/// # fn race() -> Result<World, Box<dyn std::error::Error>> {
+/// #     let track = Arc::new(Track::builtin("brandwood")?);
+/// #     let mut world = World::new(WorldConfig::default())?;
+/// #     for k in 0..2 {
+/// #         let pose = InitialPose { x: 40.0 - 10.0 * k as f64, speed: 10.0, ..InitialPose::default() };
+/// #         let car = world.add_car(&preset("fwd_hatchback")?, pose)?;
+/// #         world.set_driver(car, Some(track.clone()))?;
+/// #     }
+/// #     Ok(world)
+/// # }
+/// let mut world = race()?;
+/// let ring_options = RingOptions { part_steps: 60, max_seconds: 3.0, ..RingOptions::default() };
+/// let mut ring = InstantReplayRing::new(&world, RecorderOptions::default(), ring_options)?;
+/// for _ in 0..600 {
+///     ring.step(&mut world, 1.0 / 60.0)?;
+/// }
+/// // "Replay that!": the last two seconds, playable on their own.
+/// let clip = ring.extract(&world, 2.0)?;
+/// assert!((clip.duration() - 2.0).abs() < 1e-9);
+/// let report = verify(&encode_replay(&clip)?, NoHooks, &Limits::default())?;
+/// assert!(report.is_valid());
+/// assert_eq!(report.final_hash, world.world_hash());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct InstantReplayRing<'a> {
     recorder: ReplayRecorder<'a>,
     options: RingOptions,

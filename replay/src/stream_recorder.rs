@@ -57,6 +57,35 @@ pub enum SyncPolicy {
 }
 
 /// Records a world's steps into a chunked stream.
+///
+/// ```
+/// use skidpad_replay::{Limits, RecorderOptions, StreamRecorder, SyncPolicy, read_stream};
+/// # use std::sync::Arc;
+/// # use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+/// # fn race() -> Result<World, Box<dyn std::error::Error>> {
+/// #     let track = Arc::new(Track::builtin("brandwood")?);
+/// #     let mut world = World::new(WorldConfig::default())?;
+/// #     for k in 0..2 {
+/// #         let pose = InitialPose { x: 40.0 - 10.0 * k as f64, speed: 10.0, ..InitialPose::default() };
+/// #         let car = world.add_car(&preset("fwd_hatchback")?, pose)?;
+/// #         world.set_driver(car, Some(track.clone()))?;
+/// #     }
+/// #     Ok(world)
+/// # }
+/// let mut world = race()?;
+/// // A game writes to a `File` (synced chunk by chunk); a Vec works too.
+/// let options = RecorderOptions { keyframe_every: 60, ..RecorderOptions::default() };
+/// let mut stream = StreamRecorder::new(&world, options, Vec::new(), SyncPolicy::EveryChunk)?;
+/// for _ in 0..150 {
+///     stream.step(&mut world, 1.0 / 60.0)?;
+/// }
+/// let bytes = stream.finish(&world)?;
+/// // Read it back, as `skidpad recover` would after a crash.
+/// let contents = read_stream(&bytes, &Limits::default())?;
+/// assert!(contents.complete);
+/// assert_eq!(contents.replay.header.step_count, 150);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub struct StreamRecorder<'a, W: StreamSink> {
     recorder: ReplayRecorder<'a>,
     sink: W,

@@ -50,6 +50,38 @@ impl VerifyReport {
 /// result, such as lap times). No intermediate cache is kept. A replay over
 /// a limit is refused from its declared sizes, before any step is
 /// simulated.
+///
+/// ```
+/// use skidpad_replay::{Limits, NoHooks, RecorderOptions, ReplayRecorder, decode_replay, encode_replay, verify};
+/// # use std::sync::Arc;
+/// # use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+/// # fn race() -> Result<World, Box<dyn std::error::Error>> {
+/// #     let track = Arc::new(Track::builtin("brandwood")?);
+/// #     let mut world = World::new(WorldConfig::default())?;
+/// #     for k in 0..2 {
+/// #         let pose = InitialPose { x: 40.0 - 10.0 * k as f64, speed: 10.0, ..InitialPose::default() };
+/// #         let car = world.add_car(&preset("fwd_hatchback")?, pose)?;
+/// #         world.set_driver(car, Some(track.clone()))?;
+/// #     }
+/// #     Ok(world)
+/// # }
+/// let mut world = race()?;
+/// let mut recorder = ReplayRecorder::new(&world, RecorderOptions { keyframe_every: 30, ..RecorderOptions::default() })?;
+/// for _ in 0..120 {
+///     recorder.step(&mut world, 1.0 / 60.0)?;
+/// }
+/// let bytes = encode_replay(&recorder.finish(&world)?)?;
+/// assert!(verify(&bytes, NoHooks, &Limits::default())?.is_valid());
+///
+/// // A submitted run with edited inputs re-simulates differently.
+/// let mut cheat = decode_replay(&bytes)?;
+/// for input in &mut cheat.cars[0].inputs[10..60] {
+///     input.throttle = 1.0;
+/// }
+/// let report = verify(&encode_replay(&cheat)?, NoHooks, &Limits::default())?;
+/// assert!(!report.is_valid() && report.first_desync.is_some());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn verify<H: ReplayHooks>(bytes: &[u8], hooks: H, limits: &Limits) -> Result<VerifyReport> {
     verify_replay(&decode_replay_with(bytes, limits)?, hooks, limits)
 }

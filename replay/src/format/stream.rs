@@ -305,6 +305,34 @@ impl StreamSplitter {
 /// settings) is an error, as is a stream with no whole chunk. Each chunk is
 /// decoded within `limits`, and the joined replay's steps, cars and work
 /// are checked against them as chunks are added.
+///
+/// ```
+/// use skidpad_replay::{Limits, RecorderOptions, ReplayRecorder, encode_stream, read_stream};
+/// # use std::sync::Arc;
+/// # use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+/// # fn race() -> Result<World, Box<dyn std::error::Error>> {
+/// #     let track = Arc::new(Track::builtin("brandwood")?);
+/// #     let mut world = World::new(WorldConfig::default())?;
+/// #     for k in 0..2 {
+/// #         let pose = InitialPose { x: 40.0 - 10.0 * k as f64, speed: 10.0, ..InitialPose::default() };
+/// #         let car = world.add_car(&preset("fwd_hatchback")?, pose)?;
+/// #         world.set_driver(car, Some(track.clone()))?;
+/// #     }
+/// #     Ok(world)
+/// # }
+/// let mut world = race()?;
+/// let mut recorder = ReplayRecorder::new(&world, RecorderOptions { keyframe_every: 60, ..RecorderOptions::default() })?;
+/// for _ in 0..180 {
+///     recorder.step(&mut world, 1.0 / 60.0)?;
+/// }
+/// let bytes = encode_stream(&recorder.finish(&world)?)?;
+/// // A crash cut the file two thirds of the way through: every whole
+/// // chunk before the cut is still there.
+/// let cut = read_stream(&bytes[..bytes.len() * 2 / 3], &Limits::default())?;
+/// assert!(!cut.complete && cut.chunks >= 1);
+/// assert_eq!(cut.replay.header.step_count % 60, 0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
     let (header, definitions, mut at) = read_header(bytes, limits)?;
     let rates = definition_rates(&definitions, header.car_count as usize);

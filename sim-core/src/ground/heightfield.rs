@@ -20,6 +20,22 @@ const MAX_HEIGHT: f64 = 1e4;
 /// along +y) sits at `(x0 + i·spacing, y0 + j·spacing, heights[j·columns +
 /// i])`. Cell `(i, j)` is triangles `2·(j·(columns − 1) + i)` (below its
 /// diagonal) and that plus one (above it).
+///
+/// ```
+/// use std::sync::Arc;
+/// use skidpad_core::{Heightfield, World, WorldConfig, preset, InitialPose};
+///
+/// // 3 × 3 samples 10 m apart, rising 1 m per sample along x: a 10 % grade.
+/// let heights = vec![0.0, 1.0, 2.0, 0.0, 1.0, 2.0, 0.0, 1.0, 2.0];
+/// let hill = Heightfield::new(-10.0, -10.0, 10.0, 3, 3, heights)?;
+/// let mut world = World::new(WorldConfig::default())?;
+/// world.set_ground(Arc::new(hill))?;
+/// // A new car is put down on the ground under it.
+/// let car = world.add_car(&preset("fwd_hatchback")?, InitialPose::default())?;
+/// world.step(1.0 / 60.0)?;
+/// assert!(world.pose(car)?.z > 1.0, "on the slope, 1 m up at x = 0");
+/// # Ok::<(), skidpad_core::CoreError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Heightfield {
     x0: f64,

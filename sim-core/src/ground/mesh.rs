@@ -46,6 +46,20 @@ struct Node {
 
 /// A triangle mesh. Triangles wind counter-clockwise seen from above (the
 /// side a wheel stands on); see `triangle.rs`.
+///
+/// ```
+/// use skidpad_core::glam::DVec3;
+/// use skidpad_core::{Ground, GroundRay, TriangleMesh};
+///
+/// // A 20 m square at z = 2, as two triangles.
+/// let v = [(-10.0, -10.0), (10.0, -10.0), (10.0, 10.0), (-10.0, 10.0)]
+///     .map(|(x, y)| DVec3::new(x, y, 2.0));
+/// let deck = TriangleMesh::new(&v, &[[0, 1, 2], [0, 2, 3]])?;
+/// let ray = GroundRay { origin: DVec3::new(1.0, 1.0, 2.4), direction: DVec3::NEG_Z, max_distance: 1.0 };
+/// let hit = deck.cast_ray(&ray).expect("the deck is under the ray");
+/// assert!((hit.distance - 0.4).abs() < 1e-12);
+/// # Ok::<(), skidpad_core::CoreError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct TriangleMesh {
     triangles: Vec<Triangle>,

@@ -106,6 +106,16 @@ pub trait Ground: fmt::Debug + Send + Sync {
 /// behaviour bit for bit. A ray's hit is found in closed form, and a ray
 /// starting below the plane reports it however deep (a half-space has no
 /// underside).
+///
+/// ```
+/// use skidpad_core::glam::DVec3;
+/// use skidpad_core::{FlatGround, Ground, GroundRay};
+///
+/// // A strut 0.5 m above the plane, pointing down, reaching 0.8 m.
+/// let ray = GroundRay { origin: DVec3::new(3.0, 4.0, 0.5), direction: DVec3::NEG_Z, max_distance: 0.8 };
+/// let hit = FlatGround.cast_ray(&ray).expect("the plane is 0.5 m below");
+/// assert_eq!((hit.distance, hit.point.z, hit.normal), (0.5, 0.0, DVec3::Z));
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlatGround;
 

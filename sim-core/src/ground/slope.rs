@@ -14,6 +14,26 @@ pub const MAX_GRADE: f64 = 1.0;
 /// A car's ground slope. Grade is rise over run along world +x (positive:
 /// the ground climbs towards +x); cross slope is rise over run along world
 /// +y (positive: the ground climbs towards +y).
+///
+/// ```
+/// use skidpad_core::{CarInput, GroundSlope, InitialPose, World, WorldConfig, preset};
+///
+/// // Two cars side by side at full throttle; one on a 15 % climb.
+/// let mut world = World::new(WorldConfig::default())?;
+/// let def = preset("rwd_sports")?;
+/// let flat = world.add_car(&def, InitialPose::default())?;
+/// let climbing = world.add_car(&def, InitialPose { y: 10.0, ..InitialPose::default() })?;
+/// world.set_ground_slope(climbing, GroundSlope { grade: 0.15, cross_slope: 0.0 })?;
+/// let full = CarInput { throttle: 1.0, ..CarInput::default() };
+/// for car in [flat, climbing] {
+///     world.set_input(car, full)?;
+/// }
+/// for _ in 0..180 {
+///     world.step(1.0 / 60.0)?;
+/// }
+/// assert!(world.pose(climbing)?.x < world.pose(flat)?.x, "the hill holds it back");
+/// # Ok::<(), skidpad_core::CoreError>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct GroundSlope {
     /// Rise over run along world +x.

@@ -66,6 +66,26 @@ pub struct StepRecord {
 }
 
 /// A set of cars simulated together.
+///
+/// A game makes one, adds cars and steps it once per frame; the same calls
+/// give the same hash on every target.
+///
+/// ```
+/// use skidpad_core::{CarInput, InitialPose, World, WorldConfig, preset};
+///
+/// let race = || -> skidpad_core::Result<[u8; 32]> {
+///     let mut world = World::new(WorldConfig::default())?;
+///     let car = world.add_car(&preset("awd_rally")?, InitialPose { speed: 10.0, ..InitialPose::default() })?;
+///     world.set_input(car, CarInput { throttle: 0.6, steer: -0.2, ..CarInput::default() })?;
+///     for _ in 0..120 {
+///         world.step(1.0 / 60.0)?;
+///     }
+///     assert!(world.telemetry(car)?.iter().all(|v| v.is_finite()));
+///     Ok(world.world_hash())
+/// };
+/// assert_eq!(race()?, race()?, "deterministic");
+/// # Ok::<(), skidpad_core::CoreError>(())
+/// ```
 #[derive(Clone, Debug)]
 pub struct World {
     config: WorldConfig,
