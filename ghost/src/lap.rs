@@ -20,7 +20,6 @@ const MAX_PAST_END: f64 = 5.0;
 ///
 /// ```
 /// use skidpad_ghost::{GhostRecorder, LapReference};
-/// use skidpad_core::Track;
 /// # use std::sync::Arc;
 /// # use skidpad_core::{CarId, InitialPose, Track, World, WorldConfig, preset};
 /// # fn race() -> Result<(World, CarId), Box<dyn std::error::Error>> {
@@ -42,7 +41,7 @@ const MAX_PAST_END: f64 = 5.0;
 /// // own pose and lap time gets its gap to the ghost (positive: behind).
 /// assert!(reference.time_at(100.0).is_some());
 /// let pose = world.pose(car)?;
-/// let gap = reference.gap(&track, pose.x, pose.y, 10.0).expect("on the ghost's path");
+/// let gap = reference.gap(&track, pose.position.x, pose.position.y, 10.0).expect("on the ghost's path");
 /// assert!(gap.abs() < 0.05, "the same run: no gap, got {gap}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -30,7 +30,7 @@ const FORWARD_WALK: usize = 8;
 /// let mut player = GhostPlayer::new(recorder.finish()?);
 /// // Between two frames the pose is interpolated; at a frame it is exact.
 /// let end = player.pose_at(1.0)?;
-/// assert_eq!(end.x, world.pose(car)?.x as f32);
+/// assert_eq!(end.x, world.pose(car)?.position.x as f32);
 /// let mid = player.pose_at(0.5 + 1.0 / 120.0)?;
 /// assert!(mid.x < end.x);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

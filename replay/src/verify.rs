@@ -76,7 +76,7 @@ impl VerifyReport {
 /// // A submitted run with edited inputs re-simulates differently.
 /// let mut cheat = decode_replay(&bytes)?;
 /// for input in &mut cheat.cars[0].inputs[10..60] {
-///     input.throttle = 1.0;
+///     (input.throttle, input.brake) = (0.0, 1.0);
 /// }
 /// let report = verify(&encode_replay(&cheat)?, NoHooks, &Limits::default())?;
 /// assert!(!report.is_valid() && report.first_desync.is_some());

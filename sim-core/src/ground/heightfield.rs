@@ -33,7 +33,7 @@ const MAX_HEIGHT: f64 = 1e4;
 /// // A new car is put down on the ground under it.
 /// let car = world.add_car(&preset("fwd_hatchback")?, InitialPose::default())?;
 /// world.step(1.0 / 60.0)?;
-/// assert!(world.pose(car)?.z > 1.0, "on the slope, 1 m up at x = 0");
+/// assert!(world.pose(car)?.position.z > 1.0, "on the slope, 1 m up at x = 0");
 /// # Ok::<(), skidpad_core::CoreError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]

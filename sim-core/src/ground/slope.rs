@@ -31,7 +31,7 @@ pub const MAX_GRADE: f64 = 1.0;
 /// for _ in 0..180 {
 ///     world.step(1.0 / 60.0)?;
 /// }
-/// assert!(world.pose(climbing)?.x < world.pose(flat)?.x, "the hill holds it back");
+/// assert!(world.pose(climbing)?.position.x < world.pose(flat)?.position.x, "the hill holds it back");
 /// # Ok::<(), skidpad_core::CoreError>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
