@@ -4,9 +4,9 @@
 
 use std::sync::Arc;
 
+use skidpad_core::race::{self, GridLayout, RaceEvent, RaceRules, RaceTiming};
 use skidpad_core::{
-    CarDefinition, CarInput, GroundSlope, InitialPose, Lod, LodSetting, Result, Track, World,
-    WorldConfig,
+    CarDefinition, CarInput, GroundSlope, Lod, LodSetting, Result, Track, World, WorldConfig,
 };
 
 use super::{LATERAL_G, Rig, Stepping, constant_radius, stop_from_100};
@@ -71,21 +71,21 @@ pub fn timestep_sweep(def: &CarDefinition) -> Result<SweepRun> {
 }
 
 /// The AI's lap of the built-in `brandwood` track on the plane, from its
-/// start line at 15 m/s: the time until the car has covered one lap of
-/// centre line, interpolated between host steps (s). `None` if it takes
-/// longer than 5 minutes. Not `skidpad_ghost::LapCutter`: its lap times
-/// are whole host steps (1/60 s), coarser than the differences between
-/// substep rates this measures.
+/// start line at 15 m/s, timed by the race layer (`RaceTiming`: the line
+/// crossing interpolated within the host step, so the time resolves the
+/// differences between substep rates this measures) (s). `None` if it
+/// takes longer than 5 minutes.
 pub fn ai_lap(def: &CarDefinition, stepping: Stepping) -> Result<Option<f64>> {
     let track = Arc::new(Track::builtin("brandwood")?);
-    let (start, direction) = track.point_at(0.0);
     let mut world = World::new(WorldConfig::default())?;
-    let pose = InitialPose {
-        x: start.x,
-        y: start.y,
-        yaw: direction.y.atan2(direction.x),
+    // On the line, on the centre line, at 15 m/s.
+    let on_the_line = GridLayout {
+        first_row: 0.0,
+        columns: 1,
         speed: 15.0,
+        ..GridLayout::default()
     };
+    let pose = race::grid_pose(&track, 0, &on_the_line);
     let car = world.add_car(def, pose)?;
     world.set_driver(car, Some(track.clone()))?;
     let lod = match stepping.substep_hz {
@@ -94,22 +94,14 @@ pub fn ai_lap(def: &CarDefinition, stepping: Stepping) -> Result<Option<f64>> {
     };
     world.set_lod(car, lod)?;
     let dt = stepping.dt();
-    let length = track.length();
-    let along = |world: &World| -> Result<f64> {
-        Ok(track.locate(world.pose(car)?.position.truncate()).distance)
-    };
-    let (mut covered, mut last) = (0.0, along(&world)?);
-    for step in 1..=(300.0 * stepping.host_hz) as u64 {
+    let mut timing = RaceTiming::new(track, RaceRules::default(), &world);
+    for _ in 1..=(300.0 * stepping.host_hz) as u64 {
         world.step(dt)?;
-        let here = along(&world)?;
-        // The shorter way round between two steps' track distances.
-        let moved = (here - last + 1.5 * length).rem_euclid(length) - 0.5 * length;
-        last = here;
-        if covered + moved >= length {
-            let fraction = (length - covered) / moved;
-            return Ok(Some((step as f64 - 1.0 + fraction) * dt));
+        for event in timing.observe(&world, dt) {
+            if let RaceEvent::Lap { lap, .. } = event {
+                return Ok(Some(lap.time()));
+            }
         }
-        covered += moved;
     }
     Ok(None)
 }
