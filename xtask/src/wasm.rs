@@ -105,10 +105,18 @@ pub fn build_package(root: &Path) -> Result<PathBuf, String> {
 }
 
 /// Runs the node tests (`bindings-wasm/tests/*.test.mjs`) on the package,
-/// with the spectator service's binary built for the live-race test.
+/// with the spectator service's binary built for the live-race test and
+/// the `skidpad` binary for the native side of the cross-target checks.
 pub fn node_tests(root: &Path) -> Result<(), String> {
     run(Command::new(cargo())
-        .args(["build", "--release", "-p", "skidpad-spectator"])
+        .args([
+            "build",
+            "--release",
+            "-p",
+            "skidpad-spectator",
+            "-p",
+            "skidpad-cli",
+        ])
         .current_dir(root))?;
     let spectator = root.join("target/release/skidpad-spectator");
     let dir = root.join("bindings-wasm/tests");
@@ -122,6 +130,7 @@ pub fn node_tests(root: &Path) -> Result<(), String> {
         .arg("--test")
         .args(&files)
         .env("SKIDPAD_SPECTATOR_BIN", spectator)
+        .env("SKIDPAD_BIN", root.join("target/release/skidpad"))
         .current_dir(root))
 }
 
