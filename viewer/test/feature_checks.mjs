@@ -1,0 +1,295 @@
+// The viewer's feature checks in headless Chromium: ghosts, stream files,
+// deep links and the clock, desync markers, errors, and a live race from
+// the spectator service.
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openViewer, startServer } from './browser.mjs';
+import assert from 'node:assert/strict';
+import * as sk from '../../bindings-wasm/pkg/node/skidpad_wasm.js';
+import {
+  root, spectatorBin, work, VERSION, goldenDir, ok, view, withViewer,
+} from './harness.mjs';
+
+export async function checkGhosts(browser, race) {
+  const ghosts = Array.from({ length: 8 }, () => race.ghost);
+  const server = await view([race.replay, ...ghosts]);
+  try {
+    await withViewer(browser, server, `?car=${race.car}&cam=chase`, async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const state = await page.evaluate(({ car, lap }) => {
+        const v = window.viewer;
+        // Measured from the ghost's own line: its lap starts at each
+        // crossing of the point where the ghost's frame 0 is, the first of
+        // them the run up from the grid (or the start, for a car standing
+        // on that point), so lap n starts at the nth.
+        const start = v.ghosts.lapStarts(v.recording, car, v.ghosts.ghosts[0])[lap - 1];
+        v.clock.pause();
+        // Past both split points (a third and two thirds of the lap).
+        v.seek(start + 50);
+        v.draw(v.clock.time);
+        const splits = [...document.querySelectorAll('#ghosts .ghost-row')].map((r) => JSON.parse(r.dataset.splits));
+        v.seek(start + 20);
+        v.draw(v.clock.time);
+        const rows = [...document.querySelectorAll('#ghosts .ghost-row')].map((r) => r.dataset.gap);
+        const ghost = v.scene.ghosts[0].group.position;
+        return {
+          rows,
+          splits,
+          visible: v.scene.ghosts.filter((g) => g.group.visible).length,
+          ghost: [ghost.x, ghost.y],
+          car: [v.poses[car][0], v.poses[car][1]],
+          markers: document.querySelectorAll('#markers .marker.lap').length,
+          contacts: [...document.querySelectorAll('#markers .marker.contact')].map((m) => m.title),
+          lapEvents: v.recording.events.filter((e) => e.kind === 'lap').length,
+        };
+      }, race);
+      assert.equal(state.rows.length, 8, 'eight ghost rows');
+      assert.equal(state.visible, 8, 'eight ghost cars drawn');
+      for (const gap of state.rows) {
+        assert.ok(gap !== '' && Math.abs(Number(gap)) < 0.05, `the car racing its own lap is level with its ghost: gap ${gap}`);
+      }
+      for (const split of state.splits) {
+        assert.equal(split.length, 2, `two splits passed 50 s into the lap: ${split}`);
+        for (const delta of split) assert.ok(Math.abs(delta) < 0.05, `split delta ${delta} against its own lap`);
+      }
+      const apart = Math.hypot(state.ghost[0] - state.car[0], state.ghost[1] - state.car[1]);
+      assert.ok(apart < 0.5, `the ghost drives where the car drove (${apart.toFixed(3)} m apart)`);
+      assert.ok(state.markers > 0 && state.markers === state.lapEvents, 'a timeline marker per lap crossing');
+      // Twenty AI cars from a standing start bump into each other.
+      assert.ok(state.contacts.length > 0, 'contact markers on the timeline');
+      for (const title of state.contacts) assert.match(title, /^contact at .* \(cars \d+, (\d+|ground)\)$/);
+      ok(`8 ghosts of car ${race.car}'s lap ${race.lap}, raced against that car: gaps 20 s into the lap and both split deltas within 0.05 s, ghost ${apart.toFixed(3)} m from the car; ${state.markers} lap markers, ${state.contacts.length} contact markers`);
+
+      // Events fire once when playback crosses them, never while scrubbing.
+      const fired = await page.evaluate(async ({ car }) => {
+        const v = window.viewer;
+        const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+        const mine = () => v.announced.filter((e) => e.kind === 'lap' && e.car === car).map((e) => e.lap);
+        const lap = v.recording.laps(car)[1];
+        v.clock.pause();
+        v.announced = [];
+        // Scrub over the line, a frame drawn at each position.
+        for (const dt of [-3, -1, 1, 3, -2, 2]) {
+          v.seek(lap.time + dt);
+          await frame();
+        }
+        const scrubbed = mine();
+        v.seek(lap.time - 0.5);
+        v.clock.setSpeed(1);
+        v.clock.play(1);
+        while (v.clock.time < lap.time + 0.5) await frame();
+        v.clock.pause();
+        return { scrubbed, played: mine() };
+      }, race);
+      assert.deepEqual(fired, { scrubbed: [], played: [2] }, 'the lap event fires once when played across, never when scrubbed across');
+      ok(`playing across car ${race.car}'s lap line announced the end of lap 2 once; scrubbing across it announced nothing`);
+    });
+  } finally {
+    server.child.kill();
+  }
+}
+
+export async function checkStreamFile(browser, race) {
+  // A `.sks` stream (the demo writes one while racing) opens like its
+  // replay and ends on the same world.
+  const stream = race.replay.replace(/\.skr$/, '.sks');
+  const expected = sk.decodeReplay(readFileSync(race.replay)).finalHash;
+  const server = await view([stream]);
+  try {
+    await withViewer(browser, server, '', async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const seen = await page.evaluate(() => ({ hash: window.viewer.result.finalHash, cars: window.viewer.recording.cars }));
+      assert.equal(seen.hash, expected, 'the stream re-simulates to the replay\'s final world');
+      ok(`demo.sks opens as a stream: ${seen.cars} cars re-simulated to the replay's final hash`);
+    });
+  } finally {
+    server.child.kill();
+  }
+}
+
+export async function checkLinksAndClock(browser) {
+  const file = join(goldenDir, 'mixed_field.skr');
+  const server = await view([file]);
+  try {
+    await withViewer(browser, server, '?step=1234&car=2&cam=tv', async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const state = await page.evaluate(() => {
+        const v = window.viewer;
+        return { car: v.car, cam: v.cameras.mode, step: v.recording.stepOf(v.recording.sampleAt(v.clock.time)) };
+      });
+      assert.deepEqual(state, { car: 2, cam: 'tv', step: 1234 });
+      ok('deep link ?step=1234&car=2&cam=tv opens at step 1234 on car 2 with the TV camera');
+      // The controls, as a user works them.
+      await page.selectOption('#car', '3');
+      await page.selectOption('#camera', 'cockpit');
+      await page.selectOption('#speed', '0.25');
+      await page.locator('#forward').click();
+      await page.keyboard.press('.');
+      await page.keyboard.press('.');
+      await page.keyboard.press(',');
+      const controls = await page.evaluate(() => {
+        const v = window.viewer;
+        return {
+          car: v.car,
+          cam: v.cameras.mode,
+          speed: v.clock.speed,
+          step: v.recording.stepOf(v.recording.sampleAt(v.clock.time)),
+          legend: [...document.querySelectorAll('#chart .u-legend .u-label')].map((th) => th.textContent.trim()).filter(Boolean),
+        };
+      });
+      assert.deepEqual(
+        { car: controls.car, cam: controls.cam, speed: controls.speed, step: controls.step },
+        { car: 3, cam: 'cockpit', speed: 0.25, step: 1236 },
+      );
+      assert.ok(controls.legend.some((l) => l.startsWith('speed')), `the chart shows the chosen car's channels: ${controls.legend}`);
+      ok('car picker, camera picker, ¼× speed, frame step by button and keys (1234 → 1236) work from the page');
+      // Playback follows the wall clock × speed: between any two frames
+      // time moves by the frames' timestamps × 8, however many frames a
+      // slow machine manages.
+      const played = await page.evaluate(
+        () => new Promise((resolve) => {
+          const v = window.viewer;
+          v.seekStep(600);
+          v.clock.setSpeed(8);
+          v.clock.play(1);
+          const seen = [];
+          const watch = (now) => {
+            // The page's loop ran first this frame (registered first).
+            seen.push([now, v.clock.time]);
+            if (seen.length < 30) requestAnimationFrame(watch);
+            else {
+              v.clock.pause();
+              resolve(seen);
+            }
+          };
+          requestAnimationFrame(watch);
+        }),
+      );
+      const [[wall0, t0], [wall1, t1]] = [played[1], played[played.length - 1]];
+      const ratio = (t1 - t0) / ((wall1 - wall0) / 1000);
+      assert.ok(Math.abs(ratio - 8) < 0.01, `8× playback ran ${ratio.toFixed(3)}× the frames' clock`);
+      played.simulated = t1 - t0;
+      played.wall = (wall1 - wall0) / 1000;
+      ok(`8× playback advanced ${played.simulated.toFixed(2)} s in ${played.wall.toFixed(2)} s of frame timestamps (${played.length} frames)`);
+    });
+  } finally {
+    server.child.kill();
+  }
+}
+
+export async function checkDesyncs(browser) {
+  // The game-logic golden replay needs its game's hooks to re-simulate;
+  // the viewer has none, so it desyncs at the keyframes (every 600 steps)
+  // after the cars met the game's hill, and must say so.
+  const server = await view([join(goldenDir, 'game_logic.skr')]);
+  try {
+    await withViewer(browser, server, '', async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const state = await page.evaluate(() => {
+        const v = window.viewer;
+        const markers = [...document.querySelectorAll('#markers .marker.desync')].map((m) => Number(m.dataset.time));
+        const steps = v.recording.events.filter((e) => e.kind === 'desync').map((e) => e.step);
+        return { markers, steps, times: steps.map((s) => v.recording.times[s]), status: document.querySelector('#status').textContent };
+      });
+      const n = state.steps.length;
+      assert.ok(n >= 1 && state.steps.every((s) => s % 600 === 0), `desyncs at keyframes: ${state.steps}`);
+      assert.deepEqual(state.markers, state.times, 'a timeline marker at each desync');
+      assert.match(state.status, new RegExp(`\\b${n} DESYNC${n === 1 ? '' : 'S'}\\b`));
+      ok(`game_logic.skr played without its game: desync markers at steps ${state.steps.join(', ')}, status "${state.status}"`);
+    });
+  } finally {
+    server.child.kill();
+  }
+}
+
+export async function checkErrors(browser) {
+  const good = readFileSync(join(goldenDir, 'flat_lap.skr'));
+  const corrupt = join(work, 'corrupt.skr');
+  writeFileSync(corrupt, good.subarray(0, Math.floor(good.length / 2)));
+  const older = join(root, `golden/v${VERSION - 1}/flat_lap.skr`);
+  const notReplay = join(work, 'not-a-replay.skr');
+  writeFileSync(notReplay, 'hello, this is text');
+  const server = await view([corrupt, older, notReplay]);
+  try {
+    for (const [k, what, pattern] of [
+      [0, 'a truncated replay', /truncat|short|end of|corrupt|checksum/i],
+      [1, `a replay of simulation version ${VERSION - 1}`, /version/i],
+      [2, 'a file that is not a replay', /not a skidpad/i],
+    ]) {
+      await withViewer(browser, server, `?src=/files/${k}/x`, async (page, outcome) => {
+        assert.equal(outcome.ok, false, `${what} is refused`);
+        const shown = await page.evaluate(() => {
+          const box = document.querySelector('#error');
+          return { hidden: box.hidden, text: box.textContent, visible: box.getBoundingClientRect().height > 0 };
+        });
+        assert.ok(!shown.hidden && shown.visible, `${what}: the error is shown on the page`);
+        assert.match(shown.text, pattern, `${what}: ${shown.text}`);
+        ok(`${what}: the page shows "${shown.text}"`);
+      });
+    }
+  } finally {
+    server.child.kill();
+  }
+}
+
+export async function checkLive(browser) {
+  const service = await startServer(spectatorBin, ['--listen', '127.0.0.1:0', '--cars', '3', '--laps', '1', '--pace', '4', '--chunk-steps', '60']);
+  const base = service.url.match(/http:\/\/127\.0\.0\.1:\d+/)[0];
+  const raceUrl = `${base}/races/demo`;
+  const server = await view([]);
+  try {
+    // Join late: once the race is a few chunks in.
+    for (;;) {
+      const range = await (await fetch(`${raceUrl}/range`)).json();
+      if (range.last >= 3) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const { page, logs } = await openViewer(browser.context, `${server.url}?live=${encodeURIComponent(raceUrl)}`, { untilDone: false });
+    try {
+      const seen = await page.evaluate(async () => {
+        const v = window.viewer;
+        // The first chunk (the join) has arrived.
+        while (!v.recording || v.recording.count === 0) await new Promise((r) => setTimeout(r, 20));
+        const first = v.recording.count;
+        const firstStep = v.recording.steps[0];
+        await v.done;
+        return {
+          source: v.recording.meta.source,
+          firstStep,
+          first,
+          count: v.recording.count,
+          cars: v.recording.cars,
+          track: v.recording.meta.track?.name,
+          finalHash: v.result.finalHash,
+          error: document.querySelector('#error').hidden ? null : document.querySelector('#error').textContent,
+        };
+      });
+      assert.equal(seen.error, null, `no error: ${seen.error}`);
+      assert.equal(seen.source, 'live');
+      assert.equal(seen.cars, 3);
+      assert.equal(seen.track, 'brandwood');
+      assert.ok(seen.firstStep > 1, 'joined late');
+      assert.ok(seen.count > seen.first, 'samples kept arriving after the join');
+      // The host's whole stream, read natively in wasm under node, ends on
+      // the world the viewer reached.
+      const range = await (await fetch(`${raceUrl}/range`)).json();
+      const pieces = [new Uint8Array(await (await fetch(`${raceUrl}/header`)).arrayBuffer())];
+      for (let n = range.first; n <= range.last; n++) {
+        pieces.push(new Uint8Array(await (await fetch(`${raceUrl}/chunks/${n}`)).arrayBuffer()));
+      }
+      const stream = new Uint8Array(Buffer.concat(pieces));
+      const whole = sk.readStream(stream).replay;
+      assert.equal(seen.finalHash, whole.finalHash, 'the viewer ends on the host\'s final world');
+      ok(`live race: joined at step ${seen.firstStep}, followed to the end (${seen.count} steps of ${seen.cars} cars drawn), final world ${seen.finalHash.slice(0, 16)}…`);
+    } catch (e) {
+      e.message += `\npage console:\n${logs.slice(-20).join('\n')}`;
+      throw e;
+    } finally {
+      await page.close();
+    }
+  } finally {
+    server.child.kill();
+    service.child.kill();
+  }
+}
