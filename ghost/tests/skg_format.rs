@@ -218,5 +218,8 @@ fn the_fuzz_corpus_and_regressions_decode_without_panicking() {
             inputs += 1;
         }
     }
-    assert!(inputs >= 20, "only {inputs} fuzz inputs: is the corpus committed?");
+    assert!(
+        inputs >= 20,
+        "only {inputs} fuzz inputs: is the corpus committed?"
+    );
 }
