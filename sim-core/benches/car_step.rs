@@ -11,6 +11,10 @@
 //! plane and on the built-in track's own triangle mesh (`Track::ground`,
 //! flat like the plane), in one run: what the mesh's rays cost.
 //!
+//! `ground_ray` casts strut rays (0.9 m, nearly vertical, from above the
+//! road across its width) at that mesh, through `cast_ray` (the footprint
+//! grid) and through the hierarchy alone, in one run: ns per ray.
+//!
 //! Run: `cargo bench -p skidpad-core --bench car_step`. Criterion reports
 //! time per host step of the whole world; divide by the car count, or read
 //! the per-car figure that `cargo xtask bench` prints.
@@ -18,7 +22,8 @@
 use std::sync::Arc;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use skidpad_core::{Lod, Track};
+use skidpad_core::glam::DVec3;
+use skidpad_core::{Ground, GroundRay, Lod, Track};
 use skidpad_fixtures::{RACING_DT as DT, racing_world};
 
 fn car_step(c: &mut Criterion) {
@@ -80,9 +85,41 @@ fn car_step(c: &mut Criterion) {
     }
 }
 
+fn ground_ray(c: &mut Criterion) {
+    let track = Track::builtin("brandwood").expect("track");
+    let mesh = track.ground().expect("track ground");
+    // 4 096 struts spread evenly along the lap and across the road.
+    let rays: Vec<GroundRay> = (0..4096)
+        .map(|k| {
+            let along = track.length() * f64::from(k) / 4096.0;
+            let (centre, direction) = track.point_at(along);
+            let across = f64::from(k % 13) - 6.0;
+            let xy = centre + direction.perp() * across;
+            GroundRay {
+                origin: DVec3::new(xy.x, xy.y, 0.6),
+                direction: DVec3::new(0.02, 0.01, -1.0).normalize(),
+                max_distance: 0.9,
+            }
+        })
+        .collect();
+    let mut group = c.benchmark_group("ground_ray/brandwood");
+    group.throughput(Throughput::Elements(rays.len() as u64));
+    group.bench_function("grid", |b| {
+        b.iter(|| rays.iter().filter(|r| mesh.cast_ray(r).is_some()).count())
+    });
+    group.bench_function("hierarchy", |b| {
+        b.iter(|| {
+            rays.iter()
+                .filter(|r| mesh.cast_ray_hierarchy(r).is_some())
+                .count()
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20).measurement_time(std::time::Duration::from_secs(3));
-    targets = car_step
+    targets = car_step, ground_ray
 }
 criterion_main!(benches);

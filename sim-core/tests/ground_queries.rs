@@ -288,9 +288,10 @@ proptest! {
         let field = Heightfield::new(0.0, 0.0, 1.0, 16, 16, heights).unwrap();
         let mesh = field.to_mesh();
         for ray in &rays {
-            let by_tree = mesh.cast_ray(ray);
-            prop_assert_eq!(by_tree, mesh.cast_ray_brute_force(ray));
-            prop_assert_eq!(by_tree, field.cast_ray(ray));
+            let answer = mesh.cast_ray(ray);
+            prop_assert_eq!(answer, mesh.cast_ray_brute_force(ray));
+            prop_assert_eq!(answer, mesh.cast_ray_hierarchy(ray));
+            prop_assert_eq!(answer, field.cast_ray(ray));
         }
     }
 
@@ -312,7 +313,117 @@ proptest! {
         prop_assert!(mesh.depth() > 1 || triangles.len() <= 4);
         for ray in &rays {
             prop_assert_eq!(mesh.cast_ray(ray), mesh.cast_ray_brute_force(ray));
+            prop_assert_eq!(mesh.cast_ray_hierarchy(ray), mesh.cast_ray_brute_force(ray));
         }
+    }
+}
+
+/// A deterministic stream of numbers in [0, 1) (xorshift), so the rays
+/// below are the same on every run and target.
+struct Rays(u64);
+
+impl Rays {
+    fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn between(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+}
+
+#[test]
+fn the_track_surfaces_answer_the_rays_of_struts_and_bodies_as_brute_force_does() {
+    // The rays a car casts on a track: struts (short, nearly vertical,
+    // from a little above the road, some from below it), body corners
+    // (a few metres, any direction), long and horizontal rays (which the
+    // mesh leaves to its hierarchy), and rays through the sections' own
+    // vertices and edges, where neighbouring triangles tie.
+    let mut rng = Rays(0x5eed_cafe_f00d_d00d);
+    for name in skidpad_core::track_names() {
+        let track = skidpad_core::Track::builtin(name).unwrap();
+        let mesh = track.ground().unwrap();
+        let mut rays = Vec::new();
+        for k in 0..1500 {
+            let (centre, direction) = track.point_at(rng.between(0.0, track.length()));
+            let side = direction.perp() * rng.between(-25.0, 25.0);
+            let xy = centre + side;
+            let ground = mesh
+                .cast_ray(&GroundRay {
+                    origin: DVec3::new(xy.x, xy.y, 500.0),
+                    direction: DVec3::NEG_Z,
+                    max_distance: 1000.0,
+                })
+                .map_or(0.0, |h| h.point.z);
+            let tilt = DVec3::new(rng.between(-0.3, 0.3), rng.between(-0.3, 0.3), -1.0);
+            let (direction, reach, height) = match k % 4 {
+                0 | 1 => (
+                    tilt.normalize(),
+                    rng.between(0.3, 1.0),
+                    rng.between(-0.2, 0.8),
+                ),
+                2 => {
+                    let d = DVec3::new(
+                        rng.between(-1.0, 1.0),
+                        rng.between(-1.0, 1.0),
+                        rng.between(-1.0, 0.2),
+                    );
+                    (d.normalize(), rng.between(1.0, 4.0), rng.between(0.0, 1.5))
+                }
+                _ => (
+                    DVec3::new(1.0, rng.between(-0.1, 0.1), 0.0).normalize(),
+                    rng.between(5.0, 60.0),
+                    0.5,
+                ),
+            };
+            rays.push(GroundRay {
+                origin: DVec3::new(xy.x, xy.y, ground + height),
+                direction,
+                max_distance: reach,
+            });
+        }
+        // Down the sections' vertices and edges: where the road meets the
+        // kerb and the kerb the grass, exactly at a track point.
+        for k in 0..200 {
+            let (centre, direction) = track.point_at(track.length() * f64::from(k) / 200.0);
+            for offset in [0.0, track.width() / 2.0, -track.width() / 2.0] {
+                let xy = centre + direction.perp() * offset;
+                rays.push(GroundRay {
+                    origin: DVec3::new(xy.x, xy.y, 40.0),
+                    direction: DVec3::NEG_Z,
+                    max_distance: 60.0,
+                });
+                rays.push(GroundRay {
+                    origin: DVec3::new(xy.x, xy.y, 3.0),
+                    direction: DVec3::NEG_Z,
+                    max_distance: 0.9,
+                });
+            }
+        }
+        rays.push(GroundRay {
+            origin: DVec3::new(f64::NAN, 0.0, 1.0),
+            direction: DVec3::NEG_Z,
+            max_distance: 1.0,
+        });
+        rays.push(GroundRay {
+            origin: DVec3::new(0.0, 0.0, 1.0),
+            direction: DVec3::new(f64::NAN, 0.0, -1.0),
+            max_distance: 1.0,
+        });
+        let mut hits = 0;
+        for ray in &rays {
+            let answer = mesh.cast_ray(ray);
+            assert_eq!(answer, mesh.cast_ray_brute_force(ray), "{name}: {ray:?}");
+            hits += usize::from(answer.is_some());
+        }
+        assert!(
+            hits > rays.len() / 2,
+            "{name}: the rays meet the surface ({hits} of {})",
+            rays.len()
+        );
     }
 }
 

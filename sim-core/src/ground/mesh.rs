@@ -9,6 +9,7 @@
 
 use glam::DVec3;
 
+use crate::ground::footprint::FootprintGrid;
 use crate::ground::triangle::Triangle;
 use crate::ground::{FingerprintWriter, Ground, GroundHit, GroundRay};
 use crate::surface::SurfaceId;
@@ -68,6 +69,8 @@ pub struct TriangleMesh {
     nodes: Vec<Node>,
     /// Triangle indices in leaf order.
     order: Vec<u32>,
+    /// The fast path for short rays (`footprint.rs`); `None` for small meshes.
+    pub(super) grid: Option<FootprintGrid>,
     fingerprint: [u8; 32],
 }
 
@@ -119,9 +122,11 @@ impl TriangleMesh {
             surfaces: None,
             nodes: Vec::new(),
             order: Vec::new(),
+            grid: None,
             fingerprint: [0; 32],
         };
         mesh.build_hierarchy();
+        mesh.grid = FootprintGrid::build(&mesh.triangles);
         mesh.fingerprint = mesh.compute_fingerprint();
         Ok(mesh)
     }
@@ -293,8 +298,33 @@ fn meets_box(
     true
 }
 
-impl Ground for TriangleMesh {
-    fn cast_ray(&self, ray: &GroundRay) -> Option<GroundHit> {
+impl TriangleMesh {
+    /// The cast through the grid of the mesh's footprint, or `None` when
+    /// the mesh has no grid or the ray spans too many of its cells.
+    fn cast_ray_grid(&self, ray: &GroundRay) -> Option<Option<GroundHit>> {
+        let grid = self.grid.as_ref()?;
+        let reach = ray.max_distance;
+        // The ray searches back as far as it reaches forward.
+        let back = ray.origin - ray.direction * reach;
+        let ahead = ray.origin + ray.direction * reach;
+        let mut best: Option<(f64, u32)> = None;
+        let searched = grid.candidates(back, ahead, |i| {
+            let t_max = best.map_or(reach, |(t, _)| t);
+            if let Some(t) = self.triangles[i as usize].intersect(ray, -reach, t_max)
+                && best.is_none_or(|(bt, bi)| t < bt || (t == bt && i < bi))
+            {
+                best = Some((t, i));
+            }
+        });
+        searched.then(|| best.map(|(t, i)| self.hit(ray, t, i)))
+    }
+
+    /// The cast through the bounding-volume hierarchy alone (what
+    /// [`Ground::cast_ray`] falls back to for long rays); public so tests
+    /// can hold it to [`cast_ray_brute_force`](Self::cast_ray_brute_force)
+    /// too.
+    #[must_use]
+    pub fn cast_ray_hierarchy(&self, ray: &GroundRay) -> Option<GroundHit> {
         let reach = ray.max_distance;
         if !(reach.is_finite() && reach >= 0.0) {
             return None;
@@ -329,6 +359,23 @@ impl Ground for TriangleMesh {
             }
         }
         best.map(|(t, i)| self.hit(ray, t, i))
+    }
+}
+
+impl Ground for TriangleMesh {
+    /// The nearest hit, ties to the lower triangle index: through the
+    /// footprint grid for the short rays of struts and body corners, the
+    /// hierarchy otherwise. Both prune only, so the answer is the brute
+    /// force's bit for bit.
+    fn cast_ray(&self, ray: &GroundRay) -> Option<GroundHit> {
+        let reach = ray.max_distance;
+        if !(reach.is_finite() && reach >= 0.0) {
+            return None;
+        }
+        match self.cast_ray_grid(ray) {
+            Some(answer) => answer,
+            None => self.cast_ray_hierarchy(ray),
+        }
     }
 
     fn fingerprint(&self) -> [u8; 32] {

@@ -17,6 +17,7 @@
 //! phase is one ray–triangle test (`triangle.rs`) in plain `+ − × ÷` and
 //! `sqrt`, so it gives the same bits on every target.
 
+mod footprint;
 mod heightfield;
 mod mesh;
 mod slope;

@@ -1,0 +1,222 @@
+//! A uniform grid over a mesh's footprint (its x–y extent), the fast path
+//! of a mesh's ray cast for the rays a car casts: struts and body corners,
+//! short and mostly vertical, over ground that is mostly a ribbon.
+//!
+//! It prunes and never decides: a triangle is listed in every cell its
+//! padded x–y box touches, a ray looks only in the cells its padded x–y
+//! box touches, and the candidates go through the same ray–triangle test
+//! as the brute-force cast, keeping the smallest (parameter, index). A
+//! triangle the ray can hit has its hit point inside both boxes, so it is
+//! always among the candidates, and the answer is the brute-force answer
+//! bit for bit (the tests hold it to that). Cells are found by
+//! `floor((x − origin) / cell)`, a monotonic function of x, so a box that
+//! overlaps another always shares a cell with it.
+
+use glam::{DVec2, DVec3};
+
+use crate::ground::triangle::Triangle;
+
+/// Padding of every box, m: far above the rounding of the hit point and
+/// the triangle test's edge tolerance at track scale. Triangles add a
+/// relative part, since that tolerance is relative to their size.
+const PAD: f64 = 1e-6;
+const RELATIVE_PAD: f64 = 1e-8;
+
+/// A triangle touching more cells than this is tested for every ray
+/// instead of being listed in each (a large ground plane would otherwise
+/// fill the grid). The tracks' long road strips stay well under it.
+const MAX_CELLS_PER_TRIANGLE: u64 = 64;
+
+/// A ray touching more cells than this (a long or nearly horizontal ray)
+/// is left to the mesh's hierarchy.
+pub(crate) const MAX_CELLS_PER_RAY: u64 = 16;
+
+/// Below this many triangles the hierarchy is as quick.
+const MIN_TRIANGLES: usize = 64;
+
+/// The grid: cells in rows of `columns`, each listing its triangles in
+/// rising index order (compressed: `items[starts[c]..starts[c + 1]]`).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct FootprintGrid {
+    origin: DVec2,
+    inv_cell: f64,
+    columns: u64,
+    rows: u64,
+    starts: Vec<u32>,
+    items: Vec<u32>,
+    /// Triangles too large to list per cell: candidates for every ray.
+    large: Vec<u32>,
+}
+
+/// A triangle's padded x–y box.
+fn footprint(tri: &Triangle) -> (DVec2, DVec2) {
+    let corners = [tri.v0, tri.v0 + tri.e1, tri.v0 + tri.e2];
+    let (mut min, mut max) = (DVec2::splat(f64::MAX), DVec2::splat(f64::MIN));
+    for c in corners {
+        min = min.min(c.truncate());
+        max = max.max(c.truncate());
+    }
+    let pad = PAD + RELATIVE_PAD * (max - min).max_element();
+    (min - DVec2::splat(pad), max + DVec2::splat(pad))
+}
+
+impl FootprintGrid {
+    /// The grid for `triangles`, or `None` when a mesh is too small to
+    /// gain from one. The cell is half the mean triangle's x–y size (on
+    /// the built-in tracks a strut's ray then tests a few triangles: a
+    /// quarter of the hierarchy's instructions), doubled until the cells
+    /// number at most four per triangle (plus 64 K).
+    pub(crate) fn build(triangles: &[Triangle]) -> Option<FootprintGrid> {
+        if triangles.len() < MIN_TRIANGLES {
+            return None;
+        }
+        let boxes: Vec<(DVec2, DVec2)> = triangles.iter().map(footprint).collect();
+        let (mut lo, mut hi) = (DVec2::splat(f64::MAX), DVec2::splat(f64::MIN));
+        let mut sizes = 0.0;
+        for (min, max) in &boxes {
+            lo = lo.min(*min);
+            hi = hi.max(*max);
+            sizes += (*max - *min).max_element();
+        }
+        let extent = hi - lo;
+        let max_cells = 4 * triangles.len() as u64 + (1 << 16);
+        let mut cell = (0.5 * sizes / triangles.len() as f64).max(0.25);
+        let dims = |cell: f64| {
+            let n = |len: f64| (len / cell) as u64 + 1;
+            (n(extent.x), n(extent.y))
+        };
+        while dims(cell).0.saturating_mul(dims(cell).1) > max_cells {
+            cell *= 2.0;
+        }
+        let (columns, rows) = dims(cell);
+        let mut grid = FootprintGrid {
+            origin: lo,
+            inv_cell: 1.0 / cell,
+            columns,
+            rows,
+            starts: Vec::new(),
+            items: Vec::new(),
+            large: Vec::new(),
+        };
+        // Two passes (count, then fill) build the compressed lists in
+        // triangle order without a list per cell.
+        let cells = (columns * rows) as usize;
+        let mut counts = vec![0u32; cells + 1];
+        let mut listed = vec![false; triangles.len()];
+        for (i, (min, max)) in boxes.iter().enumerate() {
+            let (c0, r0, c1, r1) = grid.range(*min, *max);
+            if (c1 - c0 + 1) * (r1 - r0 + 1) > MAX_CELLS_PER_TRIANGLE {
+                grid.large.push(i as u32);
+                continue;
+            }
+            listed[i] = true;
+            for r in r0..=r1 {
+                for c in c0..=c1 {
+                    counts[(r * columns + c) as usize + 1] += 1;
+                }
+            }
+        }
+        for k in 1..counts.len() {
+            counts[k] += counts[k - 1];
+        }
+        let mut next = counts.clone();
+        grid.items = vec![0; counts[cells] as usize];
+        for (i, (min, max)) in boxes.iter().enumerate() {
+            if !listed[i] {
+                continue;
+            }
+            let (c0, r0, c1, r1) = grid.range(*min, *max);
+            for r in r0..=r1 {
+                for c in c0..=c1 {
+                    let slot = &mut next[(r * columns + c) as usize];
+                    grid.items[*slot as usize] = i as u32;
+                    *slot += 1;
+                }
+            }
+        }
+        grid.starts = counts;
+        Some(grid)
+    }
+
+    /// The cell column or row of a coordinate, clamped to the grid.
+    fn index(&self, v: f64, origin: f64, count: u64) -> u64 {
+        let k = ((v - origin) * self.inv_cell).floor();
+        // NaN and negatives go to 0 (`as` saturates), the far side to the
+        // last cell: clamping is monotonic too.
+        (k as u64).min(count - 1)
+    }
+
+    /// The columns and rows (inclusive, first ≤ last) a box touches.
+    fn range(&self, min: DVec2, max: DVec2) -> (u64, u64, u64, u64) {
+        let (c0, c1) = (
+            self.index(min.x, self.origin.x, self.columns),
+            self.index(max.x, self.origin.x, self.columns),
+        );
+        let (r0, r1) = (
+            self.index(min.y, self.origin.y, self.rows),
+            self.index(max.y, self.origin.y, self.rows),
+        );
+        (c0.min(c1), r0.min(r1), c0.max(c1), r0.max(r1))
+    }
+
+    /// Calls `visit` with every candidate triangle of the segment from `a`
+    /// to `b` (a triangle listed in several of its cells comes once per
+    /// cell), or returns false without calling it when the segment touches
+    /// more than [`MAX_CELLS_PER_RAY`] cells or is not finite.
+    pub(crate) fn candidates(&self, a: DVec3, b: DVec3, mut visit: impl FnMut(u32)) -> bool {
+        let min = a.truncate().min(b.truncate()) - DVec2::splat(PAD);
+        let max = a.truncate().max(b.truncate()) + DVec2::splat(PAD);
+        if !(min.is_finite() && max.is_finite()) {
+            return false;
+        }
+        let (c0, r0, c1, r1) = self.range(min, max);
+        if (c1 - c0 + 1) * (r1 - r0 + 1) > MAX_CELLS_PER_RAY {
+            return false;
+        }
+        for &i in &self.large {
+            visit(i);
+        }
+        for r in r0..=r1 {
+            let row = r * self.columns;
+            let (first, last) = (
+                self.starts[(row + c0) as usize],
+                self.starts[(row + c1 + 1) as usize],
+            );
+            for &i in &self.items[first as usize..last as usize] {
+                visit(i);
+            }
+        }
+        true
+    }
+
+    /// Triangles listed in cells and tested for every ray, for tests and
+    /// the mesh's description of its memory.
+    #[cfg(test)]
+    pub(crate) fn counts(&self) -> (usize, usize, u64) {
+        (self.items.len(), self.large.len(), self.columns * self.rows)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::Track;
+
+    #[test]
+    fn a_track_surface_lists_its_triangles_in_a_few_cells_each() {
+        for name in crate::track_names() {
+            let mesh = Track::builtin(name).unwrap().ground().unwrap();
+            let grid = mesh
+                .grid
+                .as_ref()
+                .expect("a track is big enough for a grid");
+            let (items, large, cells) = grid.counts();
+            let triangles = mesh.triangle_count();
+            println!(
+                "{name}: {triangles} triangles, {cells} cells, {items} listings, {large} large"
+            );
+            // Each listed triangle is in a few cells, and none is tested
+            // for every ray.
+            assert!(items <= 8 * triangles && large == 0, "{name}");
+        }
+    }
+}
