@@ -9,8 +9,8 @@
 //! triangle the ray can hit has its hit point inside both boxes, so it is
 //! always among the candidates, and the answer is the brute-force answer
 //! bit for bit (the tests hold it to that). Cells are found by
-//! `floor((x − origin) / cell)`, a monotonic function of x, so a box that
-//! overlaps another always shares a cell with it.
+//! `⌊(x − origin) / cell⌋`, clamped to the grid: a monotonic function of x,
+//! so a box that overlaps another always shares a cell with it.
 
 use glam::{DVec2, DVec3};
 
@@ -46,6 +46,10 @@ pub(crate) struct FootprintGrid {
     items: Vec<u32>,
     /// Triangles too large to list per cell: candidates for every ray.
     large: Vec<u32>,
+    /// Every triangle's padded x–y box: a candidate whose box misses the
+    /// ray's is skipped before the ray–triangle test (a cell holds more
+    /// than the ray's box meets).
+    boxes: Vec<(DVec2, DVec2)>,
 }
 
 /// A triangle's padded x–y box.
@@ -97,6 +101,7 @@ impl FootprintGrid {
             starts: Vec::new(),
             items: Vec::new(),
             large: Vec::new(),
+            boxes: Vec::new(),
         };
         // Two passes (count, then fill) build the compressed lists in
         // triangle order without a list per cell.
@@ -135,15 +140,17 @@ impl FootprintGrid {
             }
         }
         grid.starts = counts;
+        grid.boxes = boxes;
         Some(grid)
     }
 
     /// The cell column or row of a coordinate, clamped to the grid.
     fn index(&self, v: f64, origin: f64, count: u64) -> u64 {
-        let k = ((v - origin) * self.inv_cell).floor();
-        // NaN and negatives go to 0 (`as` saturates), the far side to the
-        // last cell: clamping is monotonic too.
-        (k as u64).min(count - 1)
+        // `as` truncates, which is the floor for the non-negative values
+        // inside the grid (without `floor`'s libcall on x86-64's baseline),
+        // and saturates NaN and negatives to 0 and the far side to the
+        // last cell: a monotonic function of `v`, as the module needs.
+        (((v - origin) * self.inv_cell) as u64).min(count - 1)
     }
 
     /// The columns and rows (inclusive, first ≤ last) a box touches.
@@ -173,8 +180,14 @@ impl FootprintGrid {
         if (c1 - c0 + 1) * (r1 - r0 + 1) > MAX_CELLS_PER_RAY {
             return false;
         }
+        let meets = |i: u32| {
+            let (lo, hi) = self.boxes[i as usize];
+            lo.x <= max.x && min.x <= hi.x && lo.y <= max.y && min.y <= hi.y
+        };
         for &i in &self.large {
-            visit(i);
+            if meets(i) {
+                visit(i);
+            }
         }
         for r in r0..=r1 {
             let row = r * self.columns;
@@ -183,7 +196,9 @@ impl FootprintGrid {
                 self.starts[(row + c1 + 1) as usize],
             );
             for &i in &self.items[first as usize..last as usize] {
-                visit(i);
+                if meets(i) {
+                    visit(i);
+                }
             }
         }
         true
