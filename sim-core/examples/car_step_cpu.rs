@@ -3,7 +3,12 @@
 //! wasm build under node, so both are measured in the same minutes of a
 //! noisy machine, and counts this program's instructions under callgrind.
 //!
-//! Usage: `car_step_cpu full|single_track ROUNDS STEPS_PER_ROUND`. Prints
+//! Usage: `car_step_cpu full|single_track ROUNDS STEPS_PER_ROUND [GROUND]`,
+//! GROUND `plane` (the default: the benchmarks' racing field on z = 0) or
+//! a built-in track's name (the same 20 AI cars spread along that track's
+//! centre line, on its own surface mesh, racing as a game's race does).
+//! Only public API of every core since version 5, so the previous core's
+//! build runs it too. Prints
 //! JSON: `cpu_ns_per_car_step` (one value per round), `cars`, and
 //! `stepped_car_substeps`: every model substep taken by `World::step` in
 //! the whole run, warm-ups included, which is what callgrind counts with
@@ -12,7 +17,9 @@
 //! CPU time is the stepping thread's own (`CLOCK_THREAD_CPUTIME_ID`), so
 //! time the machine gave to other work does not count.
 
-use skidpad_core::Lod;
+use std::sync::Arc;
+
+use skidpad_core::{InitialPose, Lod, LodSetting, Track, World, WorldConfig, preset};
 use skidpad_fixtures::{RACING_DT, RACING_WARM_UP_STEPS, racing_world};
 
 const CARS: usize = 20;
@@ -31,6 +38,40 @@ fn thread_cpu_ns() -> u64 {
     t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
+/// `CARS` AI cars spread evenly along `track`'s centre line at 20 m/s,
+/// alternating two presets, on the track's own surface; warmed up like the
+/// racing field.
+fn field_on(track: &str, lod: Lod) -> World {
+    let track = Arc::new(Track::builtin(track).expect("a built-in track"));
+    let mut world = World::new(WorldConfig::default()).expect("world");
+    world
+        .set_ground(Arc::new(track.ground().expect("track surface")))
+        .expect("ground");
+    for k in 0..CARS {
+        let (at, heading) = track.point_at(track.length() * k as f64 / CARS as f64);
+        let pose = InitialPose {
+            x: at.x,
+            y: at.y,
+            yaw: libm::atan2(heading.y, heading.x),
+            speed: 20.0,
+        };
+        let name = if k % 2 == 0 {
+            "rwd_sports"
+        } else {
+            "fwd_hatchback"
+        };
+        let car = world
+            .add_car(&preset(name).expect("preset"), pose)
+            .expect("car");
+        world.set_driver(car, Some(track.clone())).expect("driver");
+        world.set_lod(car, LodSetting::new(lod)).expect("lod");
+    }
+    for _ in 0..RACING_WARM_UP_STEPS {
+        world.step(RACING_DT).expect("warm-up step");
+    }
+    world
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let lod = match args.first().map(String::as_str) {
@@ -41,13 +82,18 @@ fn main() {
         |i: usize, default: u64| args.get(i).and_then(|a| a.parse().ok()).unwrap_or(default);
     let rounds = number(1, 5);
     let steps = number(2, 60);
+    let ground = args.get(3).map_or("plane", String::as_str).to_owned();
     // One thread: the figure is the model's cost, comparable with wasm's.
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(1)
         .build()
         .expect("thread pool");
     let (per_round, stepped) = pool.install(|| {
-        let mut world = racing_world(CARS, lod, true).expect("racing field");
+        let mut world = if ground == "plane" {
+            racing_world(CARS, lod, true).expect("racing field")
+        } else {
+            field_on(&ground, lod)
+        };
         let warm_up = RACING_WARM_UP_STEPS + steps;
         for _ in 0..steps {
             world.step(RACING_DT).expect("warm-up step");

@@ -72,6 +72,7 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
     // interleaved CPU-time runs that give the wasm/native ratio.
     let wasm = wasm_bench(root)?;
     let cpu = crate::cpu_bench::measure(root)?;
+    let surfaces = crate::surface_bench::measure(root)?;
     bench(
         root,
         &target,
@@ -103,6 +104,7 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
         // of interleaved pairs (1 = as fast; cpu_bench.rs).
         "wasm_native_ratio": cpu["full"]["wasm_native_ratio"],
         "cpu": cpu,
+        "track_surface": surfaces,
         "wasm_car_step_full_ns": wasm["wasm_car_step_full_ns"],
         "wasm_package_gzip_bytes": wasm["package_gzip_bytes"],
         "recorder_overhead_pct": replay["recorder_overhead_pct"],
@@ -122,7 +124,36 @@ pub fn bench_all(root: &Path) -> Result<(), String> {
     };
     let r = &report;
     println!("\n{:<44} {:>14}", "figure", "value");
+    let surface = &r["track_surface"];
     let rows = [
+        (
+            "Full on brandwood's surface, CPU ns per car-step",
+            f(&surface["field"]["full"]["brandwood"]["native_cpu_ns_per_car_step"]),
+        ),
+        (
+            "  over the plane (same runs)",
+            f(&surface["field"]["full"]["brandwood"]["over_plane"]),
+        ),
+        (
+            "Full on hillcrest's surface, over the plane",
+            f(&surface["field"]["full"]["hillcrest"]["over_plane"]),
+        ),
+        (
+            "SingleTrack on brandwood's surface, over plane",
+            f(&surface["field"]["single_track"]["brandwood"]["over_plane"]),
+        ),
+        (
+            "verify a track race, CPU us per car-step",
+            f(&surface["verify"]["track"]["cpu_us_per_car_step"]),
+        ),
+        (
+            "verify the plane race, CPU us per car-step",
+            f(&surface["verify"]["plane"]["cpu_us_per_car_step"]),
+        ),
+        (
+            "decode share of the track race's verify",
+            f(&surface["verify"]["track"]["decode_share"]),
+        ),
         (
             "car_step_full_ns (20 cars, 300 Hz)",
             f(&r["car_step_full_ns"]),

@@ -25,14 +25,14 @@ const PAIRS: usize = 5;
 const ROUNDS: &str = "3";
 const STEPS: &str = "200";
 
-fn median(values: &mut [f64]) -> f64 {
+pub fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
 }
 
 /// Runs a program that prints JSON with `cpu_ns_per_car_step` and returns
 /// the JSON and the median of those rounds.
-fn cpu_run(cmd: &mut Command) -> Result<(Value, f64), String> {
+pub fn cpu_run(cmd: &mut Command) -> Result<(Value, f64), String> {
     let out = cmd
         .output()
         .map_err(|e| format!("cannot start {:?}: {e}", cmd.get_program()))?;

@@ -18,7 +18,9 @@
 //!   `viewer/`), which `skidpad view` serves.
 //! - `view-demo`: races the demo and opens it in the viewer.
 //! - `bench`: runs the benchmarks and prints the SPEC §10 figures, as a
-//!   table and as `target/bench-report.json`.
+//!   table and as `target/bench-report.json`; `bench surfaces` only the
+//!   races on the tracks' surfaces and their verification
+//!   (`surface_bench.rs`).
 //! - `missing-packages`: prints the Debian packages the checks need that
 //!   this machine lacks, one a line (`.ci/run` installs them).
 //! - `golden`: records the golden corpus for the current
@@ -31,6 +33,7 @@ mod bench;
 mod cpu_bench;
 mod js_checks;
 mod postgres;
+mod surface_bench;
 mod tools;
 mod viewer;
 mod wasm;
@@ -53,13 +56,23 @@ fn main() -> ExitCode {
         Some("golden") => golden(),
         Some("architecture") => project_root().and_then(|root| architecture::check(&root)),
         Some("wasm") => project_root().and_then(|root| wasm::build_package(&root).map(drop)),
+        Some("bench") if args.get(1).is_some_and(|a| a == "surfaces") => {
+            project_root().and_then(|root| {
+                let report = surface_bench::measure(&root)?;
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).unwrap_or_default()
+                );
+                Ok(())
+            })
+        }
         Some("bench") => project_root().and_then(|root| bench::bench_all(&root)),
         Some("with-postgres") => postgres::run_with_server(&args[1..]),
         Some("viewer") => project_root().and_then(|root| viewer::prepare(&root)),
         Some("view-demo") => project_root().and_then(|root| viewer::view_demo(&root)),
         _ => {
             eprintln!(
-                "usage: cargo xtask test [--only NAME…] | architecture | golden | bench | wasm | viewer | view-demo | missing-packages | with-postgres COMMAND…"
+                "usage: cargo xtask test [--only NAME…] | architecture | golden | bench [surfaces] | wasm | viewer | view-demo | missing-packages | with-postgres COMMAND…"
             );
             return ExitCode::from(2);
         }
