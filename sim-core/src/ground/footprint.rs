@@ -146,11 +146,17 @@ impl FootprintGrid {
 
     /// The cell column or row of a coordinate, clamped to the grid.
     fn index(&self, v: f64, origin: f64, count: u64) -> u64 {
-        // `as` truncates, which is the floor for the non-negative values
-        // inside the grid (without `floor`'s libcall on x86-64's baseline),
-        // and saturates NaN and negatives to 0 and the far side to the
-        // last cell: a monotonic function of `v`, as the module needs.
-        (((v - origin) * self.inv_cell) as u64).min(count - 1)
+        let k = (v - origin) * self.inv_cell;
+        // Clamped first (NaN and negatives to the first cell, the far side
+        // to the last), then truncated, which is the floor for what is
+        // left, without `floor`'s libcall on x86-64's baseline or the
+        // saturating conversion's fix-ups: a monotonic function of `v`.
+        let last = (count - 1) as f64;
+        if k >= 0.0 {
+            if k < last { k as i64 as u64 } else { count - 1 }
+        } else {
+            0
+        }
     }
 
     /// The columns and rows (inclusive, first ≤ last) a box touches.
@@ -166,13 +172,20 @@ impl FootprintGrid {
         (c0.min(c1), r0.min(r1), c0.max(c1), r0.max(r1))
     }
 
-    /// Calls `visit` with every candidate triangle of the segment from `a`
-    /// to `b` (a triangle listed in several of its cells comes once per
-    /// cell), or returns false without calling it when the segment touches
-    /// more than [`MAX_CELLS_PER_RAY`] cells or is not finite.
-    pub(crate) fn candidates(&self, a: DVec3, b: DVec3, mut visit: impl FnMut(u32)) -> bool {
-        let min = a.truncate().min(b.truncate()) - DVec2::splat(PAD);
-        let max = a.truncate().max(b.truncate()) + DVec2::splat(PAD);
+    /// Calls `visit` with every candidate triangle of the segment from
+    /// `centre − reach` to `centre + reach` (a triangle listed in several
+    /// of its cells comes once per cell), or returns false without calling
+    /// it when the segment touches more than [`MAX_CELLS_PER_RAY`] cells or
+    /// is not finite. Its x–y box is `centre ± |reach|` per axis.
+    pub(crate) fn candidates(
+        &self,
+        centre: DVec3,
+        reach: DVec3,
+        mut visit: impl FnMut(u32),
+    ) -> bool {
+        let (x, y) = (centre.x, centre.y);
+        let (rx, ry) = (reach.x.abs() + PAD, reach.y.abs() + PAD);
+        let (min, max) = (DVec2::new(x - rx, y - ry), DVec2::new(x + rx, y + ry));
         if !(min.is_finite() && max.is_finite()) {
             return false;
         }

@@ -304,11 +304,10 @@ impl TriangleMesh {
     fn cast_ray_grid(&self, ray: &GroundRay) -> Option<Option<GroundHit>> {
         let grid = self.grid.as_ref()?;
         let reach = ray.max_distance;
-        // The ray searches back as far as it reaches forward.
-        let back = ray.origin - ray.direction * reach;
-        let ahead = ray.origin + ray.direction * reach;
+        // The ray searches back as far as it reaches forward: a segment
+        // centred on its origin.
         let mut best: Option<(f64, u32)> = None;
-        let searched = grid.candidates(back, ahead, |i| {
+        let searched = grid.candidates(ray.origin, ray.direction * reach, |i| {
             let t_max = best.map_or(reach, |(t, _)| t);
             if let Some(t) = self.triangles[i as usize].intersect(ray, -reach, t_max)
                 && best.is_none_or(|(bt, bi)| t < bt || (t == bt && i < bi))
