@@ -425,6 +425,21 @@ fn telemetry_describes_the_last_step_whenever_it_is_read() {
         world.telemetry(CarId::from_raw(1)).unwrap(),
         restored.as_slice()
     );
+
+    // Inputs set twice, unread, then a refused step: still the last step.
+    let (mut world, edge) = setup();
+    for throttle in [0.2, 0.9] {
+        let input = CarInput {
+            throttle,
+            ..CarInput::default()
+        };
+        world.set_input(id, input).unwrap();
+    }
+    world.restore(CarId::from_raw(1), &edge).unwrap();
+    assert!(world.step(1.0 / 60.0).is_err());
+    assert_eq!(world.telemetry(id).unwrap(), expected.as_slice());
+    let next = world.input(id).unwrap().throttle;
+    assert!((next - 0.9).abs() < 1e-4, "the next step's input: {next}");
 }
 
 #[test]

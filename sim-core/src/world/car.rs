@@ -87,6 +87,11 @@ pub(crate) struct Car {
     /// a game reads it for the few cars it shows, so the step does not pay
     /// for every car's. Emptied whenever the step changes the state.
     telemetry: OnceLock<[f64; CHANNEL_COUNT]>,
+    /// The input the last step ran with, kept when a game sets the next
+    /// input before anything read the telemetry, so that a later read
+    /// still describes the last step without computing it at every
+    /// `set_input` (a replay's playback sets every car's input every step).
+    stepped_input: Option<CarInput>,
 }
 
 impl Car {
@@ -134,6 +139,7 @@ impl Car {
             outputs: StepOutputs::default(),
             driver: None,
             telemetry: OnceLock::new(),
+            stepped_input: None,
         };
         Ok(car)
     }
@@ -200,14 +206,33 @@ impl Car {
     pub(crate) fn telemetry(&self) -> &[f64; CHANNEL_COUNT] {
         self.telemetry.get_or_init(|| {
             let mut values = [0.0; CHANNEL_COUNT];
-            telemetry::write(&self.def, &self.state, &self.outputs, &mut values);
+            match self.stepped_input {
+                Some(input) => {
+                    let stepped = CarState {
+                        input,
+                        ..self.state.clone()
+                    };
+                    telemetry::write(&self.def, &stepped, &self.outputs, &mut values);
+                }
+                None => telemetry::write(&self.def, &self.state, &self.outputs, &mut values),
+            }
             values
         })
+    }
+
+    /// Sets the input the next step runs with (already sanitised); the
+    /// telemetry keeps describing the last step.
+    pub(crate) fn set_input(&mut self, input: CarInput) {
+        if self.telemetry.get().is_none() && self.stepped_input.is_none() {
+            self.stepped_input = Some(self.state.input);
+        }
+        self.state.input = input;
     }
 
     /// Marks the telemetry stale after the state or outputs changed.
     pub(crate) fn state_changed(&mut self) {
         self.telemetry.take();
+        self.stepped_input = None;
     }
 }
 

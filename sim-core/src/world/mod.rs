@@ -296,8 +296,11 @@ impl World {
     /// Sets the input the car runs with from the next step on. Non-finite
     /// fields are an error (nothing changes); the rest is clamped to range.
     pub fn set_input(&mut self, id: CarId, input: CarInput) -> Result<()> {
-        let car = self.car_mut(id)?;
-        car.state.input = input.sanitized(car.def.top_gear())?;
+        // Not `car_mut`: the car keeps the input its last step ran with
+        // for the telemetry instead of computing that now.
+        let index = self.index_of(id)?;
+        let car = &mut self.cars[index];
+        car.set_input(input.sanitized(car.def.top_gear())?);
         Ok(())
     }
 
@@ -452,6 +455,11 @@ impl World {
     /// Sets the surface under one wheel.
     pub fn set_wheel_surface(&mut self, id: CarId, wheel: Wheel, surface: SurfaceId) -> Result<()> {
         self.config.surfaces.get(surface)?;
+        // Setting what the wheel has changes nothing (a replay's player
+        // sets every wheel every step): no telemetry to compute first.
+        if self.car(id)?.state.surfaces[wheel.index()] == surface {
+            return Ok(());
+        }
         self.car_mut(id)?.state.surfaces[wheel.index()] = surface;
         Ok(())
     }
@@ -477,6 +485,10 @@ impl World {
     /// speeds and the engaged gear carry over.
     pub fn set_lod(&mut self, id: CarId, lod: LodSetting) -> Result<()> {
         let lod = lod.validated()?;
+        // As for surfaces: the player sets every car's level every step.
+        if self.car(id)?.state.lod == lod {
+            return Ok(());
+        }
         self.car_mut(id)?.state.lod = lod;
         Ok(())
     }
