@@ -178,8 +178,8 @@ fn the_golden_replays_have_the_same_laps_in_every_tool() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../golden")
         .join(format!("v{}", skidpad_core::SIMULATION_VERSION));
-    // The golden scenarios race the built-in brandwood track; their
-    // replays name no track, and the CLI reads them on brandwood.
+    // The golden scenarios race the built-in brandwood track and name it
+    // in their `track` metadata.
     let track = Arc::new(Track::builtin("brandwood").unwrap());
     let mut laps_seen = 0;
     for name in [
