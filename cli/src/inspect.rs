@@ -12,6 +12,7 @@ use skidpad_replay::{
     FileKind, Limits, ReplayError, decode_replay_with, encode_replay, is_gzip, read_replay_header,
 };
 
+use crate::archived;
 use crate::files;
 use crate::text::printable;
 
@@ -48,8 +49,12 @@ pub struct ReplayInfo {
     pub raw_input_bytes: u64,
     /// Key/value metadata.
     pub metadata: Vec<(String, String)>,
-    /// The decoded body, when this core can read it.
+    /// The decoded body, when this core or an archived one can read it.
     pub body: Option<ReplayBody>,
+    /// The core that decoded the body: `simulation version 9 (native)`, or
+    /// an older version's archived core, such as `simulation version 3
+    /// (archived)`.
+    pub decoded_by: Option<String>,
     /// Why the body was not decoded: another simulation version (not a
     /// fault: the header still describes the file), or a limit or damage.
     pub body_error: Option<String>,
@@ -73,8 +78,9 @@ impl Inspection {
 /// What only the body of a replay tells.
 #[derive(Clone, Debug, Serialize)]
 pub struct ReplayBody {
-    /// Bytes of the plain encoding.
-    pub encoded_bytes: usize,
+    /// Bytes of the plain encoding (the native core re-encodes it; an
+    /// archived core does not say).
+    pub encoded_bytes: Option<usize>,
     /// Cars (definition names).
     pub cars: Vec<String>,
     /// Simulated seconds.
@@ -127,14 +133,41 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
             // `files::kind` lets only replays and ghosts through.
             let h = read_replay_header(&bytes)?;
             let decoded = decode_replay_with(&bytes, limits);
-            let body_unreadable = matches!(
+            let older = matches!(&decoded, Err(ReplayError::SimulationVersion { .. }))
+                .then(|| archived::other_version(&bytes))
+                .flatten();
+            let mut body_unreadable = matches!(
                 &decoded,
                 Err(e) if !matches!(e, ReplayError::SimulationVersion { .. })
             );
+            let decoded_by = match (&decoded, older) {
+                (Ok(_), _) => Some(archived::core_label(h.simulation_version)),
+                (Err(_), Some(version)) => Some(archived::core_label(version)),
+                (Err(_), None) => None,
+            };
             let (body, body_error) = match decoded {
+                Err(ReplayError::SimulationVersion { .. }) if older.is_some() => {
+                    match archived::cores().and_then(|c| Ok(c.inspect(&bytes)?)) {
+                        Ok(a) => (
+                            Some(ReplayBody {
+                                encoded_bytes: None,
+                                cars: a.car_names,
+                                duration: a.duration,
+                                keyframes: a.recorded_hashes,
+                                embedded_ghosts: usize::try_from(a.embedded_ghosts)
+                                    .unwrap_or(usize::MAX),
+                            }),
+                            None,
+                        ),
+                        Err(e) => {
+                            body_unreadable = true;
+                            (None, Some(format!("{e:#}")))
+                        }
+                    }
+                }
                 Ok(r) => (
                     Some(ReplayBody {
-                        encoded_bytes: encode_replay(&r)?.len(),
+                        encoded_bytes: Some(encode_replay(&r)?.len()),
                         cars: r.definitions.iter().map(|d| d.name.clone()).collect(),
                         duration: r.duration(),
                         keyframes: r
@@ -148,6 +181,8 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
                 ),
                 Err(e) => (None, Some(e.to_string())),
             };
+            // Named only when a core did read the body.
+            let decoded_by = decoded_by.filter(|_| body.is_some());
             Inspection::Replay(ReplayInfo {
                 file_bytes: bytes.len(),
                 gzip: is_gzip(&bytes),
@@ -162,6 +197,7 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
                     .saturating_mul(48),
                 metadata: h.metadata,
                 body,
+                decoded_by,
                 body_error,
                 body_unreadable,
             })
@@ -194,7 +230,8 @@ impl fmt::Display for Inspection {
                 let encoded = r
                     .body
                     .as_ref()
-                    .map_or(String::new(), |b| format!(", {} encoded", b.encoded_bytes));
+                    .and_then(|b| b.encoded_bytes)
+                    .map_or(String::new(), |n| format!(", {n} encoded"));
                 writeln!(
                     f,
                     "  size              {} bytes on disk{}{encoded}, {} raw inputs",
@@ -219,6 +256,9 @@ impl fmt::Display for Inspection {
                 writeln!(f, "  metadata")?;
                 for (k, v) in &r.metadata {
                     writeln!(f, "    {} = {}", printable(k), printable(v))?;
+                }
+                if let Some(core) = &r.decoded_by {
+                    writeln!(f, "  decoded by        {core}")?;
                 }
                 if let Some(e) = &r.body_error {
                     writeln!(f, "  body not read     {}", printable(e))?;

@@ -2,6 +2,7 @@
 //! binary (`main.rs`) parses arguments and prints; tests snapshot the same
 //! reports. Every report prints as text (`Display`) or JSON (`Serialize`).
 
+pub mod archived;
 pub mod atomic;
 pub mod demo;
 pub mod export;

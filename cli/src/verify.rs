@@ -6,9 +6,11 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use skidpad_core::hex;
+use skidpad_cores::SandboxBudget;
 use skidpad_ghost::decode_ghost;
 use skidpad_replay::{DesyncReport, FileKind, Limits, decode_replay_with, verify_replay};
 
+use crate::archived;
 use crate::files::{self, GameLogic};
 use crate::text::printable;
 
@@ -31,7 +33,7 @@ pub struct FieldReport {
     /// Playback car index.
     pub car: u32,
     /// Snapshot field name.
-    pub field: &'static str,
+    pub field: String,
     /// The recorded value.
     pub recorded: f64,
     /// The re-simulated value.
@@ -59,7 +61,7 @@ impl From<&DesyncReport> for FirstDesync {
                 .iter()
                 .map(|f| FieldReport {
                     car: f.car.to_raw(),
-                    field: f.field,
+                    field: f.field.to_owned(),
                     recorded: f.recorded,
                     simulated: f.simulated,
                 })
@@ -90,6 +92,10 @@ pub struct Verdict {
     pub first_desync: Option<FirstDesync>,
     /// Replays: world hash after the last step.
     pub final_hash: Option<String>,
+    /// Replays: the core that re-simulated it, such as `simulation version
+    /// 3 (archived)` (an older version's archived core, in a sandbox) or
+    /// `simulation version 9 (native)`.
+    pub core: Option<String>,
 }
 
 impl Verdict {
@@ -120,6 +126,7 @@ pub fn verify_file(path: &Path, limits: &Limits, game_logic: GameLogic) -> Verdi
         desyncs: None,
         first_desync: None,
         final_hash: None,
+        core: None,
     };
     let result = files::read(path).and_then(|bytes| {
         // Named even when the command cannot take it (a stream, an empty
@@ -138,6 +145,9 @@ pub fn verify_file(path: &Path, limits: &Limits, game_logic: GameLogic) -> Verdi
             Err(e) => verdict.set(Status::InputError, e.to_string()),
         },
         // `files::kind` lets only replays and ghosts through.
+        Ok((_, bytes)) if archived::other_version(&bytes).is_some() => {
+            verify_archived(&bytes, limits, &mut verdict);
+        }
         Ok((_, bytes)) => {
             let verified = decode_replay_with(&bytes, limits).and_then(|replay| {
                 let carries_game_state = replay.keyframes.iter().any(|k| !k.game_state.is_empty());
@@ -150,12 +160,14 @@ pub fn verify_file(path: &Path, limits: &Limits, game_logic: GameLogic) -> Verdi
                     verdict.desyncs = Some(report.desyncs);
                     verdict.final_hash = Some(hex(&report.final_hash));
                     verdict.first_desync = report.first_desync.as_ref().map(FirstDesync::from);
+                    let core = archived::core_label(report.simulation_version);
+                    verdict.core = Some(core.clone());
                     let keyframes = plural(report.keyframes as u64, "keyframe", "keyframes");
                     if report.is_valid() {
                         verdict.set(
                             Status::Ok,
                             format!(
-                                "{} steps ({:.1} s), {keyframes}, 0 desyncs",
+                                "{} steps ({:.1} s), {keyframes}, 0 desyncs, verified by {core}",
                                 report.steps, report.duration
                             ),
                         );
@@ -169,7 +181,10 @@ pub fn verify_file(path: &Path, limits: &Limits, game_logic: GameLogic) -> Verdi
                         } else {
                             ""
                         };
-                        verdict.set(Status::Desync, format!("{desyncs} in {keyframes}{hint}"));
+                        verdict.set(
+                            Status::Desync,
+                            format!("{desyncs} in {keyframes}, re-simulated by {core}{hint}"),
+                        );
                     }
                 }
                 Err(e) => verdict.set(Status::InputError, e.to_string()),
@@ -177,6 +192,62 @@ pub fn verify_file(path: &Path, limits: &Limits, game_logic: GameLogic) -> Verdi
         }
     }
     verdict
+}
+
+/// Verifies a replay of an older simulation version with that version's
+/// archived core, in a sandbox whose budget is `limits`' share.
+fn verify_archived(bytes: &[u8], limits: &Limits, verdict: &mut Verdict) {
+    let result = archived::cores().and_then(|cores| {
+        cores
+            .verify(bytes, SandboxBudget::from_limits(limits))
+            .map_err(anyhow::Error::from)
+    });
+    let report = match result {
+        Ok(report) => report,
+        Err(e) => return verdict.set(Status::InputError, format!("{e:#}")),
+    };
+    let core = archived::core_label(report.header.simulation_version);
+    verdict.steps = Some(report.steps_simulated);
+    verdict.desyncs = Some(report.desyncs);
+    verdict.final_hash = Some(report.final_hash.clone());
+    verdict.core = Some(core.clone());
+    verdict.first_desync = report.first_desync.as_ref().map(|d| {
+        let fields: Vec<FieldReport> = d
+            .fields
+            .iter()
+            .map(|f| FieldReport {
+                // Every version prints a car id as its number.
+                car: f.car.parse().unwrap_or(u32::MAX),
+                field: f.field.clone(),
+                recorded: f.recorded,
+                simulated: f.simulated,
+            })
+            .collect();
+        let mut cars: Vec<u32> = fields.iter().map(|f| f.car).collect();
+        cars.sort_unstable();
+        cars.dedup();
+        FirstDesync {
+            step: d.step,
+            cars,
+            fields,
+        }
+    });
+    let keyframes = plural(report.header.keyframes, "keyframe", "keyframes");
+    if report.is_valid() {
+        verdict.set(
+            Status::Ok,
+            format!(
+                "{} steps ({:.1} s), {keyframes}, 0 desyncs, verified by {core}",
+                report.steps_simulated, report.header.duration
+            ),
+        );
+    } else {
+        let desyncs = plural(report.desyncs, "desync", "desyncs");
+        verdict.set(
+            Status::Desync,
+            format!("{desyncs} in {keyframes}, re-simulated by {core}"),
+        );
+    }
 }
 
 /// Every verdict.

@@ -1,11 +1,12 @@
 //! Files as a user meets them: atomic writes that respect the umask and
 //! never replace what is not a regular file, ghosts given to replay
-//! commands, replays of other versions and hostile metadata in `inspect`.
+//! commands, replays of older versions (their archived cores) and hostile
+//! metadata in `inspect`.
 
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
-use skidpad_cli::{atomic, files, ghost_cmd, inspect};
+use skidpad_cli::{atomic, files, ghost_cmd, inspect, verify};
 use skidpad_replay::{Limits, decode_replay, encode_replay};
 
 fn golden(version: u32, name: &str) -> PathBuf {
@@ -102,7 +103,7 @@ fn a_ghost_given_to_a_replay_command_is_named_as_one() {
 }
 
 #[test]
-fn inspect_reads_the_header_of_another_simulation_version() {
+fn inspect_reads_an_older_version_through_its_archived_core() {
     let old = golden(1, "flat_lap.skr");
     let inspection = inspect::inspect(&old, &Limits::default()).unwrap();
     let inspect::Inspection::Replay(info) = &inspection else {
@@ -110,11 +111,61 @@ fn inspect_reads_the_header_of_another_simulation_version() {
     };
     assert_eq!(info.simulation_version, 1);
     assert_eq!((info.car_count, info.steps), (1, 4800));
-    assert!(info.body.is_none());
-    let why = info.body_error.as_deref().unwrap();
-    assert!(why.contains("simulation version 1"), "{why}");
+    assert_eq!(
+        info.decoded_by.as_deref(),
+        Some("simulation version 1 (archived)")
+    );
+    assert!(info.body_error.is_none() && !info.body_unreadable);
+    let body = info
+        .body
+        .as_ref()
+        .expect("the archived core reads the body");
+    assert_eq!(body.cars.len(), 1);
+    assert_eq!(body.encoded_bytes, None);
+    // The keyframe hashes it reports are the ones the corpus pins.
+    let pinned = std::fs::read_to_string(golden(1, "HASHES")).unwrap();
+    for (step, hash) in &body.keyframes {
+        let line = format!("flat_lap.skr {step} {hash}");
+        assert!(
+            pinned.lines().any(|l| l == line),
+            "{line} is not in v1/HASHES"
+        );
+    }
     let text = inspection.to_string();
-    assert!(text.contains("simulation version 1") && text.contains("body not read"));
+    assert!(
+        text.contains("decoded by        simulation version 1 (archived)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn verify_re_simulates_older_versions_in_their_archived_cores() {
+    for version in 1..skidpad_core::SIMULATION_VERSION {
+        for name in ["flat_lap.skr", "game_logic.skr"] {
+            let verdict = verify::verify_file(
+                &golden(version, name),
+                &Limits::default(),
+                files::no_game_logic,
+            );
+            // The archived cores carry the golden game's logic themselves.
+            assert!(verdict.ok, "v{version}/{name}: {}", verdict.detail);
+            let core = format!("simulation version {version} (archived)");
+            assert_eq!(verdict.core.as_deref(), Some(core.as_str()));
+            assert!(verdict.detail.ends_with(&format!("verified by {core}")));
+        }
+    }
+    // Limits reach the sandbox: an old replay over them is refused before
+    // anything runs.
+    let tight = Limits {
+        max_steps: 100,
+        ..Limits::default()
+    };
+    let refused = verify::verify_file(&golden(2, "flat_lap.skr"), &tight, files::no_game_logic);
+    assert!(
+        !refused.ok && refused.detail.contains("over the budget"),
+        "{}",
+        refused.detail
+    );
 }
 
 #[test]

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The simulation version the current tree declares.
-fn current_version(root: &Path) -> Result<u32, String> {
+pub(crate) fn current_version(root: &Path) -> Result<u32, String> {
     let lib = std::fs::read_to_string(root.join("sim-core/src/lib.rs"))
         .map_err(|e| format!("cannot read sim-core/src/lib.rs: {e}"))?;
     lib.lines()
@@ -21,7 +21,8 @@ fn current_version(root: &Path) -> Result<u32, String> {
         .ok_or_else(|| "no SIMULATION_VERSION in sim-core/src/lib.rs".to_owned())
 }
 
-fn git(root: &Path, args: &[&str]) -> Result<String, String> {
+/// The trimmed standard output of a git command run in `root`.
+pub(crate) fn git(root: &Path, args: &[&str]) -> Result<String, String> {
     let out = Command::new("git")
         .args(args)
         .current_dir(root)
@@ -44,10 +45,9 @@ pub struct Baseline {
     pub example: PathBuf,
 }
 
-/// The parent of the oldest commit whose sim-core/src/lib.rs declares the
-/// current version, or an error when history does not have one (a shallow
-/// clone, or version 1).
-fn baseline_commit(root: &Path, version: u32) -> Result<String, String> {
+/// The oldest commit whose sim-core/src/lib.rs declares `version`, or an
+/// error when history does not have one (a shallow clone).
+pub(crate) fn introducing_commit(root: &Path, version: u32) -> Result<String, String> {
     let needle = format!("pub const SIMULATION_VERSION: u32 = {version};");
     let introduced = git(
         root,
@@ -61,11 +61,36 @@ fn baseline_commit(root: &Path, version: u32) -> Result<String, String> {
             "sim-core/src/lib.rs",
         ],
     )?;
-    let first = introduced
+    introduced
         .lines()
         .next()
-        .ok_or_else(|| format!("no commit introduces simulation version {version}"))?;
+        .map(str::to_owned)
+        .ok_or_else(|| format!("no commit introduces simulation version {version}"))
+}
+
+/// The parent of the commit that introduced the current version: the last
+/// commit of the version before it.
+fn baseline_commit(root: &Path, version: u32) -> Result<String, String> {
+    let first = introducing_commit(root, version)?;
     git(root, &["rev-parse", &format!("{first}^")])
+}
+
+/// Puts `commit` in the git worktree at `tree`, adding the worktree the
+/// first time and moving a previous run's to the commit after that.
+pub(crate) fn checkout(root: &Path, tree: &Path, commit: &str) -> Result<(), String> {
+    if tree.exists() {
+        git(
+            tree,
+            &["checkout", "--quiet", "--force", "--detach", commit],
+        )?;
+    } else {
+        let tree_arg = tree.to_string_lossy().into_owned();
+        git(
+            root,
+            &["worktree", "add", "--detach", "--force", &tree_arg, commit],
+        )?;
+    }
+    Ok(())
 }
 
 /// Checks out and builds the baseline's `car_step_cpu`.
@@ -73,19 +98,7 @@ pub fn build(root: &Path) -> Result<Baseline, String> {
     let current = current_version(root)?;
     let commit = baseline_commit(root, current)?;
     let tree = root.join("target/baseline-core");
-    if tree.exists() {
-        // A previous run's worktree: move it to this commit.
-        git(
-            &tree,
-            &["checkout", "--quiet", "--force", "--detach", &commit],
-        )?;
-    } else {
-        let tree_arg = tree.to_string_lossy().into_owned();
-        git(
-            root,
-            &["worktree", "add", "--detach", "--force", &tree_arg, &commit],
-        )?;
-    }
+    checkout(root, &tree, &commit)?;
     let version = current_version(&tree)?;
     // Today's harness on the old core: same clock, same output.
     std::fs::copy(

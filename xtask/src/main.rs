@@ -26,10 +26,13 @@
 //! - `golden`: records the golden corpus for the current
 //!   `SIMULATION_VERSION` (golden/README.md says when that is allowed);
 //!   `golden --add-missing` adds the scenarios the current corpus lacks.
+//! - `cores`: builds the archived wasm cores the manifest lacks
+//!   (`cores.rs`); `cores --check` rebuilds them all and compares bytes.
 
 mod architecture;
 mod baseline;
 mod bench;
+mod cores;
 mod cpu_bench;
 mod js_checks;
 mod postgres;
@@ -54,6 +57,7 @@ fn main() -> ExitCode {
             Ok(())
         }
         Some("golden") => golden(),
+        Some("cores") => project_root().and_then(|root| cores::run_command(&root, &args[1..])),
         Some("architecture") => project_root().and_then(|root| architecture::check(&root)),
         Some("wasm") => project_root().and_then(|root| wasm::build_package(&root).map(drop)),
         Some("bench") if args.get(1).is_some_and(|a| a == "surfaces") => {
@@ -72,7 +76,7 @@ fn main() -> ExitCode {
         Some("view-demo") => project_root().and_then(|root| viewer::view_demo(&root)),
         _ => {
             eprintln!(
-                "usage: cargo xtask test [--only NAME…] | architecture | golden | bench [surfaces] | wasm | viewer | view-demo | missing-packages | with-postgres COMMAND…"
+                "usage: cargo xtask test [--only NAME…] | architecture | golden | cores [--check] | bench [surfaces] | wasm | viewer | view-demo | missing-packages | with-postgres COMMAND…"
             );
             return ExitCode::from(2);
         }

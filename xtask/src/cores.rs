@@ -1,0 +1,337 @@
+//! `cargo xtask cores`: the archive of old cores (`cores/archive/`).
+//!
+//! Every simulation version's core is kept as a wasm module built from the
+//! adapter in `cores/adapter/` against that version's crates, so replays
+//! recorded by any version still verify (`cores/README.md`). Which commit
+//! a version is built from is a rule over history, not a choice:
+//!
+//! - a version that a later one replaced: the last commit that declares
+//!   it (the parent of the commit that bumped it; the benchmarks' baseline
+//!   rule), whose decoder reads everything that version ever recorded;
+//! - the current version: the commit that added its goldens
+//!   (`golden/v<N>/HASHES`), which by golden/README.md's rule is its bump
+//!   commit; before that commit exists, the working tree (staged files
+//!   included), recorded with no commit.
+//!
+//! `cargo xtask cores` builds what the manifest lacks or what is stale;
+//! `cargo xtask cores --check` rebuilds every version and fails unless
+//! each module's bytes equal the manifest's blake3 (reproducible builds:
+//! pinned toolchain, remapped paths, one codegen unit, stripped symbols).
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use crate::baseline::{checkout, current_version, git, introducing_commit};
+use crate::tools::run;
+
+/// Where the archive lives, relative to the project root.
+const ARCHIVE: &str = "cores/archive";
+/// The adapter's source files, relative to `cores/adapter/`.
+const ADAPTER_FILES: &[&str] = &["Cargo.toml", "src/lib.rs"];
+/// Where the adapter is copied inside an old tree.
+const ADAPTER_IN_TREE: &str = "cores-adapter";
+
+/// One manifest entry.
+struct Entry {
+    version: u32,
+    commit: Option<String>,
+    module: Vec<u8>,
+}
+
+/// The commit version `version` is built from (None: the working tree).
+fn source_commit(root: &Path, version: u32, current: u32) -> Result<Option<String>, String> {
+    if version < current {
+        let next = introducing_commit(root, version + 1)?;
+        return git(root, &["rev-parse", &format!("{next}^")]).map(Some);
+    }
+    let added = git(
+        root,
+        &[
+            "log",
+            "--format=%H",
+            "--diff-filter=A",
+            "--",
+            &format!("golden/v{version}/HASHES"),
+        ],
+    )?;
+    Ok(added.lines().last().map(str::to_owned))
+}
+
+/// The adapter's blake3 over its files: a changed adapter makes every
+/// module stale.
+fn adapter_hash(root: &Path) -> Result<String, String> {
+    let mut hasher = blake3::Hasher::new();
+    for file in ADAPTER_FILES {
+        let bytes = std::fs::read(root.join("cores/adapter").join(file))
+            .map_err(|e| format!("cannot read cores/adapter/{file}: {e}"))?;
+        hasher.update(file.as_bytes());
+        hasher.update(&(bytes.len() as u64).to_le_bytes());
+        hasher.update(&bytes);
+    }
+    Ok(hasher.finalize().to_hex().to_string())
+}
+
+/// The toolchain every module is built with: the one rust-toolchain.toml
+/// pins today, whatever the old commit pinned.
+fn pinned_toolchain(root: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(root.join("rust-toolchain.toml"))
+        .map_err(|e| format!("cannot read rust-toolchain.toml: {e}"))?;
+    text.lines()
+        .find_map(|l| l.trim().strip_prefix("channel = \""))
+        .map(|rest| rest.trim_end_matches('"').to_owned())
+        .ok_or_else(|| "rust-toolchain.toml pins no channel".to_owned())
+}
+
+fn rustc_version(toolchain: &str) -> Result<String, String> {
+    let out = Command::new("rustc")
+        .arg("-V")
+        .env("RUSTUP_TOOLCHAIN", toolchain)
+        .output()
+        .map_err(|e| format!("cannot run rustc: {e}"))?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// Puts `commit` (or the working tree) in the build worktree, with the
+/// adapter beside its crates.
+fn prepare_tree(root: &Path, commit: Option<&str>) -> Result<PathBuf, String> {
+    let tree = root.join("target/cores/src");
+    let commit = match commit {
+        Some(c) => c.to_owned(),
+        // The working tree as a commit object (staged files included),
+        // or HEAD when nothing differs.
+        None => {
+            let stash = git(root, &["stash", "create"])?;
+            if stash.is_empty() {
+                git(root, &["rev-parse", "HEAD"])?
+            } else {
+                stash
+            }
+        }
+    };
+    let adapter_dir = tree.join(ADAPTER_IN_TREE);
+    if adapter_dir.exists() {
+        std::fs::remove_dir_all(&adapter_dir).map_err(|e| e.to_string())?;
+    }
+    checkout(root, &tree, &commit)?;
+    for file in ADAPTER_FILES {
+        let to = adapter_dir.join(file);
+        std::fs::create_dir_all(to.parent().unwrap_or(&adapter_dir)).map_err(|e| e.to_string())?;
+        std::fs::copy(root.join("cores/adapter").join(file), &to)
+            .map_err(|e| format!("cannot copy cores/adapter/{file}: {e}"))?;
+    }
+    // The old tree's lock file, so its crates build with the dependency
+    // versions they were tested with.
+    std::fs::copy(tree.join("Cargo.lock"), adapter_dir.join("Cargo.lock"))
+        .map_err(|e| format!("cannot copy the old Cargo.lock: {e}"))?;
+    Ok(tree)
+}
+
+/// Builds the module of the commit in `tree` and returns its bytes.
+fn build_module(root: &Path, tree: &Path, toolchain: &str) -> Result<Vec<u8>, String> {
+    let target_dir = root.join("target/cores/build");
+    let cargo_home = std::env::var("CARGO_HOME").unwrap_or_else(|_| {
+        format!(
+            "{}/.cargo",
+            std::env::var("HOME").unwrap_or_else(|_| "/root".into())
+        )
+    });
+    // Paths of this machine never reach the module: the tree and cargo's
+    // home are renamed to fixed prefixes.
+    let rustflags = format!(
+        "--remap-path-prefix={}=/skidpad --remap-path-prefix={cargo_home}=/cargo",
+        tree.display()
+    );
+    run(Command::new("cargo")
+        .args([
+            "build",
+            "--release",
+            "--quiet",
+            "--target",
+            "wasm32-unknown-unknown",
+        ])
+        .env("RUSTUP_TOOLCHAIN", toolchain)
+        .env("RUSTFLAGS", rustflags)
+        .env("CARGO_TARGET_DIR", &target_dir)
+        .env_remove("CARGO_ENCODED_RUSTFLAGS")
+        .current_dir(tree.join(ADAPTER_IN_TREE)))?;
+    let wasm = target_dir.join("wasm32-unknown-unknown/release/skidpad_core_adapter.wasm");
+    std::fs::read(&wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))
+}
+
+fn module_file(version: u32) -> String {
+    format!("v{version}.wasm.gz")
+}
+
+fn gzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    encoder.write_all(bytes).map_err(|e| e.to_string())?;
+    encoder.finish().map_err(|e| e.to_string())
+}
+
+fn gunzip(bytes: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(bytes)
+        .read_to_end(&mut out)
+        .map_err(|e| e.to_string())?;
+    Ok(out)
+}
+
+fn blake3_hex(bytes: &[u8]) -> String {
+    blake3::hash(bytes).to_hex().to_string()
+}
+
+fn read_manifest(root: &Path) -> Result<Value, String> {
+    let path = root.join(ARCHIVE).join("manifest.json");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(json!({ "cores": [] })),
+        Err(e) => Err(format!("cannot read {}: {e}", path.display())),
+    }
+}
+
+/// The manifest's entry for `version`, if any.
+fn manifest_entry(manifest: &Value, version: u32) -> Option<&Value> {
+    manifest["cores"]
+        .as_array()?
+        .iter()
+        .find(|e| e["version"].as_u64() == Some(u64::from(version)))
+}
+
+/// Whether the stored module of `version` is what the rule and the
+/// adapter ask for, so it need not be rebuilt.
+fn is_fresh(
+    root: &Path,
+    manifest: &Value,
+    version: u32,
+    commit: Option<&str>,
+    rustc: &str,
+    adapter: &str,
+) -> bool {
+    let Some(entry) = manifest_entry(manifest, version) else {
+        return false;
+    };
+    let same_source = match (commit, entry["commit"].as_str()) {
+        (Some(want), Some(have)) => want == have,
+        // Built from the working tree before its commit existed: the
+        // commit that now holds the goldens is that build's source.
+        (Some(_), None) => true,
+        (None, _) => true,
+    };
+    let stored = std::fs::read(root.join(ARCHIVE).join(module_file(version)))
+        .ok()
+        .and_then(|gz| gunzip(&gz).ok());
+    same_source
+        && entry["toolchain"].as_str() == Some(rustc)
+        && entry["adapter"].as_str() == Some(adapter)
+        && stored.is_some_and(|m| Some(blake3_hex(&m).as_str()) == entry["blake3"].as_str())
+}
+
+/// `cargo xtask cores [--check]`.
+pub fn run_command(root: &Path, args: &[String]) -> Result<(), String> {
+    let check = match args {
+        [] => false,
+        [flag] if flag == "--check" => true,
+        _ => return Err("usage: cargo xtask cores [--check]".into()),
+    };
+    let current = current_version(root)?;
+    let toolchain = pinned_toolchain(root)?;
+    let rustc = rustc_version(&toolchain)?;
+    let adapter = adapter_hash(root)?;
+    let manifest = read_manifest(root)?;
+    let mut entries = Vec::new();
+    let mut mismatches = Vec::new();
+    for version in 1..=current {
+        let commit = source_commit(root, version, current)?;
+        if !check
+            && is_fresh(
+                root,
+                &manifest,
+                version,
+                commit.as_deref(),
+                &rustc,
+                &adapter,
+            )
+        {
+            let gz = std::fs::read(root.join(ARCHIVE).join(module_file(version)))
+                .map_err(|e| e.to_string())?;
+            let commit = commit.or_else(|| {
+                manifest_entry(&manifest, version)
+                    .and_then(|e| e["commit"].as_str())
+                    .map(str::to_owned)
+            });
+            println!("v{version}: up to date");
+            entries.push(Entry {
+                version,
+                commit,
+                module: gunzip(&gz)?,
+            });
+            continue;
+        }
+        println!(
+            "v{version}: building from {}",
+            commit.as_deref().unwrap_or("the working tree")
+        );
+        let tree = prepare_tree(root, commit.as_deref())?;
+        let module = build_module(root, &tree, &toolchain)?;
+        if check {
+            let want = manifest_entry(&manifest, version).and_then(|e| e["blake3"].as_str());
+            let got = blake3_hex(&module);
+            if want == Some(got.as_str()) {
+                println!(
+                    "v{version}: identical ({} bytes, blake3 {got})",
+                    module.len()
+                );
+            } else {
+                mismatches.push(format!(
+                    "v{version}: rebuilt module has blake3 {got}, the manifest says {}",
+                    want.unwrap_or("nothing")
+                ));
+            }
+        }
+        entries.push(Entry {
+            version,
+            commit,
+            module,
+        });
+    }
+    if check {
+        if mismatches.is_empty() {
+            println!("cores --check: all {current} modules rebuilt byte for byte");
+            return Ok(());
+        }
+        return Err(mismatches.join("\n"));
+    }
+    write_archive(root, &entries, &rustc, &adapter)
+}
+
+fn write_archive(root: &Path, entries: &[Entry], rustc: &str, adapter: &str) -> Result<(), String> {
+    let dir = root.join(ARCHIVE);
+    std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
+    let mut cores = Vec::new();
+    for entry in entries {
+        let gz = gzip(&entry.module)?;
+        std::fs::write(dir.join(module_file(entry.version)), &gz).map_err(|e| e.to_string())?;
+        cores.push(json!({
+            "version": entry.version,
+            "commit": entry.commit,
+            "toolchain": rustc,
+            "adapter": adapter,
+            "module": module_file(entry.version),
+            "bytes": entry.module.len(),
+            "compressed_bytes": gz.len(),
+            "blake3": blake3_hex(&entry.module),
+        }));
+    }
+    let manifest = json!({
+        "abi_version": 1,
+        "target": "wasm32-unknown-unknown",
+        "cores": cores,
+    });
+    let text = serde_json::to_string_pretty(&manifest).map_err(|e| e.to_string())? + "\n";
+    std::fs::write(dir.join("manifest.json"), text).map_err(|e| e.to_string())?;
+    println!("cores: {} modules in {ARCHIVE}/", entries.len());
+    Ok(())
+}
