@@ -44,8 +44,13 @@ struct Entry {
 /// The commit version `version` is built from (None: the working tree).
 fn source_commit(root: &Path, version: u32, current: u32) -> Result<Option<String>, String> {
     if version < current {
-        let next = introducing_commit(root, version + 1)?;
-        return git(root, &["rev-parse", &format!("{next}^")]).map(Some);
+        return match introducing_commit(root, version + 1) {
+            Ok(next) => git(root, &["rev-parse", &format!("{next}^")]).map(Some),
+            // The bump to the current version is not committed yet: the
+            // previous version's last commit is HEAD.
+            Err(_) if version + 1 == current => git(root, &["rev-parse", "HEAD"]).map(Some),
+            Err(e) => Err(e),
+        };
     }
     let added = git(
         root,
@@ -60,10 +65,16 @@ fn source_commit(root: &Path, version: u32, current: u32) -> Result<Option<Strin
     Ok(added.lines().last().map(str::to_owned))
 }
 
-/// The adapter's blake3 over its files: a changed adapter makes every
-/// module stale.
+/// How a module is built beyond the adapter's own manifest (see
+/// `build_module`); change it with the flags so every module is rebuilt.
+const BUILD_RECIPE: &str = "cargo build --release --target wasm32-unknown-unknown; \
+    RUSTFLAGS: --remap-path-prefix <canonical tree>=/skidpad <cargo home>=/cargo";
+
+/// The blake3 of the adapter's files and the build recipe: a changed
+/// adapter or recipe makes every module stale.
 fn adapter_hash(root: &Path) -> Result<String, String> {
     let mut hasher = blake3::Hasher::new();
+    hasher.update(BUILD_RECIPE.as_bytes());
     for file in ADAPTER_FILES {
         let bytes = std::fs::read(root.join("cores/adapter").join(file))
             .map_err(|e| format!("cannot read cores/adapter/{file}: {e}"))?;
@@ -140,9 +151,12 @@ fn build_module(root: &Path, tree: &Path, toolchain: &str) -> Result<Vec<u8>, St
     });
     // Paths of this machine never reach the module: the tree and cargo's
     // home are renamed to fixed prefixes.
+    // rustc sees the tree's canonical path (a symlinked target folder is
+    // resolved), so that is the prefix to rename.
+    let canonical = tree.canonicalize().map_err(|e| e.to_string())?;
     let rustflags = format!(
         "--remap-path-prefix={}=/skidpad --remap-path-prefix={cargo_home}=/cargo",
-        tree.display()
+        canonical.display()
     );
     run(Command::new("cargo")
         .args([
@@ -227,6 +241,16 @@ fn is_fresh(
         && entry["toolchain"].as_str() == Some(rustc)
         && entry["adapter"].as_str() == Some(adapter)
         && stored.is_some_and(|m| Some(blake3_hex(&m).as_str()) == entry["blake3"].as_str())
+}
+
+/// The check `cargo xtask test` runs: `cores --check`, or a SKIPPED line
+/// in a shallow clone, whose history cannot name the source commits.
+pub fn check_reproducible(root: &Path) -> Result<(), String> {
+    if git(root, &["rev-parse", "--is-shallow-repository"])? == "true" {
+        println!("SKIPPED: a shallow clone lacks the commits the modules are built from");
+        return Ok(());
+    }
+    run_command(root, &["--check".to_owned()])
 }
 
 /// `cargo xtask cores [--check]`.

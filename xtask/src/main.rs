@@ -8,7 +8,8 @@
 //!   wasm under node, built for i686 and for aarch64 (run under qemu-user),
 //!   and the race example; then it builds the npm package, runs the node
 //!   tests on it, type-checks and lints the JavaScript (`js_checks.rs`), and the headless-Chromium test, verifies natively the
-//!   replays those recorded in wasm, and runs the viewer's Chromium test. Missing tools (the wasm target, a
+//!   replays those recorded in wasm, runs the viewer's Chromium test, and
+//!   rebuilds every archived core byte for byte (`cores.rs`). Missing tools (the wasm target, a
 //!   wasm-bindgen CLI of the pinned version, playwright-core) are installed
 //!   first. `test --only NAME…` runs only the checks whose names contain
 //!   one of the words (`--only viewer golden`), after the same set-up.
@@ -243,7 +244,8 @@ fn golden() -> Result<(), String> {
 /// A check that is not one cargo invocation.
 type StepFn = fn(&Path) -> Result<(), String>;
 
-/// Checks after the cargo ones: the npm package and what runs it.
+/// Checks after the cargo ones: the npm package and what runs it, then the
+/// archive of old cores rebuilt from history.
 const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
     ("npm package (wasm32 release + wasm-bindgen)", |root| {
         wasm::build_package(root).map(drop)
@@ -259,6 +261,10 @@ const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
         wasm::verify_wasm_recordings,
     ),
     ("viewer in headless Chromium", viewer::browser_test),
+    (
+        "archived cores rebuild byte for byte (cores --check)",
+        cores::check_reproducible,
+    ),
 ];
 
 /// The words after `test --only`, lower-cased; empty for every check.
