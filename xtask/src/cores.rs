@@ -65,9 +65,24 @@ fn source_commit(root: &Path, version: u32, current: u32) -> Result<Option<Strin
     Ok(added.lines().last().map(str::to_owned))
 }
 
+/// The release profile every module is built with, whatever the old
+/// tree's root manifest says (cargo's environment overrides it): whole-
+/// program optimisation, no debug info, stripped, and panics abort (a trap
+/// the host reports).
+const RELEASE_PROFILE: &[(&str, &str)] = &[
+    ("CARGO_PROFILE_RELEASE_OPT_LEVEL", "3"),
+    ("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "1"),
+    ("CARGO_PROFILE_RELEASE_LTO", "fat"),
+    ("CARGO_PROFILE_RELEASE_DEBUG", "false"),
+    ("CARGO_PROFILE_RELEASE_STRIP", "true"),
+    ("CARGO_PROFILE_RELEASE_PANIC", "abort"),
+    ("CARGO_PROFILE_RELEASE_INCREMENTAL", "false"),
+];
+
 /// How a module is built beyond the adapter's own manifest (see
 /// `build_module`); change it with the flags so every module is rebuilt.
-const BUILD_RECIPE: &str = "cargo build --release --target wasm32-unknown-unknown; \
+const BUILD_RECIPE: &str = "member of the old workspace; cargo build --release \
+    --target wasm32-unknown-unknown -p skidpad-core-adapter; RELEASE_PROFILE; \
     RUSTFLAGS: --remap-path-prefix <canonical tree>=/skidpad <cargo home>=/cargo";
 
 /// The blake3 of the adapter's files and the build recipe: a changed
@@ -106,7 +121,7 @@ fn rustc_version(toolchain: &str) -> Result<String, String> {
 }
 
 /// Puts `commit` (or the working tree) in the build worktree, with the
-/// adapter beside its crates.
+/// adapter beside its crates and in its workspace.
 fn prepare_tree(root: &Path, commit: Option<&str>) -> Result<PathBuf, String> {
     let tree = root.join("target/cores/src");
     let commit = match commit {
@@ -133,10 +148,19 @@ fn prepare_tree(root: &Path, commit: Option<&str>) -> Result<PathBuf, String> {
         std::fs::copy(root.join("cores/adapter").join(file), &to)
             .map_err(|e| format!("cannot copy cores/adapter/{file}: {e}"))?;
     }
-    // The old tree's lock file, so its crates build with the dependency
-    // versions they were tested with.
-    std::fs::copy(tree.join("Cargo.lock"), adapter_dir.join("Cargo.lock"))
-        .map_err(|e| format!("cannot copy the old Cargo.lock: {e}"))?;
+    // The adapter joins the old tree's workspace, so it builds with that
+    // commit's Cargo.lock and cargo hashes only paths relative to the tree.
+    let manifest = tree.join("Cargo.toml");
+    let text = std::fs::read_to_string(&manifest).map_err(|e| e.to_string())?;
+    let joined = text.replacen(
+        "members = [",
+        &format!("members = [\"{ADAPTER_IN_TREE}\", "),
+        1,
+    );
+    if joined == text {
+        return Err("the old tree's Cargo.toml has no `members = [` list".into());
+    }
+    std::fs::write(&manifest, joined).map_err(|e| e.to_string())?;
     Ok(tree)
 }
 
@@ -165,12 +189,15 @@ fn build_module(root: &Path, tree: &Path, toolchain: &str) -> Result<Vec<u8>, St
             "--quiet",
             "--target",
             "wasm32-unknown-unknown",
+            "-p",
+            "skidpad-core-adapter",
         ])
         .env("RUSTUP_TOOLCHAIN", toolchain)
         .env("RUSTFLAGS", rustflags)
         .env("CARGO_TARGET_DIR", &target_dir)
+        .envs(RELEASE_PROFILE.iter().copied())
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .current_dir(tree.join(ADAPTER_IN_TREE)))?;
+        .current_dir(tree))?;
     let wasm = target_dir.join("wasm32-unknown-unknown/release/skidpad_core_adapter.wasm");
     std::fs::read(&wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))
 }
