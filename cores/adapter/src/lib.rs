@@ -349,11 +349,13 @@ pub extern "C" fn skidpad_close() {
 fn with_player(
     f: impl FnOnce(&mut ReplayPlayer<'static, Box<dyn ReplayHooks>>) -> Result<Value, String>,
 ) -> u32 {
-    SESSION.with(|s| match s.borrow_mut().as_mut().and_then(|s| s.player.as_mut()) {
-        Some(player) => match f(player) {
-            Ok(document) => answer(ANSWERED, &document),
-            Err(e) => refuse(e),
+    SESSION.with(
+        |s| match s.borrow_mut().as_mut().and_then(|s| s.player.as_mut()) {
+            Some(player) => match f(player) {
+                Ok(document) => answer(ANSWERED, &document),
+                Err(e) => refuse(e),
+            },
+            None => refuse("no replay is open (skidpad_open)"),
         },
-        None => refuse("no replay is open (skidpad_open)"),
-    })
+    )
 }
