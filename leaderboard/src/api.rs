@@ -11,10 +11,12 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
-use skidpad_replay::{ReplayError, gunzip, is_gzip};
+use skidpad_cores::ArchivedCores;
+use skidpad_replay::{Limits, ReplayError, gunzip, is_gzip};
 use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
 
+use crate::reverify::reverify;
 use crate::store::Store;
 
 /// Largest upload accepted by default, bytes (a gzip replay of a one-hour
@@ -43,13 +45,19 @@ impl Default for ApiOptions {
 }
 
 /// What the handlers share.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 struct ApiState {
     store: Store,
     max_decoded: usize,
     /// Inflations running at once: each may hold up to `max_decoded`
     /// bytes, so a burst of gzip bombs costs at most this many times that.
     inflating: Arc<Semaphore>,
+    /// The archived cores (or why they could not be opened), for
+    /// re-verifying runs of older simulation versions.
+    cores: Result<ArchivedCores, String>,
+    /// One re-verification at a time: each costs a core for as long as the
+    /// race lasted in simulation.
+    reverifying: Arc<Semaphore>,
 }
 
 /// The service's routes on `store`.
@@ -60,11 +68,15 @@ pub fn router(store: Store, options: ApiOptions) -> Router {
         inflating: Arc::new(Semaphore::new(
             std::thread::available_parallelism().map_or(1, usize::from),
         )),
+        cores: ArchivedCores::embedded().map_err(|e| e.to_string()),
+        reverifying: Arc::new(Semaphore::new(1)),
     };
     Router::new()
         .route("/runs", post(submit))
         .route("/runs/{id}", get(run))
         .route("/runs/{id}/replay", get(replay))
+        .route("/runs/{id}/reverify", post(reverify_run))
+        .route("/versions", get(versions))
         .route("/leaderboards/{track}/{class}", get(leaderboard))
         .route("/health", get(health))
         .layer(DefaultBodyLimit::max(options.max_upload))
@@ -200,6 +212,73 @@ async fn health(State(state): State<ApiState>) -> Result<Response, ApiError> {
         "status": "ok",
         "simulation_version": skidpad_core::SIMULATION_VERSION,
         "queue": queue,
+    }))
+    .into_response())
+}
+
+/// `POST /runs/{id}/reverify`: re-simulates a stored run now (an older
+/// simulation version's in its archived core) and says whether the result
+/// agrees with the stored verdict. 429 while another re-verification runs.
+async fn reverify_run(
+    State(state): State<ApiState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let Ok(_permit) = state.reverifying.clone().try_acquire_owned() else {
+        return Err(ApiError(
+            StatusCode::TOO_MANY_REQUESTS,
+            "a re-verification is running; try again when it ends".into(),
+        ));
+    };
+    let record = state
+        .store
+        .run(&id)
+        .await?
+        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no run {id}")))?;
+    let bytes = state.store.replay_bytes(&id).await?;
+    let cores = state
+        .cores
+        .clone()
+        .map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e))?;
+    let found = tokio::task::spawn_blocking(move || {
+        reverify(&bytes, record.outcome.as_ref(), &Limits::default(), &cores)
+    })
+    .await
+    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+    Ok(Json(json!({ "id": id, "reverification": found })).into_response())
+}
+
+/// `GET /versions`: the runs held per simulation version, and which core
+/// can re-verify each (`native`, `archived` or `none`).
+async fn versions(State(state): State<ApiState>) -> Result<Response, ApiError> {
+    let counts = state.store.version_counts().await?;
+    let archived: Vec<u32> = state
+        .cores
+        .as_ref()
+        .map(|c| c.archive().versions())
+        .unwrap_or_default();
+    let rows: Vec<_> = counts
+        .iter()
+        .map(|c| {
+            let core = match c.version.and_then(|v| u32::try_from(v).ok()) {
+                Some(v) if v == skidpad_core::SIMULATION_VERSION => "native",
+                Some(v) if archived.contains(&v) => "archived",
+                _ => "none",
+            };
+            json!({
+                "simulation_version": c.version,
+                "runs": c.runs,
+                "verified": c.verified,
+                "rejected": c.rejected,
+                "pending": c.pending,
+                "core": core,
+            })
+        })
+        .collect();
+    Ok(Json(json!({
+        "current": skidpad_core::SIMULATION_VERSION,
+        "archived": archived,
+        "versions": rows,
     }))
     .into_response())
 }

@@ -9,6 +9,8 @@
 //! - [`judge`]: what "verified" means here: bit-exact re-simulation plus
 //!   the leaderboard's rules; [`laps`] stores the race layer's laps of the re-simulated
 //!   path and [`plausibility`] flags inputs no human makes.
+//! - [`reverify`]: re-simulating a stored run on demand, an older
+//!   simulation version's in its archived core.
 //! - [`service`]: starting the API and workers together.
 
 #![deny(missing_docs)]
@@ -19,6 +21,7 @@ pub mod judge;
 pub mod laps;
 pub mod outcome;
 pub mod plausibility;
+pub mod reverify;
 pub mod service;
 pub mod store;
 pub mod worker;

@@ -62,6 +62,9 @@ pub struct RunRecord {
     pub finished_ms: Option<i64>,
     /// Claims of its job (1 unless a worker died on it).
     pub attempts: i64,
+    /// The simulation version its replay was recorded with (`None`: the
+    /// header is unreadable).
+    pub simulation_version: Option<i64>,
     /// The verdict, once there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
@@ -78,6 +81,28 @@ pub struct Entry {
     pub lap_time: f64,
     /// The run it was driven in.
     pub run_id: String,
+}
+
+/// The runs of one simulation version, for `GET /versions`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct VersionCount {
+    /// The simulation version (`None`: runs whose header is unreadable).
+    pub version: Option<i64>,
+    /// Runs in all.
+    pub runs: i64,
+    /// Verified (ranked).
+    pub verified: i64,
+    /// Rejected.
+    pub rejected: i64,
+    /// Not judged yet.
+    pub pending: i64,
+}
+
+/// The simulation version a stored replay's header names.
+fn simulation_version_of(bytes: &[u8]) -> Option<i64> {
+    skidpad_replay::read_replay_header(bytes)
+        .ok()
+        .map(|h| i64::from(h.simulation_version))
 }
 
 /// Jobs by state, for `GET /health`.
@@ -145,7 +170,9 @@ impl Store {
                 .await?;
         }
         sqlx::migrate!("./migrations").run(&pool).await?;
-        Ok(Store { pool, engine })
+        let store = Store { pool, engine };
+        store.backfill_simulation_versions().await?;
+        Ok(store)
     }
 
     /// Which engine this is.
@@ -166,10 +193,11 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         let inserted = sqlx::query(
-            "INSERT INTO runs (id, status, submitted_ms) VALUES ($1, 'pending', $2) ON CONFLICT (id) DO NOTHING",
+            "INSERT INTO runs (id, status, submitted_ms, simulation_version) VALUES ($1, 'pending', $2, $3) ON CONFLICT (id) DO NOTHING",
         )
         .bind(id)
         .bind(now)
+        .bind(simulation_version_of(bytes))
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -186,10 +214,72 @@ impl Store {
         Ok(inserted == 1)
     }
 
+    /// Fills in the simulation version of runs stored before the column
+    /// existed, from their replays' headers; returns how many.
+    pub async fn backfill_simulation_versions(&self) -> Result<u64, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT r.id, p.bytes FROM runs r JOIN replays p ON p.hash = r.id
+             WHERE r.simulation_version IS NULL",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let mut filled = 0;
+        for row in rows {
+            let bytes: Vec<u8> = row.try_get("bytes")?;
+            let Some(version) = simulation_version_of(&bytes) else {
+                continue;
+            };
+            let id: String = row.try_get("id")?;
+            filled += sqlx::query("UPDATE runs SET simulation_version = $1 WHERE id = $2")
+                .bind(version)
+                .bind(id)
+                .execute(&self.pool)
+                .await?
+                .rows_affected();
+        }
+        Ok(filled)
+    }
+
+    /// Runs per simulation version and status, ascending by version (runs
+    /// whose replay has no readable header last, as version `None`).
+    pub async fn version_counts(&self) -> Result<Vec<VersionCount>, sqlx::Error> {
+        let rows = sqlx::query(
+            "SELECT simulation_version, status, COUNT(*) AS n FROM runs
+             GROUP BY simulation_version, status",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        let mut counts: Vec<VersionCount> = Vec::new();
+        for row in rows {
+            let version: Option<i64> = row.try_get("simulation_version")?;
+            let n: i64 = row.try_get("n")?;
+            let status: String = row.try_get("status")?;
+            let at = match counts.iter().position(|c| c.version == version) {
+                Some(at) => at,
+                None => {
+                    counts.push(VersionCount {
+                        version,
+                        ..VersionCount::default()
+                    });
+                    counts.len() - 1
+                }
+            };
+            let count = &mut counts[at];
+            count.runs += n;
+            match status.as_str() {
+                "verified" => count.verified += n,
+                "rejected" => count.rejected += n,
+                _ => count.pending += n,
+            }
+        }
+        counts.sort_by_key(|c| (c.version.is_none(), c.version));
+        Ok(counts)
+    }
+
     /// A run and its verdict.
     pub async fn run(&self, id: &str) -> Result<Option<RunRecord>, sqlx::Error> {
         let row = sqlx::query(
-            "SELECT r.id, r.status, r.submitted_ms, r.finished_ms, r.outcome, j.attempts
+            "SELECT r.id, r.status, r.submitted_ms, r.finished_ms, r.outcome, r.simulation_version, j.attempts
              FROM runs r JOIN jobs j ON j.run_id = r.id WHERE r.id = $1",
         )
         .bind(id)
@@ -203,6 +293,7 @@ impl Store {
             submitted_ms: row.try_get("submitted_ms")?,
             finished_ms: row.try_get("finished_ms")?,
             attempts: row.try_get("attempts")?,
+            simulation_version: row.try_get("simulation_version")?,
             outcome: outcome.and_then(|o| serde_json::from_str(&o).ok()),
         }))
     }
