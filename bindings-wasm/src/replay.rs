@@ -329,10 +329,6 @@ pub fn encode_replay_js(
     Ok(Uint8Array::from(bytes.as_slice()))
 }
 
-/// Decodes `.skr` bytes, plain or gzip (detected), within `limits` (the
-/// defaults when absent). Corrupt, truncated or foreign bytes throw an
-/// `Error` naming the section and offset; a replay over a limit throws an
-/// `Error` naming the limit and the value.
 /// What bytes hold, told by their first bytes as every skidpad tool tells
 /// it (`FileKind::sniff`): `"replay"` (plain or gzip), `"stream"`,
 /// `"ghost"`, `"empty"` or `"unknown"`. Reads only the first four bytes.
@@ -356,6 +352,34 @@ pub fn file_kind(
     Ok(kind.name().to_owned())
 }
 
+/// The simulation version a replay (`.skr`, plain or gzip) was recorded
+/// with, read from its header alone, whatever the version: a replay of an
+/// older version is played by that version's archived core (the viewer
+/// loads it from `/cores/`). Throws for bytes that are not a replay.
+#[wasm_bindgen(js_name = replaySimulationVersion)]
+pub fn replay_simulation_version(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+) -> JsResult<u32> {
+    let bytes = args::bytes(&bytes, "bytes")?;
+    skidpad_replay::read_replay_header(&bytes)
+        .map(|h| h.simulation_version)
+        .map_err(replay_error)
+}
+
+/// The blake3 hash of `bytes`, 64 hex digits: what the archive's manifest
+/// pins for each module, checked before a module is instantiated.
+#[wasm_bindgen(js_name = blake3Hex)]
+pub fn blake3_hex(
+    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+) -> JsResult<String> {
+    let bytes = args::bytes(&bytes, "bytes")?;
+    Ok(hex(blake3::hash(&bytes).as_bytes()))
+}
+
+/// Decodes `.skr` bytes, plain or gzip (detected), within `limits` (the
+/// defaults when absent). Corrupt, truncated or foreign bytes throw an
+/// `Error` naming the section and offset; a replay over a limit throws an
+/// `Error` naming the limit and the value.
 #[wasm_bindgen(js_name = decodeReplay)]
 pub fn decode_replay_js(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,

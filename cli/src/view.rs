@@ -80,6 +80,9 @@ pub fn serve(root: &Path, files: &[PathBuf], port: u16, ready: impl FnOnce(&str)
         .with_state(files)
         .nest_service("/viewer", ServeDir::new(viewer))
         .nest_service("/pkg", ServeDir::new(package))
+        // The archive of old cores: a replay of an older simulation
+        // version is played by its module, fetched when one is opened.
+        .nest_service("/cores", ServeDir::new(root.join("cores/archive")))
         // Files are read on every request, so a re-recorded replay shows
         // on reload.
         .layer(SetResponseHeaderLayer::overriding(

@@ -266,9 +266,8 @@ impl Call {
         Ok((ptr, len))
     }
 
-    /// The answer the last call left: its JSON document, parsed as `T`
-    /// when the status says answered, or the core's refusal.
-    fn answer<T: DeserializeOwned>(&mut self, status: u32) -> Result<T> {
+    /// The bytes of the answer the last call left.
+    fn answer_bytes(&mut self) -> Result<Vec<u8>> {
         let ptr = self
             .get::<(), u32>("skidpad_result_ptr")?
             .call(&mut self.store, ())
@@ -277,14 +276,21 @@ impl Call {
             .get::<(), u32>("skidpad_result_len")?
             .call(&mut self.store, ())
             .map_err(|e| self.stopped(&e))?;
-        let text = self
-            .memory
+        self.memory
             .data(&self.store)
             .get(ptr as usize..(ptr as usize).saturating_add(len as usize))
+            .map(<[u8]>::to_vec)
             .ok_or_else(|| CoresError::Abi {
                 version: self.version,
                 reason: format!("its result ({len} bytes at {ptr}) lies outside its memory"),
-            })?;
+            })
+    }
+
+    /// The answer the last call left: its JSON document, parsed as `T`
+    /// when the status says answered, or the core's refusal.
+    fn answer<T: DeserializeOwned>(&mut self, status: u32) -> Result<T> {
+        let bytes = self.answer_bytes()?;
+        let text = bytes.as_slice();
         let abi = |reason: String| CoresError::Abi {
             version: self.version,
             reason,
@@ -389,15 +395,14 @@ impl LoadedCore {
     }
 }
 
-/// One car's pose as an archived core reports it.
-#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+/// One car's pose as an archived core reports it (`skidpad_pose_values`:
+/// the exact doubles).
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ArchivedPose {
-    /// The car, as that version prints its id.
-    pub car: String,
+    /// The car's index in the replay.
+    pub car: u32,
     /// Body position, m.
     pub position: [f64; 3],
-    /// Body orientation quaternion (x, y, z, w).
-    pub orientation: [f64; 4],
     /// Heading, rad.
     pub yaw: f64,
     /// Pitch, rad.
@@ -408,12 +413,6 @@ pub struct ArchivedPose {
     pub steer: f64,
     /// Speed, m/s.
     pub speed: f64,
-}
-
-#[derive(serde::Deserialize)]
-struct PosesAnswer {
-    step: u64,
-    poses: Vec<ArchivedPose>,
 }
 
 #[derive(serde::Deserialize)]
@@ -459,13 +458,45 @@ impl ArchivedPlayback {
         Ok(self.call.answer::<StepAnswer>(status)?.step)
     }
 
-    /// The step and every car's pose there.
-    pub fn poses(&mut self) -> Result<(u64, Vec<ArchivedPose>)> {
-        let poses = self.call.get::<(), u32>("skidpad_poses")?;
-        let status = poses
-            .call(&mut self.call.store, ())
+    /// Every car's pose at the current step, in replay order; a car the
+    /// world no longer holds (removed) is left out.
+    pub fn poses(&mut self) -> Result<Vec<ArchivedPose>> {
+        let cars = self.header.cars;
+        let pose_values = self.call.get::<u32, u32>("skidpad_pose_values")?;
+        let status = pose_values
+            .call(&mut self.call.store, cars)
             .map_err(|e| self.call.stopped(&e))?;
-        let answer: PosesAnswer = self.call.answer(status)?;
-        Ok((answer.step, answer.poses))
+        if status != 0 {
+            // A refusal is JSON; its error is what this returns.
+            return self
+                .call
+                .answer::<serde_json::Value>(status)
+                .map(|_| Vec::new());
+        }
+        let bytes = self.call.answer_bytes()?;
+        let values: Vec<f64> = bytes
+            .chunks_exact(8)
+            .map(|b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+            .collect();
+        if values.len() != cars as usize * 8 {
+            return Err(CoresError::Abi {
+                version: self.call.version,
+                reason: format!("{} pose values for {cars} cars", values.len()),
+            });
+        }
+        Ok(values
+            .chunks_exact(8)
+            .zip(0..)
+            .filter(|(v, _)| !v[0].is_nan())
+            .map(|(v, car)| ArchivedPose {
+                car,
+                position: [v[0], v[1], v[2]],
+                yaw: v[3],
+                pitch: v[4],
+                roll: v[5],
+                steer: v[6],
+                speed: v[7],
+            })
+            .collect())
     }
 }

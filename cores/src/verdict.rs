@@ -29,10 +29,15 @@ pub struct ArchivedHeader {
     pub car_names: Vec<String>,
     /// Ghost tracks embedded in the replay.
     pub embedded_ghosts: u64,
+    /// Each car's definition as that version's JSON.
+    pub definitions: Vec<String>,
+    /// The step lengths as (steps, seconds) runs, in step order.
+    pub dt_runs: Vec<(u64, f64)>,
 }
 
 /// One field that differed at the first desync.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(try_from = "FieldDiffAnswer")]
 pub struct ArchivedFieldDiff {
     /// The car, as that version prints its id.
     pub car: String,
@@ -42,6 +47,34 @@ pub struct ArchivedFieldDiff {
     pub recorded: f64,
     /// The value the re-simulation reached.
     pub simulated: f64,
+}
+
+/// A field diff as the ABI answers it: the values are read from their
+/// bits, since serde_json's default float parsing may miss the last bit.
+#[derive(Deserialize)]
+struct FieldDiffAnswer {
+    car: String,
+    field: String,
+    recorded_bits: String,
+    simulated_bits: String,
+}
+
+impl TryFrom<FieldDiffAnswer> for ArchivedFieldDiff {
+    type Error = String;
+
+    fn try_from(a: FieldDiffAnswer) -> Result<Self, String> {
+        let bits = |hex: &str| {
+            u64::from_str_radix(hex, 16)
+                .map(f64::from_bits)
+                .map_err(|e| format!("bits {hex:?}: {e}"))
+        };
+        Ok(ArchivedFieldDiff {
+            recorded: bits(&a.recorded_bits)?,
+            simulated: bits(&a.simulated_bits)?,
+            car: a.car,
+            field: a.field,
+        })
+    }
 }
 
 /// The first keyframe that did not match.

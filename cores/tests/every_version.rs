@@ -310,3 +310,34 @@ fn a_version_with_no_archived_core_is_refused_saying_so() {
         );
     }
 }
+
+#[test]
+fn an_archived_core_plays_a_replay_to_the_poses_the_native_core_shows() {
+    let current = skidpad_core::SIMULATION_VERSION;
+    let bytes = golden(current, "mixed_field.skr");
+    let core = load(current);
+    let mut playback = core.open(bytes, SandboxBudget::default()).expect("opens");
+    assert_eq!(playback.header().cars, 6);
+    let replay = decode_replay(bytes).expect("decodes");
+    let world = skidpad_replay::create_replay_world(&replay).expect("world");
+    let mut native = skidpad_replay::ReplayPlayer::new(world, &replay, NoHooks).expect("player");
+    for step in [0, 1, 599, 1200, 5399] {
+        assert_eq!(playback.seek(step).expect("seeks"), step);
+        native.seek(step).expect("seeks natively");
+        let poses = playback.poses().expect("poses");
+        assert_eq!(poses.len(), 6);
+        for pose in &poses {
+            let p = native
+                .world()
+                .pose(skidpad_core::CarId::from_raw(pose.car))
+                .expect("native pose");
+            let car = pose.car;
+            assert_eq!(pose.position, p.position.to_array(), "car {car} at {step}");
+            assert_eq!(
+                (pose.yaw, pose.pitch, pose.roll, pose.steer, pose.speed),
+                (p.yaw, p.pitch, p.roll, p.steer_angle, p.speed),
+                "car {car} at {step}"
+            );
+        }
+    }
+}

@@ -177,7 +177,9 @@ class Viewer {
     const rec = this.recording;
     const meta = rec.meta;
     const desync = done.desyncs > 0 ? ` · ${done.desyncs} DESYNC${done.desyncs === 1 ? '' : 'S'}` : ' · 0 desyncs';
-    return `${meta.name}: ${meta.cars.length} cars, ${formatTime(rec.end)}${meta.source === 'live' ? ' (live, ended)' : desync} · simulation v${meta.simulationVersion}`;
+    // An older version's replay names the archived core that played it.
+    const core = meta.core === 'archived' ? ' (archived core)' : '';
+    return `${meta.name}: ${meta.cars.length} cars, ${formatTime(rec.end)}${meta.source === 'live' ? ' (live, ended)' : desync} · simulation v${meta.simulationVersion}${core}`;
   }
 
   start(meta) {

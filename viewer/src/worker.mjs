@@ -4,6 +4,9 @@
 // never simulates on its own thread:
 //
 //   → { kind: 'replay', bytes, name, sampleBudget? }   → { kind: 'live', url }
+//
+// A replay of an older simulation version plays in that version's archived
+// core (archived.mjs), fetched from /cores/ when such a replay arrives.
 //   ← meta, then batches of samples (times, poses, track distances,
 //     telemetry), events (laps, desyncs), then done; or error.
 //
@@ -14,6 +17,7 @@
 import init, * as sk from '/pkg/web/skidpad_wasm.js';
 import { spectate } from '/pkg/spectator.mjs';
 import { RaceLaps } from './laps.mjs';
+import { loadArchivedCore } from './archived.mjs';
 
 /** Memory the page's tables may take, bytes: a replay whose every step
  * would not fit is sampled every k-th step (interpolation bridges the
@@ -30,8 +34,12 @@ const ready = init();
 self.onmessage = async ({ data }) => {
   try {
     await ready;
-    if (data.kind === 'replay') playReplay(decode(data.bytes), data.name, data.sampleBudget ?? SAMPLE_BUDGET);
-    else if (data.kind === 'live') await followLive(data.url);
+    if (data.kind === 'replay') {
+      const budget = data.sampleBudget ?? SAMPLE_BUDGET;
+      const older = olderVersion(data.bytes);
+      if (older === null) playReplay(decode(data.bytes), data.name, budget);
+      else await playArchived(data.bytes, older, data.name, budget);
+    } else if (data.kind === 'live') await followLive(data.url);
   } catch (e) {
     self.postMessage({ kind: 'error', message: describe(e) });
   }
@@ -91,6 +99,20 @@ function decode(bytes) {
     self.postMessage({ kind: 'warning', message: `stream read up to a damaged record: ${contents.stopped}` });
   }
   return contents.replay;
+}
+
+/** The simulation version of a replay this package's core does not
+ * simulate, or null (the current version, a stream, or a header too
+ * damaged to read: decoding then says what is wrong). */
+function olderVersion(bytes) {
+  if (sk.fileKind(bytes) !== 'replay') return null;
+  let version;
+  try {
+    version = sk.replaySimulationVersion(bytes);
+  } catch {
+    return null;
+  }
+  return version === sk.simulationVersion() ? null : version;
 }
 
 /** Samples a replay of `steps` steps keeps: every `stride`-th step and the
@@ -206,6 +228,90 @@ function playReplay(replay, name, budget) {
     firstDesync: player.firstDesync,
     simulateMs,
     readMs: readMs + lap(),
+  });
+}
+
+/** Plays a replay of an older simulation version in that version's
+ * archived core (loaded on demand, only that one): poses, laps and
+ * desyncs as for a current replay; the archived ABI has no telemetry or
+ * contacts, so neither is drawn. */
+async function playArchived(bytes, version, name, budget) {
+  const core = await loadArchivedCore(sk, version);
+  const header = core.open(bytes);
+  const cars = header.cars;
+  const metadata = Object.fromEntries(header.metadata);
+  const track = trackOf(metadata);
+  const steps = header.steps;
+  const stride = Math.max(1, Math.ceil(((steps + 1) * sampleBytes(cars, 0)) / budget));
+  const samples = sampledSteps(steps, stride);
+  const stepTimes = new Float64Array(steps + 1);
+  let step = 0;
+  for (const [count, dt] of header.dt_runs) {
+    for (let k = 0; k < count && step < steps; k++, step++) stepTimes[step + 1] = stepTimes[step] + dt;
+  }
+  self.postMessage({
+    kind: 'meta',
+    source: 'replay',
+    name,
+    cars: carsOf(header.definitions),
+    steps,
+    samples,
+    stride,
+    duration: header.duration,
+    metadata,
+    track: track?.geometry ?? null,
+    channels: [],
+    units: [],
+    simulationVersion: version,
+    core: 'archived',
+    coreBytes: core.moduleBytes,
+  });
+  let poses = core.poseValues(cars);
+  const laps = track ? new RaceLaps(sk, track.view, poses) : null;
+  let batch = newBatch(0, Math.min(BATCH, samples), cars, 0, !!track);
+  let events = [];
+  const record = (at) => {
+    if (batch.filled === batch.count) {
+      post(batch);
+      batch = newBatch(batch.from + batch.count, Math.min(BATCH, samples - batch.from - batch.count), cars, 0, !!track);
+    }
+    const i = batch.filled;
+    batch.steps[i] = at;
+    batch.times[i] = stepTimes[at];
+    batch.poses.set(poses, i * cars * 8);
+    if (laps) laps.distances(poses, batch.distances, i * cars);
+    batch.events.push(...events);
+    events = [];
+    batch.filled += 1;
+  };
+  let simulateMs = 0;
+  let clock = performance.now();
+  record(0);
+  let desyncs = 0;
+  for (;;) {
+    const played = core.advance();
+    if (!played.more) break;
+    step = played.step;
+    poses = core.poseValues(cars);
+    if (laps) events.push(...laps.observe(step, stepTimes[step], poses));
+    if (played.desyncs > desyncs) {
+      desyncs = played.desyncs;
+      events.push({ kind: 'desync', step, time: stepTimes[step], cars: [] });
+    }
+    if (step % stride === 0 || step === steps) record(step);
+  }
+  simulateMs += performance.now() - clock;
+  clock = performance.now();
+  post(batch);
+  const state = core.state();
+  core.close();
+  self.postMessage({
+    kind: 'done',
+    finalHash: state.world_hash,
+    desyncs: state.desyncs,
+    firstDesync: state.first_desync,
+    simulateMs,
+    readMs: performance.now() - clock,
   });
 }
 

@@ -8,8 +8,9 @@
 // 3. frame time while scrubbing a 20-car race, reported (never failed on);
 // 4. eight ghosts raced against the car their lap came from;
 // 5. deep links, wall-clock playback, lap markers;
-// 6. desync markers, and a corrupt replay and one of another version
-//    shown as errors;
+// 6. desync markers; a replay of the previous simulation version played
+//    by its archived core; a corrupt replay and a text file shown as
+//    errors;
 // 7. cars the recording removed hidden from their step, the rest exact;
 // 8. a live race followed from the spectator service.
 //
@@ -20,7 +21,7 @@
 import { launch } from './browser.mjs';
 import { demo20 } from './harness.mjs';
 import { checkPoses, checkRemovals, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
-import { checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
+import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
 
 const browser = await launch();
 try {
@@ -33,6 +34,7 @@ try {
   await checkLinksAndClock(browser);
   await checkDesyncs(browser);
   await checkRemovals(browser);
+  await checkArchivedCore(browser);
   await checkErrors(browser);
   await checkLive(browser);
 } finally {

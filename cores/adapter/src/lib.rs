@@ -156,6 +156,14 @@ fn header_document(replay: &Replay) -> Value {
         "metadata": metadata,
         "recorded_hashes": recorded_hashes,
         "car_names": replay.definitions.iter().map(|d| d.name.clone()).collect::<Vec<_>>(),
+        // The step lengths as (steps, seconds) runs, for a viewer's clock.
+        "dt_runs": replay.dt.runs().map(|(n, dt)| json!([n, dt])).collect::<Vec<_>>(),
+        // Each car's definition as that version's JSON, for a viewer's meshes.
+        "definitions": replay
+            .definitions
+            .iter()
+            .map(|d| serde_json::to_string(d).unwrap_or_default())
+            .collect::<Vec<_>>(),
         "embedded_ghosts": replay.ghosts.as_ref().map_or(0, Vec::len),
     })
 }
@@ -206,6 +214,25 @@ pub unsafe extern "C" fn skidpad_verify(ptr: *const u8, len: u32, max_car_steps:
     }
 }
 
+fn desync_document(d: &skidpad_replay::DesyncReport) -> Value {
+    let fields: Vec<Value> = d
+        .fields
+        .iter()
+        .map(|f| {
+            json!({
+                "car": f.car.to_string(),
+                "field": f.field,
+                "recorded": f.recorded,
+                "simulated": f.simulated,
+                // The exact doubles, for readers whose JSON parser rounds.
+                "recorded_bits": format!("{:016x}", f.recorded.to_bits()),
+                "simulated_bits": format!("{:016x}", f.simulated.to_bits()),
+            })
+        })
+        .collect();
+    json!({ "step": d.step, "text": d.to_string(), "fields": fields })
+}
+
 fn verify(bytes: &[u8], max_car_steps: u64) -> Result<Value, String> {
     let replay = decode(bytes)?;
     let declared = replay
@@ -236,21 +263,7 @@ fn verify(bytes: &[u8], max_car_steps: u64) -> Result<Value, String> {
             keyframe_hashes.push(world_hash(&player));
         }
     }
-    let first_desync = player.first_desync().map(|d| {
-        let fields: Vec<Value> = d
-            .fields
-            .iter()
-            .map(|f| {
-                json!({
-                    "car": f.car.to_string(),
-                    "field": f.field,
-                    "recorded": f.recorded,
-                    "simulated": f.simulated,
-                })
-            })
-            .collect();
-        json!({ "step": d.step, "text": d.to_string(), "fields": fields })
-    });
+    let first_desync = player.first_desync().map(desync_document);
     let mut document = header_document(&replay);
     document["steps_simulated"] = json!(player.step());
     document["desyncs"] = json!(player.desyncs());
@@ -338,6 +351,75 @@ pub extern "C" fn skidpad_poses() -> u32 {
         }
         Ok(json!({ "step": player.step(), "poses": poses }))
     })
+}
+
+/// Plays one step of the open replay; answers `{"step": n, "more": bool,
+/// "desyncs": n}` (`more` false once the end was reached and nothing was
+/// played).
+#[unsafe(no_mangle)]
+pub extern "C" fn skidpad_advance() -> u32 {
+    with_player(|player| {
+        let more = player.advance().map_err(|e| e.to_string())?;
+        Ok(json!({ "step": player.step(), "more": more, "desyncs": player.desyncs() }))
+    })
+}
+
+/// The open replay's state: `{"step", "desyncs", "world_hash",
+/// "first_desync"}` (the last as in the verify answer, or null).
+#[unsafe(no_mangle)]
+pub extern "C" fn skidpad_state() -> u32 {
+    with_player(|player| {
+        Ok(json!({
+            "step": player.step(),
+            "desyncs": player.desyncs(),
+            "world_hash": hex(&player.world().world_hash()),
+            "first_desync": player.first_desync().map(desync_document).unwrap_or(Value::Null),
+        }))
+    })
+}
+
+/// Every replay car's pose at the open replay's step as raw little-endian
+/// f64s, 8 per car in replay order (x, y, z, yaw, pitch, roll, steer,
+/// speed; NaN for a car the world no longer holds): the layout of the npm
+/// package's `ReplayPlayer.poses()`, for a viewer that tabulates every step.
+/// The answer is these bytes, not JSON.
+#[unsafe(no_mangle)]
+pub extern "C" fn skidpad_pose_values(cars: u32) -> u32 {
+    SESSION.with(
+        |s| match s.borrow_mut().as_mut().and_then(|s| s.player.as_mut()) {
+            Some(player) => {
+                let world = player.world();
+                let mut values = vec![f64::NAN; cars as usize * 8];
+                for id in world.car_ids().collect::<Vec<_>>() {
+                    // Every version numbers replay cars 0, 1, … in order and
+                    // prints an id as its number.
+                    let Some(index) = id
+                        .to_string()
+                        .parse::<usize>()
+                        .ok()
+                        .filter(|&i| i < cars as usize)
+                    else {
+                        continue;
+                    };
+                    let Ok(p) = world.pose(id) else { continue };
+                    values[index * 8..index * 8 + 8].copy_from_slice(&[
+                        p.position.x,
+                        p.position.y,
+                        p.position.z,
+                        p.yaw,
+                        p.pitch,
+                        p.roll,
+                        p.steer_angle,
+                        p.speed,
+                    ]);
+                }
+                let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+                RESULT.with(|r| *r.borrow_mut() = bytes);
+                ANSWERED
+            }
+            None => refuse("no replay is open (skidpad_open)"),
+        },
+    )
 }
 
 /// Closes the open replay, freeing it.
