@@ -133,9 +133,10 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
             // `files::kind` lets only replays and ghosts through.
             let h = read_replay_header(&bytes)?;
             let decoded = decode_replay_with(&bytes, limits);
+            // The header is read already: its version says whether an
+            // archived core is the one to ask.
             let older = matches!(&decoded, Err(ReplayError::SimulationVersion { .. }))
-                .then(|| archived::other_version(&bytes))
-                .flatten();
+                .then_some(h.simulation_version);
             let mut body_unreadable = matches!(
                 &decoded,
                 Err(e) if !matches!(e, ReplayError::SimulationVersion { .. })

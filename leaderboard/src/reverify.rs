@@ -6,6 +6,7 @@
 //! old core keeps its rank; this is how an operator shows it still holds.
 
 use serde::Serialize;
+use skidpad_cli::archived::core_label;
 use skidpad_core::{SIMULATION_VERSION, hex};
 use skidpad_cores::{ArchivedCores, SandboxBudget};
 use skidpad_replay::{Limits, NoHooks, decode_replay_with, read_replay_header, verify_replay};
@@ -48,15 +49,18 @@ pub fn reverify(
         let replay = decode_replay_with(bytes, limits).map_err(|e| e.to_string())?;
         // The judge's hooks only observe; without them the bits are the same.
         let report = verify_replay(&replay, NoHooks, limits).map_err(|e| e.to_string())?;
-        let core = format!("simulation version {version} (native)");
-        (core, report.steps, report.desyncs, hex(&report.final_hash))
+        (
+            core_label(version),
+            report.steps,
+            report.desyncs,
+            hex(&report.final_hash),
+        )
     } else {
         let verdict = cores
             .verify(bytes, SandboxBudget::from_limits(limits))
             .map_err(|e| e.to_string())?;
-        let core = format!("simulation version {version} (archived)");
         (
-            core,
+            core_label(version),
             verdict.steps_simulated,
             verdict.desyncs,
             verdict.final_hash,

@@ -217,19 +217,18 @@ impl Store {
     /// Fills in the simulation version of runs stored before the column
     /// existed, from their replays' headers; returns how many.
     pub async fn backfill_simulation_versions(&self) -> Result<u64, sqlx::Error> {
-        let rows = sqlx::query(
-            "SELECT r.id, p.bytes FROM runs r JOIN replays p ON p.hash = r.id
-             WHERE r.simulation_version IS NULL",
-        )
-        .fetch_all(&self.pool)
-        .await?;
+        // Ids first, then one replay at a time: a large board's bytes
+        // never sit in memory together at start-up.
+        let ids = sqlx::query("SELECT id FROM runs WHERE simulation_version IS NULL")
+            .fetch_all(&self.pool)
+            .await?;
         let mut filled = 0;
-        for row in rows {
-            let bytes: Vec<u8> = row.try_get("bytes")?;
+        for row in ids {
+            let id: String = row.try_get("id")?;
+            let bytes = self.replay_bytes(&id).await?;
             let Some(version) = simulation_version_of(&bytes) else {
                 continue;
             };
-            let id: String = row.try_get("id")?;
             filled += sqlx::query("UPDATE runs SET simulation_version = $1 WHERE id = $2")
                 .bind(version)
                 .bind(id)
