@@ -1,7 +1,7 @@
 //! Grounds: the built-in heightfield and triangle mesh answer rays exactly
 //! alike and as brute force does, cars drive on them as on the plane where
-//! the two agree, and the ground's surfaces reach the wheels and the step
-//! records.
+//! the two agree, the ground's surfaces reach the wheels and the step
+//! records, and a mesh's height bound is never below a hit.
 
 use std::sync::Arc;
 
@@ -292,6 +292,10 @@ proptest! {
             prop_assert_eq!(answer, mesh.cast_ray_brute_force(ray));
             prop_assert_eq!(answer, mesh.cast_ray_hierarchy(ray));
             prop_assert_eq!(answer, field.cast_ray(ray));
+            for ground in [&mesh as &dyn Ground, &field] {
+                let bound = under_the_bound(ground, ray);
+                prop_assert!(bound.is_ok(), "{:?}", bound);
+            }
         }
     }
 
@@ -315,6 +319,29 @@ proptest! {
             prop_assert_eq!(mesh.cast_ray(ray), mesh.cast_ray_brute_force(ray));
             prop_assert_eq!(mesh.cast_ray_hierarchy(ray), mesh.cast_ray_brute_force(ray));
         }
+    }
+}
+
+/// Checks a ground's height bound over the x–y box of a ray's forward
+/// half against its answer (held to brute force's elsewhere): a hit ahead of the origin is never
+/// above it (bodies skip their rays on that promise). Ok(true) when there
+/// was such a hit and a bound to hold it to.
+fn under_the_bound(ground: &dyn Ground, ray: &GroundRay) -> Result<bool, String> {
+    let Some(hit) = ground.cast_ray(ray).filter(|h| h.distance >= 0.0) else {
+        return Ok(false);
+    };
+    let end = ray.at(ray.max_distance);
+    let (min, max) = (ray.origin.min(end), ray.origin.max(end));
+    let Some(top) = ground.highest_within(min.truncate(), max.truncate()) else {
+        return Ok(false);
+    };
+    if hit.point.z <= top + 1e-9 {
+        Ok(true)
+    } else {
+        Err(format!(
+            "{ray:?} hits at {} above the bound {top}",
+            hit.point
+        ))
     }
 }
 
@@ -413,12 +440,18 @@ fn the_track_surfaces_answer_the_rays_of_struts_and_bodies_as_brute_force_does()
             direction: DVec3::new(f64::NAN, 0.0, -1.0),
             max_distance: 1.0,
         });
-        let mut hits = 0;
+        let (mut hits, mut bounded) = (0, 0);
         for ray in &rays {
             let answer = mesh.cast_ray(ray);
             assert_eq!(answer, mesh.cast_ray_brute_force(ray), "{name}: {ray:?}");
             hits += usize::from(answer.is_some());
+            bounded +=
+                usize::from(under_the_bound(&mesh, ray).unwrap_or_else(|e| panic!("{name}: {e}")));
         }
+        assert!(
+            bounded > rays.len() / 3,
+            "{name}: {bounded} hits checked against the bound"
+        );
         assert!(
             hits > rays.len() / 2,
             "{name}: the rays meet the surface ({hits} of {})",
@@ -438,4 +471,74 @@ fn bad_meshes_are_refused_with_reasons() {
     assert!(err(TriangleMesh::new(&nan, &[[0, 1, 2]])).contains("vertex 2"));
     let ok = TriangleMesh::new(&v, &[[0, 1, 2]]).unwrap();
     assert!(err(ok.with_surfaces(vec![])).contains("1 triangles need 1 surfaces"));
+}
+
+/// A track's mesh without its height bound: every body ray is cast.
+#[derive(Debug)]
+struct Unbounded(TriangleMesh);
+
+impl Ground for Unbounded {
+    fn cast_ray(&self, ray: &GroundRay) -> Option<skidpad_core::GroundHit> {
+        self.0.cast_ray(ray)
+    }
+
+    fn fingerprint(&self) -> [u8; 32] {
+        self.0.fingerprint()
+    }
+
+    fn max_surface_id(&self) -> Option<SurfaceId> {
+        self.0.max_surface_id()
+    }
+
+    fn describe(&self) -> String {
+        self.0.describe()
+    }
+}
+
+#[test]
+fn skipping_the_rays_of_bodies_above_the_ground_changes_no_bit() {
+    // A packed field on each track's own surface, bodies hitting kerbs,
+    // walls and each other: with the mesh's height bound (most corner
+    // rays skipped) and without it (every one cast), the same world bits
+    // every step.
+    for name in skidpad_core::track_names() {
+        let track = Arc::new(skidpad_core::Track::builtin(name).unwrap());
+        let race = |ground: Arc<dyn Ground>| {
+            let mut world = World::new(WorldConfig::default()).unwrap();
+            world.set_ground(ground).unwrap();
+            let layout = skidpad_core::race::GridLayout {
+                row_spacing: 5.5,
+                column_spacing: 2.6,
+                columns: 3,
+                speed: 14.0,
+                ..skidpad_core::race::GridLayout::default()
+            };
+            for slot in 0..12 {
+                let name = ["rwd_sports", "fwd_hatchback"][slot % 2];
+                let pose = skidpad_core::race::grid_pose(&track, slot, &layout);
+                let id = world.add_car(&preset(name).unwrap(), pose).unwrap();
+                world.set_driver(id, Some(track.clone())).unwrap();
+            }
+            world
+        };
+        let mut bounded = race(Arc::new(track.ground().unwrap()));
+        let mut unbounded = race(Arc::new(Unbounded(track.ground().unwrap())));
+        let mut ground_contacts = 0;
+        for step in 0..900 {
+            bounded.step(DT).unwrap();
+            unbounded.step(DT).unwrap();
+            assert_eq!(
+                bounded.world_hash(),
+                unbounded.world_hash(),
+                "{name}: step {step}"
+            );
+            ground_contacts += bounded
+                .contacts()
+                .iter()
+                .filter(|c| c.second.is_none())
+                .count();
+        }
+        println!("{name}: {ground_contacts} body-ground contacts");
+        assert!(ground_contacts > 0, "{name}: the bodies touched the ground");
+    }
 }

@@ -11,6 +11,10 @@
 //! bit for bit (the tests hold it to that). Cells are found by
 //! `⌊(x − origin) / cell⌋`, clamped to the grid: a monotonic function of x,
 //! so a box that overlaps another always shares a cell with it.
+//!
+//! Each cell also keeps the highest point of the triangles listed in it,
+//! so a body whose box lies above every cell under it can skip its rays
+//! ([`FootprintGrid::highest_within`]).
 
 use glam::{DVec2, DVec3};
 
@@ -31,6 +35,10 @@ const MAX_CELLS_PER_TRIANGLE: u64 = 64;
 /// is left to the mesh's hierarchy.
 pub(crate) const MAX_CELLS_PER_RAY: u64 = 16;
 
+/// A rectangle touching more cells than this gets no height bound (a
+/// car's body touches a few dozen at most).
+const MAX_CELLS_PER_BOUND: u64 = 256;
+
 /// Below this many triangles the hierarchy is as quick.
 const MIN_TRIANGLES: usize = 64;
 
@@ -46,6 +54,11 @@ pub(crate) struct FootprintGrid {
     items: Vec<u32>,
     /// Triangles too large to list per cell: candidates for every ray.
     large: Vec<u32>,
+    /// Per cell, the highest vertex of the triangles listed in it (−∞
+    /// for an empty cell).
+    tops: Vec<f64>,
+    /// The highest vertex of the `large` triangles (−∞ without any).
+    large_top: f64,
     /// Every triangle's padded x–y box: a candidate whose box misses the
     /// ray's is skipped before the ray–triangle test (a cell holds more
     /// than the ray's box meets).
@@ -101,8 +114,11 @@ impl FootprintGrid {
             starts: Vec::new(),
             items: Vec::new(),
             large: Vec::new(),
+            tops: vec![f64::NEG_INFINITY; (columns * rows) as usize],
+            large_top: f64::NEG_INFINITY,
             boxes: Vec::new(),
         };
+        let top_of = |tri: &Triangle| tri.v0.z.max(tri.v0.z + tri.e1.z).max(tri.v0.z + tri.e2.z);
         // Two passes (count, then fill) build the compressed lists in
         // triangle order without a list per cell.
         let cells = (columns * rows) as usize;
@@ -110,14 +126,18 @@ impl FootprintGrid {
         let mut listed = vec![false; triangles.len()];
         for (i, (min, max)) in boxes.iter().enumerate() {
             let (c0, r0, c1, r1) = grid.range(*min, *max);
+            let top = top_of(&triangles[i]);
             if (c1 - c0 + 1) * (r1 - r0 + 1) > MAX_CELLS_PER_TRIANGLE {
                 grid.large.push(i as u32);
+                grid.large_top = grid.large_top.max(top);
                 continue;
             }
             listed[i] = true;
             for r in r0..=r1 {
                 for c in c0..=c1 {
-                    counts[(r * columns + c) as usize + 1] += 1;
+                    let cell = (r * columns + c) as usize;
+                    counts[cell + 1] += 1;
+                    grid.tops[cell] = grid.tops[cell].max(top);
                 }
             }
         }
@@ -215,6 +235,32 @@ impl FootprintGrid {
             }
         }
         true
+    }
+
+    /// An upper bound of the height of every triangle point whose x–y lies
+    /// in the rectangle `[min, max]`, or `None` when the rectangle is not
+    /// finite or touches more than [`MAX_CELLS_PER_BOUND`] cells. A
+    /// triangle reaching into the rectangle is listed in a cell the
+    /// rectangle touches (both are found by the same monotonic `index`),
+    /// so the bound is the highest top among those cells and the large
+    /// triangles'. It is a vertex height, exact; callers keep a margin for
+    /// the rounding of a hit point and the triangle test's edge tolerance.
+    pub(crate) fn highest_within(&self, min: DVec2, max: DVec2) -> Option<f64> {
+        if !(min.is_finite() && max.is_finite()) {
+            return None;
+        }
+        let (c0, r0, c1, r1) = self.range(min, max);
+        if (c1 - c0 + 1) * (r1 - r0 + 1) > MAX_CELLS_PER_BOUND {
+            return None;
+        }
+        let mut top = self.large_top;
+        for r in r0..=r1 {
+            let row = (r * self.columns) as usize;
+            for &t in &self.tops[row + c0 as usize..=row + c1 as usize] {
+                top = top.max(t);
+            }
+        }
+        Some(top)
     }
 
     /// Triangles listed in cells and tested for every ray, for tests and

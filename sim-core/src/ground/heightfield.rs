@@ -2,7 +2,7 @@
 //! triangles along the diagonal from its low-x, low-y corner. Outside the
 //! grid there is no ground.
 
-use glam::DVec3;
+use glam::{DVec2, DVec3};
 
 use crate::ground::triangle::Triangle;
 use crate::ground::{FingerprintWriter, Ground, GroundHit, GroundRay, TriangleMesh};
@@ -280,6 +280,34 @@ impl Ground for Heightfield {
 
     fn fingerprint(&self) -> [u8; 32] {
         self.fingerprint
+    }
+
+    /// The highest sample of the cells the rectangle (widened as a ray's
+    /// box is) overlaps; −∞ off the grid, where there is no ground. `None`
+    /// past 256 cells, where the scan would cost more than the rays.
+    fn highest_within(&self, min: DVec2, max: DVec2) -> Option<f64> {
+        if !(min.is_finite() && max.is_finite()) {
+            return None;
+        }
+        let pad = self.spacing * 1e-6;
+        let ranges = (
+            self.cell_range(min.x - pad, max.x + pad, self.x0, self.columns - 1),
+            self.cell_range(min.y - pad, max.y + pad, self.y0, self.rows - 1),
+        );
+        let (Some(xs), Some(ys)) = ranges else {
+            return Some(f64::NEG_INFINITY);
+        };
+        if (xs.1 - xs.0 + 1) * (ys.1 - ys.0 + 1) > 256 {
+            return None;
+        }
+        let mut top = f64::NEG_INFINITY;
+        for j in ys.0..=ys.1 + 1 {
+            let row = &self.heights[j * self.columns..(j + 1) * self.columns];
+            for &h in &row[xs.0..=xs.1 + 1] {
+                top = top.max(h);
+            }
+        }
+        Some(top)
     }
 
     fn max_surface_id(&self) -> Option<SurfaceId> {

@@ -7,7 +7,7 @@
 //! the hit with the smallest (parameter, triangle index): the answer is
 //! the same whatever order the tree is walked in.
 
-use glam::DVec3;
+use glam::{DVec2, DVec3};
 
 use crate::ground::footprint::FootprintGrid;
 use crate::ground::triangle::Triangle;
@@ -379,6 +379,12 @@ impl Ground for TriangleMesh {
 
     fn fingerprint(&self) -> [u8; 32] {
         self.fingerprint
+    }
+
+    /// The footprint grid's bound: the highest vertex listed in the cells
+    /// the rectangle touches. A mesh without a grid gives none.
+    fn highest_within(&self, min: DVec2, max: DVec2) -> Option<f64> {
+        self.grid.as_ref()?.highest_within(min, max)
     }
 
     fn max_surface_id(&self) -> Option<SurfaceId> {

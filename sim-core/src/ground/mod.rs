@@ -25,7 +25,7 @@ mod triangle;
 
 use std::fmt;
 
-use glam::DVec3;
+use glam::{DVec2, DVec3};
 
 pub use heightfield::{Heightfield, MAX_HEIGHTFIELD_SAMPLES};
 pub use mesh::{MAX_MESH_COORDINATE, MAX_MESH_TRIANGLES, TriangleMesh};
@@ -92,6 +92,17 @@ pub trait Ground: fmt::Debug + Send + Sync {
     /// replay is never played on a ground it was not recorded on.
     fn fingerprint(&self) -> [u8; 32];
 
+    /// An upper bound of the ground's height over the x–y rectangle
+    /// `[min, max]`, if the ground can give one cheaply: no point of the
+    /// ground with x–y in the rectangle lies above it. A car whose body
+    /// is well above the bound skips the rays of its corners, so a bound
+    /// that is too low would let bodies sink into the ground; `None`
+    /// (the default) means every ray is cast.
+    fn highest_within(&self, min: DVec2, max: DVec2) -> Option<f64> {
+        let _ = (min, max);
+        None
+    }
+
     /// The largest surface id any hit can carry, if the ground assigns
     /// surfaces; a world refuses a ground whose ids its table lacks.
     fn max_surface_id(&self) -> Option<SurfaceId> {
@@ -148,6 +159,10 @@ impl Ground for FlatGround {
 
     fn fingerprint(&self) -> [u8; 32] {
         FlatGround::plane_fingerprint()
+    }
+
+    fn highest_within(&self, _min: DVec2, _max: DVec2) -> Option<f64> {
+        Some(0.0)
     }
 
     fn describe(&self) -> String {

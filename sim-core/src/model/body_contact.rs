@@ -10,7 +10,7 @@
 //! (with a little bounce) and Coulomb friction along it; then the body is
 //! moved out by most of the deepest overlap.
 
-use glam::{DMat3, DVec3};
+use glam::{DMat3, DVec2, DVec3};
 
 use crate::ground::GroundRay;
 use crate::model::impulse::contact_impulse;
@@ -28,6 +28,9 @@ const FRICTION: f64 = 0.5;
 const CORRECTION: f64 = 0.8;
 /// Overlap left alone, m.
 const SLOP: f64 = 0.005;
+/// Clearance kept around a ground's height bound, m: far above the
+/// rounding of a hit point and the ray–triangle test's edge tolerance.
+const BOUND_MARGIN: f64 = 1e-3;
 
 /// The deepest corner of a body that touched the ground in a step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -51,21 +54,34 @@ pub(crate) fn resolve(
 ) -> Option<BodyHit> {
     let m = DMat3::from_quat(state.orientation);
     let centre = state.position + m * body.centre;
-    if env.flat {
-        // On the plane a box whose lowest corner is above z = 0 touches
-        // nothing: skip the eight rays (the common case by far).
-        let reach_down = m.x_axis.z.abs() * body.half.x
-            + m.y_axis.z.abs() * body.half.y
-            + m.z_axis.z.abs() * body.half.z;
-        if centre.z > reach_down {
-            return None;
-        }
+    // The box's half extent along each world axis.
+    let extent = |row: usize| {
+        m.x_axis[row].abs() * body.half.x
+            + m.y_axis[row].abs() * body.half.y
+            + m.z_axis[row].abs() * body.half.z
+    };
+    // A box above all the ground under it touches nothing: skip the eight
+    // rays (the common case by far).
+    let clear = if env.flat {
+        centre.z > extent(2)
+    } else {
+        let half = DVec3::new(extent(0), extent(1), extent(2));
+        above_ground(env, centre - half, centre + half)
+    };
+    if clear {
+        return None;
     }
     let mut deepest: Option<BodyHit> = None;
     let mut total = 0.0;
     for k in 0..8 {
         let sign = |bit: u32| if k & bit == 0 { -1.0 } else { 1.0 };
         let offset = m * (body.half * DVec3::new(sign(1), sign(2), sign(4)));
+        let corner = centre + offset;
+        // The upper corners' rays, and on gentle ground the lower ones',
+        // run through air: skip them too.
+        if !env.flat && above_ground(env, centre.min(corner), centre.max(corner)) {
+            continue;
+        }
         let reach = offset.length();
         let direction = offset / reach;
         let Some(hit) = env.cast_ray(&GroundRay {
@@ -84,7 +100,6 @@ pub(crate) fn resolve(
         if depth <= 0.0 {
             continue;
         }
-        let corner = centre + offset;
         let r = corner - state.position;
         let inverse_inertia = |v: DVec3| m * (params.inv_inertia * (m.transpose() * v));
         let inverse_mass =
@@ -108,4 +123,17 @@ pub(crate) fn resolve(
     state.position += hit.normal * ((hit.depth - SLOP).max(0.0) * CORRECTION);
     hit.impulse = total;
     Some(hit)
+}
+
+/// Whether the ground lies below the world box `[min, max]` by more than
+/// [`BOUND_MARGIN`], by the ground's height bound over its footprint. A
+/// ray from the box's centre to a corner that hits the ground at a
+/// positive parameter meets it inside the box, so when this holds the
+/// ray can only miss or hit behind its origin, both of which the caller
+/// skips: leaving it out changes no answer.
+fn above_ground(env: &Environment<'_>, min: DVec3, max: DVec3) -> bool {
+    let pad = DVec2::splat(BOUND_MARGIN);
+    env.ground
+        .highest_within(min.truncate() - pad, max.truncate() + pad)
+        .is_some_and(|top| top + BOUND_MARGIN < min.z)
 }
