@@ -131,6 +131,38 @@ pub struct SteeringDefinition {
     pub max_angle: f64,
     /// 0 = parallel steer, 1 = full Ackermann geometry.
     pub ackermann: f64,
+    /// What the driver's hands feel; absent means the defaults. Telemetry
+    /// only: it changes no simulated bit.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub feel: SteeringFeel,
+}
+
+/// The steering as the driver's hands feel it: the geometry that turns
+/// the front tires' forces into a torque on the hand wheel (the
+/// `rack_force` and `hand_wheel_torque` channels, what a force-feedback
+/// wheel plays).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SteeringFeel {
+    /// Hand-wheel angle at full lock, rad: with `max_angle` it sets the
+    /// steering ratio (450°, two and a half turns lock to lock, by
+    /// default).
+    pub hand_wheel_lock: f64,
+    /// Caster trail: how far behind the steering axis the contact patch
+    /// lies, m. The tire's lateral force acts through it.
+    pub mechanical_trail: f64,
+    /// Steering arm: from the steering axis to the track-rod joint, m.
+    pub steering_arm: f64,
+}
+
+impl Default for SteeringFeel {
+    fn default() -> Self {
+        SteeringFeel {
+            hand_wheel_lock: 450.0 * std::f64::consts::PI / 180.0,
+            mechanical_trail: 0.02,
+            steering_arm: 0.12,
+        }
+    }
 }
 
 /// Combustion engine.
@@ -441,6 +473,20 @@ impl CarDefinition {
 
         in_range("steering.max_angle", self.steering.max_angle, 0.05, 1.2)?;
         in_range("steering.ackermann", self.steering.ackermann, 0.0, 1.0)?;
+        let feel = &self.steering.feel;
+        in_range(
+            "steering.feel.hand_wheel_lock",
+            feel.hand_wheel_lock,
+            0.1,
+            30.0,
+        )?;
+        in_range(
+            "steering.feel.mechanical_trail",
+            feel.mechanical_trail,
+            -0.1,
+            0.2,
+        )?;
+        in_range("steering.feel.steering_arm", feel.steering_arm, 0.02, 0.5)?;
 
         let e = &self.engine;
         if e.torque_curve.len() < 2 {

@@ -26,8 +26,10 @@ pub struct Channel {
 const WHEEL_CHANNELS: usize = 12;
 /// Channels before the per-wheel block.
 const CAR_CHANNELS: usize = 36;
+/// Channels after the per-wheel block (appended later, so no name moved).
+const STEERING_CHANNELS: usize = 2;
 /// Number of channels.
-pub const CHANNEL_COUNT: usize = CAR_CHANNELS + 4 * WHEEL_CHANNELS;
+pub const CHANNEL_COUNT: usize = CAR_CHANNELS + 4 * WHEEL_CHANNELS + STEERING_CHANNELS;
 
 macro_rules! channel {
     ($name:expr, $unit:literal, $description:expr) => {
@@ -92,6 +94,8 @@ macro_rules! channel_table {
                 channel!(concat!("wheel_", $w, "_steer"), "rad", "road-wheel steer angle, positive left"),
                 channel!(concat!("wheel_", $w, "_mz"), "N·m", "tire aligning moment about the vertical, positive turning the wheel left"),
             )*
+            channel!("rack_force", "N", "force the front tires put on the steering rack, positive pushing the steering right (the steer input's sign)"),
+            channel!("hand_wheel_torque", "N·m", "torque the front tires put on the hand wheel, positive turning it right: what a force-feedback wheel plays"),
         ]
     };
 }
@@ -174,6 +178,32 @@ pub(crate) fn write(def: &CarDefinition, s: &CarState, o: &StepOutputs, out: &mu
         let start = CAR_CHANNELS + k * WHEEL_CHANNELS;
         out[start..start + WHEEL_CHANNELS].copy_from_slice(&values);
     }
+    let (rack_force, hand_wheel_torque) = steering_feel(def, o);
+    out[CHANNEL_COUNT - STEERING_CHANNELS..].copy_from_slice(&[rack_force, hand_wheel_torque]);
+}
+
+/// The front tires' pull on the steering: each front wheel's moment about
+/// its steering axis (the aligning moment, and the lateral force acting a
+/// caster trail behind the axis), through the steering arms to the rack,
+/// and through the steering ratio to the hand wheel (no friction, no power
+/// assistance). Signed as the steer input (positive right), so in a left
+/// turn, where the tires pull the wheels back towards straight, both are
+/// positive: the self-centring a driver feels, which fades as the front
+/// tires pass their peak slip and the aligning moment falls ("going
+/// light").
+fn steering_feel(def: &CarDefinition, o: &StepOutputs) -> (f64, f64) {
+    let feel = &def.steering.feel;
+    // About the vertical, positive turning the wheel left: the aligning
+    // moment as it is, and a force to the left acting behind the axis
+    // turns the wheel right.
+    let kingpin: f64 = o.wheels[..2]
+        .iter()
+        .map(|w| w.mz - feel.mechanical_trail * w.fy)
+        .sum();
+    let rack_force = -kingpin / feel.steering_arm;
+    // Virtual work: the hand wheel turns `ratio` times the road wheels.
+    let ratio = feel.hand_wheel_lock / def.steering.max_angle;
+    (rack_force, -kingpin / ratio)
 }
 
 #[cfg(test)]
@@ -192,6 +222,10 @@ mod tests {
             assert!(!c.unit.is_empty() && !c.description.is_empty());
         }
         assert_eq!(CHANNELS[CAR_CHANNELS].name, "wheel_fl_speed");
-        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "wheel_rr_mz");
+        assert_eq!(
+            CHANNELS[CAR_CHANNELS + 4 * WHEEL_CHANNELS - 1].name,
+            "wheel_rr_mz"
+        );
+        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "hand_wheel_torque");
     }
 }
