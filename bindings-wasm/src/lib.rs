@@ -7,7 +7,9 @@
 //! `decodeGhost`, `readStream` / `encodeStream` / `splitStream` and
 //! `StreamFollower` (live streams), `TrackView` and `LapReference` (for
 //! viewers), `RaceTiming` and `gridPose` (the race layer: lap timing,
-//! standings, the grid), `simulationVersion` and `coreVersion`.
+//! standings, the grid), the input layer (`KeyboardControls`,
+//! `DeviceProfile`, `AxisFinder`, `GearSelector`, `InputMixer`,
+//! `ForceFeedback`, `carInputFrom`), `simulationVersion` and `coreVersion`.
 //!
 //! Nothing here simulates: every call validates its JS arguments and hands
 //! them to the Rust crates, so a replay recorded in a browser has the same
@@ -24,6 +26,7 @@ mod fixtures;
 mod ghost;
 mod ground;
 mod hooks;
+mod input;
 mod limits;
 mod player;
 mod race;
@@ -36,6 +39,10 @@ mod world;
 use wasm_bindgen::prelude::*;
 
 pub use ghost::{Ghost, GhostPlayer, GhostRecorder};
+pub use input::{
+    AxisFinder, DeviceProfile, ForceFeedback, GearSelector, InputMixer, KeyboardControls,
+    car_input_from,
+};
 pub use player::ReplayPlayer;
 pub use race::{RaceTiming, grid_pose};
 pub use replay::{Replay, ReplayRecorder};
@@ -113,6 +120,37 @@ export interface RaceStanding {
   position: number; car: number; laps: number; progress: number; gap: number | null;
   lastLap: number | null; bestLap: number | null; status: 'running' | 'finished' | 'retired';
 }
+/** Controls before gear selection (the input layer's `Controls`). */
+export interface Controls {
+  steer: number; throttle: number; brake: number; handbrake: number; clutch: number;
+}
+/** Keys held in a frame; absent keys are up. */
+export interface Keys {
+  left?: boolean; right?: boolean; throttle?: boolean; brake?: boolean;
+  handbrake?: boolean; clutch?: boolean;
+}
+export interface KeyboardTuning {
+  steerRate?: number; centringRate?: number; authoritySpeed?: number; minAuthority?: number;
+  throttleRise?: number; throttleFall?: number; brakeRise?: number; brakeFall?: number;
+}
+export type GearMode = 'automatic' | 'sequential' | 'h_pattern';
+/** Shift buttons held: gate -1 reverse, a gear, or null for neutral. */
+export interface ShiftButtons { up?: boolean; down?: boolean; gate?: number | null }
+export interface DeviceFrame { controls: Partial<Controls>; shift?: ShiftButtons }
+export interface MixedInput { device: number | null; controls: Controls; shift: ShiftButtons }
+export interface FoundAxis {
+  axis: number; rest: number; low: number; high: number;
+  centred: { left: number; rest: number; right: number } | null;
+  pedal: { rest: number; pressed: number } | null;
+}
+export interface ForceFeedbackSettings {
+  devicePeakTorque?: number; gain?: number; smoothing?: number; maxOutput?: number;
+  maxRate?: number; runawaySpeed?: number; stallTimeout?: number;
+}
+export interface FeedbackFrame {
+  now: number; lastUpdate: number; torque: number; wheelSpeed: number; visible?: boolean;
+}
+export interface FeedbackCommand { output: number; silenced: 'hidden' | 'stalled' | 'runaway' | null }
 export interface VerifyReport {
   valid: boolean; simulationVersion: number; recordedBy: string; steps: number;
   duration: number; keyframes: number; desyncs: number;
