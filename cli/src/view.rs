@@ -37,23 +37,7 @@ struct ServedFile {
 /// Checks the assets and files, binds `127.0.0.1:port` (0: any free
 /// port), calls `ready` with the page's URL and serves until killed.
 pub fn serve(root: &Path, files: &[PathBuf], port: u16, ready: impl FnOnce(&str)) -> Result<()> {
-    let viewer = root.join("viewer");
-    let package = root.join("bindings-wasm/pkg");
-    for (path, what) in [
-        (viewer.join("index.html"), "the viewer page"),
-        (
-            viewer.join("node_modules/three/build/three.module.js"),
-            "three.js (npm ci in viewer/)",
-        ),
-        (package.join("web/skidpad_wasm.js"), "the wasm package"),
-    ] {
-        if !path.is_file() {
-            bail!(
-                "{what} is missing at {}: run `cargo xtask viewer` once to build the viewer's assets",
-                path.display()
-            );
-        }
-    }
+    let assets = page_assets(root)?;
     let mut listing = Vec::new();
     for (k, file) in files.iter().enumerate() {
         let meta = fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
@@ -71,18 +55,14 @@ pub fn serve(root: &Path, files: &[PathBuf], port: u16, ready: impl FnOnce(&str)
     let files: Arc<Vec<PathBuf>> = Arc::new(files.to_vec());
     let listing = serde_json::to_string(&listing)?;
     let app = Router::new()
-        .route_service("/", ServeFile::new(viewer.join("index.html")))
+        .route_service("/", ServeFile::new(root.join("viewer/index.html")))
         .route(
             "/files.json",
             get(move || async move { ([(header::CONTENT_TYPE, "application/json")], listing) }),
         )
         .route("/files/{index}/{name}", get(served_file))
         .with_state(files)
-        .nest_service("/viewer", ServeDir::new(viewer))
-        .nest_service("/pkg", ServeDir::new(package))
-        // The archive of old cores: a replay of an older simulation
-        // version is played by its module, fetched when one is opened.
-        .nest_service("/cores", ServeDir::new(root.join("cores/archive")))
+        .merge(assets)
         // Files are read on every request, so a re-recorded replay shows
         // on reload.
         .layer(SetResponseHeaderLayer::overriding(
@@ -101,6 +81,39 @@ pub fn serve(root: &Path, files: &[PathBuf], port: u16, ready: impl FnOnce(&str)
         axum::serve(listener, app).await?;
         Ok(())
     })
+}
+
+/// The web app's pages and what they load, for any server that offers
+/// them (`skidpad view`, the leaderboard's `--play`): `/view` (the
+/// viewer), `/play` (the play page), `/viewer/…` (their modules and
+/// node_modules), `/pkg/…` (the wasm package) and `/cores/…` (the archive
+/// of old cores, fetched when an older replay is opened). Fails, saying
+/// how to build them, when the assets are missing.
+pub fn page_assets<S: Clone + Send + Sync + 'static>(root: &Path) -> Result<Router<S>> {
+    let viewer = root.join("viewer");
+    let package = root.join("bindings-wasm/pkg");
+    for (path, what) in [
+        (viewer.join("index.html"), "the viewer page"),
+        (viewer.join("play.html"), "the play page"),
+        (
+            viewer.join("node_modules/three/build/three.module.js"),
+            "three.js (npm ci in viewer/)",
+        ),
+        (package.join("web/skidpad_wasm.js"), "the wasm package"),
+    ] {
+        if !path.is_file() {
+            bail!(
+                "{what} is missing at {}: run `cargo xtask viewer` once to build the viewer's assets",
+                path.display()
+            );
+        }
+    }
+    Ok(Router::new()
+        .route_service("/view", ServeFile::new(viewer.join("index.html")))
+        .route_service("/play", ServeFile::new(viewer.join("play.html")))
+        .nest_service("/viewer", ServeDir::new(viewer))
+        .nest_service("/pkg", ServeDir::new(package))
+        .nest_service("/cores", ServeDir::new(root.join("cores/archive"))))
 }
 
 /// `GET /files/{index}/{name}`: the index-th file given on the command

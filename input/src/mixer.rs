@@ -52,9 +52,11 @@ impl InputMixer {
     /// Before any touch (and with no devices) nothing drives: rest.
     pub fn update(&mut self, devices: &[DeviceFrame]) -> (Option<usize>, DeviceFrame) {
         if self.last.len() != devices.len() {
-            // Devices came or went: start over from what they report now,
-            // keeping the driver if it is still there.
-            self.last = devices.to_vec();
+            // Devices came or went: a new device is compared with rest, so
+            // one that arrives with a stick or pedal held is being used
+            // (a page that lists its pads only once they report); the
+            // driver is kept if it is still there.
+            self.last.resize(devices.len(), DeviceFrame::default());
             self.active = self.active.filter(|&i| i < devices.len());
         }
         let touched_now: Vec<usize> = (0..devices.len())
@@ -103,5 +105,12 @@ mod tests {
         // A device unplugged: the list shrinks, the driver is kept if
         // it is still there.
         assert_eq!(m.update(&[steering(-0.2)]).0, Some(0));
+        // A device plugged in with its stick held is being used; one at
+        // rest is not.
+        assert_eq!(m.update(&[steering(-0.2), steering(0.0)]).0, Some(0));
+        assert_eq!(
+            m.update(&[steering(-0.2), steering(0.0), steering(0.7)]).0,
+            Some(2)
+        );
     }
 }

@@ -18,6 +18,7 @@ use tower_http::cors::{Any, CorsLayer};
 
 use crate::reverify::reverify;
 use crate::store::Store;
+use skidpad_cli::view::page_assets;
 
 /// Largest upload accepted by default, bytes (a gzip replay of a one-hour
 /// race with one car is about 1 MB).
@@ -25,14 +26,19 @@ pub const DEFAULT_MAX_UPLOAD: usize = 16 << 20;
 /// Most rows a leaderboard request returns.
 pub const MAX_LEADERBOARD_ROWS: u32 = 1000;
 
-/// Upload bounds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Upload bounds, and the web app to serve beside the API.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiOptions {
     /// Largest request body, bytes; larger uploads get 413.
     pub max_upload: usize,
     /// Largest decompressed replay, bytes (the gzip bomb guard; the
     /// workers' decode limits bound the rest).
     pub max_decoded: usize,
+    /// A checkout holding the web app (`viewer/`, `bindings-wasm/pkg/`):
+    /// its pages are served on the API's origin (`/play`, `/view`; see
+    /// `skidpad_cli::view::page_assets`), so the play page submits runs
+    /// to this API without crossing origins.
+    pub pages: Option<std::path::PathBuf>,
 }
 
 impl Default for ApiOptions {
@@ -40,6 +46,7 @@ impl Default for ApiOptions {
         ApiOptions {
             max_upload: DEFAULT_MAX_UPLOAD,
             max_decoded: skidpad_replay::Limits::default().max_decoded_bytes as usize,
+            pages: None,
         }
     }
 }
@@ -71,7 +78,7 @@ pub fn router(store: Store, options: ApiOptions) -> Router {
         cores: ArchivedCores::embedded().map_err(|e| e.to_string()),
         reverifying: Arc::new(Semaphore::new(1)),
     };
-    Router::new()
+    let api = Router::new()
         .route("/runs", post(submit))
         .route("/runs/{id}", get(run))
         .route("/runs/{id}/replay", get(replay))
@@ -85,7 +92,17 @@ pub fn router(store: Store, options: ApiOptions) -> Router {
                 .allow_origin(Any)
                 .allow_methods([Method::GET]),
         )
-        .with_state(state)
+        .with_state(state);
+    match options.pages.as_deref().map(page_assets) {
+        Some(Ok(pages)) => api.merge(pages),
+        // The binary checks the assets before it starts; a library caller
+        // whose assets went missing gets the API alone.
+        Some(Err(e)) => {
+            tracing::warn!("not serving the web app: {e:#}");
+            api
+        }
+        None => api,
+    }
 }
 
 /// A run's id: the blake3 hash, hex, of the replay `bytes` hold (gzip is

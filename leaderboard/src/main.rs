@@ -66,6 +66,11 @@ struct Args {
     /// Where --demo writes its files.
     #[arg(long, default_value = "skidpad-demo")]
     demo_out: PathBuf,
+    /// Also serve the web app on the API's address: `/play` (drive a
+    /// time trial and submit it here) and `/view` (the replay viewer).
+    /// Its assets come from `cargo xtask viewer` in this checkout.
+    #[arg(long)]
+    play: bool,
 }
 
 #[tokio::main]
@@ -81,6 +86,14 @@ async fn main() -> Result<()> {
         args.lease_seconds.is_finite() && args.lease_seconds >= 0.3,
         "--lease-seconds must be at least 0.3"
     );
+    let pages = if args.play {
+        let root = skidpad_cli::view::default_root();
+        // Checked now, so a missing build is said before anything starts.
+        let _checked = skidpad_cli::view::page_assets::<()>(&root)?;
+        Some(root)
+    } else {
+        None
+    };
     let store = Store::open(&args.database)
         .await
         .with_context(|| format!("cannot open the database {}", args.database))?;
@@ -103,10 +116,14 @@ async fn main() -> Result<()> {
             .with_context(|| format!("cannot listen on {}", args.listen))?;
         // Tests and scripts read the bound address (the port may be 0).
         println!("listening on http://{}", listener.local_addr()?);
+        if pages.is_some() {
+            println!("play at http://{}/play", listener.local_addr()?);
+        }
         Some(listener)
     };
     let api = ApiOptions {
         max_upload: args.max_upload,
+        pages,
         ..ApiOptions::default()
     };
     serve(store, role, listener, api, workers, async {

@@ -17,6 +17,7 @@
 import init, * as sk from '/pkg/web/skidpad_wasm.js';
 import { spectate } from '/pkg/spectator.mjs';
 import { RaceLaps } from './laps.mjs';
+import { describeCar } from './scene_data.mjs';
 import { loadArchivedCore } from './archived.mjs';
 
 /** Memory the page's tables may take, bytes: a replay whose every step
@@ -51,18 +52,7 @@ function describe(e) {
 
 /** Car descriptions the page builds meshes from. */
 function carsOf(definitions) {
-  return definitions.map((json) => {
-    const d = JSON.parse(json);
-    return {
-      name: d.name,
-      wheelbase: d.chassis.wheelbase,
-      cgToFront: d.chassis.cg_to_front_axle,
-      cgHeight: d.chassis.cg_height,
-      trackFront: d.chassis.track.front,
-      trackRear: d.chassis.track.rear,
-      wheelRadius: d.wheels.front.radius,
-    };
-  });
+  return definitions.map((json) => describeCar(JSON.parse(json)));
 }
 
 // The replay's track by its `track` metadata (the replay crate's

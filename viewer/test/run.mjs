@@ -12,15 +12,20 @@
 //    by its archived core; a corrupt replay and a text file shown as
 //    errors;
 // 7. cars the recording removed hidden from their step, the rest exact;
-// 8. a live race followed from the spectator service.
+// 8. a live race followed from the spectator service;
+// 9. the play page (play_checks.mjs): a keyboard lap driven with real key
+//    events, submitted to the real leaderboard and verified at the page's
+//    time; the best lap raced as a ghost; a scripted gamepad.
 //
 // Environment: SKIDPAD_BIN (the skidpad binary), SKIDPAD_SPECTATOR_BIN,
+// SKIDPAD_LEADERBOARD_BIN,
 // SKIDPAD_UPDATE_SCREENSHOTS=1 to rewrite the references. Run by
 // `cargo xtask test` (alone: `cargo xtask test --only viewer`).
 
 import { launch } from './browser.mjs';
 import { demo20 } from './harness.mjs';
 import { checkPoses, checkRemovals, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
+import { checkPlay } from './play_checks.mjs';
 import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
 
 const browser = await launch();
@@ -37,6 +42,7 @@ try {
   await checkArchivedCore(browser);
   await checkErrors(browser);
   await checkLive(browser);
+  await checkPlay(browser);
 } finally {
   await browser.close();
 }

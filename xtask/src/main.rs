@@ -18,6 +18,7 @@
 //! - `viewer`: the web viewer's assets (the npm package, `npm ci` in
 //!   `viewer/`), which `skidpad view` serves.
 //! - `view-demo`: races the demo and opens it in the viewer.
+//! - `play`: serves the play page with a leaderboard behind it.
 //! - `bench`: runs the benchmarks and prints the SPEC §10 figures, as a
 //!   table and as `target/bench-report.json`; `bench surfaces` only the
 //!   races on the tracks' surfaces and their verification
@@ -75,9 +76,10 @@ fn main() -> ExitCode {
         Some("with-postgres") => postgres::run_with_server(&args[1..]),
         Some("viewer") => project_root().and_then(|root| viewer::prepare(&root)),
         Some("view-demo") => project_root().and_then(|root| viewer::view_demo(&root)),
+        Some("play") => project_root().and_then(|root| viewer::play(&root)),
         _ => {
             eprintln!(
-                "usage: cargo xtask test [--only NAME…] | architecture | golden | cores [--check] | bench [surfaces] | wasm | viewer | view-demo | missing-packages | with-postgres COMMAND…"
+                "usage: cargo xtask test [--only NAME…] | architecture | golden | cores [--check] | bench [surfaces] | wasm | viewer | view-demo | play | missing-packages | with-postgres COMMAND…"
             );
             return ExitCode::from(2);
         }

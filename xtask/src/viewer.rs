@@ -50,9 +50,31 @@ pub fn view_demo(root: &Path) -> Result<(), String> {
     ]))
 }
 
+/// Serves the play page with a leaderboard behind it (until Ctrl-C):
+/// `skidpad-leaderboard --play` on a SQLite file under `target/`, so a new
+/// user drives, submits and sees the verified time in one step.
+pub fn play(root: &Path) -> Result<(), String> {
+    prepare(root)?;
+    let database = root.join("target/play-leaderboard.db");
+    run(Command::new(cargo())
+        .args([
+            "run",
+            "--release",
+            "-q",
+            "-p",
+            "skidpad-leaderboard",
+            "--",
+            "--play",
+        ])
+        .arg("--database")
+        .arg(format!("sqlite:{}", database.display()))
+        .args(std::env::args().skip(2))
+        .current_dir(root))
+}
+
 /// Runs the viewer's unit tests (`node --test`), then `viewer/test/run.mjs`
 /// in headless Chromium against the release `skidpad` and
-/// `skidpad-spectator` binaries (the npm package must be built: the
+/// `skidpad-spectator` binaries and the debug `skidpad-leaderboard` (the npm package must be built: the
 /// package check before this one does it).
 pub fn browser_test(root: &Path) -> Result<(), String> {
     install_dependencies(root)?;
@@ -69,8 +91,17 @@ pub fn browser_test(root: &Path) -> Result<(), String> {
             "skidpad-spectator",
         ])
         .current_dir(root))?;
+    // The play check's leaderboard: the debug binary the workspace's
+    // tests already built (a one-lap run verifies in well under a second).
+    run(Command::new(cargo())
+        .args(["build", "-p", "skidpad-leaderboard"])
+        .current_dir(root))?;
     run(Command::new("node")
         .arg("test/run.mjs")
+        .env(
+            "SKIDPAD_LEADERBOARD_BIN",
+            root.join("target/debug/skidpad-leaderboard"),
+        )
         .env("SKIDPAD_BIN", root.join("target/release/skidpad"))
         .env(
             "SKIDPAD_SPECTATOR_BIN",

@@ -1,0 +1,267 @@
+// The play page: pick a track and a car, count down, drive with the
+// keyboard or a gamepad against the best lap's ghost, then submit the
+// run to the leaderboard serving this page or open it in the viewer.
+//
+// One code base with the viewer: the same scene (track and car drawing)
+// and cameras. The physics runs in play_worker.mjs on a fixed 60 Hz step;
+// this thread reads the devices, draws at the display's rate
+// (interpolating between the last two physics frames), shows the HUD and
+// plays force feedback. `window.skidpadPlay` lets a test read what the
+// page shows and replace the gamepad source; input still arrives only
+// through real events and that source.
+
+import init, * as sk from 'skidpad';
+import { Scene } from './scene.mjs';
+import { Cameras, CAMERA_MODES } from './cameras.mjs';
+import { formatTime } from './timeline.mjs';
+import { GamepadSource, KeyboardSource, rumble } from './devices.mjs';
+import { loadBest, saveIfBest } from './ghost_store.mjs';
+
+const $ = (selector) => document.querySelector(selector);
+
+/** Interpolates angle `a` → `b` the short way round. */
+function lerpAngle(a, b, t) {
+  let d = b - a;
+  while (d > Math.PI) d -= 2 * Math.PI;
+  while (d < -Math.PI) d += 2 * Math.PI;
+  return a + d * t;
+}
+
+/** The pose between two physics frames (x, y, z, yaw, pitch, roll, steer,
+ * speed), angles the short way round. */
+function between(a, b, t) {
+  return a.map((v, i) => (i >= 3 && i <= 5 ? lerpAngle(v, b[i], t) : v + (b[i] - v) * t));
+}
+
+class PlayPage {
+  constructor() {
+    this.canvas = $('#view');
+    this.scene = new Scene(this.canvas);
+    this.cameras = new Cameras(this.canvas);
+    this.keyboard = new KeyboardSource();
+    this.gamepads = new GamepadSource();
+    this.frames = [];
+    this.worker = null;
+    this.replay = null;
+    this.shown = { state: 'setup', laps: [], hud: null, verdict: null, frameTimes: [] };
+    this.leaderboard = new URLSearchParams(location.search).get('leaderboard') ?? '';
+    this.keyboard.onChange = () => this.sendDevices();
+    new ResizeObserver(() => this.resize()).observe(this.canvas);
+    this.resize();
+    for (const mode of CAMERA_MODES) $('#camera').append(new Option(mode, mode));
+    $('#camera').onchange = () => this.cameras.setMode($('#camera').value);
+    $('#start').onclick = () => this.start().catch((e) => this.fail(e));
+    $('#finish').onclick = () => this.worker?.postMessage({ kind: 'finish' });
+    $('#submit').onclick = () => this.submit().catch((e) => this.fail(e));
+    $('#open').onclick = () => this.openInViewer();
+  }
+
+  async setup() {
+    await init();
+    this.ffb = new sk.ForceFeedback({ gain: 0.15 });
+    for (const name of sk.trackNames()) $('#track').append(new Option(name, name));
+    for (const name of sk.presetNames()) $('#car').append(new Option(name, name));
+    const q = new URLSearchParams(location.search);
+    if (q.get('track')) $('#track').value = q.get('track');
+    if (q.get('car')) $('#car').value = q.get('car');
+    if (q.get('player')) $('#player').value = q.get('player');
+    requestAnimationFrame((t) => this.draw(t));
+  }
+
+  resize() {
+    const { clientWidth: w, clientHeight: h } = this.canvas;
+    if (w === 0 || h === 0) return;
+    this.scene.resize(w, h);
+    this.cameras.resize(w, h);
+  }
+
+  fail(e) {
+    const box = $('#error');
+    box.textContent = e?.message ? String(e.message) : String(e);
+    box.hidden = false;
+    this.shown.error = box.textContent;
+  }
+
+  async start() {
+    const track = $('#track').value;
+    const car = $('#car').value;
+    const best = await loadBest(track, car);
+    this.worker?.terminate();
+    this.worker = new Worker(new URL('./play_worker.mjs', import.meta.url), { type: 'module' });
+    this.worker.onmessage = ({ data }) => this.receive(data);
+    this.worker.onerror = (e) => this.fail(e.message);
+    const q = new URLSearchParams(location.search);
+    this.worker.postMessage({
+      kind: 'start', track, car, player: $('#player').value,
+      ghost: best?.bytes ?? null,
+      countdown: Number(q.get('countdown') ?? 3),
+    });
+    this.track = track;
+    this.car = car;
+    this.frames = [];
+    this.shown = { state: 'countdown', laps: [], hud: null, verdict: null, frameTimes: [], ghostBest: best?.time ?? null };
+    $('#start').disabled = true;
+    $('#finish').disabled = false;
+    $('#result').hidden = true;
+    $('#hud').hidden = false;
+    this.canvas.focus();
+  }
+
+  /** Sends what the devices hold now (on every key change and frame). */
+  sendDevices() {
+    if (!this.worker) return;
+    this.pads = this.gamepads.read();
+    const pads = this.pads.map(({ axes, buttons }) => ({ axes, buttons }));
+    this.worker.postMessage({ kind: 'devices', keys: this.keyboard.keys(), pads });
+  }
+
+  receive(data) {
+    switch (data.kind) {
+      case 'ready':
+        this.scene.setTrack(data.track);
+        this.cameras.setTrack(data.track);
+        this.scene.setCars([data.car]);
+        this.scene.setGhosts(this.shown.ghostBest === null ? 0 : 1, data.car);
+        this.carDescription = data.car;
+        break;
+      case 'countdown':
+        $('#countdown').hidden = false;
+        $('#countdown').textContent = String(Math.ceil(data.remaining));
+        break;
+      case 'frame':
+        $('#countdown').hidden = true;
+        if (this.shown.state === 'countdown' && data.step > 0) this.shown.state = 'driving';
+        this.frames.push({ ...data, arrived: performance.now() });
+        this.shown.pose = data.pose;
+        this.shown.step = data.step;
+        if (this.frames.length > 2) this.frames.shift();
+        this.showHud(data.hud);
+        this.feedback(data);
+        break;
+      case 'lap':
+        this.shown.laps.push({ lap: data.lap, time: data.time, valid: data.valid });
+        break;
+      case 'ghost':
+        if (this.scene.ghosts.length === 0) this.scene.setGhosts(1, this.carDescription);
+        saveIfBest(this.track, this.car, data.time, data.bytes).catch(() => {});
+        break;
+      case 'finished':
+        this.finished(data);
+        break;
+      case 'error':
+        this.fail(data.message);
+        break;
+    }
+  }
+
+  showHud(h) {
+    this.shown.hud = h;
+    $('#hud-speed').textContent = (h.speed * 3.6).toFixed(0);
+    $('#hud-gear').textContent = h.gear < 0 ? 'R' : h.gear === 0 ? 'N' : String(h.gear);
+    $('#hud-rpm').textContent = h.rpm.toFixed(0);
+    $('#hud-lap').textContent = String(h.lap);
+    $('#hud-laptime').textContent = formatTime(h.lapTime);
+    $('#hud-last').textContent = h.last === null ? '–' : formatTime(h.last);
+    $('#hud-best').textContent = h.best === null ? '–' : formatTime(h.best);
+    $('#hud-delta').textContent = h.delta === null ? '–' : `${h.delta >= 0 ? '+' : ''}${h.delta.toFixed(2)} s`;
+    // The bar shows the pull as a share of 20 N·m, right of centre for a
+    // pull to the right.
+    const share = Math.max(-1, Math.min(1, h.torque / 20));
+    const bar = $('#hud-torque');
+    bar.style.width = `${Math.abs(share) * 50}%`;
+    bar.style.left = share >= 0 ? '50%' : `${50 - Math.abs(share) * 50}%`;
+  }
+
+  /** Force feedback from the simulated hand-wheel torque, silenced when
+   * the page is hidden or the frames stop. */
+  feedback(frame) {
+    const now = performance.now() / 1000;
+    this.lastPhysics = now;
+    const { output } = this.ffb.update({
+      now, lastUpdate: now, torque: frame.hud.torque, wheelSpeed: 0, visible: !document.hidden,
+    });
+    if (this.pads?.length) rumble(this.pads, output);
+  }
+
+  draw(time) {
+    requestAnimationFrame((t) => this.draw(t));
+    this.sendDevices();
+    if (this.frames.length === 0) return;
+    const [a, b] = this.frames.length === 2 ? this.frames : [this.frames[0], this.frames[0]];
+    // One physics frame behind: between the last two, by the time since
+    // the newer one arrived.
+    const span = Math.max(1, b.arrived - a.arrived);
+    const t = Math.min(1, (performance.now() - b.arrived) / span);
+    const pose = between(a.pose, b.pose, t);
+    this.scene.place(this.scene.cars[0], pose);
+    if (this.scene.ghosts.length && b.ghost) this.scene.place(this.scene.ghosts[0], b.ghost);
+    this.scene.cars[0].group.visible = this.cameras.mode !== 'cockpit';
+    this.cameras.update(pose);
+    this.scene.render(this.cameras.camera);
+    const times = this.shown.frameTimes;
+    if (this.lastDraw !== undefined) times.push(time - this.lastDraw);
+    if (times.length > 600) times.shift();
+    this.lastDraw = time;
+  }
+
+  finished({ replay, laps }) {
+    this.replay = replay;
+    this.shown.state = 'finished';
+    this.shown.replayBytes = replay.length;
+    $('#finish').disabled = true;
+    $('#start').disabled = false;
+    $('#result').hidden = false;
+    $('#result-laps').textContent = laps.length
+      ? laps.map((l) => `lap ${l.lap}: ${formatTime(l.time)}${l.valid ? '' : ' (invalid)'}`).join(' · ')
+      : 'no lap completed';
+    $('#verdict').textContent = '';
+  }
+
+  /** POSTs the replay to the leaderboard and waits for its verdict. */
+  async submit() {
+    const base = this.leaderboard;
+    $('#verdict').textContent = 'submitting…';
+    const response = await fetch(`${base}/runs`, { method: 'POST', body: this.replay });
+    const posted = await response.json();
+    if (!response.ok) throw new Error(`the leaderboard refused the run: ${posted.error}`);
+    let run;
+    for (let k = 0; k < 240; k++) {
+      run = await (await fetch(`${base}/runs/${posted.id}`)).json();
+      if (run.status !== 'pending') break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    let verdict = { id: posted.id, status: run.status };
+    if (run.status === 'verified') {
+      const o = run.outcome;
+      const board = await (await fetch(`${base}/leaderboards/${o.track}/${o.class}`)).json();
+      const entry = board.entries.find((e) => e.run_id === posted.id) ?? null;
+      verdict = { ...verdict, bestLap: o.best_lap, laps: o.laps, rank: entry?.rank ?? null };
+      $('#verdict').textContent = o.best_lap === null
+        ? 'verified: no valid lap to rank'
+        : `verified: best lap ${formatTime(o.best_lap)}${entry ? `, rank ${entry.rank}` : ' (not your best)'}`;
+    } else {
+      verdict.reason = run.outcome?.reason?.message ?? run.status;
+      $('#verdict').textContent = `not ranked: ${verdict.reason}`;
+    }
+    this.shown.verdict = verdict;
+  }
+
+  openInViewer() {
+    const url = URL.createObjectURL(new Blob([this.replay]));
+    window.open(`/view?src=${encodeURIComponent(url)}`, '_blank');
+  }
+}
+
+const page = new PlayPage();
+/** @type {any} */ (window).skidpadPlay = {
+  /** What the page shows: state, HUD values, laps, verdict, frame times. */
+  shown: () => page.shown,
+  /** The little a driver looks at, cheaply: the car's pose, its steer
+   * input, the physics step and the laps done. */
+  glance: () => ({ pose: page.shown.pose, steer: page.shown.hud?.steer, step: page.shown.step, laps: page.shown.laps.length }),
+  /** Replaces the gamepad source (a function returning Gamepad-like pads). */
+  setGamepadSource: (source) => {
+    page.gamepads.source = source;
+  },
+};
+page.setup().catch((e) => page.fail(e));

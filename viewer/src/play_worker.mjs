@@ -1,0 +1,197 @@
+// The play page's simulation thread: one car on a built-in track's own
+// surface, stepped at a fixed 60 Hz by this thread's clock (never by the
+// page's frames), driven through the input layer by the devices the page
+// reports, recorded as a replay, timed lap by lap by the race layer and
+// raced against the best lap's ghost.
+//
+//   → { kind: 'start', track, car, player, ghost?: Uint8Array, countdown?: s, rate?: steps per second }
+//   → { kind: 'devices', keys, pads: [{ axes: Float64Array, buttons: Uint8Array }] }
+//   → { kind: 'finish' }
+//   ← ready { track, car }, countdown { remaining }, frame { step, time,
+//     pose, ghost, hud }, lap { lap, time, valid, best }, ghost { bytes,
+//     time }, finished { replay, laps }, error { message }
+//
+// The inputs of a step are whatever the page last reported before it:
+// a keyboard's ramps and a pad's curves run here, at the physics step,
+// so a replay records exactly the CarInput each step ran with.
+
+import init, * as sk from '/pkg/web/skidpad_wasm.js';
+import { describeCar } from './scene_data.mjs';
+
+const DT = 1 / 60;
+/** Most steps one tick may run to catch up; beyond it the game slows
+ * down instead of spiralling (a stalled tab resumes, not races ahead). */
+const MAX_CATCH_UP = 8;
+/** Recorded with the replay so the leaderboard ranks the right car. */
+const PLAYER_CAR = '0';
+
+const ready = init();
+let game = null;
+let devices = { keys: {}, pads: [] };
+
+self.onmessage = async ({ data }) => {
+  try {
+    await ready;
+    if (data.kind === 'start') start(data);
+    else if (data.kind === 'devices') devices = data;
+    else if (data.kind === 'finish') finish();
+  } catch (e) {
+    self.postMessage({ kind: 'error', message: e?.message ? String(e.message) : String(e) });
+  }
+};
+
+function start({ track: trackName, car: preset, player, ghost, countdown = 3, rate = 60 }) {
+  const track = new sk.TrackView(trackName);
+  const world = new sk.World();
+  world.setTrackGround(trackName);
+  const car = world.addPresetCar(preset, sk.gridPose(track, 0));
+  const definition = JSON.parse(world.definition(car));
+  const topGear = definition.gearbox.ratios.length;
+  const reference = ghost ? ghostReference(ghost, track) : null;
+  game = {
+    track, trackName, world, car, topGear, reference,
+    player: player || 'anonymous',
+    keyboard: new sk.KeyboardControls(),
+    pad: sk.DeviceProfile.standardGamepad(),
+    mixer: new sk.InputMixer(),
+    gears: new sk.GearSelector('automatic', topGear),
+    recorder: null,
+    timing: null,
+    ghostRecorder: new sk.GhostRecorder(car),
+    lapStart: 0,
+    best: null,
+    laps: [],
+    step: 0,
+    // Race time, summed step by step as the leaderboard's judge sums it,
+    // so a lap's time here is the judge's to the last bit.
+    time: 0,
+    startedAt: performance.now() + countdown * 1000,
+    interval: 1000 / rate,
+    timer: 0,
+  };
+  self.postMessage({
+    kind: 'ready',
+    car: describeCar(definition),
+    track: {
+      name: trackName, width: track.width, length: track.length,
+      points: track.points(), elevation: track.elevation(), banking: track.banking(),
+    },
+  });
+  game.timer = setInterval(tick, 4);
+}
+
+function ghostReference(bytes, track) {
+  const ghost = sk.decodeGhost(bytes);
+  return { player: new sk.GhostPlayer(ghost), lap: new sk.LapReference(ghost, track) };
+}
+
+function tick() {
+  const g = game;
+  const now = performance.now();
+  if (now < g.startedAt) {
+    self.postMessage({ kind: 'countdown', remaining: (g.startedAt - now) / 1000 });
+    postFrame();
+    return;
+  }
+  if (!g.recorder) begin();
+  const due = Math.floor((now - g.startedAt) / g.interval) - g.step;
+  if (due > MAX_CATCH_UP) g.startedAt += (due - MAX_CATCH_UP) * g.interval;
+  for (let k = 0; k < Math.min(due, MAX_CATCH_UP); k++) step();
+  if (due > 0) postFrame();
+}
+
+/** Keyframe 0 at rest on the grid: the recording starts at "go". */
+function begin() {
+  const g = game;
+  g.recorder = new sk.ReplayRecorder(g.world, {
+    metadata: { track: g.trackName, player: g.player, player_car: PLAYER_CAR, source: 'play page' },
+  });
+  // An open session: laps until the player finishes.
+  g.timing = new sk.RaceTiming(g.track, g.world.poses(), undefined);
+}
+
+function step() {
+  const g = game;
+  const speed = g.world.channel(g.car, 'speed');
+  const { keys = {}, pads = [] } = devices;
+  const frames = [{
+    controls: g.keyboard.update(keys, DT, speed),
+    shift: { up: !!keys.shiftUp, down: !!keys.shiftDown },
+  }];
+  for (const pad of pads) {
+    frames.push({ controls: g.pad.controls(pad.axes, pad.buttons), shift: g.pad.shiftButtons(pad.buttons) });
+  }
+  const mixed = g.mixer.update(frames);
+  const gear = g.gears.update(mixed.shift);
+  g.world.setInput(g.car, sk.carInputFrom(mixed.controls, gear, g.topGear));
+  g.recorder.step(g.world, DT);
+  g.ghostRecorder.sample(g.world, DT);
+  g.step += 1;
+  g.time += DT;
+  const time = g.time;
+  for (const event of g.timing.observe(time, g.world.poses())) {
+    if (event.kind === 'lap') lapDone(event, time);
+  }
+}
+
+function lapDone(event, time) {
+  const g = game;
+  g.laps.push({ lap: event.lap, time: event.time, valid: event.valid });
+  const ghost = g.ghostRecorder.finish();
+  g.ghostRecorder.restart();
+  g.lapStart = event.end;
+  const better = event.valid && (g.best === null || event.time < g.best);
+  if (better) {
+    g.best = event.time;
+    // The new best lap becomes the ghost to race from the next lap on.
+    const bytes = sk.encodeGhost(ghost);
+    g.reference = ghostReference(bytes, g.track);
+    self.postMessage({ kind: 'ghost', bytes, time: event.time });
+  }
+  self.postMessage({ kind: 'lap', lap: event.lap, time: event.time, valid: event.valid, best: g.best, at: time });
+}
+
+function postFrame() {
+  const g = game;
+  const pose = g.world.pose(g.car);
+  const time = g.time;
+  const lapTime = g.recorder ? time - g.lapStart : 0;
+  let ghost = null;
+  let delta = null;
+  if (g.reference && g.recorder) {
+    const p = g.reference.player.poseAt(lapTime);
+    ghost = [p.x, p.y, p.z, p.yaw, p.pitch, p.roll, p.steer, p.speed];
+    delta = g.reference.lap.gap(pose.x, pose.y, lapTime) ?? null;
+  }
+  self.postMessage({
+    kind: 'frame',
+    step: g.step,
+    time,
+    pose: [pose.x, pose.y, pose.z, pose.yaw, pose.pitch, pose.roll, pose.steer, pose.speed],
+    ghost,
+    hud: {
+      speed: pose.speed,
+      gear: g.world.channel(g.car, 'gear'),
+      rpm: g.world.channel(g.car, 'engine_rpm'),
+      torque: g.world.channel(g.car, 'hand_wheel_torque'),
+      steer: g.world.channel(g.car, 'input_steer'),
+      throttle: g.world.channel(g.car, 'input_throttle'),
+      lapTime,
+      lap: g.laps.length + 1,
+      last: g.laps.at(-1)?.time ?? null,
+      best: g.best,
+      delta,
+    },
+  });
+}
+
+function finish() {
+  const g = game;
+  if (!g) return;
+  clearInterval(g.timer);
+  if (!g.recorder) throw new Error('the race has not started');
+  const replay = g.recorder.finish(g.world);
+  const bytes = sk.encodeReplay(replay);
+  self.postMessage({ kind: 'finished', replay: bytes, laps: g.laps }, [bytes.buffer]);
+  game = null;
+}

@@ -1,0 +1,228 @@
+// The play page in headless Chromium against the real leaderboard binary
+// (`skidpad-leaderboard --play` on SQLite), driven only through real
+// keyboard events and a scripted gamepad source:
+//
+// 1. a scripted driver holds and releases arrow keys, looking at what the
+//    page shows (the car's pose, its steer), and completes a lap on
+//    brandwood; the page records the run, submits it from its own button,
+//    and the leaderboard's re-simulated lap equals the page's to the
+//    millisecond, with a rank;
+// 2. the best lap became a ghost (IndexedDB): the next session loads it
+//    and shows the gap to it;
+// 3. a scripted gamepad (the standard profile's dead zone and curve)
+//    drives exactly the CarInput the npm package computes for its
+//    readings.
+
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { startServer } from './browser.mjs';
+import { ok, root } from './harness.mjs';
+import * as sk from '../../bindings-wasm/pkg/node/skidpad_wasm.js';
+
+const leaderboardBin = process.env.SKIDPAD_LEADERBOARD_BIN ?? join(root, 'target/debug/skidpad-leaderboard');
+const TRACK = 'brandwood';
+const CAR = 'rwd_sports';
+
+/** The leaderboard with the web app, on a fresh SQLite file. */
+async function leaderboard() {
+  const db = join(mkdtempSync(join(tmpdir(), 'skidpad-play-')), 'board.db');
+  const server = await startServer(leaderboardBin, ['--play', '--listen', '127.0.0.1:0', '--database', `sqlite:${db}`, '--workers', '1'], {
+    SKIDPAD_VIEWER_ROOT: root,
+  });
+  server.url = server.url.replace('listening on ', '');
+  return server;
+}
+
+/** The centre line's point `ahead` metres past distance `s`. */
+function pointAt(track, s) {
+  const d = track.distances();
+  const p = track.points();
+  const n = d.length;
+  const at = ((s % track.length) + track.length) % track.length;
+  let i = 0;
+  while (i + 1 < n && d[i + 1] <= at) i++;
+  const j = (i + 1) % n;
+  const len = (j === 0 ? track.length : d[j]) - d[i];
+  const t = (at - d[i]) / len;
+  return [p[2 * i] + (p[2 * j] - p[2 * i]) * t, p[2 * i + 1] + (p[2 * j + 1] - p[2 * i + 1]) * t];
+}
+
+/** Curvature at each polyline point (turn angle over the mean segment). */
+function curvatures(track) {
+  const p = track.points();
+  const n = p.length / 2;
+  const k = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const a = (i + n - 1) % n;
+    const b = (i + 1) % n;
+    const h1 = Math.atan2(p[2 * i + 1] - p[2 * a + 1], p[2 * i] - p[2 * a]);
+    const h2 = Math.atan2(p[2 * b + 1] - p[2 * i + 1], p[2 * b] - p[2 * i]);
+    let turn = h2 - h1;
+    while (turn > Math.PI) turn -= 2 * Math.PI;
+    while (turn < -Math.PI) turn += 2 * Math.PI;
+    const len = (Math.hypot(p[2 * i] - p[2 * a], p[2 * i + 1] - p[2 * a + 1]) + Math.hypot(p[2 * b] - p[2 * i], p[2 * b + 1] - p[2 * i + 1])) / 2;
+    k[i] = turn / len;
+  }
+  return k;
+}
+
+/** The keys a player holds for pose `pose` and steer input `steer`: the
+ * Rust keyboard test's player (pure pursuit, corner speeds from the
+ * curvature ahead), acting only through keys. */
+function keysFor(track, kappa, pose, steer) {
+  const [x, y, , yaw, , , , speed] = pose;
+  const [distance] = track.locate(x, y);
+  const [tx, ty] = pointAt(track, distance + 8 + 0.7 * speed);
+  const dx = tx - x;
+  const dy = ty - y;
+  const dist = Math.hypot(dx, dy);
+  const sinAlpha = (Math.cos(yaw) * dy - Math.sin(yaw) * dx) / dist;
+  const wheelbase = 2.6;
+  const maxAngle = 0.55;
+  const wanted = Math.max(-1, Math.min(1, -Math.atan((wheelbase * 2 * sinAlpha) / dist) / maxAngle));
+  const d = track.distances();
+  const window = 20 + (speed * speed) / 12;
+  let safe = Infinity;
+  for (let i = 0; i < d.length; i++) {
+    const gap = (((d[i] - distance) % track.length) + track.length) % track.length;
+    if (gap > window) continue;
+    const corner = Math.sqrt(3.5 / Math.max(Math.abs(kappa[i]), 1e-4));
+    safe = Math.min(safe, Math.sqrt(corner * corner + 2 * 5 * gap));
+  }
+  return {
+    ArrowLeft: wanted < 0 && steer > wanted - 0.03,
+    ArrowRight: wanted > 0 && steer < wanted + 0.03,
+    ArrowUp: speed < safe - 0.5,
+    ArrowDown: speed > safe + 1,
+  };
+}
+
+async function openPlay(context, base, query = '') {
+  const page = await context.newPage();
+  // A small view: SwiftShader draws on the same two cores that run the
+  // physics worker and answer the driver.
+  await page.setViewportSize({ width: 480, height: 320 });
+  const logs = [];
+  page.on('console', (m) => logs.push(m.text()));
+  page.on('pageerror', (e) => logs.push(`page error: ${e.message}`));
+  await page.goto(`${base}/play?track=${TRACK}&car=${CAR}&countdown=1${query}`);
+  await page.waitForFunction(() => document.querySelector('#track').options.length > 0, undefined, { timeout: 60_000 });
+  return { page, logs };
+}
+
+const shown = (page) => page.evaluate(() => window.skidpadPlay.shown());
+
+/** Drives until a valid lap is done, or `laps` laps, or the time runs
+ * out, pressing and releasing keys as `keysFor` says. */
+async function drive(page, laps, seconds) {
+  const track = new sk.TrackView(TRACK);
+  const kappa = curvatures(track);
+  const held = new Set();
+  const deadline = Date.now() + seconds * 1000;
+  const glance = () => page.evaluate(() => window.skidpadPlay.glance());
+  const validLap = () => page.evaluate(() => window.skidpadPlay.shown().laps.some((l) => l.valid));
+  let state = await glance();
+  let looks = 0;
+  const began = Date.now();
+  let lapsSeen = 0;
+  while (Date.now() < deadline && state.laps < laps) {
+    looks += 1;
+    if (state.laps > lapsSeen) {
+      lapsSeen = state.laps;
+      if (await validLap()) break;
+    }
+    if (state.pose && state.steer !== undefined) {
+      const want = keysFor(track, kappa, state.pose, state.steer);
+      for (const [key, down] of Object.entries(want)) {
+        if (down && !held.has(key)) {
+          await page.keyboard.down(key);
+          held.add(key);
+        } else if (!down && held.has(key)) {
+          await page.keyboard.up(key);
+          held.delete(key);
+        }
+      }
+    }
+    state = await glance();
+    if (process.env.PLAY_TRACE && state.pose && looks % 20 === 0) {
+      const [d, off] = track.locate(state.pose[0], state.pose[1]);
+      console.log(`step ${state.step} d ${d.toFixed(1)} off ${off.toFixed(2)} v ${state.pose[7].toFixed(1)} steer ${state.steer.toFixed(2)} keys ${[...held].join(',')} looks/s ${(looks / ((Date.now() - began) / 1000)).toFixed(1)}`);
+    }
+  }
+  for (const key of held) await page.keyboard.up(key);
+  return { looks: looks / ((Date.now() - began) / 1000), ...(await shown(page)) };
+}
+
+export async function checkPlay(browser) {
+  const server = await leaderboard();
+  try {
+    const { page, logs } = await openPlay(browser.context, server.url);
+    await page.click('#start');
+    await page.waitForFunction(() => window.skidpadPlay.shown().state === 'driving', undefined, { timeout: 30_000 });
+    // A clean lap within two (a keyboard player may cut a kerb).
+    const state = await drive(page, 2, 200);
+    const lap = state.laps.find((l) => l.valid);
+    assert.ok(lap, `a clean lap within two: ${JSON.stringify(state.laps)} (logs: ${logs.join(' | ')})`);
+    await page.click('#finish');
+    await page.waitForFunction(() => window.skidpadPlay.shown().state === 'finished', undefined, { timeout: 30_000 });
+    await page.click('#submit');
+    await page.waitForFunction(() => window.skidpadPlay.shown().verdict !== null, undefined, { timeout: 120_000 });
+    const { verdict } = await shown(page);
+    assert.equal(verdict.status, 'verified', JSON.stringify(verdict));
+    assert.equal(Math.round(verdict.bestLap * 1000), Math.round(lap.time * 1000), `leaderboard ${verdict.bestLap} vs page ${lap.time}`);
+    assert.equal(verdict.rank, 1);
+    ok(`play: a keyboard lap of ${TRACK} in ${lap.time.toFixed(3)} s (lap ${lap.lap}, driver looking ${state.looks.toFixed(0)} times a second), verified by the leaderboard at ${verdict.bestLap.toFixed(3)} s, rank ${verdict.rank}`);
+    await page.close();
+
+    // The next session races that lap as a ghost.
+    const again = await openPlay(browser.context, server.url);
+    await again.page.click('#start');
+    await again.page.waitForFunction(() => window.skidpadPlay.shown().ghostBest != null, undefined, { timeout: 30_000 });
+    const next = await shown(again.page);
+    assert.ok(Math.abs(next.ghostBest - lap.time) < 1e-9, `ghost ${next.ghostBest} is the lap ${lap.time}`);
+    await again.page.keyboard.down('ArrowUp');
+    await again.page.waitForFunction(() => window.skidpadPlay.shown().hud?.delta !== null && window.skidpadPlay.shown().hud?.delta !== undefined, undefined, { timeout: 30_000 });
+    await again.page.keyboard.up('ArrowUp');
+    ok(`play: the best lap is raced as a ghost next time (gap ${(await shown(again.page)).hud.delta.toFixed(2)} s)`);
+    await again.page.close();
+
+    await checkGamepad(browser, server.url);
+  } finally {
+    server.child.kill('SIGTERM');
+  }
+}
+
+/** A scripted pad: the page reads it as a real one, through the standard
+ * profile, and the car runs what the npm package says those readings
+ * give. */
+async function checkGamepad(browser, base) {
+  const { page } = await openPlay(browser.context, base);
+  const readings = { axes: [0.5, 0, 0, 0], triggers: [0, 0.6] };
+  await page.evaluate((r) => {
+    const pad = {
+      axes: r.axes,
+      buttons: Array.from({ length: 17 }, (_, i) => ({
+        pressed: (i === 7 && r.triggers[1] > 0) || (i === 6 && r.triggers[0] > 0),
+        value: i === 6 ? r.triggers[0] : i === 7 ? r.triggers[1] : 0,
+      })),
+    };
+    window.skidpadPlay.setGamepadSource(() => [pad]);
+  }, readings);
+  await page.click('#start');
+  await page.waitForFunction(() => (window.skidpadPlay.shown().step ?? 0) > 30, undefined, { timeout: 30_000 });
+  const state = await shown(page);
+  const axes = new Float64Array(8);
+  axes.set(readings.axes);
+  axes[6] = readings.triggers[0];
+  axes[7] = readings.triggers[1];
+  const buttons = new Uint8Array(17);
+  buttons[7] = 1;
+  const controls = sk.DeviceProfile.standardGamepad().controls(axes, buttons);
+  const expected = sk.carInputFrom(controls, 0, 6);
+  assert.equal(state.hud.steer, expected.steer, 'steer through the dead zone and curve');
+  assert.equal(state.hud.throttle, expected.throttle, 'throttle from the right trigger');
+  ok(`play: a scripted gamepad drives steer ${expected.steer.toFixed(4)}, throttle ${expected.throttle.toFixed(4)}, as the profile says`);
+  await page.close();
+}
