@@ -45,7 +45,7 @@ class PlayPage {
     this.replay = null;
     this.shown = { state: 'setup', laps: [], hud: null, verdict: null, frameTimes: [] };
     this.leaderboard = new URLSearchParams(location.search).get('leaderboard') ?? '';
-    this.keyboard.onChange = () => this.sendDevices();
+    this.keyboard.onChange = () => this.sendDevices(true);
     new ResizeObserver(() => this.resize()).observe(this.canvas);
     this.resize();
     for (const mode of CAMERA_MODES) $('#camera').append(new Option(mode, mode));
@@ -107,12 +107,15 @@ class PlayPage {
     this.canvas.focus();
   }
 
-  /** Sends what the devices hold now (on every key change and frame). */
-  sendDevices() {
+  /** Sends what the devices hold now (on every key change and frame);
+   * a key change is stamped, so the worker can measure how long it
+   * waited for a physics step. */
+  sendDevices(changed = false) {
     if (!this.worker) return;
     this.pads = this.gamepads.read();
     const pads = this.pads.map(({ axes, buttons }) => ({ axes, buttons }));
-    this.worker.postMessage({ kind: 'devices', keys: this.keyboard.keys(), pads });
+    const sentAt = performance.timeOrigin + performance.now();
+    this.worker.postMessage({ kind: 'devices', keys: this.keyboard.keys(), pads, changed, sentAt });
   }
 
   receive(data) {
@@ -147,6 +150,9 @@ class PlayPage {
         break;
       case 'finished':
         this.finished(data);
+        break;
+      case 'stats':
+        this.shown.perf = { stepMs: data.stepMs, latencyMs: data.latencyMs };
         break;
       case 'error':
         this.fail(data.message);
@@ -259,6 +265,9 @@ const page = new PlayPage();
   /** The little a driver looks at, cheaply: the car's pose, its steer
    * input, the physics step and the laps done. */
   glance: () => ({ pose: page.shown.pose, steer: page.shown.hud?.steer, step: page.shown.step, laps: page.shown.laps.length }),
+  /** Asks the worker for its step costs and input latencies (they
+   * arrive in `shown().perf`). */
+  requestStats: () => page.worker?.postMessage({ kind: 'stats' }),
   /** Replaces the gamepad source (a function returning Gamepad-like pads). */
   setGamepadSource: (source) => {
     page.gamepads.source = source;

@@ -6,10 +6,11 @@
 //
 //   → { kind: 'start', track, car, player, ghost?: Uint8Array, countdown?: s, rate?: steps per second }
 //   → { kind: 'devices', keys, pads: [{ axes: Float64Array, buttons: Uint8Array }] }
-//   → { kind: 'finish' }
+//   → { kind: 'finish' }       → { kind: 'stats' }
 //   ← ready { track, car }, countdown { remaining }, frame { step, time,
 //     pose, ghost, hud }, lap { lap, time, valid, best }, ghost { bytes,
-//     time }, finished { replay, laps }, error { message }
+//     time }, finished { replay, laps }, stats { stepMs, latencyMs },
+//     error { message }
 //
 // The inputs of a step are whatever the page last reported before it:
 // a keyboard's ramps and a pad's curves run here, at the physics step,
@@ -28,13 +29,25 @@ const PLAYER_CAR = '0';
 const ready = init();
 let game = null;
 let devices = { keys: {}, pads: [] };
+/** When the page sent a device change the steps have not used yet
+ * (ms since the epoch, both threads' clocks), and the measurements: each
+ * step's cost and each change's wait until a step used it. */
+let pendingChange = null;
+const perf = { stepMs: [], latencyMs: [] };
+const keep = (list, value) => {
+  list.push(value);
+  if (list.length > 3600) list.shift();
+};
 
 self.onmessage = async ({ data }) => {
   try {
     await ready;
     if (data.kind === 'start') start(data);
-    else if (data.kind === 'devices') devices = data;
-    else if (data.kind === 'finish') finish();
+    else if (data.kind === 'devices') {
+      devices = data;
+      if (data.changed && pendingChange === null) pendingChange = data.sentAt;
+    } else if (data.kind === 'finish') finish();
+    else if (data.kind === 'stats') self.postMessage({ kind: 'stats', ...perf });
   } catch (e) {
     self.postMessage({ kind: 'error', message: e?.message ? String(e.message) : String(e) });
   }
@@ -111,6 +124,16 @@ function begin() {
 }
 
 function step() {
+  const began = performance.now();
+  if (pendingChange !== null) {
+    keep(perf.latencyMs, performance.timeOrigin + began - pendingChange);
+    pendingChange = null;
+  }
+  stepOnce();
+  keep(perf.stepMs, performance.now() - began);
+}
+
+function stepOnce() {
   const g = game;
   const speed = g.world.channel(g.car, 'speed');
   const { keys = {}, pads = [] } = devices;

@@ -165,6 +165,7 @@ export async function checkPlay(browser) {
     const state = await drive(page, 2, 200);
     const lap = state.laps.find((l) => l.valid);
     assert.ok(lap, `a clean lap within two: ${JSON.stringify(state.laps)} (logs: ${logs.join(' | ')})`);
+    await reportPerformance(page);
     await page.click('#finish');
     await page.waitForFunction(() => window.skidpadPlay.shown().state === 'finished', undefined, { timeout: 30_000 });
     await page.click('#submit');
@@ -192,6 +193,23 @@ export async function checkPlay(browser) {
   } finally {
     server.child.kill('SIGTERM');
   }
+}
+
+const percentile = (values, p) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+};
+
+/** Prints the figures BENCHMARKS.md quotes (never fails on them): the
+ * worker's cost per physics step, a key's wait until a step used it, and
+ * the page's frame time while driving (SwiftShader at 480×320). */
+async function reportPerformance(page) {
+  await page.evaluate(() => window.skidpadPlay.requestStats());
+  await page.waitForFunction(() => window.skidpadPlay.shown().perf !== undefined, undefined, { timeout: 10_000 });
+  const { perf, frameTimes } = await shown(page);
+  const line = (name, values, unit) =>
+    `${name} p50 ${percentile(values, 50).toFixed(2)} / p99 ${percentile(values, 99).toFixed(2)} ${unit} (${values.length})`;
+  ok(`play figures: ${line('physics step', perf.stepMs, 'ms')}; ${line('key to step', perf.latencyMs, 'ms')}; ${line('frame', frameTimes, 'ms')}`);
 }
 
 /** A scripted pad: the page reads it as a real one, through the standard
