@@ -65,6 +65,7 @@ pub use vehicle::definition::{
     SuspensionDefinition, WheelDefinition,
 };
 pub use vehicle::presets::{preset, preset_names};
+pub use vehicle::steering_feel::SteeringFeel;
 pub use vehicle::tir::{TirImport, parse_tir};
 pub use vehicle::tire::{TireAtLoad, TireParameters};
 pub use world::car::InitialPose;

@@ -132,14 +132,15 @@ class PlayPage {
         $('#countdown').textContent = String(Math.ceil(data.remaining));
         break;
       case 'frame':
-        $('#countdown').hidden = true;
+        // Frames arrive during the countdown too (the car on the grid);
+        // the count goes once the first step is taken.
+        if (data.step > 0) $('#countdown').hidden = true;
         if (this.shown.state === 'countdown' && data.step > 0) this.shown.state = 'driving';
         this.frames.push({ ...data, arrived: performance.now() });
         this.shown.pose = data.pose;
         this.shown.step = data.step;
         if (this.frames.length > 2) this.frames.shift();
         this.showHud(data.hud);
-        this.feedback(data);
         break;
       case 'lap':
         this.shown.laps.push({ lap: data.lap, time: data.time, valid: data.valid });
@@ -178,20 +179,29 @@ class PlayPage {
     bar.style.left = share >= 0 ? '50%' : `${50 - Math.abs(share) * 50}%`;
   }
 
-  /** Force feedback from the simulated hand-wheel torque, silenced when
-   * the page is hidden or the frames stop. */
-  feedback(frame) {
-    const now = performance.now() / 1000;
-    this.lastPhysics = now;
+  /** Force feedback from the simulated hand-wheel torque, run every
+   * display frame with the time the last physics frame arrived, so the
+   * stage itself silences the output when the page is hidden or the
+   * physics stops (a stalled worker, a finished run). Gamepads report no
+   * wheel speed, so the runaway latch only guards a wheel source. */
+  feedback() {
+    const last = this.frames.at(-1);
+    if (!last) return;
     const { output } = this.ffb.update({
-      now, lastUpdate: now, torque: frame.hud.torque, wheelSpeed: 0, visible: !document.hidden,
+      now: performance.now() / 1000,
+      lastUpdate: last.arrived / 1000,
+      torque: last.hud.torque,
+      wheelSpeed: 0,
+      visible: !document.hidden,
     });
+    this.shown.feedback = output;
     if (this.pads?.length) rumble(this.pads, output);
   }
 
   draw(time) {
     requestAnimationFrame((t) => this.draw(t));
     this.sendDevices();
+    this.feedback();
     if (this.frames.length === 0) return;
     const [a, b] = this.frames.length === 2 ? this.frames : [this.frames[0], this.frames[0]];
     // One physics frame behind: between the last two, by the time since
@@ -264,7 +274,10 @@ const page = new PlayPage();
   shown: () => page.shown,
   /** The little a driver looks at, cheaply: the car's pose, its steer
    * input, the physics step and the laps done. */
-  glance: () => ({ pose: page.shown.pose, steer: page.shown.hud?.steer, step: page.shown.step, laps: page.shown.laps.length }),
+  glance: () => ({
+    pose: page.shown.pose, steer: page.shown.hud?.steer, step: page.shown.step,
+    laps: page.shown.laps.length, feedback: page.shown.feedback ?? 0,
+  }),
   /** Asks the worker for its step costs and input latencies (they
    * arrive in `shown().perf`). */
   requestStats: () => page.worker?.postMessage({ kind: 'stats' }),

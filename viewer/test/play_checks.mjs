@@ -9,6 +9,8 @@
 //    millisecond, with a rank;
 // 2. the best lap became a ghost (IndexedDB): the next session loads it
 //    and shows the gap to it;
+//    force feedback plays while driving and is silenced once the physics
+//    stops;
 // 3. a scripted gamepad (the standard profile's dead zone and curve)
 //    drives exactly the CarInput the npm package computes for its
 //    readings.
@@ -127,8 +129,10 @@ async function drive(page, laps, seconds) {
   let looks = 0;
   const began = Date.now();
   let lapsSeen = 0;
+  let strongestFeedback = 0;
   while (Date.now() < deadline && state.laps < laps) {
     looks += 1;
+    strongestFeedback = Math.max(strongestFeedback, Math.abs(state.feedback));
     if (state.laps > lapsSeen) {
       lapsSeen = state.laps;
       if (await validLap()) break;
@@ -152,7 +156,7 @@ async function drive(page, laps, seconds) {
     }
   }
   for (const key of held) await page.keyboard.up(key);
-  return { looks: looks / ((Date.now() - began) / 1000), ...(await shown(page)) };
+  return { looks: looks / ((Date.now() - began) / 1000), strongestFeedback, ...(await shown(page)) };
 }
 
 export async function checkPlay(browser) {
@@ -168,6 +172,11 @@ export async function checkPlay(browser) {
     await reportPerformance(page);
     await page.click('#finish');
     await page.waitForFunction(() => window.skidpadPlay.shown().state === 'finished', undefined, { timeout: 30_000 });
+    // The physics has stopped: past the stall timeout (0.25 s) the force
+    // feedback stage has silenced the output it played while driving.
+    assert.ok(state.strongestFeedback > 0.1, `force feedback played while driving (${state.strongestFeedback})`);
+    await page.waitForTimeout(600);
+    assert.equal((await shown(page)).feedback, 0, 'force feedback silenced once the physics stopped');
     await page.click('#submit');
     await page.waitForFunction(() => window.skidpadPlay.shown().verdict !== null, undefined, { timeout: 120_000 });
     const { verdict } = await shown(page);
