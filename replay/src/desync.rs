@@ -27,8 +27,12 @@ pub struct DesyncReport {
     pub fields: Vec<FieldDiff>,
 }
 
-/// Compares recorded and simulated snapshots of one car field by field.
-pub(crate) fn diff_car(car: CarId, recorded: &[u8], simulated: &[u8]) -> Vec<FieldDiff> {
+/// Compares two snapshots of one car field by field: `recorded` is the
+/// reference (a replay's keyframe, a server's state), `simulated` what was
+/// computed here. Every field whose bits differ, in snapshot order; empty
+/// when either is not a snapshot.
+#[must_use]
+pub fn diff_car(car: CarId, recorded: &[u8], simulated: &[u8]) -> Vec<FieldDiff> {
     let (Ok(a), Ok(b)) = (snapshot_fields(recorded), snapshot_fields(simulated)) else {
         return Vec::new();
     };

@@ -61,7 +61,7 @@ mod verify;
 mod world;
 
 pub use cache::DEFAULT_CACHE_BUDGET;
-pub use desync::{DesyncReport, FieldDiff};
+pub use desync::{DesyncReport, FieldDiff, diff_car};
 pub use error::{ReplayError, Result, SharedIoError};
 pub use follower::StreamFollower;
 pub use format::{

@@ -125,3 +125,52 @@ fn a_race_of_laps_finishes_cars_in_crossing_order_and_retires_a_removed_one() {
         assert_eq!(laps[0].start, 0.0);
     }
 }
+
+#[test]
+fn a_car_that_joins_a_running_race_is_timed_from_where_it_joined() {
+    let track = brandwood();
+    let mut world = field(&track, 1);
+    let rules = RaceRules {
+        laps: Some(1),
+        ..RaceRules::default()
+    };
+    let mut race = RaceTiming::new(track.clone(), rules, &world);
+    let mut joined = None;
+    let mut events = Vec::new();
+    for step in 0..60 * 200 {
+        if step == 300 {
+            // Joins on the grid five seconds in, as an online player would.
+            let pose = grid_pose(&track, 1, &GridLayout::default());
+            let car = world.add_car(&preset("kart").unwrap(), pose).unwrap();
+            world.set_driver(car, Some(track.clone())).unwrap();
+            assert!(race.join(car, DVec2::new(pose.x, pose.y)));
+            assert!(!race.join(car, DVec2::ZERO), "a car is timed once");
+            joined = Some(car);
+        }
+        world.step(DT).unwrap();
+        events.extend(race.observe(&world, DT));
+        if race
+            .standings()
+            .iter()
+            .all(|s| !matches!(s.status, CarStatus::Running))
+        {
+            break;
+        }
+    }
+    let joined = joined.unwrap();
+    let laps = race.laps(joined).expect("the joined car is timed");
+    assert_eq!(laps.len(), 1, "{events:?}");
+    assert!(
+        (laps[0].start - 300.0 * DT).abs() < 1e-9,
+        "its lap starts when it joined: {}",
+        laps[0].start
+    );
+    let first = race.laps(CarId::from_raw(0)).unwrap();
+    // Same kart, same AI, from the neighbouring slot: about the same lap.
+    assert!(
+        (laps[0].time() - first[0].time()).abs() < 2.0,
+        "{} vs {}",
+        laps[0].time(),
+        first[0].time()
+    );
+}

@@ -138,6 +138,28 @@ impl RaceTiming {
         timing
     }
 
+    /// Times a car that joins the race now (a player joining a running
+    /// online race): its start is `position` at the current race time, so
+    /// its first lap is timed from there. A car already timed is left as
+    /// it is (returns false).
+    pub fn join(&mut self, car: CarId, position: DVec2) -> bool {
+        let Err(i) = self.cars.binary_search_by_key(&car, |e| e.car) else {
+            return false;
+        };
+        let mut timer = LapTimer::new(self.track.clone(), self.rules);
+        timer.observe(self.time, position);
+        self.cars.insert(
+            i,
+            Entry {
+                car,
+                timer,
+                status: CarStatus::Running,
+                point: None,
+            },
+        );
+        true
+    }
+
     /// Observes `world` after a step of `dt` seconds. A car missing from
     /// the world is retired.
     pub fn observe(&mut self, world: &World, dt: f64) -> Vec<RaceEvent> {

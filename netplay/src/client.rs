@@ -1,0 +1,292 @@
+//! The client's prediction, without sockets: [`NetClient`] runs the
+//! player's own car ahead of the server with the same core, sends each
+//! input numbered and aimed at a tick, and when a frame's player block
+//! arrives compares its prediction for that tick with the server's state
+//! bit for bit, then re-simulates from the server's state.
+//!
+//! Only the player's car is in the client's world: a car's step reads its
+//! own state, the ground and the world's settings, so apart from contact
+//! with another car the prediction is exact. A misprediction is counted
+//! only where the states differ, and named field by field.
+//!
+//! A correction moves the physics state at once; the drawn pose eases
+//! toward it ([`NetClient::drawn_offset`]), so the screen never jumps.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use skidpad_core::glam::DVec3;
+use skidpad_core::{CarDefinition, CarId, CarInput, Ground, World, WorldConfig};
+use skidpad_replay::{FieldDiff, diff_car};
+
+use crate::error::{NetError, Result, frame_error};
+use crate::frame::{Block, Frame};
+use crate::messages::InputMessage;
+use crate::race_schema::{PLAYER_KEY, PlayerRow};
+
+/// Most ticks a client predicts ahead of the newest server state; past
+/// this it stops sending (the link is gone, or the client is far ahead).
+pub const MAX_PREDICTED_TICKS: usize = 600;
+
+/// A tick whose prediction differed from the server's state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Misprediction {
+    /// The server tick.
+    pub tick: u32,
+    /// Every field that differed, as the replay crate's desync report
+    /// names them: `recorded` is the server's value, `simulated` the
+    /// prediction's.
+    pub fields: Vec<FieldDiff>,
+}
+
+/// How the prediction fares.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PredictionStats {
+    /// Server states compared with a prediction.
+    pub checked: u64,
+    /// Of those, states that differed.
+    pub mispredicted: u64,
+    /// The most recent misprediction.
+    pub last: Option<Misprediction>,
+    /// Largest correction of the drawn position, m.
+    pub largest_correction: f64,
+}
+
+/// Drawn-pose easing: the share of a correction left after one second.
+const EASE_LEFT_PER_SECOND: f64 = 0.001;
+
+/// The player's predicted car.
+pub struct NetClient {
+    world: World,
+    car: CarId,
+    dt: f64,
+    /// The tick the world is at.
+    tick: u32,
+    next_seq: u32,
+    /// Sent inputs (tick they apply from, seq, input) that start after the
+    /// newest server state, oldest first.
+    inputs: VecDeque<(u32, u32, CarInput)>,
+    /// Predicted snapshots by tick, oldest first.
+    predicted: VecDeque<(u32, Vec<u8>)>,
+    /// The newest server tick seen.
+    server_tick: u32,
+    /// The drawn position's offset from the physics, m.
+    offset: DVec3,
+    stats: PredictionStats,
+}
+
+impl NetClient {
+    /// A client for `def` on `ground`, starting from its first shot's
+    /// player block (which must be there).
+    pub fn new(
+        config: WorldConfig,
+        ground: Arc<dyn Ground>,
+        def: &CarDefinition,
+        dt: f64,
+        first_shot: &Frame,
+    ) -> Result<NetClient> {
+        let core = |e: skidpad_core::CoreError| NetError::Refused {
+            reason: e.to_string(),
+        };
+        let mut world = World::new(config).map_err(core)?;
+        world.set_ground(ground).map_err(core)?;
+        let car = world
+            .add_car(def, skidpad_core::InitialPose::default())
+            .map_err(core)?;
+        let player = player_row(first_shot)?
+            .ok_or_else(|| frame_error(0, "the first shot has no player block"))?;
+        world.restore(car, &player.state).map_err(core)?;
+        let tick = first_shot.tick;
+        Ok(NetClient {
+            world,
+            car,
+            dt,
+            tick,
+            next_seq: 1,
+            inputs: VecDeque::new(),
+            predicted: VecDeque::from([(tick, player.state)]),
+            server_tick: tick,
+            offset: DVec3::ZERO,
+            stats: PredictionStats::default(),
+        })
+    }
+
+    /// The tick the prediction has reached.
+    #[must_use]
+    pub fn tick(&self) -> u32 {
+        self.tick
+    }
+
+    /// The newest server tick seen.
+    #[must_use]
+    pub fn server_tick(&self) -> u32 {
+        self.server_tick
+    }
+
+    /// The prediction's record.
+    #[must_use]
+    pub fn stats(&self) -> &PredictionStats {
+        &self.stats
+    }
+
+    /// The predicted world (one car).
+    #[must_use]
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The car in [`NetClient::world`].
+    #[must_use]
+    pub fn car(&self) -> CarId {
+        self.car
+    }
+
+    /// Where to draw the car relative to its physics position, m: the
+    /// remains of the last corrections, easing to zero.
+    #[must_use]
+    pub fn drawn_offset(&self) -> DVec3 {
+        self.offset
+    }
+
+    /// Predicts one tick with `input` and returns the message that asks
+    /// the server for the same.
+    pub fn drive(&mut self, input: CarInput) -> Result<InputMessage> {
+        if self.predicted.len() >= MAX_PREDICTED_TICKS {
+            return Err(NetError::Refused {
+                reason: format!("{MAX_PREDICTED_TICKS} ticks ahead of the server's last state"),
+            });
+        }
+        let tick = self.tick + 1;
+        let message = InputMessage {
+            seq: self.next_seq,
+            tick,
+            input,
+        };
+        // What the server will run: the message's grid values.
+        let sent = InputMessage::decode(&message.encode())?;
+        self.next_seq += 1;
+        self.inputs.push_back((tick, message.seq, sent.input));
+        self.step_predicted(Some(sent.input))?;
+        Ok(message)
+    }
+
+    /// Predicts up to `tick` without new input (the car holds its last),
+    /// for a client that starts ahead of the server.
+    pub fn advance_to(&mut self, tick: u32) -> Result<()> {
+        while self.tick < tick {
+            self.step_predicted(None)?;
+        }
+        Ok(())
+    }
+
+    fn step_predicted(&mut self, input: Option<CarInput>) -> Result<()> {
+        let core = |e: skidpad_core::CoreError| NetError::Refused {
+            reason: e.to_string(),
+        };
+        if let Some(input) = input {
+            self.world.set_input(self.car, input).map_err(core)?;
+        }
+        self.world.step(self.dt).map_err(core)?;
+        self.tick += 1;
+        self.offset *= libm::pow(EASE_LEFT_PER_SECOND, self.dt);
+        self.predicted
+            .push_back((self.tick, self.world.snapshot(self.car).map_err(core)?));
+        Ok(())
+    }
+
+    /// Takes a frame: when it has this player's block, checks the
+    /// prediction for its tick and re-simulates from the server's state.
+    /// Returns the misprediction, if this frame found one.
+    pub fn on_frame(&mut self, frame: &Frame) -> Result<Option<Misprediction>> {
+        let Some(player) = player_row(frame)? else {
+            return Ok(None);
+        };
+        if frame.tick <= self.server_tick {
+            return Ok(None); // Out of date: a newer state was already taken.
+        }
+        self.server_tick = frame.tick;
+        // The inputs the server had applied by then: an acknowledged input
+        // may have applied later than it asked (it came late).
+        if player.last_input_seq > 0
+            && let Some(entry) = self
+                .inputs
+                .iter_mut()
+                .find(|(_, seq, _)| *seq == player.last_input_seq)
+        {
+            entry.0 = player.input_tick;
+        }
+        // The server's state holds the input in force at its tick; keep
+        // the inputs that start after it.
+        while self
+            .inputs
+            .front()
+            .is_some_and(|(t, _, _)| *t <= frame.tick)
+        {
+            self.inputs.pop_front();
+        }
+        while self.predicted.front().is_some_and(|(t, _)| *t < frame.tick) {
+            self.predicted.pop_front();
+        }
+        let miss = match self.predicted.front() {
+            Some((t, mine)) if *t == frame.tick => {
+                self.stats.checked += 1;
+                (mine != &player.state).then(|| Misprediction {
+                    tick: frame.tick,
+                    fields: diff_car(self.car, &player.state, mine),
+                })
+            }
+            _ => None,
+        };
+        let Some(miss) = miss else {
+            return Ok(None);
+        };
+        self.stats.mispredicted += 1;
+        self.stats.last = Some(miss.clone());
+        self.resimulate(frame.tick, &player.state)?;
+        Ok(Some(miss))
+    }
+
+    /// Restores the server's state at `from` and steps to the current
+    /// tick again with the inputs in force at each tick.
+    fn resimulate(&mut self, from: u32, state: &[u8]) -> Result<()> {
+        let core = |e: skidpad_core::CoreError| NetError::Refused {
+            reason: e.to_string(),
+        };
+        let before = self.world.pose(self.car).map_err(core)?.position;
+        let to = self.tick;
+        self.world.restore(self.car, state).map_err(core)?;
+        self.tick = from;
+        self.predicted.clear();
+        self.predicted.push_back((from, state.to_vec()));
+        let offset = self.offset;
+        while self.tick < to {
+            let next = self.tick + 1;
+            // The restored state carries the input in force; a sent input
+            // replaces it from its tick on.
+            let input = self
+                .inputs
+                .iter()
+                .rev()
+                .find(|(t, _, _)| *t == next)
+                .map(|e| e.2);
+            self.step_predicted(input)?;
+        }
+        let after = self.world.pose(self.car).map_err(core)?.position;
+        self.offset = offset + (before - after);
+        self.stats.largest_correction =
+            self.stats.largest_correction.max((before - after).length());
+        Ok(())
+    }
+}
+
+/// The frame's player block, if it has one.
+fn player_row(frame: &Frame) -> Result<Option<PlayerRow>> {
+    let Some((_, Block::Indexed(rows))) = frame.blocks.iter().find(|(k, _)| *k == PLAYER_KEY)
+    else {
+        return Ok(None);
+    };
+    match rows.first() {
+        Some((_, Some(row))) => PlayerRow::from_row(row).map(Some),
+        _ => Ok(None),
+    }
+}

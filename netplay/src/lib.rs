@@ -1,0 +1,77 @@
+//! Live multiplayer on seed 001's wire.
+//!
+//! The race logic and the wire, with no I/O; the network shell (axum,
+//! WebSocket) is built on these:
+//!
+//! - [`Schema`] (`schema.rs`): the keys a snapshot frame may carry, each
+//!   with its block kind, class, typed fields, interpolation, optional tail
+//!   and roles, checked when built, with JSON in the seed's property names.
+//! - [`encode_frame`] / [`decode_frame`] (`frame.rs`): the binary frame,
+//!   canonical, bounded, never panicking; `FORMAT.md` has it byte by byte.
+//! - [`race_schema`] (`race_schema.rs`): skidpad's keys for a race (cars,
+//!   the player's exact state, contacts, laps, removals) and their rows.
+//! - [`Interpolator`] (`interpolation.rs`): draws remote cars at server
+//!   time − delay with each field's interpolation.
+//! - [`Channel`], [`InputMessage`], [`Command`] (`messages.rs`): the
+//!   message channels and the client's numbered inputs.
+//! - [`RaceServer`] (`server.rs`): the authoritative race, without
+//!   sockets: seats, input scheduling, stepping, each player's frame.
+//! - [`Link`] (`link.rs`): a seeded link emulator (latency, jitter,
+//!   stalls, bounded) for tests on loopback.
+//! - [`NetClient`] (`client.rs`): prediction of the player's car, checked
+//!   bit for bit against the server's state, and re-simulation.
+//!
+//! **Architecture Invariant:** no sockets, clocks or threads here: the
+//! codec and the buffer take bytes and times from their caller, so the
+//! same code runs in the server, a native client and the browser.
+//!
+//! A frame of one car, encoded and read back:
+//!
+//! ```
+//! use skidpad_netplay::{Block, CARS_KEY, Frame, Value, decode_frame, encode_frame, race_schema};
+//!
+//! let schema = race_schema();
+//! let mut row = vec![Value::F32(0.0); 9];
+//! row[0] = Value::F32(12.3456); // x, m: travels as 12.35
+//! row.extend([Value::U8(2), Value::U8(0), Value::U8(0)]); // gear 1, lap 0, flags
+//! let frame = Frame { tick: 60, server_time_ms: 1000, blocks: vec![(CARS_KEY, Block::Indexed(vec![(7, Some(row))]))] };
+//! let bytes = encode_frame(&schema, &frame)?;
+//! let back = decode_frame(&schema, &bytes)?;
+//! let Some(Block::Indexed(cars)) = back.block(&schema, "cars") else { unreachable!() };
+//! assert_eq!(cars[0].1.as_ref().unwrap()[0], Value::F32(12.35));
+//! assert_eq!(encode_frame(&schema, &back)?, bytes, "canonical");
+//! # Ok::<(), skidpad_netplay::NetError>(())
+//! ```
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod client;
+mod error;
+mod frame;
+mod interpolation;
+mod link;
+mod messages;
+mod race_schema;
+mod schema;
+mod server;
+
+pub use client::{MAX_PREDICTED_TICKS, Misprediction, NetClient, PredictionStats};
+pub use link::{Link, LinkModel};
+pub use messages::{Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME};
+pub use server::{Outgoing, RaceConfig, RaceServer, SeatId, ServerStats};
+
+pub use error::{NetError, Result};
+pub use frame::{
+    Block, Frame, HEADER_LEN, MAX_FRAME_LEN, Row, SNAPSHOT_FORMAT_VERSION, Value, decode_frame,
+    encode_frame, round2,
+};
+pub use interpolation::{EntityKey, InterpolationSettings, Interpolator, lerp_angle};
+pub use race_schema::{
+    CARS_KEY, CONTACT_KEY, CarRow, FIRST_GAME_KEY_ID, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY,
+    RemovalReason, STATE_WORDS, flags, race_schema,
+};
+pub use schema::{
+    BlockClass, BlockKind, FieldSpec, FieldType, Interp, KeySpec, MAX_FIELDS, MAX_KEY_NAME,
+    Precision, Role, Schema,
+};

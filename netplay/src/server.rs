@@ -1,0 +1,513 @@
+//! The authoritative race, without sockets: [`RaceServer`] owns the one
+//! `World`, seats players by token, schedules their numbered inputs at the
+//! ticks they name, steps at a fixed rate and builds each player's frame.
+//! The network shell feeds it messages and sends what it returns; tests
+//! drive it directly.
+//!
+//! **Input timing.** A client sends each input for a tick ahead of the
+//! server (`InputMessage::tick`). The server applies it just before
+//! stepping that tick, or before the next tick it steps if it came late,
+//! and reports the seq and the tick it was applied at in the player block.
+//! A car holds its last input until a newer one applies, so a client that
+//! knows which of its inputs applied at which ticks can re-simulate its car
+//! exactly (`client.rs`).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use skidpad_core::race::{GridLayout, RaceEvent, RaceRules, RaceTiming, grid_pose};
+use skidpad_core::{CarDefinition, CarId, CarInput, Track, World, WorldConfig, preset};
+
+use crate::error::{NetError, Result};
+use crate::frame::{Block, Frame, Row, Value, encode_frame};
+use crate::messages::InputMessage;
+use crate::race_schema::{
+    CARS_KEY, CONTACT_KEY, CarRow, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY, RemovalReason,
+    flags, race_schema,
+};
+use crate::schema::Schema;
+
+/// What a race is and how the server runs it.
+#[derive(Clone, Debug)]
+pub struct RaceConfig {
+    /// Built-in track name; the cars drive on its surface.
+    pub track: String,
+    /// Preset every player drives.
+    pub car: String,
+    /// Laps in the race.
+    pub laps: u32,
+    /// One token per seat: the token a player signs in with names its seat
+    /// (and its grid slot).
+    pub seat_tokens: Vec<String>,
+    /// Where the seats' grid slots stand.
+    pub grid: GridLayout,
+    /// Simulation ticks per second.
+    pub tick_hz: u32,
+    /// Ticks per snapshot frame: 2 at 60 Hz sends 30 frames a second.
+    pub ticks_per_frame: u32,
+    /// How far ahead of the server an input may name its tick.
+    pub max_input_lead: u32,
+    /// Inputs a seat may send between two ticks; more is a flood. (What
+    /// waits is bounded anyway: one input per tick within the lead.)
+    pub max_inputs_per_tick: u32,
+}
+
+impl Default for RaceConfig {
+    fn default() -> Self {
+        RaceConfig {
+            track: "brandwood".into(),
+            car: "rwd_sports".into(),
+            laps: 3,
+            seat_tokens: Vec::new(),
+            grid: GridLayout::default(),
+            tick_hz: 60,
+            ticks_per_frame: 2,
+            max_input_lead: 60,
+            max_inputs_per_tick: 8,
+        }
+    }
+}
+
+/// A seat: a player's place in the race, its id in the `cars` block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SeatId(pub u8);
+
+/// What the server sends one seat after a tick.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outgoing {
+    /// The seat.
+    pub seat: SeatId,
+    /// True for the seat's first frame (channel `FirstShot`).
+    pub first_shot: bool,
+    /// The encoded frame.
+    pub frame: Vec<u8>,
+}
+
+#[derive(Clone, Debug)]
+struct Seat {
+    name: String,
+    car: CarId,
+    /// The newest seq received; seqs must increase.
+    last_received: Option<u32>,
+    /// The newest seq applied and the tick it applied at.
+    applied: Option<(u32, u32)>,
+    /// Inputs waiting for their tick (a later one for the same tick
+    /// replaces the earlier).
+    scheduled: BTreeMap<u32, (u32, CarInput)>,
+    /// Inputs received since the last tick.
+    received_this_tick: u32,
+    needs_first_shot: bool,
+}
+
+/// Counts a server keeps for its figures and tests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ServerStats {
+    /// Inputs that arrived after their tick was stepped.
+    pub late_inputs: u64,
+    /// Inputs refused (seq order, tick window, flood).
+    pub refused_inputs: u64,
+    /// Contacts between two players' cars, one per car pair and tick.
+    pub contacts: u64,
+}
+
+/// The authoritative race.
+pub struct RaceServer {
+    config: RaceConfig,
+    schema: Schema,
+    track: Arc<Track>,
+    def: CarDefinition,
+    world: World,
+    timing: RaceTiming,
+    seats: Vec<Option<Seat>>,
+    tick: u32,
+    /// Events since the last frame, as rows of their blocks.
+    contacts: Vec<Row>,
+    laps: Vec<Row>,
+    removed: Vec<Row>,
+    /// Seats whose car left since the last frame (hasData 0 in `cars`).
+    gone: Vec<u8>,
+    stats: ServerStats,
+}
+
+impl RaceServer {
+    /// A race with no players yet, at tick 0.
+    pub fn new(config: RaceConfig) -> Result<RaceServer> {
+        let refuse = |reason: String| Err(NetError::Refused { reason });
+        if config.seat_tokens.is_empty() || config.seat_tokens.len() > 255 {
+            return refuse(format!(
+                "a race has 1 to 255 seats, not {}",
+                config.seat_tokens.len()
+            ));
+        }
+        if !(1..=1000).contains(&config.tick_hz) || config.ticks_per_frame == 0 {
+            return refuse("tick_hz is 1 to 1000 and ticks_per_frame at least 1".into());
+        }
+        let core = |e: skidpad_core::CoreError| NetError::Refused {
+            reason: e.to_string(),
+        };
+        let track = Arc::new(Track::builtin(&config.track).map_err(core)?);
+        let def = preset(&config.car).map_err(core)?;
+        let mut world = World::new(WorldConfig::default()).map_err(core)?;
+        world
+            .set_ground(Arc::new(track.ground().map_err(core)?))
+            .map_err(core)?;
+        let rules = RaceRules {
+            laps: Some(config.laps),
+            ..RaceRules::default()
+        };
+        let timing = RaceTiming::new(track.clone(), rules, &world);
+        let seats = vec![None; config.seat_tokens.len()];
+        Ok(RaceServer {
+            config,
+            schema: race_schema(),
+            track,
+            def,
+            world,
+            timing,
+            seats,
+            tick: 0,
+            contacts: Vec::new(),
+            laps: Vec::new(),
+            removed: Vec::new(),
+            gone: Vec::new(),
+            stats: ServerStats::default(),
+        })
+    }
+
+    /// The race's settings.
+    #[must_use]
+    pub fn config(&self) -> &RaceConfig {
+        &self.config
+    }
+
+    /// The schema frames are encoded with.
+    #[must_use]
+    pub fn schema(&self) -> &Schema {
+        &self.schema
+    }
+
+    /// The authoritative world.
+    #[must_use]
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The track.
+    #[must_use]
+    pub fn track(&self) -> &Arc<Track> {
+        &self.track
+    }
+
+    /// Ticks stepped.
+    #[must_use]
+    pub fn tick(&self) -> u32 {
+        self.tick
+    }
+
+    /// Seconds per tick.
+    #[must_use]
+    pub fn dt(&self) -> f64 {
+        1.0 / f64::from(self.config.tick_hz)
+    }
+
+    /// Counts of late and refused inputs.
+    #[must_use]
+    pub fn stats(&self) -> ServerStats {
+        self.stats
+    }
+
+    /// The car of a seat, if taken.
+    #[must_use]
+    pub fn car_of(&self, seat: SeatId) -> Option<CarId> {
+        self.seat(seat).map(|s| s.car)
+    }
+
+    /// Laps a car has completed, by the server's race timing.
+    #[must_use]
+    pub fn laps_of(&self, car: CarId) -> Option<usize> {
+        self.timing.laps(car).map(<[_]>::len)
+    }
+
+    fn seat(&self, seat: SeatId) -> Option<&Seat> {
+        self.seats.get(usize::from(seat.0))?.as_ref()
+    }
+
+    /// Seats a player: the token names the seat, whose car is added on its
+    /// grid slot. A token no seat has, or a seat already taken, is refused.
+    pub fn join(&mut self, token: &str, name: &str) -> Result<SeatId> {
+        let refuse = |reason: &str| {
+            Err(NetError::Refused {
+                reason: reason.into(),
+            })
+        };
+        let Some(index) = self.config.seat_tokens.iter().position(|t| t == token) else {
+            return refuse("no seat has this token");
+        };
+        if self.seats[index].is_some() {
+            return refuse("the seat is taken");
+        }
+        let pose = grid_pose(&self.track, index, &self.config.grid);
+        let car = self
+            .world
+            .add_car(&self.def, pose)
+            .map_err(|e| NetError::Refused {
+                reason: e.to_string(),
+            })?;
+        self.timing
+            .join(car, skidpad_core::glam::DVec2::new(pose.x, pose.y));
+        self.seats[index] = Some(Seat {
+            name: name.chars().take(32).collect(),
+            car,
+            last_received: None,
+            applied: None,
+            scheduled: BTreeMap::new(),
+            received_this_tick: 0,
+            needs_first_shot: true,
+        });
+        let seat = u8::try_from(index).expect("at most 255 seats");
+        self.gone.retain(|&s| s != seat);
+        Ok(SeatId(seat))
+    }
+
+    /// The player's name in a seat.
+    #[must_use]
+    pub fn name_of(&self, seat: SeatId) -> Option<&str> {
+        self.seat(seat).map(|s| s.name.as_str())
+    }
+
+    /// Takes a player's car out of the race.
+    pub fn leave(&mut self, seat: SeatId, reason: RemovalReason) -> Result<()> {
+        let Some(taken) = self
+            .seats
+            .get_mut(usize::from(seat.0))
+            .and_then(Option::take)
+        else {
+            return Err(NetError::Refused {
+                reason: format!("seat {} is empty", seat.0),
+            });
+        };
+        self.world
+            .remove_car(taken.car)
+            .map_err(|e| NetError::Refused {
+                reason: e.to_string(),
+            })?;
+        self.removed
+            .push(vec![Value::U8(seat.0), Value::U8(reason as u8)]);
+        self.gone.push(seat.0);
+        Ok(())
+    }
+
+    /// Schedules a seat's input. Refused: an empty seat, a seq not above
+    /// the last, a tick beyond `max_input_lead`, more than
+    /// `max_inputs_per_tick` since the last tick. A refusal changes nothing.
+    pub fn input(&mut self, seat: SeatId, message: InputMessage) -> Result<()> {
+        let next = self.tick + 1;
+        let (lead, per_tick) = (self.config.max_input_lead, self.config.max_inputs_per_tick);
+        let top_gear = i32::try_from(self.def.gearbox.ratios.len()).unwrap_or(i32::MAX);
+        let refused = |reason: String| NetError::Refused { reason };
+        let outcome = (|| {
+            let Some(s) = self
+                .seats
+                .get_mut(usize::from(seat.0))
+                .and_then(Option::as_mut)
+            else {
+                return Err(refused(format!("seat {} is empty", seat.0)));
+            };
+            if s.last_received.is_some_and(|last| message.seq <= last) {
+                return Err(refused(format!(
+                    "input seq {} does not follow {}",
+                    message.seq,
+                    s.last_received.unwrap_or(0)
+                )));
+            }
+            if message.tick > next.saturating_add(lead) {
+                return Err(refused(format!(
+                    "input for tick {} is more than {lead} ticks ahead of {next}",
+                    message.tick
+                )));
+            }
+            if s.received_this_tick >= per_tick {
+                return Err(refused(format!("more than {per_tick} inputs in one tick")));
+            }
+            let input = message
+                .input
+                .sanitized(top_gear)
+                .map_err(|e| refused(e.to_string()))?;
+            let at = message.tick.max(next);
+            s.scheduled.insert(at, (message.seq, input));
+            s.last_received = Some(message.seq);
+            s.received_this_tick += 1;
+            Ok(at > message.tick)
+        })();
+        match outcome {
+            Ok(late) => {
+                self.stats.late_inputs += u64::from(late);
+                Ok(())
+            }
+            Err(e) => {
+                self.stats.refused_inputs += 1;
+                Err(e)
+            }
+        }
+    }
+
+    /// Steps one tick: applies the inputs due, steps the world, collects
+    /// contacts and laps. Returns the frames to send when this tick is a
+    /// frame tick (every `ticks_per_frame`), else nothing.
+    pub fn step(&mut self) -> Result<Vec<Outgoing>> {
+        let next = self.tick + 1;
+        let core = |e: skidpad_core::CoreError| NetError::Refused {
+            reason: e.to_string(),
+        };
+        for seat in self.seats.iter_mut().flatten() {
+            seat.received_this_tick = 0;
+            let mut due = None;
+            while let Some(entry) = seat.scheduled.first_entry() {
+                if *entry.key() > next {
+                    break;
+                }
+                due = Some(entry.remove());
+            }
+            if let Some((seq, input)) = due {
+                self.world.set_input(seat.car, input).map_err(core)?;
+                seat.applied = Some((seq, next));
+            }
+        }
+        let dt = self.dt();
+        self.world.step(dt).map_err(core)?;
+        self.tick = next;
+        self.collect_events(dt);
+        if self.tick.is_multiple_of(self.config.ticks_per_frame) {
+            self.frames()
+        } else {
+            Ok(Vec::new())
+        }
+    }
+
+    fn seat_of_car(&self, car: CarId) -> Option<u8> {
+        self.seats
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| s.car == car))
+            .and_then(|i| u8::try_from(i).ok())
+    }
+
+    fn collect_events(&mut self, dt: f64) {
+        let contacts: Vec<Row> = self
+            .world
+            .contacts()
+            .iter()
+            .filter_map(|c| {
+                let (a, b) = (self.seat_of_car(c.first)?, self.seat_of_car(c.second?)?);
+                let f = |v: f64| Value::F32(v as f32);
+                Some(vec![
+                    Value::U8(a),
+                    Value::U8(b),
+                    f(c.impulse),
+                    f(c.point.x),
+                    f(c.point.y),
+                    f(c.point.z),
+                ])
+            })
+            .collect();
+        self.stats.contacts += contacts.len() as u64;
+        self.contacts.extend(contacts);
+        for event in self.timing.observe(&self.world, dt) {
+            if let RaceEvent::Lap { car, lap } = event
+                && let Some(seat) = self.seat_of_car(car)
+            {
+                self.laps.push(vec![
+                    Value::U8(seat),
+                    Value::U16(u16::try_from(lap.number).unwrap_or(u16::MAX)),
+                    Value::U32(libm::round(lap.time() * 1000.0) as u32),
+                    Value::U8(u8::from(lap.is_valid())),
+                ]);
+            }
+        }
+    }
+
+    /// The cars block: every seated car, and hasData 0 for those gone.
+    fn cars_block(&self) -> Result<Block> {
+        let mut rows = Vec::new();
+        for (index, seat) in self.seats.iter().enumerate() {
+            let Some(seat) = seat else { continue };
+            let core = |e: skidpad_core::CoreError| NetError::Refused {
+                reason: e.to_string(),
+            };
+            let car = seat.car;
+            let finished = self.timing.standings().iter().any(|s| {
+                s.car == car && matches!(s.status, skidpad_core::race::CarStatus::Finished(_))
+            });
+            let mut bits = 0;
+            if self.world.input(car).map_err(core)?.brake > 0.05 {
+                bits |= flags::BRAKING;
+            }
+            if finished {
+                bits |= flags::FINISHED;
+            }
+            let row = CarRow {
+                pose: self.world.pose(car).map_err(core)?,
+                rpm: self.world.channel(car, "engine_rpm").map_err(core)?,
+                gear: self.world.channel(car, "gear").map_err(core)? as i32,
+                lap: self.timing.laps(car).map_or(0, |l| l.len() as u32),
+                flags: bits,
+            };
+            rows.push((index as u32, Some(row.to_row())));
+        }
+        rows.extend(self.gone.iter().map(|&s| (u32::from(s), None)));
+        Ok(Block::Indexed(rows))
+    }
+
+    /// Each seat's frame for this tick; events are handed out once.
+    fn frames(&mut self) -> Result<Vec<Outgoing>> {
+        let cars = self.cars_block()?;
+        let mut shared = vec![(CARS_KEY, cars)];
+        for (key, rows) in [
+            (CONTACT_KEY, std::mem::take(&mut self.contacts)),
+            (LAP_KEY, std::mem::take(&mut self.laps)),
+            (REMOVED_KEY, std::mem::take(&mut self.removed)),
+        ] {
+            shared.push((key, Block::List(rows)));
+        }
+        self.gone.clear();
+        let mut out = Vec::new();
+        for index in 0..self.seats.len() {
+            let Some(seat) = &self.seats[index] else {
+                continue;
+            };
+            let (last_input_seq, input_tick) = seat.applied.unwrap_or((0, 0));
+            let player = PlayerRow {
+                last_input_seq,
+                input_tick,
+                state: self
+                    .world
+                    .snapshot(seat.car)
+                    .map_err(|e| NetError::Refused {
+                        reason: e.to_string(),
+                    })?,
+            };
+            let mut blocks = shared.clone();
+            blocks.insert(
+                1,
+                (
+                    PLAYER_KEY,
+                    Block::Indexed(vec![(index as u32, Some(player.to_row()?))]),
+                ),
+            );
+            let frame = Frame {
+                tick: self.tick,
+                server_time_ms: (u64::from(self.tick) * 1000 / u64::from(self.config.tick_hz))
+                    as u32,
+                blocks,
+            };
+            out.push(Outgoing {
+                seat: SeatId(index as u8),
+                first_shot: seat.needs_first_shot,
+                frame: encode_frame(&self.schema, &frame)?,
+            });
+        }
+        for seat in self.seats.iter_mut().flatten() {
+            seat.needs_first_shot = false;
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,244 @@
+//! The server's rules for seats and inputs, and the client messages'
+//! codecs: a hostile or confused client is refused, and a refusal changes
+//! nothing, least of all another player's car.
+
+use proptest::prelude::*;
+use skidpad_core::CarInput;
+use skidpad_netplay::{
+    Block, Channel, Command, InputMessage, KeyAction, NetError, PLAYER_KEY, PlayerRow, RaceConfig,
+    RaceServer, RemovalReason, SeatId, decode_frame,
+};
+
+fn server(seats: usize) -> RaceServer {
+    RaceServer::new(RaceConfig {
+        seat_tokens: (0..seats).map(|i| format!("token-{i}")).collect(),
+        ..RaceConfig::default()
+    })
+    .unwrap()
+}
+
+fn throttle(seq: u32, tick: u32) -> InputMessage {
+    InputMessage {
+        seq,
+        tick,
+        input: CarInput {
+            throttle: 0.5,
+            ..CarInput::default()
+        },
+    }
+}
+
+fn refused(result: Result<impl std::fmt::Debug, NetError>, says: &str) {
+    match result {
+        Err(NetError::Refused { reason }) => {
+            assert!(reason.contains(says), "{reason:?} does not say {says:?}")
+        }
+        other => panic!("expected a refusal saying {says:?}, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_seat_needs_its_token_and_is_taken_once() {
+    let mut race = server(2);
+    refused(race.join("", "anon"), "no seat has this token");
+    refused(race.join("token-9", "anon"), "no seat has this token");
+    let seat = race.join("token-1", "ann").unwrap();
+    assert_eq!(seat, SeatId(1), "the token names the seat");
+    refused(race.join("token-1", "bob"), "taken");
+    race.leave(seat, RemovalReason::Left).unwrap();
+    refused(race.leave(seat, RemovalReason::Left), "empty");
+    assert_eq!(
+        race.join("token-1", "bob").unwrap(),
+        seat,
+        "a seat left is free again"
+    );
+}
+
+#[test]
+fn inputs_are_refused_out_of_order_too_far_ahead_in_a_flood_or_for_an_empty_seat() {
+    let mut race = server(2);
+    let seat = race.join("token-0", "ann").unwrap();
+    race.input(seat, throttle(5, 1)).unwrap();
+    refused(race.input(seat, throttle(5, 2)), "does not follow 5");
+    refused(race.input(seat, throttle(4, 2)), "does not follow 5");
+    refused(
+        race.input(seat, throttle(6, 62)),
+        "more than 60 ticks ahead",
+    );
+    refused(race.input(SeatId(1), throttle(1, 1)), "seat 1 is empty");
+    refused(race.input(SeatId(200), throttle(1, 1)), "seat 200 is empty");
+    // A flood: 8 inputs in one tick (the first above), the 9th is refused;
+    // after a step there is room again.
+    for seq in 6..13 {
+        race.input(seat, throttle(seq, 2)).unwrap();
+    }
+    refused(
+        race.input(seat, throttle(13, 3)),
+        "more than 8 inputs in one tick",
+    );
+    race.step().unwrap();
+    race.input(seat, throttle(14, 3)).unwrap();
+    assert_eq!(race.stats().refused_inputs, 6);
+}
+
+#[test]
+fn an_input_applies_at_its_tick_or_late_at_the_next_and_is_acknowledged() {
+    let mut race = server(1);
+    let seat = race.join("token-0", "ann").unwrap();
+    let car = race.car_of(seat).unwrap();
+    race.input(seat, throttle(1, 3)).unwrap();
+    race.step().unwrap();
+    let first = race.step().unwrap();
+    assert!(
+        first[0].first_shot,
+        "the seat's first frame bypasses interpolation"
+    );
+    assert_eq!(
+        race.world().input(car).unwrap().throttle,
+        0.0,
+        "not before its tick"
+    );
+    let frames = race.step().unwrap(); // tick 3... not a frame tick (every 2)
+    assert!(frames.is_empty());
+    assert_eq!(race.world().input(car).unwrap().throttle, 0.5);
+    // Late: asked for tick 2, arrives at tick 3, applies at tick 4.
+    race.input(
+        seat,
+        InputMessage {
+            seq: 2,
+            tick: 2,
+            input: CarInput {
+                throttle: 0.25,
+                ..CarInput::default()
+            },
+        },
+    )
+    .unwrap();
+    let frames = race.step().unwrap();
+    assert_eq!(race.stats().late_inputs, 1);
+    assert_eq!(frames.len(), 1);
+    assert!(!frames[0].first_shot);
+    let frame = decode_frame(race.schema(), &frames[0].frame).unwrap();
+    assert_eq!(frame.tick, 4);
+    let Some(Block::Indexed(rows)) = frame.block(race.schema(), "player") else {
+        panic!("no player block")
+    };
+    let player = PlayerRow::from_row(rows[0].1.as_ref().unwrap()).unwrap();
+    assert_eq!((player.last_input_seq, player.input_tick), (2, 4));
+    assert_eq!(player.state, race.world().snapshot(car).unwrap());
+    assert!(frame.blocks.iter().any(|(k, _)| *k == PLAYER_KEY));
+}
+
+#[test]
+fn another_players_refused_input_never_touches_my_car() {
+    let mut race = server(2);
+    let me = race.join("token-0", "me").unwrap();
+    let other = race.join("token-1", "other").unwrap();
+    race.input(me, throttle(1, 1)).unwrap();
+    // The other player floods, replays my seq numbers, aims far ahead.
+    for seq in 0..200 {
+        let _ = race.input(
+            other,
+            InputMessage {
+                seq: seq % 3,
+                tick: 10_000,
+                input: CarInput {
+                    brake: 1.0,
+                    ..CarInput::default()
+                },
+            },
+        );
+    }
+    race.step().unwrap();
+    let mine = race.car_of(me).unwrap();
+    let input = race.world().input(mine).unwrap();
+    assert_eq!((input.throttle, input.brake), (0.5, 0.0));
+}
+
+#[test]
+fn a_player_who_leaves_is_gone_from_the_next_frame() {
+    let mut race = server(2);
+    let a = race.join("token-0", "a").unwrap();
+    let b = race.join("token-1", "b").unwrap();
+    race.step().unwrap();
+    race.step().unwrap();
+    race.leave(b, RemovalReason::Kicked).unwrap();
+    race.step().unwrap();
+    let frames = race.step().unwrap();
+    assert_eq!(frames.len(), 1, "only the seated player gets frames");
+    assert_eq!(frames[0].seat, a);
+    let frame = decode_frame(race.schema(), &frames[0].frame).unwrap();
+    let Some(Block::Indexed(cars)) = frame.block(race.schema(), "cars") else {
+        panic!("no cars")
+    };
+    assert!(
+        cars.contains(&(1, None)),
+        "hasData 0 for the seat that left: {cars:?}"
+    );
+    let Some(Block::List(removed)) = frame.block(race.schema(), "removed") else {
+        panic!("no removal event")
+    };
+    assert_eq!(
+        removed[0],
+        vec![
+            skidpad_netplay::Value::U8(1),
+            skidpad_netplay::Value::U8(RemovalReason::Kicked as u8)
+        ]
+    );
+    // Events go out once.
+    race.step().unwrap();
+    let bytes = race.step().unwrap().remove(0).frame;
+    let next = decode_frame(race.schema(), &bytes).unwrap();
+    assert!(next.block(race.schema(), "removed").is_none());
+}
+
+#[test]
+fn commands_parse_as_the_seed_writes_them() {
+    let c = Command::parse("7:down:nextPlayer").unwrap();
+    assert_eq!(
+        c,
+        Command {
+            seq: 7,
+            action: KeyAction::Down,
+            name: "nextPlayer".into()
+        }
+    );
+    assert_eq!(c.to_text(), "7:down:nextPlayer");
+    for bad in [
+        "",
+        "7",
+        "7:down",
+        "7:press:x",
+        "-1:up:x",
+        "+1:up:x",
+        "7:up:",
+        "7:up:a:b",
+        "99999999999:up:x",
+        "7:up:next player",
+    ] {
+        assert!(Command::parse(bad).is_err(), "{bad:?} parsed");
+    }
+    assert!(Command::parse(&format!("1:up:{}", "a".repeat(33))).is_err());
+    assert_eq!(Channel::from_byte(5), Some(Channel::Shot));
+    assert_eq!(Channel::from_byte(9), None);
+}
+
+proptest! {
+    /// An input message carries the core's input grid exactly, and any 29
+    /// bytes decode to something the server can check.
+    #[test]
+    fn input_messages_round_trip_on_the_grid(
+        seq in any::<u32>(), tick in any::<u32>(),
+        steer in -1.0f64..=1.0, pedal in 0.0f64..=1.0, gear in -1i32..=6,
+        bytes in prop::array::uniform29(any::<u8>()),
+    ) {
+        let input = CarInput { steer, throttle: pedal, brake: 1.0 - pedal, gear: f64::from(gear), ..CarInput::default() }
+            .sanitized(6)
+            .unwrap();
+        let message = InputMessage { seq, tick, input };
+        prop_assert_eq!(InputMessage::decode(&message.encode()).unwrap(), message);
+        let any = InputMessage::decode(&bytes).unwrap();
+        prop_assert!(any.input.to_array().iter().all(|v| v.is_finite()));
+        prop_assert!(InputMessage::decode(&bytes[..28]).is_err());
+    }
+}
