@@ -1,7 +1,6 @@
 //! Live multiplayer on seed 001's wire.
 //!
-//! The race logic and the wire, with no I/O; the network shell (axum,
-//! WebSocket) is built on these:
+//! The race logic and the wire take bytes and times from their caller:
 //!
 //! - [`Schema`] (`schema.rs`): the keys a snapshot frame may carry, each
 //!   with its block kind, class, typed fields, interpolation, optional tail
@@ -14,16 +13,21 @@
 //!   time − delay with each field's interpolation.
 //! - [`Channel`], [`InputMessage`], [`Command`] (`messages.rs`): the
 //!   message channels and the client's numbered inputs.
-//! - [`RaceServer`] (`server.rs`): the authoritative race, without
-//!   sockets: seats, input scheduling, stepping, each player's frame.
-//! - [`Link`] (`link.rs`): a seeded link emulator (latency, jitter,
-//!   stalls, bounded) for tests on loopback.
+//! - [`RaceServer`] (`server.rs`): the authoritative race: seats, input
+//!   scheduling, stepping, each player's frame.
 //! - [`NetClient`] (`client.rs`): prediction of the player's car, checked
-//!   bit for bit against the server's state, and re-simulation.
+//!   bit for bit against the server's state, and re-simulation;
+//!   [`AiPilot`] (`pilot.rs`) drives one as the AI would.
+//! - [`Link`] (`link.rs`): a seeded link emulator (latency, jitter,
+//!   stalls, bounded).
 //!
-//! **Architecture Invariant:** no sockets, clocks or threads here: the
-//! codec and the buffer take bytes and times from their caller, so the
-//! same code runs in the server, a native client and the browser.
+//! The I/O around them: [`service`] (the race over WebSocket, axum),
+//! [`bot`] (a player over WebSocket) and [`link_proxy`] (the link emulator
+//! as a TCP proxy on loopback).
+//!
+//! **Architecture Invariant:** the modules of the first list open no
+//! socket, read no clock and start no thread, so the same code runs in the
+//! server, a native client, the tests and the browser.
 //!
 //! A frame of one car, encoded and read back:
 //!
@@ -46,20 +50,24 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod bot;
 mod client;
 mod error;
 mod frame;
 mod interpolation;
 mod link;
+pub mod link_proxy;
 mod messages;
+mod pilot;
 mod race_schema;
 mod schema;
 mod server;
+pub mod service;
 
 pub use client::{MAX_PREDICTED_TICKS, Misprediction, NetClient, PredictionStats};
 pub use link::{Link, LinkModel};
 pub use messages::{Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME};
-pub use server::{Outgoing, RaceConfig, RaceServer, SeatId, ServerStats};
+pub use server::{Outgoing, RaceConfig, RaceServer, SeatId, SeatStanding, ServerStats};
 
 pub use error::{NetError, Result};
 pub use frame::{
@@ -67,6 +75,7 @@ pub use frame::{
     encode_frame, round2,
 };
 pub use interpolation::{EntityKey, InterpolationSettings, Interpolator, lerp_angle};
+pub use pilot::AiPilot;
 pub use race_schema::{
     CARS_KEY, CONTACT_KEY, CarRow, FIRST_GAME_KEY_ID, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY,
     RemovalReason, STATE_WORDS, flags, race_schema,

@@ -101,6 +101,12 @@ impl<T> Link<T> {
         }
     }
 
+    /// When the next message is due, ms.
+    #[must_use]
+    pub fn next_delivery_ms(&self) -> Option<f64> {
+        self.in_flight.front().map(|(at, _)| *at)
+    }
+
     /// Messages dropped because the link was full.
     #[must_use]
     pub fn dropped(&self) -> u64 {

@@ -47,9 +47,12 @@ pub struct RaceConfig {
     pub ticks_per_frame: u32,
     /// How far ahead of the server an input may name its tick.
     pub max_input_lead: u32,
-    /// Inputs a seat may send between two ticks; more is a flood. (What
-    /// waits is bounded anyway: one input per tick within the lead.)
-    pub max_inputs_per_tick: u32,
+    /// Inputs a seat may send in one burst. Each tick adds two to a seat's
+    /// allowance, up to this; an input past the allowance is refused as a
+    /// flood. A burst is normal (a link that stalled delivers its inputs
+    /// at once), so the default is two leads' worth. (What waits is bounded
+    /// anyway: one input per tick within the lead.)
+    pub input_burst: u32,
 }
 
 impl Default for RaceConfig {
@@ -63,7 +66,7 @@ impl Default for RaceConfig {
             tick_hz: 60,
             ticks_per_frame: 2,
             max_input_lead: 60,
-            max_inputs_per_tick: 8,
+            input_burst: 120,
         }
     }
 }
@@ -94,9 +97,27 @@ struct Seat {
     /// Inputs waiting for their tick (a later one for the same tick
     /// replaces the earlier).
     scheduled: BTreeMap<u32, (u32, CarInput)>,
-    /// Inputs received since the last tick.
-    received_this_tick: u32,
+    /// Inputs the seat may still send now (see `RaceConfig::input_burst`).
+    input_allowance: u32,
     needs_first_shot: bool,
+}
+
+/// A seat's place in the race, for the HUD and the standings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SeatStanding {
+    /// The seat.
+    pub seat: SeatId,
+    /// 1 for the leader.
+    pub position: u32,
+    /// Laps completed.
+    pub laps: u32,
+    /// Seconds behind the leader at the last timing point (0 for the
+    /// leader), once known.
+    pub gap: Option<f64>,
+    /// Fastest valid lap, s.
+    pub best_lap: Option<f64>,
+    /// Completed the race's laps.
+    pub finished: bool,
 }
 
 /// Counts a server keeps for its figures and tests.
@@ -228,6 +249,37 @@ impl RaceServer {
         self.timing.laps(car).map(<[_]>::len)
     }
 
+    /// Race time, s (ticks × dt).
+    #[must_use]
+    pub fn race_time(&self) -> f64 {
+        f64::from(self.tick) * self.dt()
+    }
+
+    /// The seated players in race order.
+    #[must_use]
+    pub fn standings(&self) -> Vec<SeatStanding> {
+        self.timing
+            .standings()
+            .into_iter()
+            .filter_map(|s| {
+                let seat = self.seat_of_car(s.car)?;
+                Some(SeatStanding {
+                    seat: SeatId(seat),
+                    position: 0,
+                    laps: s.laps,
+                    gap: s.gap,
+                    best_lap: s.best_lap,
+                    finished: matches!(s.status, skidpad_core::race::CarStatus::Finished(_)),
+                })
+            })
+            .enumerate()
+            .map(|(i, s)| SeatStanding {
+                position: i as u32 + 1,
+                ..s
+            })
+            .collect()
+    }
+
     fn seat(&self, seat: SeatId) -> Option<&Seat> {
         self.seats.get(usize::from(seat.0))?.as_ref()
     }
@@ -261,7 +313,7 @@ impl RaceServer {
             last_received: None,
             applied: None,
             scheduled: BTreeMap::new(),
-            received_this_tick: 0,
+            input_allowance: self.config.input_burst,
             needs_first_shot: true,
         });
         let seat = u8::try_from(index).expect("at most 255 seats");
@@ -299,10 +351,10 @@ impl RaceServer {
 
     /// Schedules a seat's input. Refused: an empty seat, a seq not above
     /// the last, a tick beyond `max_input_lead`, more than
-    /// `max_inputs_per_tick` since the last tick. A refusal changes nothing.
+    /// past the seat's allowance (`input_burst`). A refusal changes nothing.
     pub fn input(&mut self, seat: SeatId, message: InputMessage) -> Result<()> {
         let next = self.tick + 1;
-        let (lead, per_tick) = (self.config.max_input_lead, self.config.max_inputs_per_tick);
+        let lead = self.config.max_input_lead;
         let top_gear = i32::try_from(self.def.gearbox.ratios.len()).unwrap_or(i32::MAX);
         let refused = |reason: String| NetError::Refused { reason };
         let outcome = (|| {
@@ -326,8 +378,8 @@ impl RaceServer {
                     message.tick
                 )));
             }
-            if s.received_this_tick >= per_tick {
-                return Err(refused(format!("more than {per_tick} inputs in one tick")));
+            if s.input_allowance == 0 {
+                return Err(refused("inputs faster than two a tick: a flood".into()));
             }
             let input = message
                 .input
@@ -336,7 +388,7 @@ impl RaceServer {
             let at = message.tick.max(next);
             s.scheduled.insert(at, (message.seq, input));
             s.last_received = Some(message.seq);
-            s.received_this_tick += 1;
+            s.input_allowance -= 1;
             Ok(at > message.tick)
         })();
         match outcome {
@@ -356,11 +408,12 @@ impl RaceServer {
     /// frame tick (every `ticks_per_frame`), else nothing.
     pub fn step(&mut self) -> Result<Vec<Outgoing>> {
         let next = self.tick + 1;
+        let burst = self.config.input_burst;
         let core = |e: skidpad_core::CoreError| NetError::Refused {
             reason: e.to_string(),
         };
         for seat in self.seats.iter_mut().flatten() {
-            seat.received_this_tick = 0;
+            seat.input_allowance = (seat.input_allowance + 2).min(burst);
             let mut due = None;
             while let Some(entry) = seat.scheduled.first_entry() {
                 if *entry.key() > next {

@@ -67,18 +67,17 @@ fn inputs_are_refused_out_of_order_too_far_ahead_in_a_flood_or_for_an_empty_seat
     );
     refused(race.input(SeatId(1), throttle(1, 1)), "seat 1 is empty");
     refused(race.input(SeatId(200), throttle(1, 1)), "seat 200 is empty");
-    // A flood: 8 inputs in one tick (the first above), the 9th is refused;
-    // after a step there is room again.
-    for seq in 6..13 {
+    // A flood: the allowance is 120 inputs at once (the one above among
+    // them), then two a tick.
+    for seq in 6..125 {
         race.input(seat, throttle(seq, 2)).unwrap();
     }
-    refused(
-        race.input(seat, throttle(13, 3)),
-        "more than 8 inputs in one tick",
-    );
+    refused(race.input(seat, throttle(125, 3)), "a flood");
     race.step().unwrap();
-    race.input(seat, throttle(14, 3)).unwrap();
-    assert_eq!(race.stats().refused_inputs, 6);
+    race.input(seat, throttle(126, 3)).unwrap();
+    race.input(seat, throttle(127, 3)).unwrap();
+    refused(race.input(seat, throttle(128, 3)), "a flood");
+    assert_eq!(race.stats().refused_inputs, 7);
 }
 
 #[test]

@@ -1,0 +1,202 @@
+//! A bot player over a real WebSocket: signs in, predicts its car with
+//! [`NetClient`], drives it with [`AiPilot`], answers pings, and reports
+//! what the prediction and the server did. The tests race bots against the
+//! real server process, and `skidpad-netplay bot` runs one by hand.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use skidpad_core::{Track, WorldConfig, preset};
+use tokio_tungstenite::tungstenite::Message;
+
+use crate::client::{Misprediction, NetClient};
+use crate::error::{NetError, Result};
+use crate::frame::{Block, decode_frame};
+use crate::messages::Channel;
+use crate::pilot::AiPilot;
+use crate::race_schema::LAP_KEY;
+use crate::schema::Schema;
+use crate::service::payloads::{AuthAnswer, ClientConfig, MapData, message};
+
+/// What a bot does.
+#[derive(Clone, Debug)]
+pub struct BotOptions {
+    /// The race's WebSocket URL (`ws://127.0.0.1:PORT/race`).
+    pub url: String,
+    /// Seat token.
+    pub token: String,
+    /// Name to race under.
+    pub name: String,
+    /// Laps to drive before leaving.
+    pub laps: u32,
+    /// Ticks the prediction runs ahead of the first frame: enough to cover
+    /// the round trip, or inputs arrive late.
+    pub lead_ticks: u32,
+    /// Simulated seconds per wall-clock second; the server's pace.
+    pub pace: f64,
+    /// Answer pings (off: a test of the missed-ping kick).
+    pub answer_pings: bool,
+    /// Steering added to the AI's at a tick (a test's way to force
+    /// contact).
+    pub nudge: fn(u32) -> f64,
+    /// Gives up after this long.
+    pub timeout: Duration,
+}
+
+fn no_nudge(_: u32) -> f64 {
+    0.0
+}
+
+impl Default for BotOptions {
+    fn default() -> Self {
+        BotOptions {
+            url: "ws://127.0.0.1:8790/race".into(),
+            token: String::new(),
+            name: "bot".into(),
+            laps: 3,
+            lead_ticks: 20,
+            pace: 1.0,
+            answer_pings: true,
+            nudge: no_nudge,
+            timeout: Duration::from_secs(600),
+        }
+    }
+}
+
+/// How a bot's race went.
+#[derive(Clone, Debug, Default)]
+pub struct BotReport {
+    /// Its seat.
+    pub seat: u8,
+    /// Laps it completed, by the server's lap events.
+    pub laps: u32,
+    /// Server states compared with the prediction.
+    pub checked: u64,
+    /// Of those, how many differed.
+    pub mispredicted: u64,
+    /// The last misprediction.
+    pub last_miss: Option<Misprediction>,
+    /// Largest correction of the drawn position, m.
+    pub largest_correction: f64,
+    /// Frames received.
+    pub frames: u64,
+    /// Bytes of frames received.
+    pub frame_bytes: u64,
+    /// The close code and reason, if the server closed the connection.
+    pub closed: Option<(u16, String)>,
+    /// The last tech inform, if any.
+    pub tech_inform: Option<String>,
+}
+
+fn io(e: impl std::fmt::Display) -> NetError {
+    NetError::Refused {
+        reason: format!("connection: {e}"),
+    }
+}
+
+/// Races one bot to its laps (or until the server closes the connection,
+/// or the timeout).
+pub async fn run_bot(options: BotOptions) -> Result<BotReport> {
+    match tokio::time::timeout(options.timeout, race(&options)).await {
+        Ok(report) => report,
+        Err(_) => Err(io(format!("no result within {:?}", options.timeout))),
+    }
+}
+
+async fn race(options: &BotOptions) -> Result<BotReport> {
+    let (ws, _) = tokio_tungstenite::connect_async(options.url.as_str())
+        .await
+        .map_err(io)?;
+    let (mut sink, mut stream) = ws.split();
+    let mut report = BotReport::default();
+    let mut schema: Option<Schema> = None;
+    let mut map: Option<MapData> = None;
+    let mut client: Option<(NetClient, AiPilot)> = None;
+    let mut dt = 1.0 / 60.0;
+    let mut ticker = tokio::time::interval(Duration::from_secs_f64(dt / options.pace));
+    loop {
+        tokio::select! {
+            incoming = stream.next() => {
+                let bytes = match incoming {
+                    Some(Ok(Message::Binary(bytes))) => bytes,
+                    Some(Ok(Message::Close(frame))) => {
+                        report.closed = frame.map(|f| (u16::from(f.code), f.reason.to_string()));
+                        return Ok(report);
+                    }
+                    Some(Ok(_)) => continue,
+                    Some(Err(e)) => return Err(io(e)),
+                    None => return Ok(report),
+                };
+                let (&channel, payload) = bytes.split_first().ok_or_else(|| io("an empty message"))?;
+                match Channel::from_byte(channel) {
+                    Some(Channel::Config) => {
+                        let config: ClientConfig = serde_json::from_slice(payload).map_err(io)?;
+                        schema = Some(Schema::from_json(&config.schema.to_string())?);
+                        dt = 1.0 / f64::from(config.tick_hz);
+                        ticker = tokio::time::interval(Duration::from_secs_f64(dt / options.pace));
+                    }
+                    Some(Channel::Auth) => {
+                        let answer = AuthAnswer { token: options.token.clone(), name: options.name.clone() };
+                        let m = message(Channel::Auth, serde_json::to_string(&answer).map_err(io)?.as_bytes());
+                        let _ = sink.send(Message::Binary(m.into())).await;
+                    }
+                    Some(Channel::Map) => map = Some(serde_json::from_slice(payload).map_err(io)?),
+                    Some(Channel::FirstShot) => {
+                        let (Some(schema), Some(map)) = (&schema, &map) else {
+                            return Err(io("a first shot before the config and the map"));
+                        };
+                        let frame = decode_frame(schema, payload)?;
+                        let core = |e: skidpad_core::CoreError| NetError::Refused { reason: e.to_string() };
+                        let track = Arc::new(Track::builtin(&map.track).map_err(core)?);
+                        let ground: Arc<dyn skidpad_core::Ground> = Arc::new(track.ground().map_err(core)?);
+                        let def = preset(&map.car).map_err(core)?;
+                        let mut c = NetClient::new(WorldConfig::default(), ground.clone(), &def, dt, &frame)?;
+                        c.advance_to(frame.tick + options.lead_ticks)?;
+                        let pilot = AiPilot::new(ground, &def, track)?.with_nudge(options.nudge);
+                        report.seat = map.seat;
+                        client = Some((c, pilot));
+                        ticker.reset();
+                    }
+                    Some(Channel::Shot) => {
+                        let (Some(schema), Some((c, _))) = (&schema, &mut client) else { continue };
+                        let frame = decode_frame(schema, payload)?;
+                        report.frames += 1;
+                        report.frame_bytes += bytes.len() as u64;
+                        c.on_frame(&frame)?;
+                        if let Some((_, Block::List(laps))) = frame.blocks.iter().find(|(k, _)| *k == LAP_KEY) {
+                            let mine = laps.iter().filter(|row| row[0] == crate::Value::U8(report.seat)).count();
+                            report.laps += mine as u32;
+                        }
+                        if report.laps >= options.laps {
+                            let stats = c.stats();
+                            report.checked = stats.checked;
+                            report.mispredicted = stats.mispredicted;
+                            report.last_miss = stats.last.clone();
+                            report.largest_correction = stats.largest_correction;
+                            let _ = sink.send(Message::Close(None)).await;
+                            return Ok(report);
+                        }
+                    }
+                    Some(Channel::Ping) if options.answer_pings => {
+                        let _ = sink.send(Message::Binary(message(Channel::Pong, payload).into())).await;
+                    }
+                    Some(Channel::TechInform) => report.tech_inform = Some(String::from_utf8_lossy(payload).into_owned()),
+                    Some(Channel::AuthResult) if payload != b"null" => {
+                        report.tech_inform = Some(String::from_utf8_lossy(payload).into_owned());
+                    }
+                    _ => {}
+                }
+            }
+            _ = ticker.tick() => {
+                let Some((c, pilot)) = &mut client else { continue };
+                let input = pilot.input(c, dt)?;
+                let m = c.drive(input)?;
+                let bytes = message(Channel::Input, &m.encode());
+                // A failed send ends nothing by itself: the stream then
+                // yields the server's close frame, which the report keeps.
+                let _ = sink.send(Message::Binary(bytes.into())).await;
+            }
+        }
+    }
+}

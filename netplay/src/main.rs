@@ -1,0 +1,254 @@
+//! `skidpad-netplay`: the live race server (`serve`), a bot player
+//! (`bot`) and the link emulator (`link`). `netplay/README.md` shows them
+//! together.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::{Args, Parser, Subcommand};
+use rand::RngCore;
+use skidpad_netplay::bot::{BotOptions, run_bot};
+use skidpad_netplay::link_proxy::run_link_proxy;
+use skidpad_netplay::service::{ServiceOptions, race_router};
+use skidpad_netplay::{LinkModel, RaceConfig};
+
+#[derive(Parser)]
+#[command(
+    name = "skidpad-netplay",
+    version,
+    about = "Live multiplayer races on seed 001's wire"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a race server: players sign in over WebSocket at /race.
+    Serve(ServeArgs),
+    /// Race one AI bot against a server and print its report as JSON.
+    Bot(BotArgs),
+    /// Delay a TCP connection's bytes: latency, jitter, stalls (loopback
+    /// testing).
+    Link(LinkArgs),
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8790")]
+    listen: SocketAddr,
+    /// A file of seat tokens, one per line (blank lines skipped); without
+    /// it, `--seats` random tokens are made and printed.
+    #[arg(long)]
+    tokens: Option<PathBuf>,
+    /// Seats when tokens are made, 1 to 255.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=255))]
+    seats: u16,
+    /// Built-in track.
+    #[arg(long, default_value = "brandwood")]
+    track: String,
+    /// Car preset every player drives.
+    #[arg(long, default_value = "rwd_sports")]
+    car: String,
+    /// Laps in the race.
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    laps: u32,
+    /// Simulated seconds per wall-clock second (tests race faster), 0.1 to 20.
+    #[arg(long, default_value_t = 1.0)]
+    pace: f64,
+    /// Time between pings, ms.
+    #[arg(long, default_value_t = 3000, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    ping_ms: u64,
+    /// Smoothed latency that kicks a player (4003), ms.
+    #[arg(long, default_value_t = 1000.0)]
+    max_latency_ms: f64,
+    /// Unanswered pings in a row that kick a player (4004).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    max_missed_pings: u32,
+    /// Furthest ahead an input may name its tick.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=600))]
+    max_input_lead: u32,
+    /// Cars abreast on the grid.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=8))]
+    grid_columns: u32,
+    /// Distance between grid rows, m.
+    #[arg(long, default_value_t = 8.0)]
+    grid_row_spacing: f64,
+}
+
+#[derive(Args)]
+struct BotArgs {
+    /// The race's WebSocket URL.
+    #[arg(long, default_value = "ws://127.0.0.1:8790/race")]
+    url: String,
+    /// Seat token.
+    #[arg(long)]
+    token: String,
+    /// Name to race under.
+    #[arg(long, default_value = "bot")]
+    name: String,
+    /// Laps to drive.
+    #[arg(long, default_value_t = 3)]
+    laps: u32,
+    /// Ticks the prediction runs ahead of the server.
+    #[arg(long, default_value_t = 20)]
+    lead_ticks: u32,
+    /// The server's pace.
+    #[arg(long, default_value_t = 1.0)]
+    pace: f64,
+}
+
+#[derive(Args)]
+struct LinkArgs {
+    /// Address to listen on.
+    #[arg(long, default_value = "127.0.0.1:8791")]
+    listen: SocketAddr,
+    /// The server to forward to.
+    #[arg(long, default_value = "127.0.0.1:8790")]
+    to: SocketAddr,
+    /// One-way delay, ms.
+    #[arg(long, default_value_t = 100.0)]
+    latency_ms: f64,
+    /// Uniform jitter, ± ms.
+    #[arg(long, default_value_t = 20.0)]
+    jitter_ms: f64,
+    /// A stall every this many ms (0: none).
+    #[arg(long, default_value_t = 0.0)]
+    stall_every_ms: f64,
+    /// Each stall's length, ms.
+    #[arg(long, default_value_t = 0.0)]
+    stall_ms: f64,
+    /// Seed of the delays.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+fn tokens(args: &ServeArgs) -> Result<Vec<String>> {
+    if let Some(path) = &args.tokens {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let tokens: Vec<String> = text
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect();
+        if tokens.is_empty() || tokens.len() > 255 {
+            bail!(
+                "{}: 1 to 255 tokens, one per line; found {}",
+                path.display(),
+                tokens.len()
+            );
+        }
+        return Ok(tokens);
+    }
+    let mut rng = rand::rngs::OsRng;
+    Ok((0..args.seats)
+        .map(|_| {
+            let mut bytes = [0_u8; 16];
+            rng.fill_bytes(&mut bytes);
+            bytes.iter().map(|b| format!("{b:02x}")).collect()
+        })
+        .collect())
+}
+
+async fn serve(args: ServeArgs) -> Result<()> {
+    if !(0.1..=20.0).contains(&args.pace) {
+        bail!("--pace must be within 0.1 and 20");
+    }
+    if !(1.0..=200.0).contains(&args.grid_row_spacing) {
+        bail!("--grid-row-spacing must be within 1 and 200 m");
+    }
+    let seat_tokens = tokens(&args)?;
+    let print_tokens = args.tokens.is_none();
+    let options = ServiceOptions {
+        race: RaceConfig {
+            track: args.track,
+            car: args.car,
+            laps: args.laps,
+            seat_tokens: seat_tokens.clone(),
+            max_input_lead: args.max_input_lead,
+            grid: skidpad_core::race::GridLayout {
+                columns: args.grid_columns,
+                row_spacing: args.grid_row_spacing,
+                ..skidpad_core::race::GridLayout::default()
+            },
+            ..RaceConfig::default()
+        },
+        pace: args.pace,
+        ping_every: Duration::from_millis(args.ping_ms),
+        max_latency_ms: args.max_latency_ms,
+        max_missed_pings: args.max_missed_pings,
+        ..ServiceOptions::default()
+    };
+    let router = race_router(options)?;
+    let listener = tokio::net::TcpListener::bind(args.listen).await?;
+    println!("race at ws://{}/race", listener.local_addr()?);
+    if print_tokens {
+        for (seat, token) in seat_tokens.iter().enumerate() {
+            println!("seat {seat}: {token}");
+        }
+    }
+    axum::serve(listener, router)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await?;
+    Ok(())
+}
+
+#[tokio::main]
+async fn main() -> Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    match Cli::parse().command {
+        Command::Serve(args) => serve(args).await,
+        Command::Bot(args) => {
+            let report = run_bot(BotOptions {
+                url: args.url,
+                token: args.token,
+                name: args.name,
+                laps: args.laps,
+                lead_ticks: args.lead_ticks,
+                pace: args.pace,
+                ..BotOptions::default()
+            })
+            .await?;
+            println!(
+                "{}",
+                serde_json::json!({
+                    "seat": report.seat, "laps": report.laps, "checked": report.checked,
+                    "mispredicted": report.mispredicted, "frames": report.frames,
+                    "frameBytes": report.frame_bytes, "closed": report.closed,
+                })
+            );
+            Ok(())
+        }
+        Command::Link(args) => {
+            let model = LinkModel {
+                latency_ms: args.latency_ms,
+                jitter_ms: args.jitter_ms,
+                stall_every_ms: args.stall_every_ms,
+                stall_ms: args.stall_ms,
+                seed: args.seed,
+                ..LinkModel::default()
+            };
+            let listener = tokio::net::TcpListener::bind(args.listen).await?;
+            println!("link at {} to {}", listener.local_addr()?, args.to);
+            let down = LinkModel {
+                seed: model.seed.wrapping_add(1),
+                ..model
+            };
+            run_link_proxy(listener, args.to, model, down).await;
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! One player's WebSocket: the sign-in, then inputs in and frames out,
+//! pings every `ping_every` with a smoothed round-trip time, and the kicks
+//! (seed 001: 4003 past the latency limit, 4004 after missed pings; and
+//! 4005 for a message that breaks the protocol, 4006 for a flood).
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use futures_util::{SinkExt, StreamExt};
+use serde_json::json;
+use tokio::sync::{mpsc, oneshot};
+
+use crate::messages::{Channel, Command, InputMessage};
+use crate::race_schema::RemovalReason;
+use crate::server::SeatId;
+use crate::service::Shared;
+use crate::service::payloads::{AuthAnswer, AuthForm, json_message, message, tech_codes};
+use crate::service::race_loop::{Outbound, RaceCommand};
+
+/// Weight of a new round-trip time in the smoothed latency.
+const LATENCY_WEIGHT: f64 = 0.2;
+
+type Sink = futures_util::stream::SplitSink<WebSocket, Message>;
+
+/// Sends a tech inform with `code` and closes the socket with it.
+async fn kick(sink: &mut Sink, code: u16, reason: &str) {
+    tracing::info!(code, reason, "closing a connection");
+    let _ = sink
+        .send(Message::Binary(
+            json_message(Channel::TechInform, &json!([code, reason])).into(),
+        ))
+        .await;
+    let _ = sink
+        .send(Message::Close(Some(CloseFrame {
+            code,
+            reason: reason.chars().take(100).collect::<String>().into(),
+        })))
+        .await;
+}
+
+/// Serves one connection to its end.
+pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>) {
+    let (mut sink, mut stream) = socket.split();
+    let hello = [
+        shared.config_message.clone(),
+        json_message(
+            Channel::Auth,
+            &AuthForm {
+                params: vec!["token".into(), "name".into()],
+            },
+        ),
+    ];
+    for m in hello {
+        if sink.send(Message::Binary(m.into())).await.is_err() {
+            return;
+        }
+    }
+    let answer = match tokio::time::timeout(shared.options.auth_timeout, stream.next()).await {
+        Ok(Some(Ok(Message::Binary(bytes)))) if bytes.first() == Some(&(Channel::Auth as u8)) => {
+            serde_json::from_slice::<AuthAnswer>(&bytes[1..]).ok()
+        }
+        _ => None,
+    };
+    let Some(answer) = answer else {
+        kick(&mut sink, tech_codes::AUTH_FAILED, "no sign-in answer").await;
+        return;
+    };
+    let (reply, joined) = oneshot::channel();
+    let join = RaceCommand::Join {
+        token: answer.token,
+        name: answer.name,
+        reply,
+    };
+    if shared.commands.send(join).await.is_err() {
+        return;
+    }
+    let joined = match joined.await {
+        Ok(Ok(joined)) => joined,
+        Ok(Err(e)) => {
+            let _ = sink
+                .send(Message::Binary(
+                    json_message(Channel::AuthResult, &json!({ "error": e.to_string() })).into(),
+                ))
+                .await;
+            kick(&mut sink, tech_codes::AUTH_FAILED, &e.to_string()).await;
+            return;
+        }
+        Err(_) => return,
+    };
+    let seat = joined.seat;
+    for m in [
+        json_message(Channel::AuthResult, &serde_json::Value::Null),
+        json_message(Channel::Map, &joined.map),
+    ] {
+        if sink.send(Message::Binary(m.into())).await.is_err() {
+            leave(&shared, seat, RemovalReason::Left).await;
+            return;
+        }
+    }
+    let reason = play(&shared, seat, joined.outbound, &mut sink, &mut stream).await;
+    leave(&shared, seat, reason).await;
+}
+
+async fn leave(shared: &Shared, seat: SeatId, reason: RemovalReason) {
+    let _ = shared
+        .commands
+        .send(RaceCommand::Leave { seat, reason })
+        .await;
+}
+
+/// Pings sent and not yet answered, oldest first.
+struct Pings {
+    next_id: u32,
+    waiting: Vec<(u32, Instant)>,
+    smoothed_ms: Option<f64>,
+}
+
+/// The seated part of a connection; returns why it ended.
+async fn play(
+    shared: &Shared,
+    seat: SeatId,
+    mut outbound: mpsc::Receiver<Outbound>,
+    sink: &mut Sink,
+    stream: &mut futures_util::stream::SplitStream<WebSocket>,
+) -> RemovalReason {
+    let options = &shared.options;
+    let mut ping = tokio::time::interval(options.ping_every);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut pings = Pings {
+        next_id: 1,
+        waiting: Vec::new(),
+        smoothed_ms: None,
+    };
+    let mut refused = 0_u32;
+    loop {
+        tokio::select! {
+            incoming = stream.next() => {
+                let bytes = match incoming {
+                    Some(Ok(Message::Binary(bytes))) => bytes,
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
+                    Some(Ok(Message::Text(_))) => {
+                        kick(sink, tech_codes::PROTOCOL, "messages are binary: a channel byte, then the payload").await;
+                        return RemovalReason::Kicked;
+                    }
+                    // Closed, or a WebSocket error (an oversized message among them).
+                    _ => return RemovalReason::Left,
+                };
+                match take_message(shared, seat, &bytes, &mut pings).await {
+                    Ok(()) => {}
+                    Err(why) => {
+                        kick(sink, tech_codes::PROTOCOL, &why).await;
+                        return RemovalReason::Kicked;
+                    }
+                }
+                if pings.smoothed_ms.is_some_and(|ms| ms > options.max_latency_ms) {
+                    kick(sink, tech_codes::LATENCY, "latency above the limit").await;
+                    return RemovalReason::Kicked;
+                }
+            }
+            out = outbound.recv() => {
+                match out {
+                    Some(Outbound::Message(m)) => {
+                        if sink.send(Message::Binary(m.into())).await.is_err() {
+                            return RemovalReason::Left;
+                        }
+                    }
+                    Some(Outbound::Refused(why)) => {
+                        refused += 1;
+                        if refused > options.max_refused_inputs {
+                            kick(sink, tech_codes::FLOOD, &format!("too many refused inputs; the last: {why}")).await;
+                            return RemovalReason::Kicked;
+                        }
+                    }
+                    None => return RemovalReason::Retired,
+                }
+            }
+            _ = ping.tick() => {
+                if pings.waiting.len() >= options.max_missed_pings as usize {
+                    kick(sink, tech_codes::MISSED_PINGS, "pings went unanswered").await;
+                    return RemovalReason::Kicked;
+                }
+                let id = pings.next_id;
+                pings.next_id = pings.next_id.wrapping_add(1);
+                pings.waiting.push((id, Instant::now()));
+                if sink.send(Message::Binary(message(Channel::Ping, &id.to_be_bytes()).into())).await.is_err() {
+                    return RemovalReason::Left;
+                }
+            }
+        }
+    }
+}
+
+/// Acts on one message from a seated player; an error is a protocol
+/// violation, named for the kick.
+async fn take_message(
+    shared: &Shared,
+    seat: SeatId,
+    bytes: &[u8],
+    pings: &mut Pings,
+) -> Result<(), String> {
+    let (&channel, payload) = bytes.split_first().ok_or("an empty message")?;
+    match Channel::from_byte(channel) {
+        Some(Channel::Input) => {
+            let message = InputMessage::decode(payload).map_err(|e| e.to_string())?;
+            let _ = shared
+                .commands
+                .send(RaceCommand::Input { seat, message })
+                .await;
+        }
+        Some(Channel::Pong) => {
+            let id = u32::from_be_bytes(payload.try_into().map_err(|_| "a pong is a u32 ping id")?);
+            let at = pings
+                .waiting
+                .iter()
+                .position(|(p, _)| *p == id)
+                .ok_or("a pong for no ping")?;
+            let sent = pings.waiting[at].1;
+            // Older pings than the one answered are lost, not late.
+            pings.waiting.drain(..=at);
+            let rtt = sent.elapsed().as_secs_f64() * 1000.0;
+            let smoothed = pings
+                .smoothed_ms
+                .map_or(rtt, |s| s + LATENCY_WEIGHT * (rtt - s));
+            pings.smoothed_ms = Some(smoothed);
+            let _ = shared
+                .commands
+                .send(RaceCommand::Latency { seat, ms: smoothed })
+                .await;
+        }
+        Some(Channel::Shot) => {
+            // Seed 001's key commands: a player has none yet, so they are
+            // checked and dropped; a malformed one is a violation.
+            let text = std::str::from_utf8(payload).map_err(|_| "a command is UTF-8")?;
+            Command::parse(text).map_err(|e| e.to_string())?;
+        }
+        _ => return Err(format!("channel {channel} is not one a player sends")),
+    }
+    Ok(())
+}
+
+/// How long a connection may take to answer the sign-in form.
+pub(crate) const DEFAULT_AUTH_TIMEOUT: Duration = Duration::from_secs(10);

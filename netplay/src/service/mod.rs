@@ -1,0 +1,115 @@
+//! The race as a network service: an axum router with one WebSocket route,
+//! `/race`, in front of a [`RaceServer`] stepped on its own thread
+//! (`race_loop.rs`); each connection (`connection.rs`) signs in with a seat
+//! token, then sends inputs and receives frames, HUD and standings
+//! (`payloads.rs` has the JSON channels).
+//!
+//! **Architecture Invariant:** the race logic stays in `server.rs` and
+//! knows nothing of sockets; this folder only moves bytes and time.
+
+mod connection;
+pub mod payloads;
+mod race_loop;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{State, WebSocketUpgrade};
+use axum::response::Response;
+use axum::routing::get;
+use tokio::sync::mpsc;
+
+use crate::error::Result;
+use crate::frame::SNAPSHOT_FORMAT_VERSION;
+use crate::interpolation::InterpolationSettings;
+use crate::messages::Channel;
+use crate::server::{RaceConfig, RaceServer};
+use payloads::{ClientConfig, json_message};
+use race_loop::RaceCommand;
+
+/// How the service runs its race and treats its connections.
+#[derive(Clone, Debug)]
+pub struct ServiceOptions {
+    /// The race.
+    pub race: RaceConfig,
+    /// Simulated seconds per wall-clock second (1: real time).
+    pub pace: f64,
+    /// Time between pings (seed 001: 3 s).
+    pub ping_every: Duration,
+    /// Smoothed round-trip time above which a player is kicked (4003),
+    /// ms (seed 001: 1 000).
+    pub max_latency_ms: f64,
+    /// Unanswered pings in a row that kick a player (4004; seed 001: 5).
+    pub max_missed_pings: u32,
+    /// Refused inputs a connection may send before it is kicked (4006).
+    pub max_refused_inputs: u32,
+    /// Largest message a client may send, bytes; a larger one closes the
+    /// connection. An input is 30 bytes, a sign-in a few hundred.
+    pub max_message_bytes: usize,
+    /// How long a client may take to answer the sign-in form.
+    pub auth_timeout: Duration,
+    /// The delay and frame age the clients are told to draw with.
+    pub interpolation: InterpolationSettings,
+}
+
+impl Default for ServiceOptions {
+    fn default() -> Self {
+        ServiceOptions {
+            race: RaceConfig::default(),
+            pace: 1.0,
+            ping_every: Duration::from_secs(3),
+            max_latency_ms: 1000.0,
+            max_missed_pings: 5,
+            max_refused_inputs: 120,
+            max_message_bytes: 4096,
+            auth_timeout: connection::DEFAULT_AUTH_TIMEOUT,
+            interpolation: InterpolationSettings::default(),
+        }
+    }
+}
+
+/// What every connection shares.
+pub(crate) struct Shared {
+    commands: mpsc::Sender<RaceCommand>,
+    config_message: Vec<u8>,
+    options: ServiceOptions,
+}
+
+/// Builds the race, starts its thread and returns the router that serves
+/// it. The race runs as long as the router (or a clone) lives.
+pub fn race_router(options: ServiceOptions) -> Result<Router> {
+    let race = RaceServer::new(options.race.clone())?;
+    let config = ClientConfig {
+        snapshot_format_version: SNAPSHOT_FORMAT_VERSION,
+        tick_hz: options.race.tick_hz,
+        ticks_per_frame: options.race.ticks_per_frame,
+        max_input_lead: options.race.max_input_lead,
+        interpolation_delay_ms: options.interpolation.delay_ms,
+        max_frame_age_ms: options.interpolation.max_frame_age_ms,
+        schema: serde_json::from_str(&race.schema().to_json()).expect("the schema's JSON parses"),
+    };
+    let (commands, receiver) = mpsc::channel(1024);
+    let pace = options.pace;
+    std::thread::Builder::new()
+        .name("skidpad-race".into())
+        .spawn(move || race_loop::run(race, receiver, pace))
+        .map_err(|e| crate::NetError::Refused {
+            reason: format!("cannot start the race thread: {e}"),
+        })?;
+    let shared = Arc::new(Shared {
+        commands,
+        config_message: json_message(Channel::Config, &config),
+        options,
+    });
+    Ok(Router::new()
+        .route("/race", get(upgrade))
+        .with_state(shared))
+}
+
+async fn upgrade(State(shared): State<Arc<Shared>>, ws: WebSocketUpgrade) -> Response {
+    let limit = shared.options.max_message_bytes;
+    ws.max_message_size(limit)
+        .max_frame_size(limit)
+        .on_upgrade(move |socket| connection::serve(socket, shared))
+}

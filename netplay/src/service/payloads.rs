@@ -1,0 +1,92 @@
+//! The JSON payloads of the message channels (`netplay/FORMAT.md`,
+//! "Messages"), and the one place a message gets its channel byte.
+
+use serde::{Deserialize, Serialize};
+
+use crate::messages::Channel;
+
+/// A message: the channel byte, then the payload.
+#[must_use]
+pub fn message(channel: Channel, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(1 + payload.len());
+    out.push(channel as u8);
+    out.extend_from_slice(payload);
+    out
+}
+
+/// A message whose payload is `value` as JSON.
+#[must_use]
+pub fn json_message(channel: Channel, value: &impl Serialize) -> Vec<u8> {
+    message(
+        channel,
+        serde_json::to_string(value)
+            .expect("payloads serialize")
+            .as_bytes(),
+    )
+}
+
+/// Channel 0: what a client needs before the first frame.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClientConfig {
+    /// The frames' format version.
+    pub snapshot_format_version: u8,
+    /// Server ticks per second.
+    pub tick_hz: u32,
+    /// Ticks per frame.
+    pub ticks_per_frame: u32,
+    /// Furthest ahead an input may name its tick.
+    pub max_input_lead: u32,
+    /// Interpolation delay, ms.
+    pub interpolation_delay_ms: f64,
+    /// Frames older than this are dropped, ms.
+    pub max_frame_age_ms: f64,
+    /// The snapshot schema, as `Schema::from_json` reads it.
+    pub schema: serde_json::Value,
+}
+
+/// Channel 1, server → client: the sign-in form's fields.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AuthForm {
+    /// Field names the answer must carry.
+    pub params: Vec<String>,
+}
+
+/// Channel 1, client → server: the answer.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthAnswer {
+    /// The seat token.
+    pub token: String,
+    /// The name to race under (at most 32 characters are kept).
+    pub name: String,
+}
+
+/// Channel 3: the race the client joined.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MapData {
+    /// Built-in track name.
+    pub track: String,
+    /// The car preset every player drives.
+    pub car: String,
+    /// Laps in the race.
+    pub laps: u32,
+    /// The player's seat: its id in the `cars` and `player` blocks.
+    pub seat: u8,
+}
+
+/// Channel 8 codes, also used as the WebSocket close code of a kick.
+pub mod tech_codes {
+    /// The sign-in failed (no such token, seat taken, no answer in time).
+    pub const AUTH_FAILED: u16 = 4001;
+    /// Every seat is taken.
+    pub const SERVER_FULL: u16 = 4002;
+    /// The smoothed latency passed the limit (seed 001).
+    pub const LATENCY: u16 = 4003;
+    /// Too many pings in a row went unanswered (seed 001).
+    pub const MISSED_PINGS: u16 = 4004;
+    /// A message that breaks the protocol (unknown channel, bad payload).
+    pub const PROTOCOL: u16 = 4005;
+    /// Too many refused inputs: a flood or a confused client.
+    pub const FLOOD: u16 = 4006;
+}
