@@ -73,8 +73,10 @@ pub struct BotReport {
     pub laps: u32,
     /// Server states compared with the prediction.
     pub checked: u64,
-    /// Of those, how many differed.
+    /// Of those, how many differed with the same inputs at the same ticks.
     pub mispredicted: u64,
+    /// States corrected because an input came late.
+    pub late_corrections: u64,
     /// The last misprediction.
     pub last_miss: Option<Misprediction>,
     /// Largest correction of the drawn position, m.
@@ -172,6 +174,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                             let stats = c.stats();
                             report.checked = stats.checked;
                             report.mispredicted = stats.mispredicted;
+                            report.late_corrections = stats.late_corrections;
                             report.last_miss = stats.last.clone();
                             report.largest_correction = stats.largest_correction;
                             let _ = sink.send(Message::Close(None)).await;
@@ -190,12 +193,14 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
             }
             _ = ticker.tick() => {
                 let Some((c, pilot)) = &mut client else { continue };
-                let input = pilot.input(c, dt)?;
-                let m = c.drive(input)?;
-                let bytes = message(Channel::Input, &m.encode());
-                // A failed send ends nothing by itself: the stream then
-                // yields the server's close frame, which the report keeps.
-                let _ = sink.send(Message::Binary(bytes.into())).await;
+                for _ in 0..c.ticks_due() {
+                    let input = pilot.input(c, dt)?;
+                    let m = c.drive(input)?;
+                    let bytes = message(Channel::Input, &m.encode());
+                    // A failed send ends nothing by itself: the stream then
+                    // yields the server's close frame, which the report keeps.
+                    let _ = sink.send(Message::Binary(bytes.into())).await;
+                }
             }
         }
     }

@@ -44,8 +44,14 @@ pub struct Misprediction {
 pub struct PredictionStats {
     /// Server states compared with a prediction.
     pub checked: u64,
-    /// Of those, states that differed.
+    /// Of those, states that differed with the server having run the same
+    /// inputs at the same ticks as the prediction: the model's mistakes
+    /// (contact with another car, or a bug).
     pub mispredicted: u64,
+    /// States that differed because an input came late and the server ran
+    /// it later than predicted (the lead was too short); corrected the same
+    /// way, but not a misprediction.
+    pub late_corrections: u64,
     /// The most recent misprediction.
     pub last: Option<Misprediction>,
     /// Largest correction of the drawn position, m.
@@ -70,9 +76,68 @@ pub struct NetClient {
     predicted: VecDeque<(u32, Vec<u8>)>,
     /// The newest server tick seen.
     server_tick: u32,
+    /// The server's count of this player's late inputs, as last seen.
+    late_inputs: u32,
+    /// A late input was counted and no prediction has matched since.
+    late_pending: bool,
     /// The drawn position's offset from the physics, m.
     offset: DVec3,
     stats: PredictionStats,
+    lead: LeadControl,
+}
+
+/// Ticks of margin the client keeps its inputs arriving ahead of their
+/// tick: the jitter eats into it, so the minimum over a window is kept at
+/// least this.
+const LEAD_SAFETY: i64 = 4;
+/// Margin beyond the safety the client gives back (one tick at a time).
+const LEAD_SLACK: i64 = 8;
+/// Acknowledgements a decision waits for, all of inputs sent after the
+/// last change of lead, so a change is judged by its own effect.
+const LEAD_SAMPLES: u32 = 30;
+/// Most ticks a lead grows by at once.
+const LEAD_MAX_GROWTH: i64 = 10;
+
+/// Keeps the client's inputs arriving a little before their ticks: a
+/// client ahead of the server by too little sends late inputs (the server
+/// applies them later than predicted), by too much it shows the player's
+/// own input late and holds more to re-simulate.
+#[derive(Clone, Debug)]
+struct LeadControl {
+    /// Margins of inputs from this seq on count.
+    since_seq: u32,
+    samples: u32,
+    min_margin: i64,
+}
+
+impl LeadControl {
+    fn note(&mut self, seq: u32, margin: i64) {
+        if seq >= self.since_seq {
+            self.samples += 1;
+            self.min_margin = self.min_margin.min(margin);
+        }
+    }
+
+    /// Ticks to predict now (normally 1): more to grow the lead, 0 to give
+    /// one back. `next_seq` is the seq the next input will carry.
+    fn ticks_due(&mut self, next_seq: u32) -> u32 {
+        if self.samples < LEAD_SAMPLES {
+            return 1;
+        }
+        let margin = self.min_margin;
+        *self = LeadControl {
+            since_seq: next_seq,
+            samples: 0,
+            min_margin: i64::MAX,
+        };
+        if margin < LEAD_SAFETY {
+            1 + (LEAD_SAFETY - margin).min(LEAD_MAX_GROWTH) as u32
+        } else if margin > LEAD_SAFETY + LEAD_SLACK {
+            0
+        } else {
+            1
+        }
+    }
 }
 
 impl NetClient {
@@ -106,8 +171,15 @@ impl NetClient {
             inputs: VecDeque::new(),
             predicted: VecDeque::from([(tick, player.state)]),
             server_tick: tick,
+            late_inputs: player.late_inputs,
+            late_pending: false,
             offset: DVec3::ZERO,
             stats: PredictionStats::default(),
+            lead: LeadControl {
+                since_seq: 1,
+                samples: 0,
+                min_margin: i64::MAX,
+            },
         })
     }
 
@@ -146,6 +218,15 @@ impl NetClient {
     #[must_use]
     pub fn drawn_offset(&self) -> DVec3 {
         self.offset
+    }
+
+    /// How many ticks to predict (and send) now, for a client that predicts
+    /// once per server tick of wall time: 1 normally; more when its inputs
+    /// arrive too close to (or after) their ticks; 0 when they arrive far
+    /// earlier than needed. A client that always predicts one tick per
+    /// tick keeps the lead it started with.
+    pub fn ticks_due(&mut self) -> u32 {
+        self.lead.ticks_due(self.next_seq)
     }
 
     /// Predicts one tick with `input` and returns the message that asks
@@ -196,7 +277,9 @@ impl NetClient {
 
     /// Takes a frame: when it has this player's block, checks the
     /// prediction for its tick and re-simulates from the server's state.
-    /// Returns the misprediction, if this frame found one.
+    /// Returns the misprediction, if this frame found one (a difference
+    /// the server explains by a late input is corrected and counted in
+    /// `late_corrections` instead).
     pub fn on_frame(&mut self, frame: &Frame) -> Result<Option<Misprediction>> {
         let Some(player) = player_row(frame)? else {
             return Ok(None);
@@ -205,6 +288,14 @@ impl NetClient {
             return Ok(None); // Out of date: a newer state was already taken.
         }
         self.server_tick = frame.tick;
+        // A late input applies at the tick after it arrived, so the first
+        // frame that counts it already shows its effect; the correction may
+        // take more than one frame (later inputs of the same burst), so the
+        // flag holds until a prediction matches again.
+        if player.late_inputs != self.late_inputs {
+            self.late_pending = true;
+        }
+        self.late_inputs = player.late_inputs;
         // The inputs the server had applied by then: an acknowledged input
         // may have applied later than it asked (it came late).
         if player.last_input_seq > 0
@@ -213,7 +304,31 @@ impl NetClient {
                 .iter_mut()
                 .find(|(_, seq, _)| *seq == player.last_input_seq)
         {
+            // How early it came, in ticks; negative when late.
+            let margin = if player.input_tick > entry.0 {
+                -i64::from(player.input_tick - entry.0)
+            } else {
+                i64::from(player.input_wait)
+            };
+            self.lead.note(player.last_input_seq, margin);
             entry.0 = player.input_tick;
+            // Older inputs are applied or replaced; newer ones that asked
+            // for earlier ticks than this one ran at can only run later.
+            let (acked, ran_at) = (player.last_input_seq, player.input_tick);
+            self.inputs.retain(|(_, seq, _)| *seq >= acked);
+            for entry in &mut self.inputs {
+                entry.0 = entry.0.max(ran_at);
+            }
+        }
+        // An input the server has not applied although its tick is past
+        // is late (still on its way): it will run at a later tick, the
+        // next one at the earliest.
+        let acked = player.last_input_seq;
+        for entry in &mut self.inputs {
+            if entry.1 > acked && entry.0 <= frame.tick {
+                entry.0 = frame.tick + 1;
+                self.late_pending = true;
+            }
         }
         // The server's state holds the input in force at its tick; keep
         // the inputs that start after it.
@@ -238,11 +353,16 @@ impl NetClient {
             _ => None,
         };
         let Some(miss) = miss else {
+            self.late_pending = false;
             return Ok(None);
         };
+        self.resimulate(frame.tick, &player.state)?;
+        if self.late_pending {
+            self.stats.late_corrections += 1;
+            return Ok(None);
+        }
         self.stats.mispredicted += 1;
         self.stats.last = Some(miss.clone());
-        self.resimulate(frame.tick, &player.state)?;
         Ok(Some(miss))
     }
 

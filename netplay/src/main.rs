@@ -226,7 +226,12 @@ async fn main() -> Result<()> {
                 "{}",
                 serde_json::json!({
                     "seat": report.seat, "laps": report.laps, "checked": report.checked,
-                    "mispredicted": report.mispredicted, "frames": report.frames,
+                    "mispredicted": report.mispredicted, "lateCorrections": report.late_corrections,
+                    "frames": report.frames,
+                    "lastMiss": report.last_miss.as_ref().map(|m| serde_json::json!({
+                        "tick": m.tick,
+                        "fields": m.fields.iter().map(|f| f.field).collect::<Vec<_>>(),
+                    })),
                     "frameBytes": report.frame_bytes, "closed": report.closed,
                 })
             );

@@ -92,7 +92,12 @@ pub fn race_schema() -> Schema {
         optional_from: None,
         precision: Precision::Rounded,
     };
-    let mut player_fields = vec![d("lastInputSeq", U32), d("inputTick", U32)];
+    let mut player_fields = vec![
+        d("lastInputSeq", U32),
+        d("inputTick", U32),
+        d("inputWait", U32),
+        d("lateInputs", U32),
+    ];
     player_fields.extend((0..STATE_WORDS).map(|i| d(&format!("s{i}"), U32)));
     let player = KeySpec {
         key: "player".into(),
@@ -177,6 +182,9 @@ impl CarRow {
     }
 }
 
+/// Fields of the player row before the state words.
+const HEAD: usize = 4;
+
 /// The player block's row: the last input the server applied and the car's
 /// exact state after the frame's tick.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -185,6 +193,14 @@ pub struct PlayerRow {
     pub last_input_seq: u32,
     /// The tick at which it was applied.
     pub input_tick: u32,
+    /// Ticks it waited at the server between arriving and applying: how
+    /// early it came (0: just in time, or late when `input_tick` is past
+    /// the tick it asked for). The client steers its lead by it.
+    pub input_wait: u32,
+    /// Inputs of this player that arrived after their tick, since it
+    /// joined: when it grows, a difference from the prediction is the
+    /// server running the late input at a later tick, not a mistake.
+    pub late_inputs: u32,
     /// The car's snapshot (`World::snapshot`), [`SNAPSHOT_LEN`] bytes.
     pub state: Vec<u8>,
 }
@@ -201,7 +217,12 @@ impl PlayerRow {
                 ),
             });
         }
-        let mut row = vec![Value::U32(self.last_input_seq), Value::U32(self.input_tick)];
+        let mut row = vec![
+            Value::U32(self.last_input_seq),
+            Value::U32(self.input_tick),
+            Value::U32(self.input_wait),
+            Value::U32(self.late_inputs),
+        ];
         row.extend(
             self.state
                 .chunks_exact(4)
@@ -219,23 +240,25 @@ impl PlayerRow {
                 format!("player block field is {other:?}, not u32"),
             )),
         };
-        if row.len() != 2 + STATE_WORDS {
+        if row.len() != HEAD + STATE_WORDS {
             return Err(frame_error(
                 0,
                 format!(
                     "player row of {} fields, expected {}",
                     row.len(),
-                    2 + STATE_WORDS
+                    HEAD + STATE_WORDS
                 ),
             ));
         }
         let mut state = Vec::with_capacity(SNAPSHOT_LEN);
-        for v in &row[2..] {
+        for v in &row[HEAD..] {
             state.extend_from_slice(&word(v)?.to_be_bytes());
         }
         Ok(PlayerRow {
             last_input_seq: word(&row[0])?,
             input_tick: word(&row[1])?,
+            input_wait: word(&row[2])?,
+            late_inputs: word(&row[3])?,
             state,
         })
     }

@@ -86,17 +86,29 @@ pub struct Outgoing {
     pub frame: Vec<u8>,
 }
 
+/// An input waiting for its tick.
+#[derive(Clone, Copy, Debug)]
+struct Scheduled {
+    seq: u32,
+    input: CarInput,
+    /// The first tick it could have applied at (the one after its arrival).
+    arrived: u32,
+}
+
 #[derive(Clone, Debug)]
 struct Seat {
     name: String,
     car: CarId,
     /// The newest seq received; seqs must increase.
     last_received: Option<u32>,
-    /// The newest seq applied and the tick it applied at.
-    applied: Option<(u32, u32)>,
+    /// The newest seq applied, the tick it applied at, and the ticks it
+    /// waited.
+    applied: Option<(u32, u32, u32)>,
     /// Inputs waiting for their tick (a later one for the same tick
     /// replaces the earlier).
-    scheduled: BTreeMap<u32, (u32, CarInput)>,
+    scheduled: BTreeMap<u32, Scheduled>,
+    /// Inputs of this seat that arrived after their tick.
+    late_inputs: u32,
     /// Inputs the seat may still send now (see `RaceConfig::input_burst`).
     input_allowance: u32,
     needs_first_shot: bool,
@@ -314,6 +326,7 @@ impl RaceServer {
             applied: None,
             scheduled: BTreeMap::new(),
             input_allowance: self.config.input_burst,
+            late_inputs: 0,
             needs_first_shot: true,
         });
         let seat = u8::try_from(index).expect("at most 255 seats");
@@ -386,9 +399,20 @@ impl RaceServer {
                 .sanitized(top_gear)
                 .map_err(|e| refused(e.to_string()))?;
             let at = message.tick.max(next);
-            s.scheduled.insert(at, (message.seq, input));
+            let arrived = next;
+            s.scheduled.insert(
+                at,
+                Scheduled {
+                    seq: message.seq,
+                    input,
+                    arrived,
+                },
+            );
             s.last_received = Some(message.seq);
             s.input_allowance -= 1;
+            if at > message.tick {
+                s.late_inputs = s.late_inputs.saturating_add(1);
+            }
             Ok(at > message.tick)
         })();
         match outcome {
@@ -421,9 +445,14 @@ impl RaceServer {
                 }
                 due = Some(entry.remove());
             }
-            if let Some((seq, input)) = due {
+            if let Some(Scheduled {
+                seq,
+                input,
+                arrived,
+            }) = due
+            {
                 self.world.set_input(seat.car, input).map_err(core)?;
-                seat.applied = Some((seq, next));
+                seat.applied = Some((seq, next, next - arrived));
             }
         }
         let dt = self.dt();
@@ -527,10 +556,12 @@ impl RaceServer {
             let Some(seat) = &self.seats[index] else {
                 continue;
             };
-            let (last_input_seq, input_tick) = seat.applied.unwrap_or((0, 0));
+            let (last_input_seq, input_tick, input_wait) = seat.applied.unwrap_or((0, 0, 0));
             let player = PlayerRow {
                 last_input_seq,
                 input_tick,
+                input_wait,
+                late_inputs: seat.late_inputs,
                 state: self
                     .world
                     .snapshot(seat.car)

@@ -416,6 +416,8 @@ fn the_player_block_carries_the_car_state_bit_for_bit() {
     let player = PlayerRow {
         last_input_seq: 41,
         input_tick: 88,
+        input_wait: 3,
+        late_inputs: 1,
         state: world.snapshot(car).unwrap(),
     };
     let cars = CarRow {

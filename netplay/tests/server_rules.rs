@@ -123,7 +123,10 @@ fn an_input_applies_at_its_tick_or_late_at_the_next_and_is_acknowledged() {
         panic!("no player block")
     };
     let player = PlayerRow::from_row(rows[0].1.as_ref().unwrap()).unwrap();
-    assert_eq!((player.last_input_seq, player.input_tick), (2, 4));
+    assert_eq!(
+        (player.last_input_seq, player.input_tick, player.input_wait),
+        (2, 4, 0)
+    );
     assert_eq!(player.state, race.world().snapshot(car).unwrap());
     assert!(frame.blocks.iter().any(|(k, _)| *k == PLAYER_KEY));
 }

@@ -20,6 +20,9 @@ use crate::service::payloads::{MapData, json_message, message};
 /// frames rather than holding memory.
 const OUTBOUND_QUEUE: usize = 256;
 
+/// Ticks the race may run back to back to catch up with its schedule.
+const MAX_CATCH_UP_TICKS: u32 = 5;
+
 /// What a connection asks of the race.
 pub(crate) enum RaceCommand {
     Join {
@@ -71,7 +74,7 @@ struct SeatLink {
 pub(crate) fn run(mut race: RaceServer, mut commands: mpsc::Receiver<RaceCommand>, pace: f64) {
     let mut seats: BTreeMap<u8, SeatLink> = BTreeMap::new();
     let tick_wall = Duration::from_secs_f64(race.dt() / pace);
-    let start = Instant::now();
+    let mut start = Instant::now();
     let mut ticks: u32 = 0;
     loop {
         loop {
@@ -106,8 +109,14 @@ pub(crate) fn run(mut race: RaceServer, mut commands: mpsc::Receiver<RaceCommand
             }
         }
         ticks += 1;
-        if let Some(wait) = (tick_wall * ticks).checked_sub(start.elapsed()) {
+        let (due, now) = (tick_wall * ticks, start.elapsed());
+        if let Some(wait) = due.checked_sub(now) {
             std::thread::sleep(wait);
+        } else if now - due > tick_wall * MAX_CATCH_UP_TICKS {
+            // Too far behind (a slow machine, a paused process): drop the
+            // debt instead of racing through it, which would make every
+            // client's inputs late at once.
+            start += now - due;
         }
     }
 }
