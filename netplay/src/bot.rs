@@ -3,8 +3,9 @@
 //! what the prediction and the server did. The tests race bots against the
 //! real server process, and `skidpad-netplay bot` runs one by hand.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
 use skidpad_core::{Track, WorldConfig, preset};
@@ -13,9 +14,10 @@ use tokio_tungstenite::tungstenite::Message;
 use crate::client::{Misprediction, NetClient};
 use crate::error::{NetError, Result};
 use crate::frame::{Block, decode_frame};
+use crate::interpolation::{InterpolationSettings, Interpolator};
 use crate::messages::Channel;
 use crate::pilot::AiPilot;
-use crate::race_schema::LAP_KEY;
+use crate::race_schema::{CARS_KEY, LAP_KEY};
 use crate::schema::Schema;
 use crate::service::payloads::{AuthAnswer, ClientConfig, MapData, message};
 
@@ -89,6 +91,11 @@ pub struct BotReport {
     pub closed: Option<(u16, String)>,
     /// The last tech inform, if any.
     pub tech_inform: Option<String>,
+    /// Server time of its first shot, ms.
+    pub first_shot_ms: Option<u32>,
+    /// For each other seat, the server time at which this bot first drew
+    /// its car (interpolated at server time − delay), ms.
+    pub first_drawn_ms: BTreeMap<u8, f64>,
 }
 
 fn io(e: impl std::fmt::Display) -> NetError {
@@ -116,6 +123,10 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
     let mut map: Option<MapData> = None;
     let mut client: Option<(NetClient, AiPilot)> = None;
     let mut dt = 1.0 / 60.0;
+    let mut drawn: Option<Interpolator> = None;
+    // The newest frame's server time and when it came: the bot's clock of
+    // the server's time.
+    let mut clock: Option<(f64, Instant)> = None;
     let mut ticker = tokio::time::interval(Duration::from_secs_f64(dt / options.pace));
     loop {
         tokio::select! {
@@ -137,6 +148,11 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         schema = Some(Schema::from_json(&config.schema.to_string())?);
                         dt = 1.0 / f64::from(config.tick_hz);
                         ticker = tokio::time::interval(Duration::from_secs_f64(dt / options.pace));
+                        let settings = InterpolationSettings {
+                            delay_ms: config.interpolation_delay_ms,
+                            max_frame_age_ms: config.max_frame_age_ms,
+                        };
+                        drawn = schema.clone().map(|s| Interpolator::new(s, settings));
                     }
                     Some(Channel::Auth) => {
                         let answer = AuthAnswer { token: options.token.clone(), name: options.name.clone() };
@@ -157,6 +173,11 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         c.advance_to(frame.tick + options.lead_ticks)?;
                         let pilot = AiPilot::new(ground, &def, track)?.with_nudge(options.nudge);
                         report.seat = map.seat;
+                        report.first_shot_ms = Some(frame.server_time_ms);
+                        if let Some(drawn) = &mut drawn {
+                            drawn.first_shot(&frame);
+                        }
+                        clock = Some((f64::from(frame.server_time_ms), Instant::now()));
                         client = Some((c, pilot));
                         ticker.reset();
                     }
@@ -166,6 +187,9 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         report.frames += 1;
                         report.frame_bytes += bytes.len() as u64;
                         c.on_frame(&frame)?;
+                        if drawn.as_mut().is_some_and(|d| d.push(&frame)) {
+                            clock = Some((f64::from(frame.server_time_ms), Instant::now()));
+                        }
                         if let Some((_, Block::List(laps))) = frame.blocks.iter().find(|(k, _)| *k == LAP_KEY) {
                             let mine = laps.iter().filter(|row| row[0] == crate::Value::U8(report.seat)).count();
                             report.laps += mine as u32;
@@ -193,6 +217,15 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
             }
             _ = ticker.tick() => {
                 let Some((c, pilot)) = &mut client else { continue };
+                if let (Some(drawn), Some((at_ms, at))) = (&drawn, clock) {
+                    let now_ms = at_ms + at.elapsed().as_secs_f64() * 1000.0 * options.pace;
+                    let drawn_at = now_ms - drawn.settings().delay_ms;
+                    for (key, id) in drawn.sample(now_ms).keys() {
+                        if *key == CARS_KEY && *id != u32::from(report.seat) {
+                            report.first_drawn_ms.entry(*id as u8).or_insert(drawn_at);
+                        }
+                    }
+                }
                 for _ in 0..c.ticks_due() {
                     let input = pilot.input(c, dt)?;
                     let m = c.drive(input)?;

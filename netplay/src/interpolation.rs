@@ -91,6 +91,12 @@ impl Interpolator {
         true
     }
 
+    /// The delay and frame age it draws with.
+    #[must_use]
+    pub fn settings(&self) -> InterpolationSettings {
+        self.settings
+    }
+
     /// Frames in hand.
     #[must_use]
     pub fn len(&self) -> usize {

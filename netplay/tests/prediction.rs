@@ -4,15 +4,14 @@
 //! contact between two players the mispredictions are counted and named,
 //! the corrections stay bounded and the race goes on.
 //!
-//! The bots drive as the AI would: each tick a shadow world holding a copy
-//! of the bot's predicted car, with the AI driver on, takes one step, and
-//! the input the AI chose there is what the bot sends and predicts with.
+//! The bots drive as the AI would (`AiPilot`: the AI driving a copy of
+//! the prediction), one input a tick with a fixed lead.
 
 use skidpad_core::race::GridLayout;
-use skidpad_core::{CarId, CarInput, World, WorldConfig};
+use skidpad_core::{CarId, WorldConfig};
 use skidpad_netplay::{
-    Channel, Frame, InputMessage, Link, LinkModel, NetClient, Outgoing, RaceConfig, RaceServer,
-    SeatId, decode_frame,
+    AiPilot, Channel, Frame, InputMessage, Link, LinkModel, NetClient, Outgoing, RaceConfig,
+    RaceServer, SeatId, decode_frame,
 };
 
 const MS_PER_TICK: f64 = 1000.0 / 60.0;
@@ -27,9 +26,7 @@ struct Bot {
     token: String,
     join_at_tick: u32,
     seat: Option<SeatId>,
-    client: Option<NetClient>,
-    shadow: World,
-    shadow_car: CarId,
+    client: Option<(NetClient, AiPilot)>,
     /// Steering added to the AI's, for the contact test.
     nudge: Nudge,
     up: Link<Vec<u8>>,
@@ -38,15 +35,6 @@ struct Bot {
 
 impl Bot {
     fn new(server: &RaceServer, index: usize, join_at_tick: u32, nudge: Nudge) -> Bot {
-        let mut shadow = World::new(WorldConfig::default()).unwrap();
-        shadow.set_ground(server.world().ground().clone()).unwrap();
-        let def = skidpad_core::preset(&server.config().car).unwrap();
-        let shadow_car = shadow
-            .add_car(&def, skidpad_core::InitialPose::default())
-            .unwrap();
-        shadow
-            .set_driver(shadow_car, Some(server.track().clone()))
-            .unwrap();
         let link = |seed: u64| LinkModel {
             seed,
             ..LinkModel::default()
@@ -56,22 +44,10 @@ impl Bot {
             join_at_tick,
             seat: None,
             client: None,
-            shadow,
-            shadow_car,
             nudge,
             up: Link::new(link(2 * index as u64 + 1)),
             down: Link::new(link(2 * index as u64 + 2)),
         }
-    }
-
-    /// What the AI would do from the client's predicted state.
-    fn ai_input(&mut self, client: &NetClient) -> CarInput {
-        let state = client.world().snapshot(client.car()).unwrap();
-        self.shadow.restore(self.shadow_car, &state).unwrap();
-        self.shadow.step(MS_PER_TICK / 1000.0).unwrap();
-        let mut input = self.shadow.last_step_record(self.shadow_car).unwrap().input;
-        input.steer = (input.steer + (self.nudge)(client.tick())).clamp(-1.0, 1.0);
-        input
     }
 
     /// Takes the frames due, then (once seated) predicts and sends a tick.
@@ -86,19 +62,25 @@ impl Bot {
                         NetClient::new(WorldConfig::default(), ground, &def, server.dt(), &frame)
                             .unwrap();
                     client.advance_to(frame.tick + LEAD_TICKS).unwrap();
-                    self.client = Some(client);
+                    let pilot = AiPilot::new(
+                        server.world().ground().clone(),
+                        &def,
+                        server.track().clone(),
+                    )
+                    .unwrap()
+                    .with_nudge(self.nudge);
+                    self.client = Some((client, pilot));
                 }
-                (Channel::Shot, Some(client)) => {
+                (Channel::Shot, Some((client, _))) => {
                     client.on_frame(&frame).unwrap();
                 }
                 (channel, _) => panic!("unexpected {channel:?}"),
             }
         }
-        if let Some(mut client) = self.client.take() {
-            let input = self.ai_input(&client);
+        if let Some((client, pilot)) = &mut self.client {
+            let input = pilot.input(client, server.dt()).unwrap();
             let message = client.drive(input).unwrap();
             assert!(self.up.send(now, message.encode().to_vec()));
-            self.client = Some(client);
         }
     }
 }
@@ -187,7 +169,7 @@ fn apart_every_checked_tick_equals_the_servers_bits() {
     for bot in &outcome.bots {
         let car = server.car_of(bot.seat.unwrap()).unwrap();
         assert!(server_laps(server, car) >= 3, "the race did not finish");
-        let stats = bot.client.as_ref().unwrap().stats();
+        let stats = bot.client.as_ref().unwrap().0.stats();
         assert!(
             stats.checked > 3 * 60 * 30 / 2,
             "only {} states checked",
@@ -232,7 +214,7 @@ fn with_contact_mispredictions_are_counted_and_named_and_the_race_goes_on() {
             server_laps(server, car) >= 1,
             "a car did not finish its lap after the contact"
         );
-        let stats = bot.client.as_ref().unwrap().stats();
+        let stats = bot.client.as_ref().unwrap().0.stats();
         mispredicted += stats.mispredicted;
         eprintln!(
             "seat {:?}: {} checked, {} mispredicted, largest correction {:.3} m, last {:?}",

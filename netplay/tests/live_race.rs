@@ -1,0 +1,314 @@
+//! The race server as a real process on loopback, players over real
+//! WebSockets, the link emulator as a real proxy process between them
+//! (100 ms ± 20 ms each way unless a test says otherwise). Processes are
+//! killed (SIGKILL) when a test ends. The races run at pace 4 (four
+//! simulated seconds per wall second) to keep the suite short.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use skidpad_core::CarInput;
+use skidpad_netplay::bot::{BotOptions, BotReport, run_bot};
+use skidpad_netplay::service::payloads::{message, tech_codes};
+use skidpad_netplay::{Channel, InputMessage};
+use tokio_tungstenite::tungstenite::Message;
+
+const PACE: f64 = 4.0;
+
+/// A child process, killed when dropped.
+struct Process {
+    child: Child,
+    /// What it printed on its first line after the prefix.
+    address: String,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `skidpad-netplay ARGS` and waits for the line that starts with
+/// `prefix`, whose next word is the address it listens on.
+fn start(args: &[&str], prefix: &str) -> Process {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skidpad-netplay"))
+        .args(args)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("the binary starts");
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let line = lines.next().expect("a first line").unwrap();
+    let address = line
+        .strip_prefix(prefix)
+        .unwrap_or_else(|| panic!("{line:?} does not start with {prefix:?}"))
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_owned();
+    // Keep reading so that the child never blocks on a full pipe.
+    std::thread::spawn(move || lines.for_each(drop));
+    Process { child, address }
+}
+
+fn tokens_file(n: usize) -> (tempfile::NamedTempFile, Vec<String>) {
+    let tokens: Vec<String> = (0..n).map(|i| format!("seat-{i}-token")).collect();
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), tokens.join("\n")).unwrap();
+    (file, tokens)
+}
+
+fn server(tokens: &tempfile::NamedTempFile, laps: u32, extra: &[&str]) -> Process {
+    let laps = laps.to_string();
+    let pace = PACE.to_string();
+    let mut args = vec![
+        "serve",
+        "--listen",
+        "127.0.0.1:0",
+        "--tokens",
+        tokens.path().to_str().unwrap(),
+        "--laps",
+        &laps,
+        "--pace",
+        &pace,
+        "--max-input-lead",
+        "150",
+        // One car a row, 60 m apart: the same car and AI keep the gap.
+        "--grid-columns",
+        "1",
+        "--grid-row-spacing",
+        "60",
+    ];
+    args.extend_from_slice(extra);
+    start(&args, "race at ws://")
+}
+
+/// A link proxy to `server` with `latency_ms` each way (± 20 ms).
+fn link(server: &Process, latency_ms: f64) -> Process {
+    let to = server.address.trim_end_matches("/race").to_owned();
+    let latency = latency_ms.to_string();
+    start(
+        &[
+            "link",
+            "--listen",
+            "127.0.0.1:0",
+            "--to",
+            &to,
+            "--latency-ms",
+            &latency,
+        ],
+        "link at ",
+    )
+}
+
+fn bot(via: &Process, token: &str, laps: u32) -> BotOptions {
+    BotOptions {
+        url: format!("ws://{}/race", via.address.trim_end_matches("/race")),
+        token: token.to_owned(),
+        laps,
+        // Two worst round trips at pace 4 in ticks, and some to spare.
+        lead_ticks: 80,
+        pace: PACE,
+        timeout: Duration::from_secs(300),
+        ..BotOptions::default()
+    }
+}
+
+fn assert_exact(report: &BotReport, laps: u32) {
+    assert!(
+        report.laps >= laps,
+        "seat {} did {} of {laps} laps",
+        report.seat,
+        report.laps
+    );
+    assert_eq!(
+        report.mispredicted, 0,
+        "seat {}: {:?}",
+        report.seat, report.last_miss
+    );
+    assert!(
+        report.checked as f64 > f64::from(laps) * 60.0 * 30.0,
+        "only {} states checked",
+        report.checked
+    );
+    // A late input is corrected, not mispredicted; the lead keeps them rare.
+    assert!(
+        report.late_corrections * 100 <= report.checked,
+        "{} late corrections in {} states",
+        report.late_corrections,
+        report.checked
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_players_race_three_laps_through_the_link_and_every_state_is_predicted() {
+    let (tokens_path, tokens) = tokens_file(2);
+    let server = server(&tokens_path, 3, &[]);
+    let link = link(&server, 100.0);
+    let first = tokio::spawn(run_bot(bot(&link, &tokens[0], 3)));
+    // The second player joins a running race.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let second = run_bot(bot(&link, &tokens[1], 3)).await.unwrap();
+    let first = first.await.unwrap().unwrap();
+    assert_exact(&first, 3);
+    assert_exact(&second, 3);
+    // The first player draws the second from the frame that seated it,
+    // within one interpolation delay (100 ms) of server time.
+    let joined = f64::from(second.first_shot_ms.unwrap());
+    let drawn = first.first_drawn_ms[&second.seat];
+    assert!(
+        (joined..=joined + 100.0).contains(&drawn),
+        "seated at {joined} ms, first drawn at {drawn} ms"
+    );
+    let per_second = first.frame_bytes as f64 / (first.frames as f64 / 30.0);
+    eprintln!(
+        "seat 0: {} frames, {per_second:.0} bytes a second with two cars",
+        first.frames
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kicks_fire_at_the_latency_and_missed_ping_thresholds() {
+    let (tokens_path, tokens) = tokens_file(2);
+    // Pings every 300 ms (so that a 1.2 s round trip has fewer than five
+    // in flight); the seed's thresholds (1 000 ms, 5 pings).
+    let server = server(&tokens_path, 1, &["--ping-ms", "300"]);
+    let silent = BotOptions {
+        answer_pings: false,
+        ..bot(&server, &tokens[0], 1)
+    };
+    let report = run_bot(silent).await.unwrap();
+    assert_eq!(
+        report.closed.as_ref().map(|c| c.0),
+        Some(tech_codes::MISSED_PINGS),
+        "{report:?}"
+    );
+    // 600 ms each way: a round trip of 1.2 s passes the 1 000 ms limit.
+    let far = link(&server, 600.0);
+    let report = run_bot(bot(&far, &tokens[1], 1)).await.unwrap();
+    assert_eq!(
+        report.closed.as_ref().map(|c| c.0),
+        Some(tech_codes::LATENCY),
+        "{report:?}"
+    );
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+/// Connects and signs in with `token` (or sends `first` instead of the
+/// answer, when given).
+async fn signed_in(server: &Process, token: &str, first: Option<Message>) -> Socket {
+    let url = format!("ws://{}/race", server.address.trim_end_matches("/race"));
+    let (mut ws, _) = tokio_tungstenite::connect_async(url).await.unwrap();
+    let answer = serde_json::json!({ "token": token, "name": "x" }).to_string();
+    let first =
+        first.unwrap_or_else(|| Message::Binary(message(Channel::Auth, answer.as_bytes()).into()));
+    ws.send(first).await.unwrap();
+    ws
+}
+
+/// Reads until the server closes: its close code, or `None` when the
+/// connection just ended.
+async fn closed_with(mut ws: Socket) -> Option<u16> {
+    let read = async {
+        while let Some(m) = ws.next().await {
+            match m {
+                Ok(Message::Close(frame)) => return frame.map(|f| u16::from(f.code)),
+                Ok(_) => {}
+                Err(_) => return None,
+            }
+        }
+        None
+    };
+    tokio::time::timeout(Duration::from_secs(30), read)
+        .await
+        .expect("the server closes the connection")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hostile_clients_are_refused_or_kicked_and_the_race_goes_on() {
+    let (tokens_path, tokens) = tokens_file(8);
+    let mut server = server(&tokens_path, 1, &[]);
+    let racer = tokio::spawn(run_bot(bot(&server, &tokens[0], 1)));
+    tokio::time::sleep(Duration::from_millis(500)).await;
+
+    // No sign-in, a wrong token, a seat already taken.
+    let garbage = Message::Binary(vec![0xff; 40].into());
+    assert_eq!(
+        closed_with(signed_in(&server, &tokens[1], Some(garbage)).await).await,
+        Some(tech_codes::AUTH_FAILED)
+    );
+    assert_eq!(
+        closed_with(signed_in(&server, "guess", None).await).await,
+        Some(tech_codes::AUTH_FAILED)
+    );
+    assert_eq!(
+        closed_with(signed_in(&server, &tokens[0], None).await).await,
+        Some(tech_codes::AUTH_FAILED)
+    );
+
+    // Signed in, then: a channel players do not send, a truncated input,
+    // text instead of binary.
+    for (i, bad) in [
+        Message::Binary(vec![99, 1, 2, 3].into()),
+        Message::Binary(message(Channel::Input, &[0; 10]).into()),
+        Message::Text("1:down:forward".into()),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut ws = signed_in(&server, &tokens[2 + i], None).await;
+        ws.send(bad).await.unwrap();
+        assert_eq!(
+            closed_with(ws).await,
+            Some(tech_codes::PROTOCOL),
+            "case {i}"
+        );
+    }
+
+    // A message larger than the limit ends the connection.
+    let mut ws = signed_in(&server, &tokens[5], None).await;
+    let _ = ws.send(Message::Binary(vec![20; 64 * 1024].into())).await;
+    assert_ne!(
+        closed_with(ws).await,
+        Some(1000),
+        "an oversized message must not be taken"
+    );
+
+    // A flood of well-formed inputs: refused past the allowance, then kicked.
+    let mut ws = signed_in(&server, &tokens[6], None).await;
+    for seq in 1..=400_u32 {
+        let input = InputMessage {
+            seq,
+            tick: 1,
+            input: CarInput {
+                throttle: 1.0,
+                ..CarInput::default()
+            },
+        };
+        if ws
+            .send(Message::Binary(
+                message(Channel::Input, &input.encode()).into(),
+            ))
+            .await
+            .is_err()
+        {
+            break;
+        }
+    }
+    assert_eq!(closed_with(ws).await, Some(tech_codes::FLOOD));
+
+    // Through all of it the race went on and the racer's car was its own.
+    let report = racer.await.unwrap().unwrap();
+    assert_exact(&report, 1);
+    assert!(
+        server.child.try_wait().unwrap().is_none(),
+        "the server is still running"
+    );
+}
