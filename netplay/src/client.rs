@@ -89,9 +89,9 @@ pub struct NetClient {
 /// Ticks of margin the client keeps its inputs arriving ahead of their
 /// tick: the jitter eats into it, so the minimum over a window is kept at
 /// least this.
-const LEAD_SAFETY: i64 = 4;
+const LEAD_SAFETY: i64 = 3;
 /// Margin beyond the safety the client gives back (one tick at a time).
-const LEAD_SLACK: i64 = 8;
+const LEAD_SLACK: i64 = 4;
 /// Acknowledgements a decision waits for, all of inputs sent after the
 /// last change of lead, so a change is judged by its own effect.
 const LEAD_SAMPLES: u32 = 30;
@@ -108,6 +108,8 @@ struct LeadControl {
     since_seq: u32,
     samples: u32,
     min_margin: i64,
+    /// Ticks still to give back, one per call.
+    skip: u32,
 }
 
 impl LeadControl {
@@ -121,6 +123,10 @@ impl LeadControl {
     /// Ticks to predict now (normally 1): more to grow the lead, 0 to give
     /// one back. `next_seq` is the seq the next input will carry.
     fn ticks_due(&mut self, next_seq: u32) -> u32 {
+        if self.skip > 0 {
+            self.skip -= 1;
+            return 0;
+        }
         if self.samples < LEAD_SAMPLES {
             return 1;
         }
@@ -129,10 +135,15 @@ impl LeadControl {
             since_seq: next_seq,
             samples: 0,
             min_margin: i64::MAX,
+            skip: 0,
         };
         if margin < LEAD_SAFETY {
             1 + (LEAD_SAFETY - margin).min(LEAD_MAX_GROWTH) as u32
         } else if margin > LEAD_SAFETY + LEAD_SLACK {
+            // Half the way back to the middle of the band: a lead far too
+            // long shrinks quickly, one near it a tick at a time.
+            let excess = margin - (LEAD_SAFETY + LEAD_SLACK / 2);
+            self.skip = (excess / 2).max(1) as u32 - 1;
             0
         } else {
             1
@@ -179,6 +190,7 @@ impl NetClient {
                 since_seq: 1,
                 samples: 0,
                 min_margin: i64::MAX,
+                skip: 0,
             },
         })
     }
@@ -400,7 +412,7 @@ impl NetClient {
 }
 
 /// The frame's player block, if it has one.
-fn player_row(frame: &Frame) -> Result<Option<PlayerRow>> {
+pub(crate) fn player_row(frame: &Frame) -> Result<Option<PlayerRow>> {
     let Some((_, Block::Indexed(rows))) = frame.blocks.iter().find(|(k, _)| *k == PLAYER_KEY)
     else {
         return Ok(None);

@@ -19,7 +19,8 @@
 //!   bit for bit against the server's state, and re-simulation;
 //!   [`AiPilot`] (`pilot.rs`) drives one as the AI would.
 //! - [`Link`] (`link.rs`): a seeded link emulator (latency, jitter,
-//!   stalls, bounded).
+//!   stalls, bounded); [`LoopbackRace`] (`loopback.rs`) runs a whole
+//!   online race through it in one process on a virtual clock.
 //!
 //! The I/O around them: [`service`] (the race over WebSocket, axum),
 //! [`bot`] (a player over WebSocket) and [`link_proxy`] (the link emulator
@@ -57,6 +58,7 @@ mod frame;
 mod interpolation;
 mod link;
 pub mod link_proxy;
+mod loopback;
 mod messages;
 mod pilot;
 mod race_schema;
@@ -66,6 +68,7 @@ pub mod service;
 
 pub use client::{MAX_PREDICTED_TICKS, Misprediction, NetClient, PredictionStats};
 pub use link::{Link, LinkModel};
+pub use loopback::{LoopbackPlayer, LoopbackRace, PlayerPlan};
 pub use messages::{Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME};
 pub use server::{Outgoing, RaceConfig, RaceServer, SeatId, SeatStanding, ServerStats};
 

@@ -1,153 +1,24 @@
 //! Prediction against the authoritative server, in one process, through
-//! the seeded link emulator at 100 ms ± 20 ms each way: with the cars kept
-//! apart every checked tick of every client equals the server's bits; with
-//! contact between two players the mispredictions are counted and named,
-//! the corrections stay bounded and the race goes on.
-//!
-//! The bots drive as the AI would (`AiPilot`: the AI driving a copy of
-//! the prediction), one input a tick with a fixed lead.
+//! the seeded link emulator at 100 ms ± 20 ms each way (`LoopbackRace`):
+//! with the cars kept apart every checked tick of every client equals the
+//! server's bits; with contact between two players the mispredictions are
+//! counted and named, the corrections stay bounded and the race goes on.
+//! The players drive as the AI would (`AiPilot`).
 
 use skidpad_core::race::GridLayout;
-use skidpad_core::{CarId, WorldConfig};
-use skidpad_netplay::{
-    AiPilot, Channel, Frame, InputMessage, Link, LinkModel, NetClient, Outgoing, RaceConfig,
-    RaceServer, SeatId, decode_frame,
-};
-
-const MS_PER_TICK: f64 = 1000.0 / 60.0;
-/// Ticks the client runs ahead of the first shot it receives: two worst
-/// one-way delays (120 ms) in ticks, and two to spare.
-const LEAD_TICKS: u32 = 17;
-
-/// Steering a bot adds to the AI's at a tick.
-type Nudge = fn(u32) -> f64;
-
-struct Bot {
-    token: String,
-    join_at_tick: u32,
-    seat: Option<SeatId>,
-    client: Option<(NetClient, AiPilot)>,
-    /// Steering added to the AI's, for the contact test.
-    nudge: Nudge,
-    up: Link<Vec<u8>>,
-    down: Link<(Channel, Vec<u8>)>,
-}
-
-impl Bot {
-    fn new(server: &RaceServer, index: usize, join_at_tick: u32, nudge: Nudge) -> Bot {
-        let link = |seed: u64| LinkModel {
-            seed,
-            ..LinkModel::default()
-        };
-        Bot {
-            token: server.config().seat_tokens[index].clone(),
-            join_at_tick,
-            seat: None,
-            client: None,
-            nudge,
-            up: Link::new(link(2 * index as u64 + 1)),
-            down: Link::new(link(2 * index as u64 + 2)),
-        }
-    }
-
-    /// Takes the frames due, then (once seated) predicts and sends a tick.
-    fn frame_tick(&mut self, server: &RaceServer, now: f64) {
-        while let Some((channel, bytes)) = self.down.receive(now) {
-            let frame: Frame = decode_frame(server.schema(), &bytes).unwrap();
-            match (channel, &mut self.client) {
-                (Channel::FirstShot, None) => {
-                    let def = skidpad_core::preset(&server.config().car).unwrap();
-                    let ground = server.world().ground().clone();
-                    let mut client =
-                        NetClient::new(WorldConfig::default(), ground, &def, server.dt(), &frame)
-                            .unwrap();
-                    client.advance_to(frame.tick + LEAD_TICKS).unwrap();
-                    let pilot = AiPilot::new(
-                        server.world().ground().clone(),
-                        &def,
-                        server.track().clone(),
-                    )
-                    .unwrap()
-                    .with_nudge(self.nudge);
-                    self.client = Some((client, pilot));
-                }
-                (Channel::Shot, Some((client, _))) => {
-                    client.on_frame(&frame).unwrap();
-                }
-                (channel, _) => panic!("unexpected {channel:?}"),
-            }
-        }
-        if let Some((client, pilot)) = &mut self.client {
-            let input = pilot.input(client, server.dt()).unwrap();
-            let message = client.drive(input).unwrap();
-            assert!(self.up.send(now, message.encode().to_vec()));
-        }
-    }
-}
-
-struct RaceOutcome {
-    server: RaceServer,
-    bots: Vec<Bot>,
-}
-
-/// Runs a race until every seated car has done `laps` laps (or `max_ticks`).
-fn race(config: RaceConfig, joins: &[(u32, Nudge)], laps: usize, max_ticks: u32) -> RaceOutcome {
-    let mut server = RaceServer::new(config).unwrap();
-    let mut bots: Vec<Bot> = joins
-        .iter()
-        .enumerate()
-        .map(|(i, &(at, nudge))| Bot::new(&server, i, at, nudge))
-        .collect();
-    for _ in 0..max_ticks {
-        let now = f64::from(server.tick()) * MS_PER_TICK;
-        for bot in &mut bots {
-            if bot.seat.is_none() && server.tick() >= bot.join_at_tick {
-                bot.seat = Some(server.join(&bot.token, "bot").unwrap());
-            }
-            if let Some(seat) = bot.seat {
-                while let Some(bytes) = bot.up.receive(now) {
-                    server
-                        .input(seat, InputMessage::decode(&bytes).unwrap())
-                        .unwrap();
-                }
-            }
-        }
-        let outgoing: Vec<Outgoing> = server.step().unwrap();
-        let now = f64::from(server.tick()) * MS_PER_TICK;
-        for out in outgoing {
-            let bot = bots.iter_mut().find(|b| b.seat == Some(out.seat)).unwrap();
-            let channel = if out.first_shot {
-                Channel::FirstShot
-            } else {
-                Channel::Shot
-            };
-            assert!(bot.down.send(now, (channel, out.frame)));
-        }
-        for bot in &mut bots {
-            bot.frame_tick(&server, now);
-        }
-        let done = bots.iter().all(|b| {
-            b.seat
-                .and_then(|s| server.car_of(s))
-                .is_some_and(|car| server_laps(&server, car) >= laps)
-        });
-        if done {
-            break;
-        }
-    }
-    RaceOutcome { server, bots }
-}
-
-fn server_laps(server: &RaceServer, car: CarId) -> usize {
-    server.laps_of(car).unwrap_or(0)
-}
+use skidpad_netplay::{LinkModel, LoopbackRace, PlayerPlan, RaceConfig};
 
 fn tokens(n: usize) -> Vec<String> {
     (0..n).map(|i| format!("seat-token-{i}")).collect()
 }
 
-fn no_nudge(_: u32) -> f64 {
-    0.0
+fn laps_of(race: &LoopbackRace, player: usize) -> usize {
+    let server = race.server();
+    let seat = race.players()[player].seat().expect("seated");
+    server
+        .car_of(seat)
+        .and_then(|car| server.laps_of(car))
+        .unwrap_or(0)
 }
 
 #[test]
@@ -163,27 +34,41 @@ fn apart_every_checked_tick_equals_the_servers_bits() {
         laps: 3,
         ..RaceConfig::default()
     };
-    // The second player joins a running race, two seconds in.
-    let outcome = race(config, &[(0, no_nudge), (120, no_nudge)], 3, 60 * 400);
-    let server = &outcome.server;
-    for bot in &outcome.bots {
-        let car = server.car_of(bot.seat.unwrap()).unwrap();
-        assert!(server_laps(server, car) >= 3, "the race did not finish");
-        let stats = bot.client.as_ref().unwrap().0.stats();
+    // The second player joins a running race, two seconds in; it steers
+    // its lead, the first keeps the one it started with.
+    let plans = [
+        PlayerPlan::default(),
+        PlayerPlan {
+            join_at_tick: 120,
+            adaptive_lead: true,
+            lead_ticks: 40,
+            ..PlayerPlan::default()
+        },
+    ];
+    let mut race = LoopbackRace::new(config, LinkModel::default(), &plans).unwrap();
+    assert!(
+        race.run_laps(3, 60 * 400).unwrap(),
+        "the race did not finish"
+    );
+    for (i, player) in race.players().iter().enumerate() {
+        assert!(laps_of(&race, i) >= 3);
+        let stats = player.client().unwrap().stats();
         assert!(
             stats.checked > 3 * 60 * 30 / 2,
             "only {} states checked",
             stats.checked
         );
         assert_eq!(stats.mispredicted, 0, "mispredicted: {:?}", stats.last);
+        assert_eq!(stats.late_corrections, 0);
     }
+    let server = race.server();
     assert_eq!(server.stats().late_inputs, 0);
     assert_eq!(server.stats().refused_inputs, 0);
-    assert!(server.world().contacts().is_empty());
+    assert_eq!(server.stats().contacts, 0);
 }
 
-/// Bot 1 (on the right of the front row) steers left into bot 0 for a
-/// second and a half after the start, then races on. (A negative steer
+/// Player 1 (on the right of the front row) steers left into player 0 for
+/// a second and a half after the start, then races on. (A negative steer
 /// input turns left: `CarInput::steer` is positive to the right.)
 fn into_the_neighbour(tick: u32) -> f64 {
     if (30..120).contains(&tick) { -0.6 } else { 0.0 }
@@ -200,32 +85,29 @@ fn with_contact_mispredictions_are_counted_and_named_and_the_race_goes_on() {
         laps: 1,
         ..RaceConfig::default()
     };
-    let outcome = race(
-        config,
-        &[(0, no_nudge), (0, into_the_neighbour)],
-        1,
-        60 * 200,
+    let plans = [
+        PlayerPlan::default(),
+        PlayerPlan {
+            nudge: into_the_neighbour,
+            ..PlayerPlan::default()
+        },
+    ];
+    let mut race = LoopbackRace::new(config, LinkModel::default(), &plans).unwrap();
+    assert!(
+        race.run_laps(1, 60 * 200).unwrap(),
+        "a car did not finish its lap after the contact"
     );
-    let server = &outcome.server;
+    assert!(race.server().stats().contacts > 0, "the cars never touched");
     let mut mispredicted = 0;
-    for bot in &outcome.bots {
-        let car = server.car_of(bot.seat.unwrap()).unwrap();
-        assert!(
-            server_laps(server, car) >= 1,
-            "a car did not finish its lap after the contact"
-        );
-        let stats = bot.client.as_ref().unwrap().0.stats();
+    for player in race.players() {
+        let stats = player.client().unwrap().stats();
         mispredicted += stats.mispredicted;
         eprintln!(
-            "seat {:?}: {} checked, {} mispredicted, largest correction {:.3} m, last {:?}",
-            bot.seat,
+            "seat {:?}: {} checked, {} mispredicted, largest correction {:.3} m",
+            player.seat(),
             stats.checked,
             stats.mispredicted,
             stats.largest_correction,
-            stats
-                .last
-                .as_ref()
-                .map(|m| (m.tick, m.fields.iter().map(|f| f.field).collect::<Vec<_>>()))
         );
         if let Some(miss) = &stats.last {
             assert!(!miss.fields.is_empty(), "a misprediction names its fields");
@@ -249,6 +131,5 @@ fn with_contact_mispredictions_are_counted_and_named_and_the_race_goes_on() {
             stats.largest_correction
         );
     }
-    assert!(server.stats().contacts > 0, "the cars never touched");
     assert!(mispredicted > 0, "contact must show as mispredictions");
 }
