@@ -22,9 +22,10 @@
 //!   stalls, bounded); [`LoopbackRace`] (`loopback.rs`) runs a whole
 //!   online race through it in one process on a virtual clock.
 //!
-//! The I/O around them: [`service`] (the race over WebSocket, axum),
-//! [`bot`] (a player over WebSocket) and [`link_proxy`] (the link emulator
-//! as a TCP proxy on loopback).
+//! The I/O around them, with the default feature `service`: `service` (the
+//! race over WebSocket, axum), `bot` (a player over WebSocket) and
+//! `link_proxy` (the link emulator as a TCP proxy on loopback). Without it
+//! the crate builds for wasm32.
 //!
 //! **Architecture Invariant:** the modules of the first list open no
 //! socket, read no clock and start no thread, so the same code runs in the
@@ -51,12 +52,14 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "service")]
 pub mod bot;
 mod client;
 mod error;
 mod frame;
 mod interpolation;
 mod link;
+#[cfg(feature = "service")]
 pub mod link_proxy;
 mod loopback;
 mod messages;
@@ -64,6 +67,7 @@ mod pilot;
 mod race_schema;
 mod schema;
 mod server;
+#[cfg(feature = "service")]
 pub mod service;
 
 pub use client::{MAX_PREDICTED_TICKS, Misprediction, NetClient, PredictionStats};

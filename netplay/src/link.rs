@@ -8,8 +8,8 @@
 
 use std::collections::VecDeque;
 
-use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::{RngCore, SeedableRng};
 
 /// One direction's behaviour.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,12 +72,9 @@ impl<T> Link<T> {
             self.dropped += 1;
             return false;
         }
-        let jitter = if self.model.jitter_ms > 0.0 {
-            self.rng
-                .gen_range(-self.model.jitter_ms..=self.model.jitter_ms)
-        } else {
-            0.0
-        };
+        // Uniform in [−jitter, jitter]: 53 random bits as a fraction.
+        let unit = (self.rng.next_u64() >> 11) as f64 / (1_u64 << 53) as f64;
+        let jitter = self.model.jitter_ms * (2.0 * unit - 1.0);
         let mut at = now_ms + (self.model.latency_ms + jitter).max(0.0);
         if self.model.stall_every_ms > 0.0 {
             let phase = at % self.model.stall_every_ms;
