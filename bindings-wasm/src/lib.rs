@@ -28,6 +28,7 @@ mod ground;
 mod hooks;
 mod input;
 mod limits;
+mod netplay;
 mod player;
 mod race;
 mod read;
@@ -43,6 +44,7 @@ pub use input::{
     AxisFinder, DeviceProfile, ForceFeedback, GearSelector, InputMixer, KeyboardControls,
     car_input_from,
 };
+pub use netplay::{NetClient, NetInterpolator, NetSchema};
 pub use player::ReplayPlayer;
 pub use race::{RaceTiming, grid_pose};
 pub use replay::{Replay, ReplayRecorder};
@@ -66,6 +68,17 @@ export interface CarPose {
   x: number; y: number; z: number; yaw: number; pitch: number; roll: number;
   steer: number; speed: number;
 }
+/** A decoded snapshot frame: blocks by key name (`NetSchema.decodeFrame`). */
+export interface NetFrame {
+  tick: number; serverTimeMs: number;
+  blocks: Record<string, Array<Record<string, number> | { id: number; row: Record<string, number> | null } | { index: number; row: Record<string, number> }>>;
+}
+/** A prediction that differed from the server's state, field by field. */
+export interface NetMisprediction { tick: number; fields: Array<{ field: string; server: number; predicted: number }> }
+/** How the prediction fares (`NetClient.stats`). */
+export interface NetStats { checked: number; mispredicted: number; lateCorrections: number; largestCorrection: number }
+/** A hot entity as drawn (`NetInterpolator.sample`). */
+export interface NetEntity { key: string; id: number; row: Record<string, number> }
 /** A heightfield ground: heights row-major (x fastest), optional surface id per cell. */
 export interface HeightfieldOptions {
   x0: number; y0: number; spacing: number; columns: number; rows: number;

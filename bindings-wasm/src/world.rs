@@ -103,7 +103,7 @@ fn initial_pose(options: &JsValue) -> JsResult<InitialPose> {
 /// Reads a `CarInput` from `{steer, throttle, brake, handbrake, clutch,
 /// gear}`; absent fields are 0. Non-numbers throw; NaN is left to the core,
 /// whose message names the field.
-fn car_input(value: &JsValue) -> JsResult<CarInput> {
+pub(crate) fn car_input(value: &JsValue) -> JsResult<CarInput> {
     if !value.is_object() {
         return Err(range_error(
             "input must be an object like {steer, throttle, brake}",
