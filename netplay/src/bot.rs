@@ -96,6 +96,10 @@ pub struct BotReport {
     /// For each other seat, the server time at which this bot first drew
     /// its car (interpolated at server time − delay), ms.
     pub first_drawn_ms: BTreeMap<u8, f64>,
+    /// The game informs (channel 7) received, as JSON text.
+    pub game_informs: Vec<String>,
+    /// The chat lines (channel 15) received, as JSON text.
+    pub chat: Vec<String>,
 }
 
 fn io(e: impl std::fmt::Display) -> NetError {
@@ -127,8 +131,18 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
     // The newest frame's server time and when it came: the bot's clock of
     // the server's time.
     let mut clock: Option<(f64, Instant)> = None;
+    // Once its laps are done the bot stays for the finish's game inform,
+    // a second at most, then leaves.
+    let mut finished_at: Option<Instant> = None;
     let mut ticker = tokio::time::interval(Duration::from_secs_f64(dt / options.pace));
     loop {
+        if let Some(at) = finished_at
+            && (report.game_informs.iter().any(|g| g.starts_with("[2"))
+                || at.elapsed() > Duration::from_secs(1))
+        {
+            let _ = sink.send(Message::Close(None)).await;
+            return Ok(report);
+        }
         tokio::select! {
             incoming = stream.next() => {
                 let bytes = match incoming {
@@ -183,7 +197,12 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                     }
                     Some(Channel::Shot) => {
                         let (Some(schema), Some((c, _))) = (&schema, &mut client) else { continue };
-                        let frame = decode_frame(schema, payload)?;
+                        let frame = match decode_frame(schema, payload) {
+                            Ok(frame) => frame,
+                            // Seed 001: a frame of another format version is dropped.
+                            Err(NetError::Version { .. }) => continue,
+                            Err(e) => return Err(e),
+                        };
                         report.frames += 1;
                         report.frame_bytes += bytes.len() as u64;
                         c.on_frame(&frame)?;
@@ -194,17 +213,18 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                             let mine = laps.iter().filter(|row| row[0] == crate::Value::U8(report.seat)).count();
                             report.laps += mine as u32;
                         }
-                        if report.laps >= options.laps {
+                        if report.laps >= options.laps && finished_at.is_none() {
                             let stats = c.stats();
                             report.checked = stats.checked;
                             report.mispredicted = stats.mispredicted;
                             report.late_corrections = stats.late_corrections;
                             report.last_miss = stats.last.clone();
                             report.largest_correction = stats.largest_correction;
-                            let _ = sink.send(Message::Close(None)).await;
-                            return Ok(report);
+                            finished_at = Some(Instant::now());
                         }
                     }
+                    Some(Channel::GameInform) => report.game_informs.push(String::from_utf8_lossy(payload).into_owned()),
+                    Some(Channel::Chat) => report.chat.push(String::from_utf8_lossy(payload).into_owned()),
                     Some(Channel::Ping) if options.answer_pings => {
                         let _ = sink.send(Message::Binary(message(Channel::Pong, payload).into())).await;
                     }

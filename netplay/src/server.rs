@@ -334,6 +334,12 @@ impl RaceServer {
         Ok(SeatId(seat))
     }
 
+    /// Seats nobody holds.
+    #[must_use]
+    pub fn free_seats(&self) -> usize {
+        self.seats.iter().filter(|s| s.is_none()).count()
+    }
+
     /// The player's name in a seat.
     #[must_use]
     pub fn name_of(&self, seat: SeatId) -> Option<&str> {

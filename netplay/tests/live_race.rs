@@ -165,6 +165,15 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
         (joined..=joined + 100.0).contains(&drawn),
         "seated at {joined} ms, first drawn at {drawn} ms"
     );
+    // Seed 001's game codes: 1 on joining (the race is on), 2 at the finish.
+    for report in [&first, &second] {
+        assert_eq!(report.game_informs.first().map(String::as_str), Some("[1]"));
+        assert!(
+            report.game_informs.iter().any(|g| g.starts_with("[2,{")),
+            "{:?}",
+            report.game_informs
+        );
+    }
     let per_second = first.frame_bytes as f64 / (first.frames as f64 / 30.0);
     eprintln!(
         "seat 0: {} frames, {per_second:.0} bytes a second with two cars",
@@ -311,4 +320,50 @@ async fn hostile_clients_are_refused_or_kicked_and_the_race_goes_on() {
         server.child.try_wait().unwrap().is_none(),
         "the server is still running"
     );
+}
+
+/// Reads until a message on `channel`; its payload as text.
+async fn next_on(ws: &mut Socket, channel: Channel) -> String {
+    let read = async {
+        while let Some(Ok(m)) = ws.next().await {
+            if let Message::Binary(bytes) = m
+                && bytes.first() == Some(&(channel as u8))
+            {
+                return String::from_utf8_lossy(&bytes[1..]).into_owned();
+            }
+        }
+        panic!("the connection ended before a message on {channel:?}");
+    };
+    tokio::time::timeout(Duration::from_secs(30), read)
+        .await
+        .expect("a message in time")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_reaches_everyone_and_a_full_server_says_so() {
+    let (tokens_path, tokens) = tokens_file(2);
+    let server = server(&tokens_path, 1, &[]);
+    let mut ann = signed_in(&server, &tokens[0], None).await;
+    assert_eq!(next_on(&mut ann, Channel::GameInform).await, "[1]");
+    let mut bob = signed_in(&server, &tokens[1], None).await;
+    assert_eq!(next_on(&mut bob, Channel::AuthResult).await, "null");
+    bob.send(Message::Binary(
+        message(Channel::ChatSend, "good luck".as_bytes()).into(),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(
+        next_on(&mut ann, Channel::Chat).await,
+        r#"["good luck","x",0]"#
+    );
+    // Every seat taken: even a valid token is turned away as "full".
+    let late = signed_in(&server, &tokens[0], None).await;
+    assert_eq!(closed_with(late).await, Some(tech_codes::SERVER_FULL));
+    // A chat line with a control character breaks the protocol.
+    bob.send(Message::Binary(
+        message(Channel::ChatSend, "bell\u{7}".as_bytes()).into(),
+    ))
+    .await
+    .unwrap();
+    assert_eq!(closed_with(bob).await, Some(tech_codes::PROTOCOL));
 }

@@ -16,7 +16,7 @@ use crate::race_schema::RemovalReason;
 use crate::server::SeatId;
 use crate::service::Shared;
 use crate::service::payloads::{AuthAnswer, AuthForm, json_message, message, tech_codes};
-use crate::service::race_loop::{Outbound, RaceCommand};
+use crate::service::race_loop::{JoinRefusal, Outbound, RaceCommand};
 
 /// Weight of a new round-trip time in the smoothed latency.
 const LATENCY_WEIGHT: f64 = 0.2;
@@ -77,13 +77,14 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>) {
     }
     let joined = match joined.await {
         Ok(Ok(joined)) => joined,
-        Ok(Err(e)) => {
-            let _ = sink
-                .send(Message::Binary(
-                    json_message(Channel::AuthResult, &json!({ "error": e.to_string() })).into(),
-                ))
-                .await;
-            kick(&mut sink, tech_codes::AUTH_FAILED, &e.to_string()).await;
+        Ok(Err(refusal)) => {
+            let (code, reason) = match refusal {
+                JoinRefusal::Full => (tech_codes::SERVER_FULL, "every seat is taken".to_owned()),
+                JoinRefusal::Denied(reason) => (tech_codes::AUTH_FAILED, reason),
+            };
+            let answer = json_message(Channel::AuthResult, &json!({ "error": reason }));
+            let _ = sink.send(Message::Binary(answer.into())).await;
+            kick(&mut sink, code, &reason).await;
             return;
         }
         Err(_) => return,
@@ -109,11 +110,18 @@ async fn leave(shared: &Shared, seat: SeatId, reason: RemovalReason) {
         .await;
 }
 
-/// Pings sent and not yet answered, oldest first.
+/// Longest chat line, characters.
+const MAX_CHAT_CHARS: usize = 200;
+/// Least time between two chat lines a player sends.
+const CHAT_INTERVAL: Duration = Duration::from_secs(1);
+
+/// A connection's timing: pings sent and not yet answered (oldest first),
+/// the smoothed round trip, the last chat line.
 struct Pings {
     next_id: u32,
     waiting: Vec<(u32, Instant)>,
     smoothed_ms: Option<f64>,
+    last_chat: Option<Instant>,
 }
 
 /// The seated part of a connection; returns why it ended.
@@ -131,6 +139,7 @@ async fn play(
         next_id: 1,
         waiting: Vec::new(),
         smoothed_ms: None,
+        last_chat: None,
     };
     let mut refused = 0_u32;
     loop {
@@ -227,6 +236,29 @@ async fn take_message(
                 .commands
                 .send(RaceCommand::Latency { seat, ms: smoothed })
                 .await;
+        }
+        Some(Channel::ChatSend) => {
+            let text = std::str::from_utf8(payload).map_err(|_| "a chat line is UTF-8")?;
+            let chars = text.chars().count();
+            if chars == 0 || chars > MAX_CHAT_CHARS || text.chars().any(char::is_control) {
+                return Err(format!(
+                    "a chat line is 1 to {MAX_CHAT_CHARS} printable characters"
+                ));
+            }
+            // One line a second; more is dropped, not a violation.
+            if pings
+                .last_chat
+                .is_none_or(|at| at.elapsed() >= CHAT_INTERVAL)
+            {
+                pings.last_chat = Some(Instant::now());
+                let _ = shared
+                    .commands
+                    .send(RaceCommand::Chat {
+                        seat,
+                        text: text.to_owned(),
+                    })
+                    .await;
+            }
         }
         Some(Channel::Shot) => {
             // Seed 001's key commands: a player has none yet, so they are

@@ -10,7 +10,6 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::error::Result;
 use crate::messages::{Channel, InputMessage};
 use crate::race_schema::RemovalReason;
 use crate::server::{RaceServer, SeatId, SeatStanding};
@@ -28,7 +27,11 @@ pub(crate) enum RaceCommand {
     Join {
         token: String,
         name: String,
-        reply: oneshot::Sender<Result<Joined>>,
+        reply: oneshot::Sender<std::result::Result<Joined, JoinRefusal>>,
+    },
+    Chat {
+        seat: SeatId,
+        text: String,
     },
     Leave {
         seat: SeatId,
@@ -42,6 +45,14 @@ pub(crate) enum RaceCommand {
         seat: SeatId,
         ms: f64,
     },
+}
+
+/// Why a sign-in was turned away.
+pub(crate) enum JoinRefusal {
+    /// Every seat is taken (4002).
+    Full,
+    /// The token, or its seat (4001).
+    Denied(String),
 }
 
 /// A seat taken: its queue of messages and the race it joined.
@@ -67,6 +78,8 @@ struct SeatLink {
     panel: BTreeMap<&'static str, String>,
     /// The standings row as last sent.
     stat_row: Option<serde_json::Value>,
+    /// The finish was announced.
+    finish_sent: bool,
 }
 
 /// Runs the race until every command sender is gone. `pace` is simulated
@@ -124,40 +137,23 @@ pub(crate) fn run(mut race: RaceServer, mut commands: mpsc::Receiver<RaceCommand
 fn handle(race: &mut RaceServer, seats: &mut BTreeMap<u8, SeatLink>, command: RaceCommand) {
     match command {
         RaceCommand::Join { token, name, reply } => {
-            let joined = race.join(&token, &name).map(|seat| {
-                let (queue, outbound) = mpsc::channel(OUTBOUND_QUEUE);
-                let config = race.config();
-                let map = MapData {
-                    track: config.track.clone(),
-                    car: config.car.clone(),
-                    laps: config.laps,
-                    seat: seat.0,
-                };
-                let name = race.name_of(seat).unwrap_or_default().to_owned();
-                // The standings' head and every current row, then deltas.
-                let head = json!([[0, ["name", "position", "laps", "best", "latency"], 0]]);
-                let rows: Vec<_> = seats.values().filter_map(|s| s.stat_row.clone()).collect();
-                let _ = queue.try_send(Outbound::Message(json_message(
-                    Channel::Stat,
-                    &json!([rows, head, true]),
-                )));
-                seats.insert(
-                    seat.0,
-                    SeatLink {
-                        name,
-                        queue,
-                        latency_ms: None,
-                        panel: BTreeMap::new(),
-                        stat_row: None,
-                    },
-                );
-                Joined {
-                    seat,
-                    outbound,
-                    map,
-                }
-            });
+            if race.free_seats() == 0 {
+                let _ = reply.send(Err(JoinRefusal::Full));
+                return;
+            }
+            let joined = match race.join(&token, &name) {
+                Ok(seat) => seat_link(race, seats, seat),
+                Err(e) => Err(JoinRefusal::Denied(e.to_string())),
+            };
             let _ = reply.send(joined);
+        }
+        RaceCommand::Chat { seat, text } => {
+            if let Some(name) = seats.get(&seat.0).map(|l| l.name.clone()) {
+                let line = json_message(Channel::Chat, &json!([text, name, 0]));
+                for link in seats.values() {
+                    let _ = link.queue.try_send(Outbound::Message(line.clone()));
+                }
+            }
         }
         RaceCommand::Leave { seat, reason } => {
             if race.leave(seat, reason).is_ok() {
@@ -194,6 +190,49 @@ fn handle(race: &mut RaceServer, seats: &mut BTreeMap<u8, SeatLink>, command: Ra
     }
 }
 
+/// Opens a seated player's queue with the standings so far and the race's
+/// state (seed 001's game code 1: on).
+fn seat_link(
+    race: &RaceServer,
+    seats: &mut BTreeMap<u8, SeatLink>,
+    seat: SeatId,
+) -> std::result::Result<Joined, JoinRefusal> {
+    let (queue, outbound) = mpsc::channel(OUTBOUND_QUEUE);
+    let config = race.config();
+    let map = MapData {
+        track: config.track.clone(),
+        car: config.car.clone(),
+        laps: config.laps,
+        seat: seat.0,
+    };
+    let name = race.name_of(seat).unwrap_or_default().to_owned();
+    // The standings' head and every current row, then deltas.
+    let head = json!([[0, ["name", "position", "laps", "best", "latency"], 0]]);
+    let rows: Vec<_> = seats.values().filter_map(|s| s.stat_row.clone()).collect();
+    for m in [
+        json_message(Channel::Stat, &json!([rows, head, true])),
+        json_message(Channel::GameInform, &json!([1])),
+    ] {
+        let _ = queue.try_send(Outbound::Message(m));
+    }
+    seats.insert(
+        seat.0,
+        SeatLink {
+            name,
+            queue,
+            latency_ms: None,
+            panel: BTreeMap::new(),
+            stat_row: None,
+            finish_sent: false,
+        },
+    );
+    Ok(Joined {
+        seat,
+        outbound,
+        map,
+    })
+}
+
 /// Each seat's panel keys that changed, and the standings rows that
 /// changed, to everyone (seed 001: only on change).
 fn send_huds(race: &RaceServer, seats: &mut BTreeMap<u8, SeatLink>) {
@@ -203,6 +242,14 @@ fn send_huds(race: &RaceServer, seats: &mut BTreeMap<u8, SeatLink>) {
         let Some(link) = seats.get_mut(&standing.seat.0) else {
             continue;
         };
+        if standing.finished && !link.finish_sent {
+            // Seed 001's game code 2: over (for this player).
+            link.finish_sent = true;
+            let done = json!([2, { "position": standing.position, "laps": standing.laps }]);
+            let _ = link
+                .queue
+                .try_send(Outbound::Message(json_message(Channel::GameInform, &done)));
+        }
         let row = stat_row(standing, link);
         if link.stat_row.as_ref() != Some(&row) {
             link.stat_row = Some(row.clone());
