@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 use rand::RngCore;
 use skidpad_netplay::bot::{BotOptions, run_bot};
 use skidpad_netplay::link_proxy::run_link_proxy;
-use skidpad_netplay::service::{ServiceOptions, race_router};
+use skidpad_netplay::service::{ServiceOptions, race_service};
 use skidpad_netplay::{LinkModel, RaceConfig};
 
 #[derive(Parser)]
@@ -78,6 +78,10 @@ struct ServeArgs {
     /// Distance between grid rows, m.
     #[arg(long, default_value_t = 8.0)]
     grid_row_spacing: f64,
+    /// Record the race into this folder as crash-safe streams
+    /// (`race-000.sks`, …; a player joining starts the next).
+    #[arg(long)]
+    record: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -183,9 +187,14 @@ async fn serve(args: ServeArgs) -> Result<()> {
         ping_every: Duration::from_millis(args.ping_ms),
         max_latency_ms: args.max_latency_ms,
         max_missed_pings: args.max_missed_pings,
+        record: args.record.clone(),
         ..ServiceOptions::default()
     };
-    let router = race_router(options)?;
+    if let Some(dir) = &args.record {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    let service = race_service(options)?;
+    let router = service.router.clone();
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     println!("race at ws://{}/race", listener.local_addr()?);
     if print_tokens {
@@ -193,11 +202,13 @@ async fn serve(args: ServeArgs) -> Result<()> {
             println!("seat {seat}: {token}");
         }
     }
-    axum::serve(listener, router)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await?;
+    // Ctrl-C (SIGINT) stops the race, which finishes its recording; open
+    // WebSockets are not waited for.
+    tokio::select! {
+        served = axum::serve(listener, router).into_future() => served?,
+        _ = tokio::signal::ctrl_c() => {}
+    }
+    tokio::task::spawn_blocking(move || service.stop()).await?;
     Ok(())
 }
 

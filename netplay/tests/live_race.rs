@@ -9,10 +9,11 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
-use skidpad_core::CarInput;
+use skidpad_core::{CarInput, hex};
 use skidpad_netplay::bot::{BotOptions, BotReport, run_bot};
 use skidpad_netplay::service::payloads::{message, tech_codes};
 use skidpad_netplay::{Channel, InputMessage};
+use skidpad_replay::{Limits, NoHooks, read_stream, verify_replay};
 use tokio_tungstenite::tungstenite::Message;
 
 const PACE: f64 = 4.0;
@@ -22,6 +23,21 @@ struct Process {
     child: Child,
     /// What it printed on its first line after the prefix.
     address: String,
+    /// The lines it printed after the first.
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Process {
+    /// Sends SIGINT (what Ctrl-C sends), waits for the process to end and
+    /// returns what it printed.
+    fn interrupt(&mut self) -> Vec<String> {
+        let pid = self.child.id().to_string();
+        let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
+        assert!(sent.success(), "kill -INT {pid}");
+        let status = self.child.wait().unwrap();
+        assert!(status.success(), "the server ended with {status}");
+        self.lines.try_iter().collect()
+    }
 }
 
 impl Drop for Process {
@@ -52,8 +68,17 @@ fn start(args: &[&str], prefix: &str) -> Process {
         .unwrap()
         .to_owned();
     // Keep reading so that the child never blocks on a full pipe.
-    std::thread::spawn(move || lines.for_each(drop));
-    Process { child, address }
+    let (send, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            let _ = send.send(line);
+        }
+    });
+    Process {
+        child,
+        address,
+        lines: received,
+    }
 }
 
 fn tokens_file(n: usize) -> (tempfile::NamedTempFile, Vec<String>) {
@@ -148,7 +173,9 @@ fn assert_exact(report: &BotReport, laps: u32) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_players_race_three_laps_through_the_link_and_every_state_is_predicted() {
     let (tokens_path, tokens) = tokens_file(2);
-    let server = server(&tokens_path, 3, &[]);
+    let recorded = tempfile::tempdir().unwrap();
+    let record = recorded.path().to_str().unwrap();
+    let mut server = server(&tokens_path, 3, &["--record", record]);
     let link = link(&server, 100.0);
     let first = tokio::spawn(run_bot(bot(&link, &tokens[0], 3)));
     // The second player joins a running race.
@@ -179,6 +206,32 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
         "seat 0: {} frames, {per_second:.0} bytes a second with two cars",
         first.frames
     );
+
+    // The server recorded the race: one segment until the second player
+    // joined, one from then. Each is a complete stream that verifies, and
+    // ends on the server world's own hash.
+    let printed = server.interrupt();
+    let segments: Vec<(String, String)> = printed
+        .iter()
+        .filter_map(|l| l.strip_prefix("recorded "))
+        .map(|l| {
+            let path = l.split_whitespace().next().unwrap().to_owned();
+            let hash = l.rsplit("world_hash=").next().unwrap().to_owned();
+            (path, hash)
+        })
+        .collect();
+    assert_eq!(segments.len(), 2, "{printed:?}");
+    for (path, world_hash) in segments {
+        let bytes = std::fs::read(&path).unwrap();
+        let stream = read_stream(&bytes, &Limits::default()).unwrap();
+        assert!(stream.complete, "{path} was not finished");
+        let report = verify_replay(&stream.replay, NoHooks, &Limits::default()).unwrap();
+        assert!(
+            report.is_valid() && report.desyncs == 0,
+            "{path}: {report:?}"
+        );
+        assert_eq!(hex(&report.final_hash), world_hash, "{path}");
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,8 +10,12 @@
 mod connection;
 pub mod payloads;
 mod race_loop;
+mod recording;
 
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use axum::Router;
@@ -51,6 +55,8 @@ pub struct ServiceOptions {
     pub auth_timeout: Duration,
     /// The delay and frame age the clients are told to draw with.
     pub interpolation: InterpolationSettings,
+    /// Where to record the race (`race-NNN.sks` segments), if anywhere.
+    pub record: Option<PathBuf>,
 }
 
 impl Default for ServiceOptions {
@@ -65,6 +71,7 @@ impl Default for ServiceOptions {
             max_message_bytes: 4096,
             auth_timeout: connection::DEFAULT_AUTH_TIMEOUT,
             interpolation: InterpolationSettings::default(),
+            record: None,
         }
     }
 }
@@ -76,9 +83,29 @@ pub(crate) struct Shared {
     options: ServiceOptions,
 }
 
+/// A running race: the router that serves it and its thread.
+pub struct RaceService {
+    /// Serves `/race`.
+    pub router: Router,
+    thread: Option<JoinHandle<()>>,
+    stop: Arc<AtomicBool>,
+}
+
+impl RaceService {
+    /// Stops the race after its current tick, finishes its recording and
+    /// waits for its thread.
+    pub fn stop(mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// Builds the race, starts its thread and returns the router that serves
-/// it. The race runs as long as the router (or a clone) lives.
-pub fn race_router(options: ServiceOptions) -> Result<Router> {
+/// it. The race runs until [`RaceService::stop`] (or every router clone
+/// and connection is gone).
+pub fn race_service(options: ServiceOptions) -> Result<RaceService> {
     let race = RaceServer::new(options.race.clone())?;
     let config = ClientConfig {
         snapshot_format_version: SNAPSHOT_FORMAT_VERSION,
@@ -91,9 +118,16 @@ pub fn race_router(options: ServiceOptions) -> Result<Router> {
     };
     let (commands, receiver) = mpsc::channel(1024);
     let pace = options.pace;
-    std::thread::Builder::new()
+    // The recorder is made on the race's thread (it is not Send).
+    let record = options.record.clone();
+    let stop = Arc::new(AtomicBool::new(false));
+    let stopping = stop.clone();
+    let thread = std::thread::Builder::new()
         .name("skidpad-race".into())
-        .spawn(move || race_loop::run(race, receiver, pace))
+        .spawn(move || {
+            let recording = record.map(recording::Recording::new);
+            race_loop::run(race, receiver, pace, recording, stopping);
+        })
         .map_err(|e| crate::NetError::Refused {
             reason: format!("cannot start the race thread: {e}"),
         })?;
@@ -102,9 +136,13 @@ pub fn race_router(options: ServiceOptions) -> Result<Router> {
         config_message: json_message(Channel::Config, &config),
         options,
     });
-    Ok(Router::new()
-        .route("/race", get(upgrade))
-        .with_state(shared))
+    Ok(RaceService {
+        router: Router::new()
+            .route("/race", get(upgrade))
+            .with_state(shared),
+        thread: Some(thread),
+        stop,
+    })
 }
 
 async fn upgrade(State(shared): State<Arc<Shared>>, ws: WebSocketUpgrade) -> Response {

@@ -5,6 +5,8 @@
 //! misses that frame.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde_json::json;
@@ -14,6 +16,7 @@ use crate::messages::{Channel, InputMessage};
 use crate::race_schema::RemovalReason;
 use crate::server::{RaceServer, SeatId, SeatStanding};
 use crate::service::payloads::{MapData, json_message, message};
+use crate::service::recording::Recording;
 
 /// Messages waiting for one connection; a slow reader beyond this misses
 /// frames rather than holding memory.
@@ -84,7 +87,13 @@ struct SeatLink {
 
 /// Runs the race until every command sender is gone. `pace` is simulated
 /// seconds per wall-clock second.
-pub(crate) fn run(mut race: RaceServer, mut commands: mpsc::Receiver<RaceCommand>, pace: f64) {
+pub(crate) fn run(
+    mut race: RaceServer,
+    mut commands: mpsc::Receiver<RaceCommand>,
+    pace: f64,
+    mut recording: Option<Recording>,
+    stop: Arc<AtomicBool>,
+) {
     let mut seats: BTreeMap<u8, SeatLink> = BTreeMap::new();
     let tick_wall = Duration::from_secs_f64(race.dt() / pace);
     let mut start = Instant::now();
@@ -92,10 +101,19 @@ pub(crate) fn run(mut race: RaceServer, mut commands: mpsc::Receiver<RaceCommand
     loop {
         loop {
             match commands.try_recv() {
-                Ok(command) => handle(&mut race, &mut seats, command),
+                Ok(command) => handle(&mut race, &mut seats, &mut recording, command),
                 Err(mpsc::error::TryRecvError::Empty) => break,
-                Err(mpsc::error::TryRecvError::Disconnected) => return,
+                Err(mpsc::error::TryRecvError::Disconnected) => {
+                    stop.store(true, Ordering::Relaxed);
+                    break;
+                }
             }
+        }
+        if stop.load(Ordering::Relaxed) {
+            if let Some(recording) = &mut recording {
+                recording.finish(&race);
+            }
+            return;
         }
         match race.step() {
             Ok(frames) => {
@@ -114,6 +132,9 @@ pub(crate) fn run(mut race: RaceServer, mut commands: mpsc::Receiver<RaceCommand
                 }
                 if frame_tick {
                     send_huds(&race, &mut seats);
+                }
+                if let Some(recording) = &mut recording {
+                    recording.capture(&race);
                 }
             }
             Err(e) => {
@@ -134,17 +155,30 @@ pub(crate) fn run(mut race: RaceServer, mut commands: mpsc::Receiver<RaceCommand
     }
 }
 
-fn handle(race: &mut RaceServer, seats: &mut BTreeMap<u8, SeatLink>, command: RaceCommand) {
+fn handle(
+    race: &mut RaceServer,
+    seats: &mut BTreeMap<u8, SeatLink>,
+    recording: &mut Option<Recording>,
+    command: RaceCommand,
+) {
     match command {
         RaceCommand::Join { token, name, reply } => {
             if race.free_seats() == 0 {
                 let _ = reply.send(Err(JoinRefusal::Full));
                 return;
             }
+            // A segment ends with the cars it started with; the next one
+            // starts with the newcomer.
+            if let Some(recording) = recording {
+                recording.finish(race);
+            }
             let joined = match race.join(&token, &name) {
                 Ok(seat) => seat_link(race, seats, seat),
                 Err(e) => Err(JoinRefusal::Denied(e.to_string())),
             };
+            if let Some(recording) = recording {
+                recording.restart(race);
+            }
             let _ = reply.send(joined);
         }
         RaceCommand::Chat { seat, text } => {
@@ -157,6 +191,11 @@ fn handle(race: &mut RaceServer, seats: &mut BTreeMap<u8, SeatLink>, command: Ra
         }
         RaceCommand::Leave { seat, reason } => {
             if race.leave(seat, reason).is_ok() {
+                if race.world().car_count() == 0
+                    && let Some(recording) = recording
+                {
+                    recording.finish(race);
+                }
                 let stats = race.stats();
                 tracing::info!(
                     seat = seat.0,
