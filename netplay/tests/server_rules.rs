@@ -243,4 +243,33 @@ proptest! {
         prop_assert!(any.input.to_array().iter().all(|v| v.is_finite()));
         prop_assert!(InputMessage::decode(&bytes[..28]).is_err());
     }
+
+    /// Any text is a command or an error, never a panic, and a command
+    /// reads back from its own text.
+    #[test]
+    fn any_text_is_a_command_or_an_error(text in ".{0,60}", seq in any::<u32>(), name in "[a-zA-Z0-9]{1,32}") {
+        if let Ok(command) = Command::parse(&text) {
+            prop_assert_eq!(Command::parse(&command.to_text()).unwrap(), command);
+        }
+        let made = Command { seq, action: KeyAction::Up, name };
+        prop_assert_eq!(Command::parse(&made.to_text()).unwrap(), made);
+    }
+
+    /// Any stream of input messages leaves the server running, each one
+    /// applied or refused; a refused one changes no car.
+    #[test]
+    fn any_inputs_are_applied_or_refused(messages in prop::collection::vec(prop::array::uniform29(any::<u8>()), 1..40)) {
+        let mut race = server(1);
+        let seat = race.join("token-0", "fuzz").unwrap();
+        let car = race.car_of(seat).unwrap();
+        for bytes in &messages {
+            let before = race.world().snapshot(car).unwrap();
+            let message = InputMessage::decode(bytes).unwrap();
+            if race.input(seat, message).is_err() {
+                prop_assert_eq!(race.world().snapshot(car).unwrap(), before);
+            }
+            race.step().unwrap();
+        }
+        prop_assert_eq!(race.tick() as usize, messages.len());
+    }
 }
