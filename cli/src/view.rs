@@ -85,7 +85,8 @@ pub fn serve(root: &Path, files: &[PathBuf], port: u16, ready: impl FnOnce(&str)
 
 /// The web app's pages and what they load, for any server that offers
 /// them (`skidpad view`, the leaderboard's `--play`): `/view` (the
-/// viewer), `/play` (the play page), `/viewer/…` (their modules and
+/// viewer), `/play` (the play page), `/race` (an online race on a
+/// `skidpad-netplay` server), `/viewer/…` (their modules and
 /// node_modules), `/pkg/…` (the wasm package) and `/cores/…` (the archive
 /// of old cores, fetched when an older replay is opened). Fails, saying
 /// how to build them, when the assets are missing.
@@ -95,6 +96,7 @@ pub fn page_assets<S: Clone + Send + Sync + 'static>(root: &Path) -> Result<Rout
     for (path, what) in [
         (viewer.join("index.html"), "the viewer page"),
         (viewer.join("play.html"), "the play page"),
+        (viewer.join("race.html"), "the online race page"),
         (
             viewer.join("node_modules/three/build/three.module.js"),
             "three.js (npm ci in viewer/)",
@@ -111,6 +113,7 @@ pub fn page_assets<S: Clone + Send + Sync + 'static>(root: &Path) -> Result<Rout
     Ok(Router::new()
         .route_service("/view", ServeFile::new(viewer.join("index.html")))
         .route_service("/play", ServeFile::new(viewer.join("play.html")))
+        .route_service("/race", ServeFile::new(viewer.join("race.html")))
         .nest_service("/viewer", ServeDir::new(viewer))
         .nest_service("/pkg", ServeDir::new(package))
         .nest_service("/cores", ServeDir::new(root.join("cores/archive"))))

@@ -317,6 +317,7 @@ fn view_serves_the_page_and_the_files_on_loopback() {
     for (path, body) in [
         ("viewer/index.html", "<!doctype html>page"),
         ("viewer/play.html", "<!doctype html>play"),
+        ("viewer/race.html", "<!doctype html>race"),
         ("viewer/node_modules/three/build/three.module.js", "three"),
         ("bindings-wasm/pkg/web/skidpad_wasm.js", "wasm glue"),
         ("secret.txt", "not served"),
@@ -370,10 +371,11 @@ fn view_serves_the_page_and_the_files_on_loopback() {
     let expected = std::fs::read(&replay).unwrap();
     assert!(file.ends_with(&expected), "the replay's bytes are served");
     assert!(text("/pkg/web/skidpad_wasm.js").ends_with("wasm glue"));
-    // The web app's two pages by name, as the leaderboard's --play serves
+    // The web app's pages by name, as the leaderboard's --play serves
     // them too.
     assert!(text("/view").ends_with("page"));
     assert!(text("/play").ends_with("play"));
+    assert!(text("/race").ends_with("race"));
     for path in [
         "/files/1/x.skr",
         "/viewer/../secret.txt",

@@ -13,6 +13,7 @@
 import init, * as sk from 'skidpad';
 import { Scene } from './scene.mjs';
 import { Cameras, CAMERA_MODES } from './cameras.mjs';
+import { fitStage, showError } from './stage.mjs';
 import { formatTime } from './timeline.mjs';
 import { GamepadSource, KeyboardSource, rumble } from './devices.mjs';
 import { loadBest, saveIfBest } from './ghost_store.mjs';
@@ -46,8 +47,7 @@ class PlayPage {
     this.shown = { state: 'setup', laps: [], hud: null, verdict: null, frameTimes: [] };
     this.leaderboard = new URLSearchParams(location.search).get('leaderboard') ?? '';
     this.keyboard.onChange = () => this.sendDevices(true);
-    new ResizeObserver(() => this.resize()).observe(this.canvas);
-    this.resize();
+    fitStage(this.canvas, this.scene, this.cameras);
     for (const mode of CAMERA_MODES) $('#camera').append(new Option(mode, mode));
     $('#camera').onchange = () => this.cameras.setMode($('#camera').value);
     $('#start').onclick = () => this.start().catch((e) => this.fail(e));
@@ -68,18 +68,8 @@ class PlayPage {
     requestAnimationFrame((t) => this.draw(t));
   }
 
-  resize() {
-    const { clientWidth: w, clientHeight: h } = this.canvas;
-    if (w === 0 || h === 0) return;
-    this.scene.resize(w, h);
-    this.cameras.resize(w, h);
-  }
-
   fail(e) {
-    const box = $('#error');
-    box.textContent = e?.message ? String(e.message) : String(e);
-    box.hidden = false;
-    this.shown.error = box.textContent;
+    this.shown.error = showError(e);
   }
 
   async start() {

@@ -39,6 +39,11 @@ export async function launch() {
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
       // WebGL on the CPU (SwiftShader), the same pixels on every run.
       '--use-angle=swiftshader', '--enable-unsafe-swiftshader',
+      // Two players in one browser (the race check): a page behind
+      // another keeps its timers and frames at full rate, as a window of
+      // its own would.
+      '--disable-background-timer-throttling', '--disable-renderer-backgrounding',
+      '--disable-backgrounding-occluded-windows',
     ],
   });
   return {

@@ -28,7 +28,7 @@ const TRACK = 'brandwood';
 const CAR = 'rwd_sports';
 
 /** The leaderboard with the web app, on a fresh SQLite file. */
-async function leaderboard() {
+export async function leaderboard() {
   const db = join(mkdtempSync(join(tmpdir(), 'skidpad-play-')), 'board.db');
   const server = await startServer(leaderboardBin, ['--play', '--listen', '127.0.0.1:0', '--database', `sqlite:${db}`, '--workers', '1'], {
     SKIDPAD_VIEWER_ROOT: root,
@@ -117,14 +117,17 @@ async function openPlay(context, base, query = '') {
 const shown = (page) => page.evaluate(() => window.skidpadPlay.shown());
 
 /** Drives until a valid lap is done, or `laps` laps, or the time runs
- * out, pressing and releasing keys as `keysFor` says. */
-async function drive(page, laps, seconds) {
+ * out, pressing and releasing keys as `keysFor` says. `api` is the page's
+ * test handle (`skidpadPlay`, or `skidpadRace` on the online race page,
+ * which counts laps without validity). */
+export async function drive(page, laps, seconds, api = 'skidpadPlay') {
   const track = new sk.TrackView(TRACK);
   const kappa = curvatures(track);
   const held = new Set();
   const deadline = Date.now() + seconds * 1000;
-  const glance = () => page.evaluate(() => window.skidpadPlay.glance());
-  const validLap = () => page.evaluate(() => window.skidpadPlay.shown().laps.some((l) => l.valid));
+  const glance = () => page.evaluate((name) => window[name].glance(), api);
+  // The play page stops at the first valid lap; the race page at `laps`.
+  const validLap = () => api === 'skidpadPlay' && page.evaluate(() => window.skidpadPlay.shown().laps.some((l) => l.valid));
   let state = await glance();
   let looks = 0;
   const began = Date.now();
@@ -132,7 +135,7 @@ async function drive(page, laps, seconds) {
   let strongestFeedback = 0;
   while (Date.now() < deadline && state.laps < laps) {
     looks += 1;
-    strongestFeedback = Math.max(strongestFeedback, Math.abs(state.feedback));
+    strongestFeedback = Math.max(strongestFeedback, Math.abs(state.feedback ?? 0));
     if (state.laps > lapsSeen) {
       lapsSeen = state.laps;
       if (await validLap()) break;
@@ -156,7 +159,8 @@ async function drive(page, laps, seconds) {
     }
   }
   for (const key of held) await page.keyboard.up(key);
-  return { looks: looks / ((Date.now() - began) / 1000), strongestFeedback, ...(await shown(page)) };
+  const last = await page.evaluate((name) => window[name].shown(), api);
+  return { looks: looks / ((Date.now() - began) / 1000), strongestFeedback, ...last };
 }
 
 export async function checkPlay(browser) {

@@ -15,10 +15,12 @@
 // 8. a live race followed from the spectator service;
 // 9. the play page (play_checks.mjs): a keyboard lap driven with real key
 //    events, submitted to the real leaderboard and verified at the page's
-//    time; the best lap raced as a ghost; a scripted gamepad.
+//    time; the best lap raced as a ghost; a scripted gamepad;
+// 10. the online race page (race_checks.mjs): two pages race a real
+//    skidpad-netplay server through the link emulator, predicted exactly.
 //
 // Environment: SKIDPAD_BIN (the skidpad binary), SKIDPAD_SPECTATOR_BIN,
-// SKIDPAD_LEADERBOARD_BIN,
+// SKIDPAD_LEADERBOARD_BIN, SKIDPAD_NETPLAY_BIN,
 // SKIDPAD_UPDATE_SCREENSHOTS=1 to rewrite the references. Run by
 // `cargo xtask test` (alone: `cargo xtask test --only viewer`).
 
@@ -26,6 +28,7 @@ import { launch } from './browser.mjs';
 import { demo20 } from './harness.mjs';
 import { checkPoses, checkRemovals, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
 import { checkPlay } from './play_checks.mjs';
+import { checkRace } from './race_checks.mjs';
 import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
 
 const browser = await launch();
@@ -43,6 +46,7 @@ try {
   await checkErrors(browser);
   await checkLive(browser);
   await checkPlay(browser);
+  await checkRace(browser);
 } finally {
   await browser.close();
 }

@@ -91,10 +91,17 @@ pub fn browser_test(root: &Path) -> Result<(), String> {
             "skidpad-spectator",
         ])
         .current_dir(root))?;
-    // The play check's leaderboard: the debug binary the workspace's
-    // tests already built (a one-lap run verifies in well under a second).
+    // The play check's leaderboard and the race check's server: the debug
+    // binaries the workspace's tests already built (a one-lap run
+    // verifies in well under a second; a two-player race is light).
     run(Command::new(cargo())
-        .args(["build", "-p", "skidpad-leaderboard"])
+        .args([
+            "build",
+            "-p",
+            "skidpad-leaderboard",
+            "-p",
+            "skidpad-netplay",
+        ])
         .current_dir(root))?;
     run(Command::new("node")
         .arg("test/run.mjs")
@@ -103,6 +110,10 @@ pub fn browser_test(root: &Path) -> Result<(), String> {
             root.join("target/debug/skidpad-leaderboard"),
         )
         .env("SKIDPAD_BIN", root.join("target/release/skidpad"))
+        .env(
+            "SKIDPAD_NETPLAY_BIN",
+            root.join("target/debug/skidpad-netplay"),
+        )
         .env(
             "SKIDPAD_SPECTATOR_BIN",
             root.join("target/release/skidpad-spectator"),

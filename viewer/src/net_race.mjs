@@ -1,0 +1,250 @@
+// The online race page: join a race on a skidpad-netplay server, drive
+// with the keyboard, see the other players interpolated.
+//
+//   /race?server=ws://HOST:PORT/race&token=SEAT_TOKEN&name=NAME[&pace=P]
+//
+// The page owns the WebSocket and the message channels (netplay/FORMAT.md);
+// the npm package's NetClient predicts this player's car with the core and
+// checks every state the server sends bit for bit, and NetInterpolator
+// draws the others `delay` behind the server. Input goes through the same
+// input layer as the play page (keyboard ramps, automatic gears), one
+// prediction tick at a time at the server's rate. `window.skidpadRace`
+// lets a test read what the page shows; input arrives only through real
+// key events.
+
+import init, * as sk from 'skidpad';
+import { Scene } from './scene.mjs';
+import { Cameras, CAMERA_MODES } from './cameras.mjs';
+import { fitStage, showError } from './stage.mjs';
+import { KeyboardSource } from './devices.mjs';
+import { describeCar } from './scene_data.mjs';
+
+const $ = (selector) => document.querySelector(selector);
+
+/** Channel bytes (netplay/src/messages.rs). */
+const CH = { config: 0, auth: 1, authResult: 2, map: 3, firstShot: 4, shot: 5, chatSend: 6, gameInform: 7, techInform: 8, panel: 13, stat: 14, chat: 15, ping: 30, pong: 31 };
+/** Ticks the prediction starts ahead of its first shot; the client's lead
+ * control then keeps its inputs arriving just before their ticks. */
+const START_LEAD = 12;
+
+const text = (bytes) => new TextDecoder().decode(bytes);
+const json = (bytes) => JSON.parse(text(bytes));
+const message = (channel, payload) => {
+  const out = new Uint8Array(payload.length + 1);
+  out[0] = channel;
+  out.set(payload, 1);
+  return out;
+};
+const poseArray = (p) => [p.x, p.y, p.z, p.yaw, p.pitch, p.roll, p.steer, p.speed];
+
+class RacePage {
+  constructor() {
+    const q = new URLSearchParams(location.search);
+    this.server = q.get('server') ?? `ws://${location.hostname}:8790/race`;
+    this.token = q.get('token') ?? '';
+    this.name = q.get('name') ?? 'player';
+    this.pace = Number(q.get('pace') ?? 1);
+    this.canvas = $('#view');
+    this.scene = new Scene(this.canvas);
+    this.cameras = new Cameras(this.canvas);
+    this.keyboard = new KeyboardSource();
+    this.client = null;
+    this.remote = null;
+    this.standings = new Map();
+    this.shown = { state: 'connecting', seat: null, laps: 0, panel: {}, ping: null, informs: [], remoteDrawn: [], error: null };
+    fitStage(this.canvas, this.scene, this.cameras);
+    for (const mode of CAMERA_MODES) $('#camera').append(new Option(mode, mode));
+    $('#camera').onchange = () => this.cameras.setMode($('#camera').value);
+  }
+
+  async setup() {
+    await init();
+    this.keys = new sk.KeyboardControls();
+    this.socket = new WebSocket(this.server);
+    this.socket.binaryType = 'arraybuffer';
+    this.socket.onmessage = ({ data }) => {
+      try {
+        this.receive(new Uint8Array(data));
+      } catch (e) {
+        this.fail(e);
+      }
+    };
+    this.socket.onclose = (e) => {
+      this.shown.state = 'closed';
+      this.shown.closed = e.code;
+      $('#status').textContent = `disconnected (${e.code}${e.reason ? `: ${e.reason}` : ''})`;
+    };
+    requestAnimationFrame((t) => this.draw(t));
+  }
+
+  fail(e) {
+    this.shown.error = showError(e);
+  }
+
+  send(bytes) {
+    if (this.socket.readyState === WebSocket.OPEN) this.socket.send(bytes);
+  }
+
+  receive(bytes) {
+    const channel = bytes[0];
+    const payload = bytes.subarray(1);
+    switch (channel) {
+      case CH.config: {
+        this.config = json(payload);
+        this.schema = sk.NetSchema.fromJson(JSON.stringify(this.config.schema));
+        this.remote = new sk.NetInterpolator(this.schema, this.config.interpolationDelayMs, this.config.maxFrameAgeMs);
+        this.tickMs = 1000 / this.config.tickHz / this.pace;
+        break;
+      }
+      case CH.auth:
+        this.send(message(CH.auth, new TextEncoder().encode(JSON.stringify({ token: this.token, name: this.name }))));
+        break;
+      case CH.authResult: {
+        const result = json(payload);
+        if (result !== null) this.fail(`the server refused: ${result.error}`);
+        break;
+      }
+      case CH.map:
+        this.join(json(payload));
+        break;
+      case CH.firstShot:
+        this.firstShot(payload);
+        break;
+      case CH.shot:
+        this.shot(payload);
+        break;
+      case CH.ping:
+        this.send(message(CH.pong, payload));
+        break;
+      case CH.panel:
+        for (const entry of json(payload)) {
+          const at = entry.indexOf(':');
+          this.shown.panel[entry.slice(0, at)] = entry.slice(at + 1);
+        }
+        break;
+      case CH.stat:
+        this.stat(json(payload));
+        break;
+      case CH.gameInform:
+        this.shown.informs.push(json(payload));
+        break;
+      case CH.techInform:
+        this.fail(`the server: ${text(payload)}`);
+        break;
+      default:
+        break;
+    }
+  }
+
+  join(map) {
+    this.map = map;
+    this.shown.seat = map.seat;
+    const track = new sk.TrackView(map.track);
+    const data = { name: map.track, width: track.width, length: track.length, points: track.points(), elevation: track.elevation(), banking: track.banking() };
+    this.scene.setTrack(data);
+    this.cameras.setTrack(data);
+    this.carShape = describeCar(JSON.parse(sk.presetDefinition(map.car)));
+    this.topGear = JSON.parse(sk.presetDefinition(map.car)).gearbox.ratios.length;
+    this.gears = new sk.GearSelector('automatic', this.topGear);
+    $('#hud-laps').textContent = String(map.laps);
+    $('#hud').hidden = false;
+    $('#status').textContent = `seat ${map.seat} on ${map.track}: arrows or WASD drive`;
+    this.canvas.focus();
+  }
+
+  firstShot(payload) {
+    this.client = new sk.NetClient(this.map.track, this.map.car, this.config.tickHz, payload);
+    this.client.advanceTo(this.client.tick + START_LEAD);
+    this.remote.firstShot(payload);
+    this.clock = { serverMs: this.schema.decodeFrame(payload).serverTimeMs, at: performance.now() };
+    this.started = performance.now();
+    this.ticks = 0;
+    this.shown.state = 'racing';
+    this.timer = setInterval(() => this.tick(), 4);
+  }
+
+  shot(payload) {
+    if (!this.client) return;
+    this.client.onFrame(payload);
+    if (this.remote.push(payload)) {
+      const frame = this.schema.decodeFrame(payload);
+      this.clock = { serverMs: frame.serverTimeMs, at: performance.now() };
+      // The lap events: anonymous rows of {car, lap, timeMs, valid}.
+      const laps = /** @type {Array<Record<string, number>>} */ (frame.blocks.lap ?? []);
+      for (const row of laps) if (row.car === this.map.seat) this.shown.laps += 1;
+    }
+  }
+
+  /** Standings: `[rows, heads, full?]`, rows `[seat, 0, cells | null, 0]`. */
+  stat([rows, , full]) {
+    if (full) this.standings.clear();
+    for (const [seat, , cells] of rows) {
+      if (cells === null) this.standings.delete(seat);
+      else this.standings.set(seat, cells);
+    }
+    const own = this.standings.get(this.map?.seat);
+    this.shown.ping = own ? own[4] : null;
+    const table = $('#standings');
+    table.replaceChildren();
+    for (const [name, position, laps] of [...this.standings.values()].sort((a, b) => a[1] - b[1])) {
+      const row = table.insertRow();
+      for (const cell of [position, name, `${laps} laps`]) row.insertCell().textContent = String(cell);
+    }
+  }
+
+  /** Predicts the ticks due by the page's clock at the server's rate,
+   * as many as the lead control asks for each. */
+  tick() {
+    const due = Math.floor((performance.now() - this.started) / this.tickMs) - this.ticks;
+    for (let k = 0; k < Math.min(due, 8); k++) {
+      this.ticks += 1;
+      for (let n = this.client.ticksDue(); n > 0; n--) this.drive();
+    }
+  }
+
+  drive() {
+    const pose = this.client.pose();
+    const keys = this.keyboard.keys();
+    const controls = this.keys.update(keys, 1 / this.config.tickHz, pose.speed);
+    this.shown.steer = controls.steer;
+    const gear = this.gears.update({ up: keys.shiftUp, down: keys.shiftDown, gate: null });
+    const input = sk.carInputFrom(controls, gear, this.topGear);
+    this.send(this.client.drive(input));
+    this.shown.pose = poseArray(this.client.pose());
+  }
+
+  draw(time) {
+    requestAnimationFrame((t) => this.draw(t));
+    if (!this.client) return;
+    const serverNow = this.clock.serverMs + (performance.now() - this.clock.at) * this.pace;
+    const others = this.remote.sample(serverNow).filter((e) => e.key === 'cars' && e.id !== this.map.seat);
+    if (this.scene.cars.length !== 1 + others.length) this.scene.setCars(Array(1 + others.length).fill(this.carShape));
+    const own = poseArray(this.client.pose());
+    this.scene.place(this.scene.cars[0], own);
+    others.forEach((e, k) => {
+      const r = e.row;
+      this.scene.place(this.scene.cars[k + 1], [r.x, r.y, r.z, r.yaw, r.pitch, r.roll, r.steer, r.speed]);
+      if (!this.shown.remoteDrawn.includes(e.id)) this.shown.remoteDrawn.push(e.id);
+    });
+    this.scene.cars[0].group.visible = this.cameras.mode !== 'cockpit';
+    this.cameras.update(own);
+    this.scene.render(this.cameras.camera);
+    const p = this.shown.panel;
+    $('#hud-pos').textContent = p.pos ?? '–';
+    $('#hud-lap').textContent = p.lap ?? '1';
+    $('#hud-gap').textContent = p.gap ? `+${p.gap} s` : '–';
+    $('#hud-ping').textContent = this.shown.ping ?? '–';
+    $('#hud-speed').textContent = (own[7] * 3.6).toFixed(0);
+    this.lastDraw = time;
+  }
+}
+
+const page = new RacePage();
+/** @type {any} */ (window).skidpadRace = {
+  /** What the page shows: state, seat, panel, ping, laps, game informs,
+   * remote seats drawn, the prediction's record. */
+  shown: () => ({ ...page.shown, stats: page.client?.stats() ?? null }),
+  /** What a driver looks at: the car's pose, its steer, the laps done. */
+  glance: () => ({ pose: page.shown.pose, steer: page.shown.steer, laps: page.shown.laps }),
+};
+page.setup().catch((e) => page.fail(e));
