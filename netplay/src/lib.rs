@@ -14,7 +14,8 @@
 //! - [`Channel`], [`InputMessage`], [`Command`] (`messages.rs`): the
 //!   message channels and the client's numbered inputs.
 //! - [`RaceServer`] (`server.rs`): the authoritative race: seats, input
-//!   scheduling, stepping, each player's frame.
+//!   scheduling, stepping, each player's frame; its settings and reports
+//!   in `race_config.rs`.
 //! - [`NetClient`] (`client.rs`): prediction of the player's car, checked
 //!   bit for bit against the server's state, and re-simulation;
 //!   [`AiPilot`] (`pilot.rs`) drives one as the AI would.
@@ -64,6 +65,7 @@ pub mod link_proxy;
 mod loopback;
 mod messages;
 mod pilot;
+mod race_config;
 mod race_schema;
 mod schema;
 mod server;
@@ -74,7 +76,8 @@ pub use client::{MAX_PREDICTED_TICKS, Misprediction, NetClient, PredictionStats}
 pub use link::{Link, LinkModel};
 pub use loopback::{LoopbackPlayer, LoopbackRace, PlayerPlan};
 pub use messages::{Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME};
-pub use server::{Outgoing, RaceConfig, RaceServer, SeatId, SeatStanding, ServerStats};
+pub use race_config::{Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats};
+pub use server::RaceServer;
 
 pub use error::{NetError, Result};
 pub use frame::{

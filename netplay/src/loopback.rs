@@ -15,8 +15,9 @@ use crate::frame::decode_frame;
 use crate::link::{Link, LinkModel};
 use crate::messages::{Channel, InputMessage};
 use crate::pilot::AiPilot;
+use crate::race_config::{RaceConfig, SeatId};
 use crate::race_schema::PlayerRow;
-use crate::server::{RaceConfig, RaceServer, SeatId};
+use crate::server::RaceServer;
 
 /// How one player behaves.
 #[derive(Clone, Copy, Debug)]

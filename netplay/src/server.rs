@@ -15,76 +15,18 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use skidpad_core::race::{GridLayout, RaceEvent, RaceRules, RaceTiming, grid_pose};
+use skidpad_core::race::{RaceEvent, RaceRules, RaceTiming, grid_pose};
 use skidpad_core::{CarDefinition, CarId, CarInput, Track, World, WorldConfig, preset};
 
 use crate::error::{NetError, Result};
 use crate::frame::{Block, Frame, Row, Value, encode_frame};
 use crate::messages::InputMessage;
+use crate::race_config::{Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats};
 use crate::race_schema::{
     CARS_KEY, CONTACT_KEY, CarRow, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY, RemovalReason,
     flags, race_schema,
 };
 use crate::schema::Schema;
-
-/// What a race is and how the server runs it.
-#[derive(Clone, Debug)]
-pub struct RaceConfig {
-    /// Built-in track name; the cars drive on its surface.
-    pub track: String,
-    /// Preset every player drives.
-    pub car: String,
-    /// Laps in the race.
-    pub laps: u32,
-    /// One token per seat: the token a player signs in with names its seat
-    /// (and its grid slot).
-    pub seat_tokens: Vec<String>,
-    /// Where the seats' grid slots stand.
-    pub grid: GridLayout,
-    /// Simulation ticks per second.
-    pub tick_hz: u32,
-    /// Ticks per snapshot frame: 2 at 60 Hz sends 30 frames a second.
-    pub ticks_per_frame: u32,
-    /// How far ahead of the server an input may name its tick.
-    pub max_input_lead: u32,
-    /// Inputs a seat may send in one burst. Each tick adds two to a seat's
-    /// allowance, up to this; an input past the allowance is refused as a
-    /// flood. A burst is normal (a link that stalled delivers its inputs
-    /// at once), so the default is two leads' worth. (What waits is bounded
-    /// anyway: one input per tick within the lead.)
-    pub input_burst: u32,
-}
-
-impl Default for RaceConfig {
-    fn default() -> Self {
-        RaceConfig {
-            track: "brandwood".into(),
-            car: "rwd_sports".into(),
-            laps: 3,
-            seat_tokens: Vec::new(),
-            grid: GridLayout::default(),
-            tick_hz: 60,
-            ticks_per_frame: 2,
-            max_input_lead: 60,
-            input_burst: 120,
-        }
-    }
-}
-
-/// A seat: a player's place in the race, its id in the `cars` block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SeatId(pub u8);
-
-/// What the server sends one seat after a tick.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Outgoing {
-    /// The seat.
-    pub seat: SeatId,
-    /// True for the seat's first frame (channel `FirstShot`).
-    pub first_shot: bool,
-    /// The encoded frame.
-    pub frame: Vec<u8>,
-}
 
 /// An input waiting for its tick.
 #[derive(Clone, Copy, Debug)]
@@ -112,35 +54,6 @@ struct Seat {
     /// Inputs the seat may still send now (see `RaceConfig::input_burst`).
     input_allowance: u32,
     needs_first_shot: bool,
-}
-
-/// A seat's place in the race, for the HUD and the standings.
-#[derive(Clone, Debug, PartialEq)]
-pub struct SeatStanding {
-    /// The seat.
-    pub seat: SeatId,
-    /// 1 for the leader.
-    pub position: u32,
-    /// Laps completed.
-    pub laps: u32,
-    /// Seconds behind the leader at the last timing point (0 for the
-    /// leader), once known.
-    pub gap: Option<f64>,
-    /// Fastest valid lap, s.
-    pub best_lap: Option<f64>,
-    /// Completed the race's laps.
-    pub finished: bool,
-}
-
-/// Counts a server keeps for its figures and tests.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ServerStats {
-    /// Inputs that arrived after their tick was stepped.
-    pub late_inputs: u64,
-    /// Inputs refused (seq order, tick window, flood).
-    pub refused_inputs: u64,
-    /// Contacts between two players' cars, one per car pair and tick.
-    pub contacts: u64,
 }
 
 /// The authoritative race.
@@ -516,15 +429,21 @@ impl RaceServer {
     /// The cars block: every seated car, and hasData 0 for those gone.
     fn cars_block(&self) -> Result<Block> {
         let mut rows = Vec::new();
+        // The standings once a frame, not once a car (they sort the field).
+        let finished: Vec<CarId> = self
+            .timing
+            .standings()
+            .into_iter()
+            .filter(|s| matches!(s.status, skidpad_core::race::CarStatus::Finished(_)))
+            .map(|s| s.car)
+            .collect();
         for (index, seat) in self.seats.iter().enumerate() {
             let Some(seat) = seat else { continue };
             let core = |e: skidpad_core::CoreError| NetError::Refused {
                 reason: e.to_string(),
             };
             let car = seat.car;
-            let finished = self.timing.standings().iter().any(|s| {
-                s.car == car && matches!(s.status, skidpad_core::race::CarStatus::Finished(_))
-            });
+            let finished = finished.contains(&car);
             let mut bits = 0;
             if self.world.input(car).map_err(core)?.brake > 0.05 {
                 bits |= flags::BRAKING;

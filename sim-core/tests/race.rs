@@ -68,6 +68,29 @@ fn standings_order_the_field_by_distance_and_gaps_grow_from_the_leader() {
     }
 }
 
+/// Steps `world` (calling `before_step` first) and times it until no car
+/// is running, 200 s at most; the timing's events.
+fn race_until_done(
+    world: &mut World,
+    race: &mut RaceTiming,
+    mut before_step: impl FnMut(u64, &mut World, &mut RaceTiming),
+) -> Vec<RaceEvent> {
+    let mut events = Vec::new();
+    for step in 0..60 * 200 {
+        before_step(step, world, race);
+        world.step(DT).unwrap();
+        events.extend(race.observe(world, DT));
+        if race
+            .standings()
+            .iter()
+            .all(|s| !matches!(s.status, CarStatus::Running))
+        {
+            break;
+        }
+    }
+    events
+}
+
 #[test]
 fn a_race_of_laps_finishes_cars_in_crossing_order_and_retires_a_removed_one() {
     let track = brandwood();
@@ -78,21 +101,11 @@ fn a_race_of_laps_finishes_cars_in_crossing_order_and_retires_a_removed_one() {
     };
     let mut race = RaceTiming::new(track.clone(), rules, &world);
     let last = CarId::from_raw(2);
-    let mut events = Vec::new();
-    for step in 0..60 * 200 {
+    let events = race_until_done(&mut world, &mut race, |step, world, _| {
         if step == 600 {
             world.remove_car(last).unwrap();
         }
-        world.step(DT).unwrap();
-        events.extend(race.observe(&world, DT));
-        if race
-            .standings()
-            .iter()
-            .all(|s| !matches!(s.status, CarStatus::Running))
-        {
-            break;
-        }
-    }
+    });
     let retired = events
         .iter()
         .find_map(|e| match e {
@@ -136,8 +149,7 @@ fn a_car_that_joins_a_running_race_is_timed_from_where_it_joined() {
     };
     let mut race = RaceTiming::new(track.clone(), rules, &world);
     let mut joined = None;
-    let mut events = Vec::new();
-    for step in 0..60 * 200 {
+    let events = race_until_done(&mut world, &mut race, |step, world, race| {
         if step == 300 {
             // Joins on the grid five seconds in, as an online player would.
             let pose = grid_pose(&track, 1, &GridLayout::default());
@@ -147,16 +159,7 @@ fn a_car_that_joins_a_running_race_is_timed_from_where_it_joined() {
             assert!(!race.join(car, DVec2::ZERO), "a car is timed once");
             joined = Some(car);
         }
-        world.step(DT).unwrap();
-        events.extend(race.observe(&world, DT));
-        if race
-            .standings()
-            .iter()
-            .all(|s| !matches!(s.status, CarStatus::Running))
-        {
-            break;
-        }
-    }
+    });
     let joined = joined.unwrap();
     let laps = race.laps(joined).expect("the joined car is timed");
     assert_eq!(laps.len(), 1, "{events:?}");

@@ -12,8 +12,8 @@ use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::messages::{Channel, Command, InputMessage};
+use crate::race_config::SeatId;
 use crate::race_schema::RemovalReason;
-use crate::server::SeatId;
 use crate::service::Shared;
 use crate::service::payloads::{AuthAnswer, AuthForm, json_message, message, tech_codes};
 use crate::service::race_loop::{JoinRefusal, Outbound, RaceCommand};

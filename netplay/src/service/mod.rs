@@ -28,7 +28,8 @@ use crate::error::Result;
 use crate::frame::SNAPSHOT_FORMAT_VERSION;
 use crate::interpolation::InterpolationSettings;
 use crate::messages::Channel;
-use crate::server::{RaceConfig, RaceServer};
+use crate::race_config::RaceConfig;
+use crate::server::RaceServer;
 use payloads::{ClientConfig, json_message};
 use race_loop::RaceCommand;
 

@@ -13,8 +13,9 @@ use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::messages::{Channel, InputMessage};
+use crate::race_config::{SeatId, SeatStanding};
 use crate::race_schema::RemovalReason;
-use crate::server::{RaceServer, SeatId, SeatStanding};
+use crate::server::RaceServer;
 use crate::service::payloads::{MapData, json_message, message};
 use crate::service::recording::Recording;
 
