@@ -232,7 +232,8 @@ class RacePage {
     const p = this.shown.panel;
     $('#hud-pos').textContent = p.pos ?? '–';
     $('#hud-lap').textContent = p.lap ?? '1';
-    $('#hud-gap').textContent = p.gap ? `+${p.gap} s` : '–';
+    // The leader's gap is 0: nothing to show.
+    $('#hud-gap').textContent = p.gap && Number(p.gap) > 0 ? `+${p.gap} s` : '–';
     $('#hud-ping').textContent = this.shown.ping ?? '–';
     $('#hud-speed').textContent = (own[7] * 3.6).toFixed(0);
     this.lastDraw = time;
