@@ -190,6 +190,18 @@ impl NetClient {
         self.inner.advance_to(tick).map_err(net_error)
     }
 
+    /// The margin in ticks the lead control keeps between an input's
+    /// arrival and its tick (default 3, at most 30): a page that predicts
+    /// on its drawing thread, whose ticks come irregularly, keeps more.
+    #[wasm_bindgen(js_name = setLeadSafety)]
+    pub fn set_lead_safety(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "number")] ticks: JsValue,
+    ) -> JsResult<()> {
+        let ticks = args::u32_arg(&ticks, "ticks")?;
+        self.inner.set_lead_safety(ticks).map_err(net_error)
+    }
+
     /// How many ticks to predict now (1 normally; more or 0 to keep the
     /// inputs arriving just before their ticks).
     #[wasm_bindgen(js_name = ticksDue)]

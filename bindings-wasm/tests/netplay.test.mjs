@@ -105,4 +105,8 @@ test('the schema, the frame decoder and the interpolation buffer', () => {
   assert.throws(() => new sk.NetInterpolator(schema, -1, 1000), RangeError);
   assert.throws(() => new sk.NetClient('brandwood', 'rwd_sports', TICK_HZ, new Uint8Array(3)), RangeError);
   assert.throws(() => new sk.NetClient('nowhere', 'rwd_sports', TICK_HZ, shots[0].bytes));
+  const client = new sk.NetClient('brandwood', 'rwd_sports', TICK_HZ, records()[0].bytes);
+  client.setLeadSafety(6);
+  assert.throws(() => client.setLeadSafety(31), /lead safety of 31 ticks/);
+  assert.throws(() => client.setLeadSafety(-1), RangeError);
 });

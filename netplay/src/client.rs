@@ -87,9 +87,13 @@ pub struct NetClient {
 }
 
 /// Ticks of margin the client keeps its inputs arriving ahead of their
-/// tick: the jitter eats into it, so the minimum over a window is kept at
-/// least this.
-const LEAD_SAFETY: i64 = 3;
+/// tick, by default: the jitter eats into it, so the minimum over a window
+/// is kept at least this. A client whose own ticks are irregular (a
+/// browser page that draws on the same thread) sets more
+/// ([`NetClient::set_lead_safety`]).
+pub const DEFAULT_LEAD_SAFETY: u32 = 3;
+/// Most lead safety a client may ask for, ticks.
+pub const MAX_LEAD_SAFETY: u32 = 30;
 /// Margin beyond the safety the client gives back (one tick at a time).
 const LEAD_SLACK: i64 = 4;
 /// Acknowledgements a decision waits for, all of inputs sent after the
@@ -110,6 +114,8 @@ struct LeadControl {
     min_margin: i64,
     /// Ticks still to give back, one per call.
     skip: u32,
+    /// The margin kept, ticks.
+    safety: i64,
 }
 
 impl LeadControl {
@@ -130,19 +136,20 @@ impl LeadControl {
         if self.samples < LEAD_SAMPLES {
             return 1;
         }
-        let margin = self.min_margin;
+        let (margin, safety) = (self.min_margin, self.safety);
         *self = LeadControl {
             since_seq: next_seq,
             samples: 0,
             min_margin: i64::MAX,
             skip: 0,
+            safety,
         };
-        if margin < LEAD_SAFETY {
-            1 + (LEAD_SAFETY - margin).min(LEAD_MAX_GROWTH) as u32
-        } else if margin > LEAD_SAFETY + LEAD_SLACK {
+        if margin < safety {
+            1 + (safety - margin).min(LEAD_MAX_GROWTH) as u32
+        } else if margin > safety + LEAD_SLACK {
             // Half the way back to the middle of the band: a lead far too
             // long shrinks quickly, one near it a tick at a time.
-            let excess = margin - (LEAD_SAFETY + LEAD_SLACK / 2);
+            let excess = margin - (safety + LEAD_SLACK / 2);
             self.skip = (excess / 2).max(1) as u32 - 1;
             0
         } else {
@@ -191,6 +198,7 @@ impl NetClient {
                 samples: 0,
                 min_margin: i64::MAX,
                 skip: 0,
+                safety: i64::from(DEFAULT_LEAD_SAFETY),
             },
         })
     }
@@ -239,6 +247,19 @@ impl NetClient {
     /// tick keeps the lead it started with.
     pub fn ticks_due(&mut self) -> u32 {
         self.lead.ticks_due(self.next_seq)
+    }
+
+    /// Sets the margin, in ticks, the lead control keeps between an
+    /// input's arrival and its tick (default [`DEFAULT_LEAD_SAFETY`]; at
+    /// most [`MAX_LEAD_SAFETY`]).
+    pub fn set_lead_safety(&mut self, ticks: u32) -> Result<()> {
+        if ticks > MAX_LEAD_SAFETY {
+            return Err(NetError::Refused {
+                reason: format!("a lead safety of {ticks} ticks is over {MAX_LEAD_SAFETY}"),
+            });
+        }
+        self.lead.safety = i64::from(ticks);
+        Ok(())
     }
 
     /// Predicts one tick with `input` and returns the message that asks

@@ -72,7 +72,10 @@ mod server;
 #[cfg(feature = "service")]
 pub mod service;
 
-pub use client::{MAX_PREDICTED_TICKS, Misprediction, NetClient, PredictionStats};
+pub use client::{
+    DEFAULT_LEAD_SAFETY, MAX_LEAD_SAFETY, MAX_PREDICTED_TICKS, Misprediction, NetClient,
+    PredictionStats,
+};
 pub use link::{Link, LinkModel};
 pub use loopback::{LoopbackPlayer, LoopbackRace, PlayerPlan};
 pub use messages::{Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME};

@@ -26,6 +26,9 @@ const CH = { config: 0, auth: 1, authResult: 2, map: 3, firstShot: 4, shot: 5, c
 /** Ticks the prediction starts ahead of its first shot; the client's lead
  * control then keeps its inputs arriving just before their ticks. */
 const START_LEAD = 12;
+/** The lead control's margin, ticks: this page predicts on the thread it
+ * draws on, so its ticks come less regularly than a native client's. */
+const LEAD_SAFETY = 6;
 
 const text = (bytes) => new TextDecoder().decode(bytes);
 const json = (bytes) => JSON.parse(text(bytes));
@@ -154,6 +157,7 @@ class RacePage {
 
   firstShot(payload) {
     this.client = new sk.NetClient(this.map.track, this.map.car, this.config.tickHz, payload);
+    this.client.setLeadSafety(LEAD_SAFETY);
     this.client.advanceTo(this.client.tick + START_LEAD);
     this.remote.firstShot(payload);
     this.clock = { serverMs: this.schema.decodeFrame(payload).serverTimeMs, at: performance.now() };
