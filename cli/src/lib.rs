@@ -12,5 +12,6 @@ pub mod inspect;
 pub mod limits;
 pub mod recover;
 pub mod text;
+pub mod tire_import;
 pub mod verify;
 pub mod view;

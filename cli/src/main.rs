@@ -18,7 +18,9 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
 use skidpad_cli::limits::LimitArgs;
-use skidpad_cli::{atomic, demo, export, files, ghost_cmd, inspect, recover, verify, view};
+use skidpad_cli::{
+    atomic, demo, export, files, ghost_cmd, inspect, recover, tire_import, verify, view,
+};
 
 #[derive(Parser)]
 #[command(
@@ -108,6 +110,14 @@ enum Command {
         /// of the leaderboard's 8787 and the spectator service's 8788).
         #[arg(long, default_value_t = 8790)]
         port: u16,
+    },
+    /// Import a Magic Formula tire file (.tir: PAC2002, MF-Tyre 5.x):
+    /// print the tire as a car definition's JSON, how close it comes to
+    /// the file's own curves, and every key left out with what it would
+    /// change.
+    Tire {
+        /// The .tir file.
+        file: PathBuf,
     },
     /// Export a replay as a dense per-step JSON track with events.
     Export {
@@ -261,6 +271,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 cli.json,
                 &recover::recover(&stream, &output, &limits.limits())?,
             )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Tire { file } => {
+            print(cli.json, &tire_import::import_tire(&file)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::View { .. } | Command::Export { .. } if cli.json => {

@@ -398,3 +398,40 @@ fn view_serves_the_page_and_the_files_on_loopback() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cargo xtask viewer"));
 }
+
+#[test]
+fn tire_imports_a_real_file_and_refuses_a_wrong_one_by_line() {
+    let sedan = "../sim-core/tests/data/tir/Sedan_Pac02Tire.tir";
+    let out = skidpad(&["tire", sedan]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("nominal load 3929 N"), "{text}");
+    assert!(text.contains("1.0× nominal (3929 N): Fx"), "{text}");
+    assert!(
+        text.contains("[SHAPE] table {radial width} (4 rows)"),
+        "{text}"
+    );
+    // --json gives the parameters a car definition takes as they are.
+    let out = skidpad(&["--json", "tire", sedan]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tire: skidpad_core::TireParameters =
+        serde_json::from_value(report["parameters"].clone()).unwrap();
+    assert!((tire.pky1 - 21.92).abs() < 1e-12, "{tire:?}");
+    assert_eq!(report["gaps"].as_array().unwrap().len(), 3);
+
+    let dir = tempfile::tempdir().unwrap();
+    let kilonewton = dir.path().join("kn.tir");
+    let original = std::fs::read_to_string(sedan).unwrap();
+    std::fs::write(&kilonewton, original.replace("'newton'", "'kilonewton'")).unwrap();
+    let out = skidpad(&["tire", kilonewton.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("line 6") && err.contains("FORCE unit"),
+        "{err}"
+    );
+    let huge = dir.path().join("huge.tir");
+    std::fs::write(&huge, vec![b'!'; 2 << 20]).unwrap();
+    let out = skidpad(&["tire", huge.to_str().unwrap()]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("at most"));
+}

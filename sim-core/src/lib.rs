@@ -66,7 +66,7 @@ pub use vehicle::definition::{
 };
 pub use vehicle::presets::{preset, preset_names};
 pub use vehicle::steering_feel::SteeringFeel;
-pub use vehicle::tir::{TirImport, parse_tir};
+pub use vehicle::tir::{CurveGap, TirImport, parse_tir, tir_keys_read};
 pub use vehicle::tire::{TireAtLoad, TireParameters};
 pub use world::car::InitialPose;
 pub use world::contact::{CONTACT_FRICTION, CONTACT_RESTITUTION, Contact};

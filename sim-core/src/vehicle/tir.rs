@@ -1,192 +1,404 @@
-//! `.tir` import: read Magic Formula tire data in the TeX-like property
-//! file format that tire suppliers publish (PAC2002 parameter names).
+//! `.tir` import: read Magic Formula tire data in the property-file format
+//! that tire suppliers and tools publish (PAC2002 and MF-Tyre 5.x).
 //!
-//! The format: `[SECTION]` headers, `KEY = VALUE` lines, comments starting
-//! with `!` or `$` (whole lines or after a value), quoted strings, and a
-//! `[UNITS]` section. This core works in SI units, so the units section must
-//! name them (or leave them out); anything else is refused rather than
-//! silently misread. Keys this core does not use are reported as warnings,
-//! never errors: real files carry far more coefficients than the pure-slip
-//! subset used here.
+//! What import does with a real file:
+//! - the coefficients this core's tire uses are read and the file's
+//!   scaling factors folded into them (FNOMIN·LFZO is the nominal load,
+//!   LMUX and LMUY scale the friction, LKX and LKY the slip stiffnesses,
+//!   LCX/LCY the shape and LEX/LEY the curvature factors);
+//! - signs are mapped to this core's convention: real files are written in
+//!   TYDEX/ISO-W axes, where a positive slip angle gives a negative
+//!   lateral force (PKY1 < 0; MF 5.0 files may also give PDY1 < 0). Only
+//!   the curve's magnitude and its slope's sign matter, so the friction
+//!   polynomial is read by magnitude and PKY1's sign tells the convention;
+//! - relaxation lengths and the pneumatic trail are read at nominal load
+//!   (PTX1·R0, PTY1·sin(2·atan(1/PTY2))·R0·LFZO, QDZ1·R0·LTR) when the file
+//!   gives them, else the definition's defaults apply;
+//! - every other key comes back as a warning saying what it does and, for
+//!   the pure-slip terms this core's tire lacks (horizontal and vertical
+//!   shifts, load- and sign-dependent curvature), how much it would
+//!   change the force, measured against the file's own full curves;
+//! - tables (the `[SHAPE]` tread profile) are counted and skipped.
+//!
+//! Anything else — units that are not SI, a format this importer does not
+//! know, a missing coefficient, a value outside the core's validated
+//! ranges — is an error naming the line or the key.
 
-use std::collections::BTreeMap;
+mod file_curves;
+mod property_file;
+mod unmodelled;
 
+use serde::Serialize;
+
+use self::file_curves::{Direction, FileCurves, PURE_SLIP_KEYS};
+use self::property_file::{PropertyFile, Value};
 use crate::vehicle::tire::{
     DEFAULT_RELAXATION_X, DEFAULT_RELAXATION_Y, DEFAULT_TRAIL, TireParameters,
 };
 use crate::{CoreError, Result};
 
-/// Where each used coefficient lives: (section, key).
-const USED: [(&str, &str); 14] = [
-    ("VERTICAL", "FNOMIN"),
-    ("LONGITUDINAL_COEFFICIENTS", "PCX1"),
-    ("LONGITUDINAL_COEFFICIENTS", "PDX1"),
-    ("LONGITUDINAL_COEFFICIENTS", "PDX2"),
-    ("LONGITUDINAL_COEFFICIENTS", "PEX1"),
-    ("LONGITUDINAL_COEFFICIENTS", "PKX1"),
-    ("LONGITUDINAL_COEFFICIENTS", "PKX2"),
-    ("LONGITUDINAL_COEFFICIENTS", "PKX3"),
-    ("LATERAL_COEFFICIENTS", "PCY1"),
-    ("LATERAL_COEFFICIENTS", "PDY1"),
-    ("LATERAL_COEFFICIENTS", "PDY2"),
-    ("LATERAL_COEFFICIENTS", "PEY1"),
-    ("LATERAL_COEFFICIENTS", "PKY1"),
-    ("LATERAL_COEFFICIENTS", "PKY2"),
+/// Property-file formats whose pure-slip coefficients mean what this
+/// importer assumes. MF-Tyre 6.x (FITTYP 61/62) changes the cornering
+/// stiffness (PKY4–PKY7) and friction (pressure) formulas and is refused.
+const FORMATS: [&str; 3] = ["PAC2002", "MF_05", "MF_052"];
+
+/// The keys the imported tire is built from; every other key is a warning.
+const FOLDED: [&str; 25] = [
+    "FNOMIN",
+    "LFZO",
+    "PCX1",
+    "LCX",
+    "PDX1",
+    "PDX2",
+    "LMUX",
+    "PEX1",
+    "LEX",
+    "PKX1",
+    "PKX2",
+    "PKX3",
+    "LKX",
+    "PCY1",
+    "LCY",
+    "PDY1",
+    "PDY2",
+    "LMUY",
+    "PEY1",
+    "LEY",
+    "PKY1",
+    "PKY2",
+    "LKY",
+    "UNLOADED_RADIUS",
+    "PROPERTY_FILE_FORMAT",
 ];
 
-/// Units this core accepts in the `[UNITS]` section, by quantity.
-const SI_UNITS: [(&str, &[&str]); 5] = [
-    ("LENGTH", &["meter", "metre", "m"]),
-    ("FORCE", &["newton", "n"]),
-    ("ANGLE", &["radian", "radians", "rad"]),
-    ("MASS", &["kg", "kilogram"]),
-    ("TIME", &["second", "sec", "s"]),
-];
+/// Read when present, with their own defaults.
+const FOLDED_IF_PRESENT: [&str; 7] = ["PTX1", "LSGKP", "PTY1", "PTY2", "LSGAL", "QDZ1", "LTR"];
+
+/// How close the imported tire's pure-slip curves come to the file's full
+/// curves (every pure-slip term the file gives, zero camber) at one load.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct CurveGap {
+    /// The load, N.
+    pub load: f64,
+    /// The load over the scaled nominal load FNOMIN·LFZO.
+    pub load_ratio: f64,
+    /// Largest |Fx difference| over κ in [−1, 1], % of the file's peak.
+    pub longitudinal_percent: f64,
+    /// Largest |Fy difference| over tan α in [−1, 1], % of the file's peak.
+    pub lateral_percent: f64,
+}
+
+/// The keys an import builds the tire from (the rest come back as
+/// warnings), besides the `[UNITS]` section, which is checked.
+pub fn tir_keys_read() -> impl Iterator<Item = &'static str> {
+    FOLDED.iter().chain(FOLDED_IF_PRESENT.iter()).copied()
+}
 
 /// A parsed `.tir` file.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct TirImport {
-    /// The coefficients this core uses, validated.
+    /// The coefficients this core uses, with the file's scaling folded in,
+    /// validated.
     pub parameters: TireParameters,
-    /// One line per key that was read but is not used, with its line.
+    /// One line per key that was read but not used, with its line and what
+    /// it would change.
     pub warnings: Vec<String>,
+    /// The imported curves against the file's full pure-slip curves at
+    /// half, once and one and a half times the nominal load.
+    pub gaps: Vec<CurveGap>,
 }
 
-fn malformed(line: usize, reason: impl Into<String>) -> CoreError {
+fn missing(key: &str) -> CoreError {
     CoreError::Parse {
         what: "tir file",
-        message: format!("line {line}: {}", reason.into()),
+        message: format!("{key} is missing"),
     }
 }
 
-/// Cuts a trailing `!` or `$` comment that is not inside quotes.
-fn strip_comment(s: &str) -> &str {
-    let mut quoted = false;
-    for (i, c) in s.char_indices() {
-        match c {
-            '\'' | '"' => quoted = !quoted,
-            '!' | '$' if !quoted => return &s[..i],
-            _ => {}
+fn required(file: &PropertyFile, key: &str) -> Result<f64> {
+    match file.get(key) {
+        None => Err(missing(key)),
+        Some(entry) => match entry.value {
+            Value::Number(v) => Ok(v),
+            Value::Text(ref t) => Err(property_file::malformed(
+                entry.line,
+                format!("`{key}` = `{t}` is not a finite number"),
+            )),
+        },
+    }
+}
+
+fn scaling(file: &PropertyFile, key: &str) -> f64 {
+    file.number(key).unwrap_or(1.0)
+}
+
+/// Refuses formats whose coefficients mean something else.
+fn check_format(file: &PropertyFile, warnings: &mut Vec<String>) -> Result<()> {
+    if let Some(fit) = file.number("FITTYP")
+        && fit >= 60.0
+    {
+        return Err(CoreError::Parse {
+            what: "tir file",
+            message: format!(
+                "FITTYP {fit} is MF-Tyre 6.x, which this importer does not read (PAC2002 and MF-Tyre 5.x only)"
+            ),
+        });
+    }
+    match file.text("PROPERTY_FILE_FORMAT") {
+        Some(format) if FORMATS.contains(&format.as_str()) => Ok(()),
+        Some(format) => Err(CoreError::Parse {
+            what: "tir file",
+            message: format!(
+                "PROPERTY_FILE_FORMAT `{format}` is not read: this importer reads {}",
+                FORMATS.join(", ")
+            ),
+        }),
+        None => {
+            warnings.push("PROPERTY_FILE_FORMAT is not given: read as PAC2002".to_owned());
+            Ok(())
         }
     }
-    s
+}
+
+/// A friction polynomial (PD?1 + PD?2·dfz)·L read by magnitude: a file in
+/// W-axis form may write it negative, and the curve's size is |D|.
+fn friction_magnitude(first: f64, second: f64, scale: f64) -> (f64, f64) {
+    let sign = if first < 0.0 { -1.0 } else { 1.0 };
+    (sign * first * scale, sign * second * scale)
+}
+
+/// The relaxation lengths and trail at nominal load, where the file gives
+/// them (PAC2002: σκ = Fz·(PTX1 + …)·R0/Fz0'·LSGKP, σα =
+/// PTY1·sin(2·atan(Fz/(PTY2·Fz0')))·R0·LFZO·LSGAL, t = Fz·(QDZ1 + …)·R0/Fz0'·LTR).
+fn nominal_lengths(file: &PropertyFile, radius: f64) -> (f64, f64, f64) {
+    let positive = |key: &str| file.number(key).filter(|v| *v > 0.0);
+    let relaxation_x = positive("PTX1").map_or(DEFAULT_RELAXATION_X, |ptx1| {
+        ptx1 * radius * scaling(file, "LSGKP")
+    });
+    let relaxation_y = match (positive("PTY1"), positive("PTY2")) {
+        (Some(pty1), Some(pty2)) => {
+            pty1 * libm::sin(2.0 * libm::atan(1.0 / pty2))
+                * radius
+                * scaling(file, "LFZO")
+                * scaling(file, "LSGAL")
+        }
+        _ => DEFAULT_RELAXATION_Y,
+    };
+    let trail = file.number("QDZ1").map_or(DEFAULT_TRAIL, |qdz1| {
+        qdz1.abs() * radius * scaling(file, "LTR")
+    });
+    (relaxation_x, relaxation_y, trail)
+}
+
+fn fold(file: &PropertyFile) -> Result<TireParameters> {
+    let get = |key: &str| required(file, key);
+    let radius = file.number("UNLOADED_RADIUS").unwrap_or(0.0);
+    let (pdx1, pdx2) = friction_magnitude(get("PDX1")?, get("PDX2")?, scaling(file, "LMUX"));
+    let (pdy1, pdy2) = friction_magnitude(get("PDY1")?, get("PDY2")?, scaling(file, "LMUY"));
+    let (relaxation_x, relaxation_y, pneumatic_trail) = if radius > 0.0 {
+        nominal_lengths(file, radius)
+    } else {
+        (DEFAULT_RELAXATION_X, DEFAULT_RELAXATION_Y, DEFAULT_TRAIL)
+    };
+    let parameters = TireParameters {
+        nominal_load: get("FNOMIN")? * scaling(file, "LFZO"),
+        pcx1: get("PCX1")? * scaling(file, "LCX"),
+        pdx1,
+        pdx2,
+        pex1: get("PEX1")? * scaling(file, "LEX"),
+        pkx1: get("PKX1")? * scaling(file, "LKX"),
+        pkx2: get("PKX2")? * scaling(file, "LKX"),
+        pkx3: get("PKX3")?,
+        pcy1: get("PCY1")? * scaling(file, "LCY"),
+        pdy1,
+        pdy2,
+        pey1: get("PEY1")? * scaling(file, "LEY"),
+        pky1: get("PKY1")?.abs() * scaling(file, "LKY"),
+        pky2: get("PKY2")?,
+        relaxation_x,
+        relaxation_y,
+        pneumatic_trail,
+    };
+    parameters.validate("tir")?;
+    Ok(parameters)
+}
+
+/// The load ratios the gaps and effects are measured at.
+const LOAD_RATIOS: [f64; 3] = [0.5, 1.0, 1.5];
+
+/// The imported curves against the file's full ones, at each load ratio.
+fn measure_gaps(parameters: &TireParameters, curves: &FileCurves) -> Vec<CurveGap> {
+    let (sign_x, sign_y) = (
+        curves.slope_sign(Direction::Longitudinal),
+        curves.slope_sign(Direction::Lateral),
+    );
+    LOAD_RATIOS
+        .iter()
+        .map(|&ratio| {
+            let fz = ratio * curves.nominal_load();
+            let tire = parameters.at_load(fz);
+            let gap = |direction: Direction, sign: f64, ours: &dyn Fn(f64) -> f64| {
+                let worst = file_curves::slip_samples()
+                    .map(|s| (ours(s) - curves.force(direction, fz, sign * s)).abs())
+                    .fold(0.0, f64::max);
+                100.0 * worst / curves.peak(direction, fz)
+            };
+            CurveGap {
+                load: fz,
+                load_ratio: ratio,
+                longitudinal_percent: gap(Direction::Longitudinal, sign_x, &|s| {
+                    tire.longitudinal(s).0
+                }),
+                lateral_percent: gap(Direction::Lateral, sign_y, &|s| tire.lateral(s)),
+            }
+        })
+        .collect()
+}
+
+/// What leaving out pure-slip term `key` changes: measured at nominal
+/// load, or at 1.5× nominal for terms that vanish there.
+fn pure_slip_effect(curves: &FileCurves, key: &str) -> String {
+    let direction = if key.contains('X') {
+        Direction::Longitudinal
+    } else {
+        Direction::Lateral
+    };
+    let force = if direction == Direction::Longitudinal {
+        "Fx"
+    } else {
+        "Fy"
+    };
+    let without = curves.without(key);
+    let at = |ratio: f64| {
+        let fz = ratio * curves.nominal_load();
+        let change = curves.largest_difference(&without, direction, fz);
+        (change, 100.0 * change / curves.peak(direction, fz))
+    };
+    let (nominal, nominal_percent) = at(1.0);
+    if nominal_percent >= 0.05 {
+        return format!(
+            "not modelled; it changes {force} by up to {nominal:.0} N ({nominal_percent:.1} % of the peak) at nominal load"
+        );
+    }
+    let (high, high_percent) = at(1.5);
+    if high_percent >= 0.05 {
+        format!(
+            "not modelled; nothing at nominal load, up to {high:.0} N ({high_percent:.1} % of the peak) in {force} at 1.5× nominal load"
+        )
+    } else {
+        "not modelled; under 0.05 % of the peak at nominal and 1.5× nominal load".to_owned()
+    }
+}
+
+fn describe_value(value: &Value) -> String {
+    match value {
+        Value::Number(v) => format!("{v}"),
+        Value::Text(t) => format!("'{t}'"),
+    }
+}
+
+/// When a length the core uses is given but unusable (zero, or without
+/// the radius it is relative to), what applies instead.
+fn default_taken(file: &PropertyFile, key: &str) -> Option<String> {
+    let given = file.number(key).is_some_and(|v| v > 0.0);
+    let radius = file.number("UNLOADED_RADIUS").is_some_and(|v| v > 0.0);
+    let default = match key {
+        "PTX1" => DEFAULT_RELAXATION_X,
+        "PTY1" => DEFAULT_RELAXATION_Y,
+        "QDZ1" if !radius => DEFAULT_TRAIL,
+        _ => return None,
+    };
+    if given && radius {
+        return None;
+    }
+    Some(format!(
+        "gives no usable length (it needs a positive value and UNLOADED_RADIUS); the default {default} m applies"
+    ))
+}
+
+/// A warning for every key the import did not fold in.
+fn warn_unused(file: &PropertyFile, curves: &FileCurves, warnings: &mut Vec<String>) {
+    for (key, default) in [
+        ("PTX1", DEFAULT_RELAXATION_X),
+        ("PTY1", DEFAULT_RELAXATION_Y),
+        ("QDZ1", DEFAULT_TRAIL),
+    ] {
+        if file.get(key).is_none() {
+            warnings.push(format!(
+                "{key} is not given: the default {default} m applies"
+            ));
+        }
+    }
+    if let (Some(ip), Some(nominal)) = (file.number("IP"), file.number("IP_NOM"))
+        && ip != nominal
+    {
+        warnings.push(format!(
+            "IP {ip} Pa is not IP_NOM {nominal} Pa: the file's pressure terms (PPX*, PPY*, QPZ*) would change the forces, and this core does not model them"
+        ));
+    }
+    for table in &file.tables {
+        let name = if table.columns.is_empty() {
+            "table".to_owned()
+        } else {
+            format!("table {{{}}}", table.columns)
+        };
+        let why = if table.section == "SHAPE" {
+            "the tread profile for 3D contact; this core's tire touches the ground at a point"
+        } else {
+            "not used"
+        };
+        warnings.push(format!(
+            "line {}: [{}] {name} ({} rows): {why}",
+            table.line, table.section, table.rows
+        ));
+    }
+    for entry in &file.entries {
+        let key = entry.key.as_str();
+        let first = file.get(key).is_some_and(|e| e.line == entry.line);
+        let folded = FOLDED.contains(&key) || FOLDED_IF_PRESENT.contains(&key);
+        if let Some(default) = default_taken(file, key) {
+            warnings.push(format!(
+                "line {}: [{}] {key} = {}: {default}",
+                entry.line,
+                entry.section,
+                describe_value(&entry.value)
+            ));
+            continue;
+        }
+        if entry.section == "UNITS" || (folded && first) {
+            continue;
+        }
+        let what = if !first {
+            let line = file.get(key).map_or(0, |e| e.line);
+            format!("repeats {key} from line {line}; only the first is read")
+        } else if key == "TYRESIDE" || key == "USE_MODE" {
+            "this core's tire is symmetric and always gives Fx and Fy combined; the side matters only to the asymmetric terms (shifts, PEY3), which are not modelled".to_owned()
+        } else if PURE_SLIP_KEYS.contains(&key) || ["LHX", "LVX", "LHY", "LVY"].contains(&key) {
+            pure_slip_effect(curves, key)
+        } else {
+            unmodelled::explain(&entry.section, key).to_owned()
+        };
+        warnings.push(format!(
+            "line {}: [{}] {key} = {}: {what}",
+            entry.line,
+            entry.section,
+            describe_value(&entry.value)
+        ));
+    }
 }
 
 /// Parses `.tir` text.
 pub fn parse_tir(text: &str) -> Result<TirImport> {
-    let mut section = String::new();
-    let mut values: BTreeMap<(String, String), (f64, usize)> = BTreeMap::new();
+    let file = property_file::parse(text)?;
     let mut warnings = Vec::new();
-    for (index, raw) in text.lines().enumerate() {
-        let line = index + 1;
-        let content = strip_comment(raw).trim();
-        if content.is_empty() {
-            continue;
-        }
-        if let Some(rest) = content.strip_prefix('[') {
-            let name = rest
-                .strip_suffix(']')
-                .ok_or_else(|| malformed(line, "section header without a closing ]"))?
-                .trim();
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-                return Err(malformed(line, format!("bad section name `{name}`")));
-            }
-            section = name.to_ascii_uppercase();
-            continue;
-        }
-        let (key, value) = content.split_once('=').ok_or_else(|| {
-            malformed(
-                line,
-                format!("expected `KEY = VALUE` or `[SECTION]`, found `{content}`"),
-            )
-        })?;
-        let key = key.trim().to_ascii_uppercase();
-        let value = value.trim();
-        if key.is_empty() || !key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(malformed(line, format!("bad key `{key}`")));
-        }
-        if value.is_empty() {
-            return Err(malformed(line, format!("`{key}` has no value")));
-        }
-        if section.is_empty() {
-            return Err(malformed(
-                line,
-                format!("`{key}` appears before any [SECTION]"),
-            ));
-        }
-        let quoted = value.strip_prefix('\'').and_then(|v| v.strip_suffix('\''));
-        if section == "UNITS" {
-            let unit = quoted.unwrap_or(value).trim().to_ascii_lowercase();
-            match SI_UNITS.iter().find(|(q, _)| *q == key) {
-                Some((_, accepted)) if accepted.contains(&unit.as_str()) => {}
-                Some((quantity, accepted)) => {
-                    return Err(malformed(
-                        line,
-                        format!(
-                            "{quantity} unit `{unit}` is not supported (this core reads SI: {})",
-                            accepted.join(", ")
-                        ),
-                    ));
-                }
-                None => warnings.push(format!("line {line}: unit `{key}` is not used")),
-            }
-            continue;
-        }
-        let is_used = USED.iter().any(|(s, k)| *s == section && *k == key);
-        if quoted.is_some() || !is_used {
-            warnings.push(format!("line {line}: [{section}] {key} is not used"));
-            continue;
-        }
-        let number: f64 = value
-            .parse()
-            .ok()
-            .filter(|v: &f64| v.is_finite())
-            .ok_or_else(|| {
-                malformed(line, format!("`{key}` = `{value}` is not a finite number"))
-            })?;
-        if values
-            .insert((section.clone(), key.clone()), (number, line))
-            .is_some()
-        {
-            return Err(malformed(line, format!("[{section}] {key} is given twice")));
-        }
-    }
-    let get = |section: &str, key: &str| {
-        values
-            .get(&(section.to_owned(), key.to_owned()))
-            .map(|(v, _)| *v)
-            .ok_or_else(|| CoreError::Parse {
-                what: "tir file",
-                message: format!("[{section}] {key} is missing"),
-            })
-    };
-    let lon = "LONGITUDINAL_COEFFICIENTS";
-    let lat = "LATERAL_COEFFICIENTS";
-    let parameters = TireParameters {
-        nominal_load: get("VERTICAL", "FNOMIN")?,
-        pcx1: get(lon, "PCX1")?,
-        pdx1: get(lon, "PDX1")?,
-        pdx2: get(lon, "PDX2")?,
-        pex1: get(lon, "PEX1")?,
-        pkx1: get(lon, "PKX1")?,
-        pkx2: get(lon, "PKX2")?,
-        pkx3: get(lon, "PKX3")?,
-        pcy1: get(lat, "PCY1")?,
-        pdy1: get(lat, "PDY1")?,
-        pdy2: get(lat, "PDY2")?,
-        pey1: get(lat, "PEY1")?,
-        pky1: get(lat, "PKY1")?,
-        pky2: get(lat, "PKY2")?,
-        // PAC2002's relaxation (PTX*, PTY*) and aligning-moment (Q*Z*)
-        // terms are not read: the definition's defaults apply, and those
-        // keys come back as warnings.
-        relaxation_x: DEFAULT_RELAXATION_X,
-        relaxation_y: DEFAULT_RELAXATION_Y,
-        pneumatic_trail: DEFAULT_TRAIL,
-    };
-    parameters.validate("tir")?;
+    check_format(&file, &mut warnings)?;
+    let parameters = fold(&file)?;
+    let curves = FileCurves::new(required(&file, "FNOMIN")?, |key| file.number(key));
+    warn_unused(&file, &curves, &mut warnings);
+    let gaps = measure_gaps(&parameters, &curves);
     Ok(TirImport {
         parameters,
         warnings,
+        gaps,
     })
 }

@@ -1,0 +1,259 @@
+//! `.tir` import of real files nobody here wrote: Project Chrono's six
+//! PAC2002 and MF-Tyre 5.0 property files (`tests/data/tir/`, provenance
+//! in its README). Each imports, its scaling factors and sign conventions
+//! folded in so that the imported tire's peaks and stiffnesses equal the
+//! Magic Formula's from the file's own coefficients, every key left out
+//! comes back as a warning, and a car drives on it.
+
+use skidpad_core::{
+    CarInput, InitialPose, TireParameters, World, WorldConfig, parse_tir, preset, tir_keys_read,
+};
+
+const FILES: [(&str, &str); 6] = [
+    (
+        "Sedan_Pac02Tire",
+        include_str!("data/tir/Sedan_Pac02Tire.tir"),
+    ),
+    ("mf_185_80R14", include_str!("data/tir/mf_185_80R14.tir")),
+    (
+        "335_65R22_5_G275MSA_40psi",
+        include_str!("data/tir/335_65R22_5_G275MSA_40psi.tir"),
+    ),
+    (
+        "HMMWV_Pac02Tire",
+        include_str!("data/tir/HMMWV_Pac02Tire.tir"),
+    ),
+    (
+        "Generic_Pac02Tire",
+        include_str!("data/tir/Generic_Pac02Tire.tir"),
+    ),
+    ("suv_Pac02Tire", include_str!("data/tir/suv_Pac02Tire.tir")),
+];
+
+/// The number written for `key` in the raw text (first occurrence), read
+/// here without the importer: the test's own view of the file. Scaling
+/// factors a file leaves out are 1.
+fn raw(text: &str, key: &str) -> f64 {
+    text.lines()
+        .filter_map(|line| line.split(['$', '!']).next())
+        .filter_map(|line| line.split_once('='))
+        .find(|(k, _)| k.trim().eq_ignore_ascii_case(key))
+        .map(|(_, v)| v.trim().parse::<f64>().expect("a number"))
+        .unwrap_or_else(|| {
+            assert!(key.starts_with('L'), "{key} missing");
+            1.0
+        })
+}
+
+/// Every key written in the raw text.
+fn raw_keys(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| line.split(['$', '!']).next())
+        .filter_map(|line| line.split_once('='))
+        .map(|(k, _)| k.trim().to_ascii_uppercase())
+        .collect()
+}
+
+fn close(what: &str, got: f64, want: f64) {
+    assert!(
+        (got - want).abs() <= 1e-9 * want.abs().max(1.0),
+        "{what}: imported {got}, file's formula {want}"
+    );
+}
+
+#[test]
+fn every_real_file_imports_with_the_magic_formulas_peaks_and_stiffnesses() {
+    for (name, text) in FILES {
+        let import = parse_tir(text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let t = &import.parameters;
+        let r = |key: &str| raw(text, key);
+        // Fz0' = FNOMIN·LFZO: every curve's load change is taken from it.
+        let fz0 = r("FNOMIN") * r("LFZO");
+        close(&format!("{name} nominal load"), t.nominal_load, fz0);
+        for ratio in [0.5, 1.0, 1.5] {
+            let fz = ratio * fz0;
+            let dfz = (fz - fz0) / fz0;
+            let what = |q: &str| format!("{name} {q} at {ratio}×Fz0'");
+            // Peak Fx = |μx|·Fz, μx = (PDX1 + PDX2·dfz)·LMUX.
+            let mu_x = (r("PDX1") + r("PDX2") * dfz) * r("LMUX");
+            close(&what("peak Fx"), t.peak_fx(fz), mu_x.abs() * fz);
+            // Peak Fy = |μy|·Fz, μy = (PDY1 + PDY2·dfz)·LMUY (camber 0).
+            let mu_y = (r("PDY1") + r("PDY2") * dfz) * r("LMUY");
+            close(&what("peak Fy"), t.peak_fy(fz), mu_y.abs() * fz);
+            // Kx = Fz·(PKX1 + PKX2·dfz)·exp(PKX3·dfz)·LKX.
+            let k_x = fz * (r("PKX1") + r("PKX2") * dfz) * libm::exp(r("PKX3") * dfz) * r("LKX");
+            close(&what("slip stiffness"), t.slip_stiffness(fz), k_x);
+            // |Ky| = |PKY1|·Fz0'·sin(2·atan(Fz/(PKY2·Fz0')))·LKY.
+            let k_y = r("PKY1").abs()
+                * fz0
+                * libm::sin(2.0 * libm::atan(fz / (r("PKY2") * fz0)))
+                * r("LKY");
+            close(&what("cornering stiffness"), t.cornering_stiffness(fz), k_y);
+            // This core's convention: a positive lateral slip pushes left,
+            // whatever the file's axis system.
+            assert!(t.lateral(fz, 0.03) > 0.0, "{}", what("Fy sign"));
+            assert!(t.longitudinal(fz, 0.03).0 > 0.0, "{}", what("Fx sign"));
+        }
+    }
+}
+
+#[test]
+fn every_key_left_out_is_a_warning_and_the_curves_stay_close_to_the_files() {
+    // Keys the tire is built from, and the units; all others must be
+    // named in a warning.
+    let units = ["LENGTH", "FORCE", "ANGLE", "MASS", "TIME", "PRESSURE"];
+    let folded: Vec<&str> = tir_keys_read().chain(units).collect();
+    for (name, text) in FILES {
+        let import = parse_tir(text).unwrap();
+        for key in raw_keys(text) {
+            if folded.contains(&key.as_str()) {
+                continue;
+            }
+            let needle = format!("] {key} =");
+            assert!(
+                import.warnings.iter().any(|w| w.contains(&needle)),
+                "{name}: {key} is neither used nor warned about"
+            );
+        }
+        // The pure-slip terms the core lacks (shifts, load- and
+        // sign-dependent curvature) stay under a tenth of the peak force
+        // for these files; the figures are in VALIDATION.md.
+        assert_eq!(import.gaps.len(), 3);
+        for gap in &import.gaps {
+            assert!(
+                gap.longitudinal_percent < 10.0 && gap.lateral_percent < 10.0,
+                "{name}: {gap:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_files_own_quirks_are_read() {
+    let (_, sedan) = FILES[0];
+    let import = parse_tir(sedan).unwrap();
+    // LFZO 0.81 scales the nominal load, and with it the cornering
+    // stiffness at a given load.
+    assert!((import.parameters.nominal_load - 4850.0 * 0.81).abs() < 1e-9);
+    // The [SHAPE] table is counted and skipped.
+    assert!(
+        import
+            .warnings
+            .iter()
+            .any(|w| w.contains("[SHAPE] table {radial width} (4 rows)")),
+        "{:?}",
+        import.warnings
+    );
+    // Relaxation lengths and trail at nominal load: PTX1·R0,
+    // PTY1·sin(2·atan(1/PTY2))·R0·LFZO and QDZ1·R0.
+    let r0 = 0.344;
+    let t = &import.parameters;
+    assert!((t.relaxation_x - 2.3657 * r0).abs() < 1e-9);
+    let sigma_y = 2.1439 * libm::sin(2.0 * libm::atan(1.0 / 1.9829)) * r0 * 0.81;
+    assert!((t.relaxation_y - sigma_y).abs() < 1e-9);
+    assert!((t.pneumatic_trail - 0.093509 * r0).abs() < 1e-9);
+    // MF-Tyre 5.0 in W-axis form: PDY1 is negative, the friction is its
+    // magnitude, and the header-less [SHAPE] table is a table.
+    let (_, truck) = FILES[2];
+    let import = parse_tir(truck).unwrap();
+    assert!((import.parameters.pdy1 - 0.70977).abs() < 1e-12);
+    assert!((import.parameters.pdy2 + 0.14161).abs() < 1e-12);
+    assert!(
+        import
+            .warnings
+            .iter()
+            .any(|w| w.contains("[SHAPE] table (10 rows)"))
+    );
+    // It gives no relaxation lengths (PTX1 = PTY1 = 0): the defaults
+    // apply, and the warning says so.
+    assert!(
+        import
+            .warnings
+            .iter()
+            .any(|w| w.contains("PTX1 = 0") && w.contains("default"))
+    );
+}
+
+#[test]
+fn formats_this_importer_does_not_read_are_refused_by_name() {
+    let (_, sedan) = FILES[0];
+    for (from, to, expected) in [
+        (
+            "PROPERTY_FILE_FORMAT     ='PAC2002'",
+            "PROPERTY_FILE_FORMAT     ='PAC94'",
+            "`PAC94` is not read",
+        ),
+        (
+            "PROPERTY_FILE_FORMAT     ='PAC2002'",
+            "PROPERTY_FILE_FORMAT     ='PAC2002'\r\nFITTYP = 61",
+            "MF-Tyre 6.x",
+        ),
+        (
+            "FORCE                    ='newton'",
+            "FORCE ='kilonewton'",
+            "FORCE unit",
+        ),
+    ] {
+        assert!(sedan.contains(from), "{from}");
+        let err = parse_tir(&sedan.replace(from, to)).unwrap_err().to_string();
+        assert!(err.contains(expected), "{err}");
+    }
+}
+
+/// The hatchback preset on one imported tire at both axles.
+fn hatchback_on(tire: &TireParameters) -> skidpad_core::CarDefinition {
+    let mut car = preset("fwd_hatchback").unwrap();
+    car.tires.front = tire.clone();
+    car.tires.rear = tire.clone();
+    car
+}
+
+#[test]
+fn a_car_drives_on_every_imported_tire() {
+    const DT: f64 = 1.0 / 60.0;
+    for (name, text) in FILES {
+        let tire = parse_tir(text).unwrap().parameters;
+        let mut world = World::new(WorldConfig::default()).unwrap();
+        let id = world
+            .add_car(&hatchback_on(&tire), InitialPose::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        // Parked, it holds still.
+        for _ in 0..120 {
+            world.step(DT).unwrap();
+        }
+        assert!(world.pose(id).unwrap().speed < 1e-3, "{name} crept");
+        // Full throttle pulls away.
+        let throttle = CarInput {
+            throttle: 1.0,
+            ..CarInput::default()
+        };
+        world.set_input(id, throttle).unwrap();
+        for _ in 0..(8 * 60) {
+            world.step(DT).unwrap();
+        }
+        let speed = world.pose(id).unwrap().speed;
+        assert!(speed > 15.0, "{name}: {speed} m/s after 8 s");
+        // A steady turn at part throttle corners without spinning.
+        world
+            .set_input(
+                id,
+                CarInput {
+                    throttle: 0.3,
+                    steer: 0.15,
+                    ..CarInput::default()
+                },
+            )
+            .unwrap();
+        for _ in 0..(4 * 60) {
+            world.step(DT).unwrap();
+        }
+        let yaw_rate = world.channel(id, "yaw_rate").unwrap();
+        let lateral = world.channel(id, "ay").unwrap();
+        let pose = world.pose(id).unwrap();
+        assert!(
+            yaw_rate.abs() > 0.1 && lateral.abs() > 2.0 && lateral.abs() < 12.0,
+            "{name}: yaw rate {yaw_rate} rad/s, lateral {lateral} m/s²"
+        );
+        assert!(pose.speed > 5.0, "{name}: {} m/s in the turn", pose.speed);
+    }
+}
