@@ -7,4 +7,5 @@
 //! `tests/rapier_run.rs` asserts.
 
 pub mod manoeuvres;
+pub mod measured_car;
 pub mod rapier_ground;

@@ -1,0 +1,99 @@
+//! A real car against its measurements: NHTSA's 1997 Jeep Cherokee
+//! (`examples/data/jeep-cherokee/`), defined from published specifications
+//! and estimates (`examples/data/jeep_cherokee_1997.json`, each value's
+//! source in the `.md` beside it), driven open loop through the measured
+//! hand-wheel traces of four handling runs and compared on the data
+//! README's 17 figures and on the traces, with the tolerances set before
+//! the first run.
+//!
+//! `cargo run --release -p skidpad-examples --example measured_car` prints
+//! the tables in `VALIDATION.md`; `tests/measured_car.rs` checks the
+//! harness (the metric code reads the published figures back from the
+//! measured files) and holds the scores.
+
+mod drive;
+mod metrics;
+mod trace;
+
+pub use drive::{Manoeuvre, SAMPLE_HZ, drive};
+pub use metrics::{METRICS, Metric, TRACES, Tolerance, figures, trace_error};
+pub use trace::{Channel, Recording, Trace};
+
+use skidpad_core::{CarDefinition, Result};
+
+/// The estimated build: nothing fitted.
+///
+/// # Errors
+/// Never for the kept file (a test reads it).
+pub fn jeep_estimated() -> Result<CarDefinition> {
+    CarDefinition::from_json(include_str!("../data/jeep_cherokee_1997.json"))
+}
+
+/// One figure of one build: the simulated value against the published
+/// one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Compared {
+    pub metric: Metric,
+    pub value: f64,
+    pub pass: bool,
+}
+
+/// One trace comparison: RMS difference over the measured range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceCompared {
+    pub manoeuvre: Manoeuvre,
+    pub channel: &'static str,
+    pub error: f64,
+    pub limit: f64,
+}
+
+/// A build's comparison with the measurements.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scorecard {
+    pub figures: Vec<Compared>,
+    pub traces: Vec<TraceCompared>,
+}
+
+impl Scorecard {
+    /// Figures within tolerance, of 17.
+    #[must_use]
+    pub fn passed(&self) -> usize {
+        self.figures.iter().filter(|c| c.pass).count()
+    }
+
+    /// Traces within their limit.
+    #[must_use]
+    pub fn traces_passed(&self) -> usize {
+        self.traces.iter().filter(|t| t.error <= t.limit).count()
+    }
+}
+
+/// Drives `def` through the four runs and compares it.
+///
+/// # Errors
+/// The definition is refused, or the simulation fails.
+pub fn score(def: &CarDefinition) -> Result<Scorecard> {
+    let mut card = Scorecard::default();
+    for manoeuvre in Manoeuvre::ALL {
+        let simulated = drive(def, manoeuvre)?;
+        let measured = manoeuvre.measured();
+        let values = figures(manoeuvre, &simulated);
+        let metrics = METRICS.iter().filter(|m| m.manoeuvre == manoeuvre);
+        for (metric, value) in metrics.zip(values) {
+            card.figures.push(Compared {
+                metric: *metric,
+                value,
+                pass: metric.tolerance.accepts(value, metric.published),
+            });
+        }
+        for (channel, name, limit) in TRACES {
+            card.traces.push(TraceCompared {
+                manoeuvre,
+                channel: name,
+                error: trace_error(&simulated, &measured, channel),
+                limit,
+            });
+        }
+    }
+    Ok(card)
+}
