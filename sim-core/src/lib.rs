@@ -61,8 +61,8 @@ pub use track::{Track, TrackPosition, track_names};
 pub use vehicle::definition::{
     AeroDefinition, AssistDefinition, BrakeDefinition, CarDefinition, CentreDifferential,
     ChassisDefinition, ClutchDefinition, DifferentialKind, DifferentialsDefinition, DriveLayout,
-    EngineDefinition, GearboxDefinition, PerAxle, ShiftMode, SteeringDefinition,
-    SuspensionDefinition, WheelDefinition,
+    EngineDefinition, GearboxDefinition, PerAxle, ShiftMode, SteeringCompliance,
+    SteeringDefinition, SuspensionDefinition, WheelDefinition,
 };
 pub use vehicle::presets::{preset, preset_names};
 pub use vehicle::steering_feel::SteeringFeel;
@@ -75,7 +75,7 @@ pub use world::{MAX_TIMESTEP, RemovedCar, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and
 /// snapshots from another version are refused.
-pub const SIMULATION_VERSION: u32 = 9;
+pub const SIMULATION_VERSION: u32 = 10;
 
 /// The README's example runs as a doctest, so the front page cannot rot.
 #[doc = include_str!("../../README.md")]

@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 9.
-const GOLDEN: &str = "8eb3f3e63b8e4698595146b53608553fa5a9b18ab34f1e10a821853c5ceea059";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 10.
+const GOLDEN: &str = "d84518e536bbfaebfff4a4ff232d326c590304b803e078db7718880415399ad9";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 9;
+const GOLDEN_VERSION: u32 = 10;
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
@@ -29,10 +29,10 @@ fn reference_scenario_matches_the_pinned_hash() {
 
 /// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
 /// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 9.
+/// surfaces, the single-track model on a slope) at simulation version 10.
 /// Pinned here so the grounds are checked on every target as the
 /// reference scenario is.
-const HILL_GOLDEN: &str = "4403881c3ab03fce2e4467e76b6266f6ef8a5393f3bc6cf3cd672d5aae033894";
+const HILL_GOLDEN: &str = "404e69e0482daed3fb92691b42967f77d38f2d80b5a4275d3446704b4b2ec0a4";
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
@@ -48,8 +48,8 @@ fn hill_scenario_matches_the_pinned_hash() {
 /// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
 /// cars on the built-in hillcrest track's triangle mesh: the track mesh
 /// build, the hierarchy's rays, banking, kerbs, car contact) at
-/// simulation version 9.
-const HILLCREST_GOLDEN: &str = "9c483c4747e0ec9618ffd628a248c74ffd2b9a4d8504706b3ee7cb213d0f9f3d";
+/// simulation version 10.
+const HILLCREST_GOLDEN: &str = "d005c3e4354597473b1b67c82de511595091268647c4a6873710af8419946069";
 
 #[cfg_attr(not(target_arch = "wasm32"), test)]
 #[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]

@@ -18,6 +18,7 @@ use crate::model::aero;
 use crate::model::assists;
 use crate::model::drivetrain::{self, WheelTorques, differential};
 use crate::model::outputs::{AssistActivity, StepOutputs, WheelOutput};
+use crate::model::steering;
 use crate::model::substep::SubstepContext;
 use crate::model::wheel::{self, Spun, WheelContact, WheelSlip, ploughing_force};
 use crate::state::car_state::CarState;
@@ -169,6 +170,9 @@ pub(crate) fn substep(
     state: &mut CarState,
     mut out: Option<&mut StepOutputs>,
 ) {
+    let given = ctx.host.with_steer_give(ctx.def, state);
+    let given_ctx = given.as_ref().map(|host| SubstepContext { host, ..*ctx });
+    let ctx = given_ctx.as_ref().unwrap_or(ctx);
     let SubstepContext {
         def,
         params,
@@ -250,6 +254,7 @@ pub(crate) fn substep(
     // settles their speeds against the tires' stiffness
     // (`differential::settle_axle`), then the forces at the settled speeds
     // act on the body.
+    let mut kingpin = 0.0;
     for (front, l, r) in [(true, 0, 1), (false, 2, 3)] {
         // Two bindings, not an array: each pass is written where it stays.
         let left_pass = wheels.run(l, state);
@@ -284,6 +289,9 @@ pub(crate) fn substep(
                 continue;
             };
             state.tire_deflection[i] = result.deflection;
+            if front {
+                kingpin += steering::kingpin_moment(&def.steering.feel, result.fy, result.mz);
+            }
             let (plough_x, plough_y) = ploughing_force(&pass.contact);
             let frame = &ground.frame;
             let f = up * ground.strut
@@ -304,6 +312,9 @@ pub(crate) fn substep(
     }
 
     drivetrain::after_wheels(def, params, state, &torques, h);
+    if def.steering.compliance.is_some() {
+        state.steer_give = steering::settle_give(&def.steering, state.steer_give, kingpin, h);
+    }
 
     // Semi-implicit Euler on the body.
     let acceleration = force / mass;

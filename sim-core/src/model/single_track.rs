@@ -22,6 +22,7 @@ use crate::model::aero;
 use crate::model::assists;
 use crate::model::drivetrain::{self, differential};
 use crate::model::outputs::{AssistActivity, StepOutputs, WheelOutput};
+use crate::model::steering;
 use crate::model::substep::SubstepContext;
 use crate::model::wheel::{self, TireForce, WheelContact, WheelSlip, ploughing_force};
 use crate::pose::yaw_pitch_roll;
@@ -34,6 +35,9 @@ pub(crate) fn substep(
     state: &mut CarState,
     mut out: Option<&mut StepOutputs>,
 ) {
+    let given = ctx.host.with_steer_give(ctx.def, state);
+    let given_ctx = given.as_ref().map(|host| SubstepContext { host, ..*ctx });
+    let ctx = given_ctx.as_ref().unwrap_or(ctx);
     let SubstepContext {
         def,
         params,
@@ -98,6 +102,7 @@ pub(crate) fn substep(
     let mut fx_body = 0.0;
     let mut fy_body = 0.0;
     let mut yaw_moment = 0.0;
+    let mut kingpin = 0.0;
     // Axle by axle: one tire evaluation for both wheels, their spin
     // updates, then the differential settles their speeds against the
     // tires' stiffness (`differential::settle_axle`), then the forces at
@@ -164,6 +169,9 @@ pub(crate) fn substep(
             if out.is_some() {
                 assists_activity.add(&result);
             }
+            if front {
+                kingpin += steering::kingpin_moment(&def.steering.feel, result.fy, result.mz);
+            }
             let (sin_d, cos_d) = (steer.sin[i], steer.cos[i]);
             let (px, py) = ploughing_force(contact);
             let (fx, fy) = (result.fx + px, result.fy + py);
@@ -180,6 +188,9 @@ pub(crate) fn substep(
     }
 
     drivetrain::after_wheels(def, params, state, &torques, h);
+    if def.steering.compliance.is_some() {
+        state.steer_give = steering::settle_give(&def.steering, state.steer_give, kingpin, h);
+    }
 
     let speed = (vx * vx + vy * vy).sqrt();
     let (drag_x, drag_y) = if speed > 0.0 {

@@ -1,8 +1,10 @@
 //! Ackermann steering: the inner front wheel turns tighter than the outer
-//! so both roll about a common turn centre on the rear axle's line.
+//! so both roll about a common turn centre on the rear axle's line; and
+//! compliance steer, the road wheels giving way under the steering torque.
 
 use crate::math;
-use crate::vehicle::definition::CarDefinition;
+use crate::vehicle::definition::{CarDefinition, SteeringDefinition};
+use crate::vehicle::steering_feel::SteeringFeel;
 
 /// Steer angles with their sines and cosines. The input is constant over a
 /// host step, so this is computed once per step, not per substep.
@@ -29,6 +31,45 @@ impl SteerGeometry {
             cos: [cos_l, cos_r, 1.0, 1.0],
         }
     }
+}
+
+impl SteerGeometry {
+    /// The same geometry with both front wheels turned a further `give`
+    /// rad (the steering's compliance): one sine and cosine per substep,
+    /// the wheels' own by the angle-sum identities. The centre line keeps
+    /// the driver's command, which is what stability control reads.
+    pub(crate) fn given(&self, give: f64) -> SteerGeometry {
+        let (sin, cos) = math::sin_cos(give);
+        let mut given = *self;
+        for i in 0..2 {
+            given.angle[i] = self.angle[i] + give;
+            given.sin[i] = self.sin[i] * cos + self.cos[i] * sin;
+            given.cos[i] = self.cos[i] * cos - self.sin[i] * sin;
+        }
+        given
+    }
+}
+
+/// One front wheel's moment about its steering axis, N·m, positive
+/// turning it left: the aligning moment `mz` as it is, and the lateral
+/// force `fy` (positive left) acting the caster trail behind the axis,
+/// which turns the wheel right.
+#[inline(always)]
+pub(crate) fn kingpin_moment(feel: &SteeringFeel, fy: f64, mz: f64) -> f64 {
+    mz - feel.mechanical_trail * fy
+}
+
+/// The steering's give after a substep of `h` s in which the front wheels
+/// put `kingpin` N·m about their steering axes: it moves towards
+/// kingpin / stiffness with the compliance's lag (implicit, so any lag and
+/// substep are stable), and never past the lock.
+pub(crate) fn settle_give(steering: &SteeringDefinition, give: f64, kingpin: f64, h: f64) -> f64 {
+    let Some(compliance) = &steering.compliance else {
+        return 0.0;
+    };
+    let target = kingpin / compliance.stiffness;
+    let settled = give + (target - give) * h / (compliance.lag + h);
+    settled.clamp(-steering.max_angle, steering.max_angle)
 }
 
 /// Road-wheel angles (ISO: positive left) for a steer input in [−1, 1]

@@ -111,6 +111,18 @@ impl HostStep {
     }
 }
 
+impl HostStep {
+    /// This host step as a substep of a car with a compliant steering
+    /// sees it: the front wheels turned by the give in `state`. A rigid
+    /// steering gives None, and the substep reads the host step as it is.
+    pub(crate) fn with_steer_give(&self, def: &CarDefinition, state: &CarState) -> Option<Self> {
+        def.steering.compliance.map(|_| HostStep {
+            steer: self.steer.given(state.steer_give),
+            ..*self
+        })
+    }
+}
+
 /// Everything a substep reads but does not change.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct SubstepContext<'a> {

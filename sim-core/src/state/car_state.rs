@@ -18,6 +18,9 @@ pub(crate) const MAX_SPEED: f64 = 1e4;
 pub(crate) const MAX_RATE: f64 = 1e5;
 /// Largest tire deflection, m (the wheel model clamps far below it).
 pub(crate) const MAX_DEFLECTION: f64 = 100.0;
+/// Largest road-wheel angle a steering may give way, rad (the model holds
+/// it within the lock; this only keeps it finite).
+pub(crate) const MAX_STEER_GIVE: f64 = 10.0;
 /// Longest simulated time, s (about 31 700 years).
 pub(crate) const MAX_ELAPSED: f64 = 1e12;
 
@@ -52,12 +55,16 @@ pub(crate) struct CarState {
     pub tire_deflection: [[f64; 2]; 4],
     /// Engine speed, rad/s.
     pub engine_omega: f64,
+    /// Road-wheel angle the steering's compliance has given way, rad,
+    /// positive left (added to both front wheels' angles); always 0 for a
+    /// rigid steering (`SteeringDefinition::compliance` absent).
+    pub steer_give: f64,
     /// True while the clutch holds engine and gearbox at one speed.
     pub clutch_locked: bool,
 }
 
 /// Number of floats in a car state.
-pub(crate) const FLOATS: usize = 36;
+pub(crate) const FLOATS: usize = 37;
 /// Where `elapsed` sits in `FLOAT_FIELDS` (it must also not be negative).
 const ELAPSED: usize = 17;
 
@@ -169,6 +176,7 @@ float_fields! {
     "tire_deflection_x.rr", MAX_DEFLECTION, place(tire_deflection[3][0]);
     "tire_deflection_y.rr", MAX_DEFLECTION, place(tire_deflection[3][1]);
     "engine_omega", MAX_RATE, place(engine_omega);
+    "steer_give", MAX_STEER_GIVE, place(steer_give);
 }
 
 impl CarState {

@@ -126,6 +126,7 @@ impl Car {
             slope: GroundSlope::FLAT,
             tire_deflection: [[0.0; 2]; 4],
             engine_omega: def.engine.idle_rpm * core::f64::consts::PI / 30.0,
+            steer_give: 0.0,
             clutch_locked: false,
         };
         let car = Car {

@@ -7,6 +7,7 @@
 use glam::DVec3;
 
 use crate::model::outputs::StepOutputs;
+use crate::model::steering::kingpin_moment;
 use crate::pose::yaw_pitch_roll;
 use crate::state::car_state::CarState;
 use crate::vehicle::definition::CarDefinition;
@@ -27,7 +28,7 @@ const WHEEL_CHANNELS: usize = 12;
 /// Channels before the per-wheel block.
 const CAR_CHANNELS: usize = 36;
 /// Channels after the per-wheel block (appended later, so no name moved).
-const STEERING_CHANNELS: usize = 2;
+const STEERING_CHANNELS: usize = 4;
 /// Number of channels.
 pub const CHANNEL_COUNT: usize = CAR_CHANNELS + 4 * WHEEL_CHANNELS + STEERING_CHANNELS;
 
@@ -96,6 +97,8 @@ macro_rules! channel_table {
             )*
             channel!("rack_force", "N", "force the front tires put on the steering rack, positive pushing the steering right (the steer input's sign)"),
             channel!("hand_wheel_torque", "N·m", "torque the front tires put on the hand wheel, positive turning it right: what a force-feedback wheel plays"),
+            channel!("hand_wheel_angle", "rad", "hand-wheel angle the steer input asks for (input times the hand wheel's lock), positive left"),
+            channel!("steer_give", "rad", "road-wheel angle the steering's compliance has given way under the steering torque, positive left (0 for a rigid steering)"),
         ]
     };
 }
@@ -179,7 +182,13 @@ pub(crate) fn write(def: &CarDefinition, s: &CarState, o: &StepOutputs, out: &mu
         out[start..start + WHEEL_CHANNELS].copy_from_slice(&values);
     }
     let (rack_force, hand_wheel_torque) = steering_feel(def, o);
-    out[CHANNEL_COUNT - STEERING_CHANNELS..].copy_from_slice(&[rack_force, hand_wheel_torque]);
+    let hand_wheel_angle = -i.steer * def.steering.feel.hand_wheel_lock;
+    out[CHANNEL_COUNT - STEERING_CHANNELS..].copy_from_slice(&[
+        rack_force,
+        hand_wheel_torque,
+        hand_wheel_angle,
+        s.steer_give,
+    ]);
 }
 
 /// The front tires' pull on the steering: each front wheel's moment about
@@ -198,11 +207,11 @@ fn steering_feel(def: &CarDefinition, o: &StepOutputs) -> (f64, f64) {
     // turns the wheel right.
     let kingpin: f64 = o.wheels[..2]
         .iter()
-        .map(|w| w.mz - feel.mechanical_trail * w.fy)
+        .map(|w| kingpin_moment(feel, w.fy, w.mz))
         .sum();
     let rack_force = -kingpin / feel.steering_arm;
     // Virtual work: the hand wheel turns `ratio` times the road wheels.
-    let ratio = feel.hand_wheel_lock / def.steering.max_angle;
+    let ratio = def.steering.ratio();
     (rack_force, -kingpin / ratio)
 }
 
@@ -226,6 +235,6 @@ mod tests {
             CHANNELS[CAR_CHANNELS + 4 * WHEEL_CHANNELS - 1].name,
             "wheel_rr_mz"
         );
-        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "hand_wheel_torque");
+        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "steer_give");
     }
 }

@@ -197,6 +197,7 @@ mod tests {
             slope: GroundSlope::FLAT,
             tire_deflection: [[0.0; 2]; 4],
             engine_omega: shaft + gap,
+            steer_give: 0.0,
             clutch_locked: false,
         };
         (def, params, ratio, shaft, state)

@@ -4,7 +4,9 @@
 //! build's score is the one `VALIDATION.md` reports.
 
 use skidpad_core::parse_tir;
-use skidpad_examples::measured_car::{METRICS, Manoeuvre, figures, jeep_estimated, score};
+use skidpad_examples::measured_car::{
+    METRICS, Manoeuvre, drive, figures, jeep_estimated, jeep_fitted, score,
+};
 
 #[test]
 fn the_metric_code_reads_the_published_figures_back_from_the_measured_files() {
@@ -67,6 +69,27 @@ fn the_estimated_jeep_runs_on_the_imported_suv_tire() {
 }
 
 #[test]
+fn the_fitted_values_reproduce_the_three_sis_figures_they_were_fitted_on() {
+    // `FITTED` holds what `fit_on_sis` found (the `nhtsa_jeep` example
+    // runs the fit again); with them the slow steer's understeer
+    // gradient, maximum lateral acceleration and roll gradient land on
+    // the measured figures.
+    let sis = figures(
+        Manoeuvre::Sis,
+        &drive(&jeep_fitted().unwrap(), Manoeuvre::Sis).unwrap(),
+    );
+    for (index, within) in [(2, 0.02), (3, 0.02), (4, 0.02)] {
+        let published = METRICS[index].published;
+        assert!(
+            (sis[index] - published).abs() <= within * published,
+            "{}: {} against {published}",
+            METRICS[index].name,
+            sis[index]
+        );
+    }
+}
+
+#[test]
 fn each_build_scores_what_validation_md_reports() {
     let estimated = score(&jeep_estimated().unwrap()).unwrap();
     assert_eq!(estimated.figures.len(), 17);
@@ -75,4 +98,7 @@ fn each_build_scores_what_validation_md_reports() {
     // `nhtsa_jeep` example when a change moves these).
     assert_eq!(estimated.passed(), 2, "{:#?}", estimated.figures);
     assert_eq!(estimated.traces_passed(), 1);
+    let fitted = score(&jeep_fitted().unwrap()).unwrap();
+    assert_eq!(fitted.passed(), 15, "{:#?}", fitted.figures);
+    assert_eq!(fitted.traces_passed(), 12, "{:#?}", fitted.traces);
 }
