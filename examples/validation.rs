@@ -7,10 +7,10 @@
 
 use skidpad_core::{CarDefinition, DifferentialsDefinition, SurfaceId};
 use skidpad_examples::manoeuvres::{
-    ALL, LATERAL_G, LINEAR_G, ROAD, SPEED_TEST_G, Stepping, ZERO_TO_100_RANGES, ai_lap, car,
-    constant_radius, constant_speed, double_lane_change, friction_bound_100, parked, parked_cases,
-    sine_with_dwell, step_steer, stop_from_100, theory_understeer_gradient, timestep_sweep,
-    zero_to_100,
+    ALL, LATERAL_G, LINEAR_G, LaneChange, ROAD, SPEED_TEST_G, Stepping, ZERO_TO_100_RANGES, ai_lap,
+    car, constant_radius, constant_speed, double_lane_change, friction_bound_100, parked,
+    parked_cases, sine_with_dwell, step_steer, stop_from_100, theory_understeer_gradient,
+    timestep_sweep, zero_to_100,
 };
 
 fn row(
@@ -103,19 +103,24 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "3–5 m/s², slip < 5°",
             (3.0..=5.0).contains(&step.steady_lateral) && step.max_body_slip_deg < 5.0,
         );
-        for kmh in [60.0, 80.0, 100.0] {
-            let lane = double_lane_change(&def, Stepping::FULL, kmh / 3.6)?;
-            row(
-                &format!("ISO 3888-1 double lane change, {kmh} km/h"),
-                name,
-                format!(
-                    "outside lanes {:.2} m, slip ≤ {:.1}°",
-                    lane.max_corridor_excess, lane.max_body_slip_deg
-                ),
-                "inside every gate, no spin".into(),
-                "0 m, slip < 10°",
-                lane.max_corridor_excess == 0.0 && lane.max_body_slip_deg < 10.0,
-            );
+        for (course, speeds) in [
+            (LaneChange::Double, [60.0, 80.0, 100.0]),
+            (LaneChange::ObstacleAvoidance, [50.0, 60.0, 70.0]),
+        ] {
+            for kmh in speeds {
+                let lane = double_lane_change(&def, Stepping::FULL, kmh / 3.6, course)?;
+                row(
+                    &format!("{}, {kmh} km/h", course.name()),
+                    name,
+                    format!(
+                        "outside lanes {:.3} m, slip ≤ {:.1}°",
+                        lane.max_corridor_excess, lane.max_body_slip_deg
+                    ),
+                    "inside every gate, no spin".into(),
+                    "0 m, slip < 10°",
+                    lane.max_corridor_excess == 0.0 && lane.max_body_slip_deg < 10.0,
+                );
+            }
         }
     }
     for name in ALL {

@@ -21,7 +21,8 @@ pub use straight_line::{
     ZERO_TO_100_RANGES, friction_bound_100, peak_friction, stop_from_100, zero_to_100,
 };
 pub use transient::{
-    TransientRun, double_lane_change, lane_change_course, sine_with_dwell, step_steer,
+    Lane, LaneChange, TransientRun, double_lane_change, lane_change_course, sine_with_dwell,
+    step_steer,
 };
 
 use skidpad_core::{

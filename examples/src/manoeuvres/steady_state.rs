@@ -12,8 +12,9 @@ pub const LATERAL_G: [f64; 5] = [0.1, 0.15, 0.2, 0.25, 0.3];
 /// enough that the lateral load transfer barely bends the curve.
 pub const LINEAR_G: [f64; 3] = [0.05, 0.1, 0.15];
 
-/// Lateral accelerations of the constant-speed test, g.
-pub const SPEED_TEST_G: [f64; 3] = [0.1, 0.2, 0.3];
+/// Lateral accelerations of the constant-speed test, g: ISO 4138 steps
+/// by at most 0.5 m/s² (0.05 g is 0.49).
+pub const SPEED_TEST_G: [f64; 5] = [0.1, 0.15, 0.2, 0.25, 0.3];
 
 /// Static load on one axle (both wheels), N.
 #[must_use]
@@ -52,7 +53,7 @@ pub fn theory_understeer_gradient(def: &CarDefinition) -> f64 {
 }
 
 /// Steady-state circle samples: (lateral acceleration in g, dynamic steer
-/// angle δ − L/R in degrees).
+/// angle δ − L/R in degrees), signed positive left, from both directions.
 #[derive(Clone, Debug, Default)]
 pub struct CircleRun {
     /// One point per speed.
@@ -60,29 +61,50 @@ pub struct CircleRun {
 }
 
 impl CircleRun {
-    /// Least-squares slope dδ/da_y, deg/g: the understeer gradient.
+    /// The understeer gradient, deg/g: the least-squares slope dδ/da_y of
+    /// each direction's samples, averaged over the directions. Each
+    /// direction is fitted on its own: a locking differential shifts δ by
+    /// a constant that changes sign with the direction, which a line
+    /// through both would read as slope.
     #[must_use]
     pub fn gradient(&self) -> f64 {
-        let n = self.points.len() as f64;
-        let (sx, sy) = self
-            .points
-            .iter()
-            .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
-        let (mx, my) = (sx / n, sy / n);
-        let (mut sxy, mut sxx) = (0.0, 0.0);
-        for (x, y) in &self.points {
-            sxy += (x - mx) * (y - my);
-            sxx += (x - mx) * (x - mx);
+        let slope = |left: bool| {
+            let points: Vec<(f64, f64)> = self
+                .points
+                .iter()
+                .filter(|(a, _)| (*a > 0.0) == left)
+                .map(|&(a, d)| (a.abs(), d.abs()))
+                .collect();
+            let n = points.len() as f64;
+            let (sx, sy) = points
+                .iter()
+                .fold((0.0, 0.0), |(a, b), (x, y)| (a + x, b + y));
+            let (mx, my) = (sx / n, sy / n);
+            let (mut sxy, mut sxx) = (0.0, 0.0);
+            for (x, y) in &points {
+                sxy += (x - mx) * (y - my);
+                sxx += (x - mx) * (x - mx);
+            }
+            (n > 1.0).then(|| sxy / sxx)
+        };
+        match (slope(true), slope(false)) {
+            (Some(l), Some(r)) => 0.5 * (l + r),
+            (Some(one), None) | (None, Some(one)) => one,
+            (None, None) => f64::NAN,
         }
-        sxy / sxx
     }
 }
 
-/// ISO 4138 constant-radius test on a 40 m circle: a closed-loop driver
-/// holds the radius while the speed is held at each of `lateral_g` in
-/// turn; at each, after settling, the steer angle and the lateral
-/// acceleration are averaged. Returns the samples (the gradient is their
-/// slope).
+/// Both directions, as ISO 4138 asks: left-hand circles (+1), then
+/// right-hand ones (−1) from a fresh start. The samples are signed, so a
+/// car that turns alike both ways puts them on one line through zero.
+const DIRECTIONS: [f64; 2] = [1.0, -1.0];
+
+/// ISO 4138 constant-radius test on a 40 m circle, both ways: a
+/// closed-loop driver holds the radius while the speed is held at each of
+/// `lateral_g` in turn; at each, after settling, the steer angle and the
+/// lateral acceleration are averaged. Returns the samples (the gradient is
+/// their slope).
 pub fn constant_radius(
     def: &CarDefinition,
     stepping: Stepping,
@@ -90,29 +112,34 @@ pub fn constant_radius(
 ) -> Result<CircleRun> {
     const RADIUS: f64 = 40.0;
     let first = (lateral_g[0] * G * RADIUS).sqrt();
-    let mut circle = CircleDriver::new(def, stepping, first)?;
     let mut run = CircleRun::default();
-    for &g in lateral_g {
-        run.points
-            .push(circle.hold(RADIUS, (g * G * RADIUS).sqrt())?);
+    for direction in DIRECTIONS {
+        let mut circle = CircleDriver::new(def, stepping, first)?;
+        for &g in lateral_g {
+            run.points
+                .push(circle.hold(RADIUS, (g * G * RADIUS).sqrt(), direction)?);
+        }
     }
     Ok(run)
 }
 
-/// ISO 4138 constant-speed test: at `speed` (m/s) the driver holds circles
-/// of the radii that give each of `lateral_g` in turn (largest radius
-/// first, each starting tangent to the car's path). Returns the samples.
+/// ISO 4138 constant-speed test, both ways: at `speed` (m/s) the driver
+/// holds circles of the radii that give each of `lateral_g` in turn
+/// (largest radius first, each starting tangent to the car's path).
+/// Returns the samples.
 pub fn constant_speed(
     def: &CarDefinition,
     stepping: Stepping,
     speed: f64,
     lateral_g: &[f64],
 ) -> Result<CircleRun> {
-    let mut circle = CircleDriver::new(def, stepping, speed)?;
     let mut run = CircleRun::default();
-    for &g in lateral_g {
-        run.points
-            .push(circle.hold(speed * speed / (g * G), speed)?);
+    for direction in DIRECTIONS {
+        let mut circle = CircleDriver::new(def, stepping, speed)?;
+        for &g in lateral_g {
+            run.points
+                .push(circle.hold(speed * speed / (g * G), speed, direction)?);
+        }
     }
     Ok(run)
 }
@@ -138,17 +165,18 @@ impl CircleDriver {
         })
     }
 
-    /// Drives a left-hand circle of `radius` tangent to the car's path at
-    /// `speed`; after settling, returns the averaged (lateral acceleration
-    /// in g, dynamic steer angle δ − L/R in degrees).
-    fn hold(&mut self, radius: f64, speed: f64) -> Result<(f64, f64)> {
+    /// Drives a circle of `radius` tangent to the car's path at `speed`,
+    /// to the left (`direction` +1) or the right (−1); after settling,
+    /// returns the averaged (lateral acceleration in g, dynamic steer angle
+    /// δ − L/R in degrees), both signed positive left.
+    fn hold(&mut self, radius: f64, speed: f64, direction: f64) -> Result<(f64, f64)> {
         const SETTLE: f64 = 6.0;
         const AVERAGE: f64 = 2.0;
         let start = self.rig.world.pose(self.rig.car)?;
-        // The centre lies `radius` to the left of the car.
+        // The centre lies `radius` to the turning side of the car.
         let centre = (
-            start.position.x - radius * start.yaw.sin(),
-            start.position.y + radius * start.yaw.cos(),
+            start.position.x - direction * radius * start.yaw.sin(),
+            start.position.y + direction * radius * start.yaw.cos(),
         );
         let steps = ((SETTLE + AVERAGE) * self.stepping.host_hz) as usize;
         let average_from = (SETTLE * self.stepping.host_hz) as usize;
@@ -157,11 +185,13 @@ impl CircleDriver {
             let pose = self.rig.world.pose(self.rig.car)?;
             let (dx, dy) = (pose.position.x - centre.0, pose.position.y - centre.1);
             let distance = (dx * dx + dy * dy).sqrt();
-            // Heading of the circle's tangent (counter-clockwise) here.
-            let tangent = dx.atan2(-dy);
+            // Heading of the circle's tangent here, in the direction of
+            // travel (counter-clockwise for a left turn).
+            let tangent = (direction * dx).atan2(-direction * dy);
             let heading_error = wrap(tangent - pose.yaw);
             let radius_error = distance - radius;
-            let delta = self.wheelbase / radius + 1.2 * heading_error + 0.08 * radius_error;
+            let delta =
+                direction * (self.wheelbase / radius + 0.08 * radius_error) + 1.2 * heading_error;
             let steer = (-delta / self.max_angle).clamp(-1.0, 1.0);
             let speed_error = speed - pose.speed;
             self.throttle_integral =

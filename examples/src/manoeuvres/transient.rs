@@ -1,5 +1,6 @@
-//! Transient manoeuvres: ISO 7401 step steer, ISO 3888-1 double lane
-//! change and the sine with dwell of stability-control tests.
+//! Transient manoeuvres: ISO 7401 step steer, the ISO 3888-1 double lane
+//! change and ISO 3888-2 obstacle avoidance, and the sine with dwell of
+//! stability-control tests.
 
 use skidpad_core::{CarDefinition, Result};
 
@@ -57,44 +58,107 @@ pub fn step_steer(
     Ok(run)
 }
 
-/// The ISO 3888-1 double lane change course: (start, end, centre line y,
-/// half width) per gated section, for a car `width` wide. Sections 1, 3
-/// and 5 are gated lanes; 2 and 4 are free transitions.
-#[must_use]
-pub fn lane_change_course(width: f64) -> [(f64, f64, f64, f64); 3] {
-    let lane1 = (1.1 * width + 0.25) / 2.0;
-    let lane3 = (width + 1.0) / 2.0;
-    let lane5 = (1.3 * width + 0.25) / 2.0;
-    // Section 3's centre is offset so that its right edge lies 1 m left of
-    // lane 1's left edge (the standard's 3.5 m lateral offset between the
-    // lanes' right edges, with lane 3 wider).
-    let offset3 = lane1 + 1.0 + lane3;
-    [
-        (0.0, 15.0, 0.0, lane1),
-        (45.0, 70.0, offset3, lane3),
-        (95.0, 125.0, 0.0, lane5),
-    ]
+/// One gated section of a lane-change course: from `start` to `end` m
+/// along x, centred on `centre` (y, m, positive left), `half_width` m to
+/// each side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Lane {
+    pub start: f64,
+    pub end: f64,
+    pub centre: f64,
+    pub half_width: f64,
 }
 
-/// ISO 3888-1 double lane change entered at `speed` m/s, throttle
-/// released at the entry gate and the gear held: a preview (pure-pursuit)
-/// driver follows a smooth path that uses each lane's free width to
-/// lengthen its transitions. Reports the largest body slip and how far the
-/// car's centre strayed outside what the gated lanes allow it (each lane's
-/// half width less the car's own).
+/// The two ISO 3888 courses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneChange {
+    /// ISO 3888-1, the double lane change: sections of 15 m at
+    /// 1.1·b + 0.25 wide, 30 m free, 25 m at 1.2·b + 0.25 offset 3.5 m to
+    /// the left, 25 m free, 15 m at 1.3·b + 0.25.
+    Double,
+    /// ISO 3888-2, obstacle avoidance: 12 m at 1.1·b + 0.25, 13.5 m
+    /// free, 11 m at b + 1 whose right edge lies 1 m left of the first
+    /// lane's left edge, 12.5 m free, 12 m at 3 m; driven without throttle.
+    ObstacleAvoidance,
+}
+
+impl LaneChange {
+    /// The standard's name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            LaneChange::Double => "ISO 3888-1 double lane change",
+            LaneChange::ObstacleAvoidance => "ISO 3888-2 obstacle avoidance",
+        }
+    }
+}
+
+/// The gated sections 1, 3 and 5 of `course` for a car `width` m wide
+/// (b: the body's width). The lateral offset of ISO 3888-1 is read between
+/// the right-hand edges of sections 1 and 3; in both standards section 5's
+/// right-hand edge continues section 1's.
+#[must_use]
+pub fn lane_change_course(course: LaneChange, width: f64) -> [Lane; 3] {
+    let lane = |start: f64, length: f64, centre: f64, full_width: f64| Lane {
+        start,
+        end: start + length,
+        centre,
+        half_width: full_width / 2.0,
+    };
+    let first = 1.1 * width + 0.25;
+    match course {
+        LaneChange::Double => {
+            let middle = 1.2 * width + 0.25;
+            let last = 1.3 * width + 0.25;
+            [
+                lane(0.0, 15.0, 0.0, first),
+                lane(45.0, 25.0, -first / 2.0 + 3.5 + middle / 2.0, middle),
+                lane(95.0, 15.0, (last - first) / 2.0, last),
+            ]
+        }
+        LaneChange::ObstacleAvoidance => {
+            let middle = width + 1.0;
+            [
+                lane(0.0, 12.0, 0.0, first),
+                lane(25.5, 11.0, first / 2.0 + 1.0 + middle / 2.0, middle),
+                lane(49.0, 12.0, (3.0 - first) / 2.0, 3.0),
+            ]
+        }
+    }
+}
+
+/// An ISO 3888 course entered at `speed` m/s, throttle released at the
+/// entry gate and the gear held: a preview (pure-pursuit) driver follows a
+/// smooth path that uses each lane's free width to lengthen its
+/// transitions. Reports the largest body slip and how far the car's centre
+/// strayed outside what the gated lanes allow it (each lane's half width
+/// less the car's own).
 pub fn double_lane_change(
     def: &CarDefinition,
     stepping: Stepping,
     speed: f64,
+    course: LaneChange,
 ) -> Result<TransientRun> {
     let width = def.chassis.track.front.max(def.chassis.track.rear) + 0.2;
-    let course = lane_change_course(width);
-    let slack = |lane: usize| (course[lane].3 - width / 2.0).max(0.0);
+    let lanes = lane_change_course(course, width);
+    let slack = |lane: &Lane| (lane.half_width - width / 2.0).max(0.0);
     // The path keeps 70 % of each lane's slack in reserve for the
-    // driver's tracking error.
-    let start = -0.3 * slack(0);
-    let high = course[1].2 - 0.3 * slack(1);
-    let end = 0.3 * slack(2);
+    // driver's tracking error, and leans towards the next move.
+    let start = lanes[0].centre - 0.3 * slack(&lanes[0]);
+    let high = lanes[1].centre - 0.3 * slack(&lanes[1]);
+    let end = lanes[2].centre + 0.3 * slack(&lanes[2]);
+    // The transitions start a fifth of a lane before its end and finish a
+    // fifth of a lane (a third for the last) after the next one begins.
+    let length = |lane: &Lane| lane.end - lane.start;
+    let first_move = (
+        lanes[0].end - 0.2 * length(&lanes[0]),
+        lanes[1].start + 0.2 * length(&lanes[1]),
+    );
+    let second_move = (
+        lanes[1].end - 0.16 * length(&lanes[1]),
+        lanes[2].start + 0.33 * length(&lanes[2]),
+    );
+    let finish = lanes[2].end + 5.0;
     // The path y(x) and its first two derivatives: two cosine steps.
     let path = |x: f64| -> (f64, f64, f64) {
         let step = |x0: f64, x1: f64| {
@@ -113,8 +177,8 @@ pub fn double_lane_change(
                 },
             )
         };
-        let (a, da, dda) = step(12.0, 50.0);
-        let (b, db, ddb) = step(66.0, 100.0);
+        let (a, da, dda) = step(first_move.0, first_move.1);
+        let (b, db, ddb) = step(second_move.0, second_move.1);
         (
             start + (high - start) * a - (high - end) * b,
             (high - start) * da - (high - end) * db,
@@ -130,13 +194,13 @@ pub fn double_lane_change(
     let limit = (20.0 * stepping.host_hz) as usize;
     for _ in 0..limit {
         let pose = rig.world.pose(rig.car)?;
-        if pose.position.x > 130.0 {
+        if pose.position.x > finish {
             break;
         }
         // Curvature feedforward read a little ahead (the car's response
         // lag), plus feedback on heading and lateral error (Stanley).
         let v = pose.speed.max(1.0);
-        let (_, slope_ahead, bend_ahead) = path(pose.position.x + 0.2 * v);
+        let (_, slope_ahead, bend_ahead) = path(pose.position.x + 0.15 * v);
         let curvature = bend_ahead / (1.0 + slope_ahead * slope_ahead).powf(1.5);
         let (y, slope, _) = path(pose.position.x);
         let heading_error = wrap(slope.atan() - pose.yaw);
@@ -150,10 +214,10 @@ pub fn double_lane_change(
         let slip = rig.channel("body_slip")?.to_degrees().abs();
         run.max_body_slip_deg = run.max_body_slip_deg.max(slip);
         let p = rig.world.pose(rig.car)?.position;
-        for (x0, x1, y, half) in course {
-            if (x0..=x1).contains(&p.x) {
-                let allowed = (half - width / 2.0).max(0.0);
-                let excess = ((p.y - y).abs() - allowed).max(0.0);
+        for lane in &lanes {
+            if (lane.start..=lane.end).contains(&p.x) {
+                let allowed = (lane.half_width - width / 2.0).max(0.0);
+                let excess = ((p.y - lane.centre).abs() - allowed).max(0.0);
                 run.max_corridor_excess = run.max_corridor_excess.max(excess);
             }
         }
