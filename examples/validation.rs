@@ -8,8 +8,8 @@
 use skidpad_core::{CarDefinition, DifferentialsDefinition, SurfaceId};
 use skidpad_examples::manoeuvres::{
     ALL, LATERAL_G, LINEAR_G, LaneChange, ROAD, SPEED_TEST_G, Stepping, ZERO_TO_100_RANGES, ai_lap,
-    car, constant_radius, constant_speed, double_lane_change, friction_bound_100, parked,
-    parked_cases, sine_with_dwell, step_steer, stop_from_100, theory_understeer_gradient,
+    car, constant_radius, constant_speed, double_lane_change, fmvss_126, friction_bound_100,
+    parked, parked_cases, sine_with_dwell, step_steer, stop_from_100, theory_understeer_gradient,
     timestep_sweep, zero_to_100,
 };
 
@@ -159,8 +159,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (ratio_off, slip_off, _) = sine_with_dwell(&def, 0.5, SurfaceId::WET_ASPHALT)?;
     def.assists.stability_control = true;
     let (ratio_on, slip_on, _) = sine_with_dwell(&def, 0.5, SurfaceId::WET_ASPHALT)?;
+    for name in ROAD {
+        for esc in [false, true] {
+            let mut def = car(name)?;
+            def.assists.stability_control = esc;
+            let test = fmvss_126(&def)?;
+            let (at_1_0, at_1_75) = test.worst_ratios();
+            row(
+                &format!(
+                    "FMVSS 126 sine with dwell, dry, ESC {}: A = {:.1}°, {} runs",
+                    if esc { "on" } else { "off" },
+                    test.reference_angle,
+                    test.runs.len()
+                ),
+                name,
+                format!(
+                    "yaw {:.0} % at 1.0 s, {:.0} % at 1.75 s; {:.2} m",
+                    100.0 * at_1_0.max(0.0),
+                    100.0 * at_1_75.max(0.0),
+                    test.least_displacement()
+                ),
+                "≤ 35 %, ≤ 20 % of ψ_peak; ≥ 1.83 m at 1.07 s (5·A on)".into(),
+                "FMVSS 126 S5.2",
+                test.passes(),
+            );
+        }
+    }
     row(
-        "sine with dwell, 80 km/h wet, ESC off",
+        "half-lock sine with dwell, 80 km/h wet, ESC off (not FMVSS 126)",
         "rwd_sports",
         format!("yaw ratio {ratio_off:.2}, slip {slip_off:.1}°"),
         "spins".into(),
@@ -168,7 +194,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ratio_off > 0.35,
     );
     row(
-        "sine with dwell, 80 km/h wet, ESC on",
+        "half-lock sine with dwell, 80 km/h wet, ESC on (not FMVSS 126)",
         "rwd_sports",
         format!("yaw ratio {ratio_on:.2}, slip {slip_on:.1}°"),
         "stable".into(),

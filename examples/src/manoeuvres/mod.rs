@@ -7,11 +7,16 @@
 //! `cargo run --release -p skidpad-examples --example validation` prints
 //! the table in `VALIDATION.md`.
 
+mod fmvss126;
 mod robustness;
 mod steady_state;
 mod straight_line;
 mod transient;
 
+pub use fmvss126::{
+    DwellRun, Fmvss126, amplitudes, fmvss_126, phaseless_low_pass, reference_angle,
+    sine_with_dwell_run, slowly_increasing_steer,
+};
 pub use robustness::{ParkedRun, SweepRun, ai_lap, parked, parked_cases, timestep_sweep};
 pub use steady_state::{
     CircleRun, LATERAL_G, LINEAR_G, SPEED_TEST_G, constant_radius, constant_speed,
