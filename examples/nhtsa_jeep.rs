@@ -6,7 +6,8 @@
 //! Run: `cargo run --release -p skidpad-examples --example nhtsa_jeep`
 
 use skidpad_examples::measured_car::{
-    FITTED, METRICS, Manoeuvre, Scorecard, figures, fit_on_sis, jeep_estimated, jeep_fitted, score,
+    BRAKING_TOLERANCE, FITTED, METRICS, Manoeuvre, Scorecard, figures, fit_on_sis, jeep_estimated,
+    jeep_fitted, score,
 };
 
 fn verdict(pass: bool) -> &'static str {
@@ -78,6 +79,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "| | **traces within limit** | **{} of 12** | | **{} of 12** | | |",
         estimated.traces_passed(),
         fitted.traces_passed()
+    );
+    println!();
+    println!("| run | held deceleration (m/s²) | measured | estimated | | fitted | | tolerance |");
+    println!("|---|---|---:|---:|---|---:|---|---|");
+    for (e, f) in estimated.braking.iter().zip(&fitted.braking) {
+        let role = if e.predicted {
+            "predicted"
+        } else {
+            "brake gain fitted here"
+        };
+        println!(
+            "| {} | {role} | {:.2} | {:.2} | {} | {:.2} | {} | ± {:.0} % |",
+            e.run.name(),
+            e.measured,
+            e.value,
+            if e.predicted { verdict(e.pass()) } else { "" },
+            f.value,
+            if f.predicted { verdict(f.pass()) } else { "" },
+            100.0 * BRAKING_TOLERANCE
+        );
+    }
+    println!(
+        "\nbrake gain: estimated {:.5}, fitted {:.5} per N of pedal (full brake at {:.0} N)",
+        estimated.brake_gain,
+        fitted.brake_gain,
+        1.0 / fitted.brake_gain
     );
     Ok(())
 }

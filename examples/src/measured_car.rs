@@ -11,11 +11,13 @@
 //! harness (the metric code reads the published figures back from the
 //! measured files) and holds the scores.
 
+mod braking;
 mod drive;
 mod fit;
 mod metrics;
 mod trace;
 
+pub use braking::{BrakeRun, Braking, drive_braking, fit_brake_gain};
 pub use drive::{Manoeuvre, SAMPLE_HZ, drive};
 pub use fit::{Fitted, fit_on_sis};
 pub use metrics::{METRICS, Metric, TRACES, Tolerance, figures, trace_error};
@@ -65,11 +67,38 @@ pub struct TraceCompared {
     pub limit: f64,
 }
 
+/// A braking run's held deceleration, simulated against measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BrakeCompared {
+    pub run: BrakeRun,
+    /// m/s².
+    pub measured: f64,
+    pub value: f64,
+    /// False for the run the gain was fitted on.
+    pub predicted: bool,
+}
+
+/// How far a predicted held deceleration may be from the measured one,
+/// as the steady step values: ±10 %, set before the first run.
+pub const BRAKING_TOLERANCE: f64 = 0.10;
+
+impl BrakeCompared {
+    /// Within [`BRAKING_TOLERANCE`].
+    #[must_use]
+    pub fn pass(&self) -> bool {
+        (self.value - self.measured).abs() <= BRAKING_TOLERANCE * self.measured
+    }
+}
+
 /// A build's comparison with the measurements.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scorecard {
     pub figures: Vec<Compared>,
     pub traces: Vec<TraceCompared>,
+    /// The brake gain fitted on `brakeMod`, brake input per newton of
+    /// pedal.
+    pub brake_gain: f64,
+    pub braking: Vec<BrakeCompared>,
 }
 
 impl Scorecard {
@@ -86,7 +115,8 @@ impl Scorecard {
     }
 }
 
-/// Drives `def` through the four runs and compares it.
+/// Drives `def` through the four handling runs and the two braking runs
+/// (the brake gain fitted on `brakeMod`) and compares it.
 ///
 /// # Errors
 /// The definition is refused, or the simulation fails.
@@ -112,6 +142,17 @@ pub fn score(def: &CarDefinition) -> Result<Scorecard> {
                 limit,
             });
         }
+    }
+    card.brake_gain = fit_brake_gain(def)?;
+    for run in [BrakeRun::Moderate, BrakeRun::Severe] {
+        let measured = run.measured();
+        let simulated = drive_braking(def, run, card.brake_gain)?;
+        card.braking.push(BrakeCompared {
+            run,
+            measured: measured.held_deceleration(&measured.pedal),
+            value: simulated.held_deceleration(&measured.pedal),
+            predicted: run == BrakeRun::Severe,
+        });
     }
     Ok(card)
 }

@@ -101,4 +101,14 @@ fn each_build_scores_what_validation_md_reports() {
     let fitted = score(&jeep_fitted().unwrap()).unwrap();
     assert_eq!(fitted.passed(), 15, "{:#?}", fitted.figures);
     assert_eq!(fitted.traces_passed(), 12, "{:#?}", fitted.traces);
+    // The brake gain fitted on the moderate stop gives its deceleration
+    // back; the severe stop is predicted within 10 %.
+    for card in [&estimated, &fitted] {
+        let [moderate, severe] = [card.braking[0], card.braking[1]];
+        assert!(
+            (moderate.value - moderate.measured).abs() < 0.01,
+            "{moderate:?}"
+        );
+        assert!(severe.predicted && severe.pass(), "{severe:?}");
+    }
 }
