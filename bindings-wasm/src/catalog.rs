@@ -33,6 +33,25 @@ pub fn channel_units() -> Array {
         .collect()
 }
 
+/// Telemetry channel interpolation modes (`lerp`, `lerpAngle`,
+/// `discrete`: how to draw a channel between samples), in the same order.
+#[wasm_bindgen(js_name = channelInterpolations, unchecked_return_type = "string[]")]
+pub fn channel_interpolations() -> Array {
+    skidpad_core::CHANNELS
+        .iter()
+        .map(|c| JsValue::from_str(c.interpolation.name()))
+        .collect()
+}
+
+/// Telemetry channel groups (`motion`, `wheel fl`, …), in the same order.
+#[wasm_bindgen(js_name = channelGroups, unchecked_return_type = "string[]")]
+pub fn channel_groups() -> Array {
+    skidpad_core::CHANNELS
+        .iter()
+        .map(|c| JsValue::from_str(c.group))
+        .collect()
+}
+
 /// Names of the built-in car presets.
 #[wasm_bindgen(js_name = presetNames, unchecked_return_type = "string[]")]
 pub fn preset_names() -> Array {

@@ -52,6 +52,15 @@ test('telemetry is a Float64Array with one value per named channel', () => {
   assert.ok(values instanceof Float64Array);
   assert.equal(values.length, names.length);
   assert.equal(units.length, names.length);
+  // How to draw each channel between samples, and where a chart lists it.
+  const modes = sk.channelInterpolations();
+  const groups = sk.channelGroups();
+  assert.equal(modes.length, names.length);
+  assert.equal(groups.length, names.length);
+  assert.equal(modes[names.indexOf('gear')], 'discrete');
+  assert.equal(modes[names.indexOf('yaw')], 'lerpAngle');
+  assert.equal(modes[names.indexOf('speed')], 'lerp');
+  assert.equal(groups[names.indexOf('wheel_fl_load')], 'wheel fl');
   assert.equal(new Set(names).size, names.length, 'names are unique');
   const speed = names.indexOf('speed');
   assert.ok(speed >= 0);

@@ -17,11 +17,29 @@ use anyhow::{Context, Result, bail};
 
 /// Writes `bytes` to `path` atomically (see the module docs).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |out| Ok(out.write_all(bytes)?))
+}
+
+/// Streams what `write` produces to `path` atomically (see the module
+/// docs), through a buffer, so an output of any size never sits in memory
+/// whole; returns what `write` returned. A failing `write` leaves the
+/// target as it was.
+pub fn write_atomic_with<T>(
+    path: &Path,
+    write: impl FnOnce(&mut dyn Write) -> Result<T>,
+) -> Result<T> {
     let (dir, existing) = check_target(path)?;
     let mut temp = TempFile::create(dir, path)?;
+    let result = {
+        let mut buffered = std::io::BufWriter::new(&temp.file);
+        let result = write(&mut buffered)?;
+        buffered
+            .flush()
+            .with_context(|| format!("cannot write {}", temp.path.display()))?;
+        result
+    };
     temp.file
-        .write_all(bytes)
-        .and_then(|()| temp.file.sync_all())
+        .sync_all()
         .with_context(|| format!("cannot write {}", temp.path.display()))?;
     if let Some(meta) = existing {
         // Replacing a file keeps its permissions, as an editor does.
@@ -31,7 +49,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     fs::rename(&temp.path, path)
         .with_context(|| format!("cannot move the new file into {}", path.display()))?;
     temp.renamed = true;
-    sync_dir(dir)
+    sync_dir(dir)?;
+    Ok(result)
 }
 
 /// Checks that `path` can be written by [`write_atomic`] (its directory

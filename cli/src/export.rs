@@ -112,10 +112,8 @@ pub fn export_json(
     )?;
     let mut time = 0.0;
     let mut desyncs = 0;
-    while player.advance()? {
+    while let Some((step, dt)) = files::next_step(&mut player, &replay)? {
         progress.inc(1);
-        let step = player.step();
-        let dt = replay.dt.at(step - 1).unwrap_or(0.0);
         time += dt;
         let world = player.world();
         let race_events = race

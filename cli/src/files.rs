@@ -93,6 +93,19 @@ pub fn straight_player<'r>(
     )?)
 }
 
+/// Plays the next step of a straight pass: its number (from 1) and the
+/// host step it took, s; None after the last.
+pub fn next_step(
+    player: &mut ReplayPlayer<'_, Box<dyn ReplayHooks>>,
+    replay: &Replay,
+) -> Result<Option<(u64, f64)>> {
+    if !player.advance()? {
+        return Ok(None);
+    }
+    let step = player.step();
+    Ok(Some((step, replay.dt.at(step - 1).unwrap_or(0.0))))
+}
+
 /// The replay's track (`ReplayHeader::TRACK_KEY`), for commands that
 /// time laps: a replay that names none is refused, as the key's rule says.
 pub fn track_of(replay: &Replay) -> Result<Track> {

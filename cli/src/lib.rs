@@ -11,6 +11,7 @@ pub mod ghost_cmd;
 pub mod inspect;
 pub mod limits;
 pub mod recover;
+pub mod telemetry_csv;
 pub mod text;
 pub mod tire_import;
 pub mod verify;

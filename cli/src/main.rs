@@ -19,7 +19,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use skidpad_cli::limits::LimitArgs;
 use skidpad_cli::{
-    atomic, demo, export, files, ghost_cmd, inspect, recover, tire_import, verify, view,
+    atomic, demo, export, files, ghost_cmd, inspect, recover, telemetry_csv, tire_import, verify,
+    view,
 };
 
 #[derive(Parser)]
@@ -110,6 +111,24 @@ enum Command {
         /// of the leaderboard's 8787 and the spectator service's 8788).
         #[arg(long, default_value_t = 8790)]
         port: u16,
+    },
+    /// Write one car's every telemetry channel from a replay as CSV (names
+    /// and units as two header rows; lap, lap time and lap distance from
+    /// the race layer; channels as `CHANNELS.md` lists them).
+    Telemetry {
+        /// The replay.
+        replay: PathBuf,
+        /// Car index.
+        #[arg(long)]
+        car: u32,
+        /// Write every N-th step (1: every step).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
+        stride: u64,
+        /// Write here (atomically) instead of standard output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Import a Magic Formula tire file (.tir: PAC2002, MF-Tyre 5.x):
     /// print the tire as a car definition's JSON, how close it comes to
@@ -275,6 +294,53 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Tire { file } => {
             print(cli.json, &tire_import::import_tire(&file)?)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Telemetry {
+            replay,
+            car,
+            stride,
+            output,
+            limits,
+        } => {
+            if cli.json {
+                anyhow::bail!("--json does not apply to `telemetry`, which always writes CSV");
+            }
+            let limits = limits.limits();
+            if let Some(path) = &output {
+                atomic::check_target(path)?;
+            }
+            let bar = progress_bar(false, 0, "{spinner} telemetry {bar:40} {pos}/{len} steps")?;
+            match output {
+                Some(path) => {
+                    atomic::write_atomic_with(&path, |out| {
+                        telemetry_csv::export_csv(
+                            &replay,
+                            car,
+                            stride,
+                            out,
+                            &limits,
+                            files::no_game_logic,
+                            &bar,
+                        )
+                    })?;
+                }
+                None => {
+                    let stdout = std::io::stdout();
+                    let mut lock = std::io::BufWriter::new(stdout.lock());
+                    telemetry_csv::export_csv(
+                        &replay,
+                        car,
+                        stride,
+                        &mut lock,
+                        &limits,
+                        files::no_game_logic,
+                        &bar,
+                    )?;
+                    lock.flush()?;
+                }
+            }
+            bar.finish_and_clear();
             Ok(ExitCode::SUCCESS)
         }
         Command::View { .. } | Command::Export { .. } if cli.json => {

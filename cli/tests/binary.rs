@@ -435,3 +435,48 @@ fn tire_imports_a_real_file_and_refuses_a_wrong_one_by_line() {
     let out = skidpad(&["tire", huge.to_str().unwrap()]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("at most"));
 }
+
+#[test]
+fn telemetry_streams_csv_to_a_file_and_checks_its_arguments() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("lap.csv");
+    let replay = current("flat_lap.skr");
+    let run = skidpad(&[
+        "telemetry",
+        replay.to_str().unwrap(),
+        "--car",
+        "0",
+        "--stride",
+        "600",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    // Two header rows and steps 1, 601, …, 4201 of 4800.
+    assert_eq!(text.lines().count(), 2 + 8);
+    assert!(text.starts_with("step,race_time,lap,lap_time,lap_distance,time,x,"));
+    let zero = skidpad(&[
+        "telemetry",
+        replay.to_str().unwrap(),
+        "--car",
+        "0",
+        "--stride",
+        "0",
+    ]);
+    assert_eq!(zero.status.code(), Some(2));
+    let json = skidpad(&[
+        "--json",
+        "telemetry",
+        replay.to_str().unwrap(),
+        "--car",
+        "0",
+    ]);
+    // With --json the error itself comes as JSON.
+    assert!(String::from_utf8_lossy(&json.stdout).contains("always writes CSV"));
+    assert_eq!(json.status.code(), Some(2));
+}

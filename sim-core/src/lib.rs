@@ -70,7 +70,7 @@ pub use vehicle::tir::{CurveGap, TirImport, parse_tir, tir_keys_read};
 pub use vehicle::tire::{TireAtLoad, TireParameters};
 pub use world::car::InitialPose;
 pub use world::contact::{CONTACT_FRICTION, CONTACT_RESTITUTION, Contact};
-pub use world::telemetry::{CHANNEL_COUNT, CHANNELS, Channel, channel_index};
+pub use world::telemetry::{CHANNEL_COUNT, CHANNELS, Channel, Interpolation, channel_index};
 pub use world::{MAX_TIMESTEP, RemovedCar, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and

@@ -1,8 +1,10 @@
 //! Telemetry: named channels per car, filled after every step.
 //!
-//! [`CHANNELS`] lists every channel with its unit; a car's values are a
-//! `[f64]` in that order. Names are a published contract: new channels are
-//! appended, existing names never change meaning.
+//! [`CHANNELS`] lists every channel with its unit, description,
+//! interpolation mode and group; a car's values are a `[f64]` in that
+//! order. Names are a published contract: new channels are appended,
+//! existing names never change meaning. `CHANNELS.md` at the repository's
+//! root is generated from the list (a test keeps it equal).
 
 use glam::DVec3;
 
@@ -11,6 +13,31 @@ use crate::model::steering::kingpin_moment;
 use crate::pose::yaw_pitch_roll;
 use crate::state::car_state::CarState;
 use crate::vehicle::definition::CarDefinition;
+
+/// How a channel is drawn between two samples (seed 001's modes): a
+/// viewer or a network client interpolating a channel must use its mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Interpolation {
+    /// Straight line between the samples.
+    Lerp,
+    /// An angle that wraps at ±π: along the shorter way round.
+    LerpAngle,
+    /// Held at the earlier sample until the next (gears, ids, flags).
+    Discrete,
+}
+
+impl Interpolation {
+    /// The mode's name as seed 001 and the JS package write it.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Interpolation::Lerp => "lerp",
+            Interpolation::LerpAngle => "lerpAngle",
+            Interpolation::Discrete => "discrete",
+        }
+    }
+}
 
 /// One telemetry channel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,6 +48,10 @@ pub struct Channel {
     pub unit: &'static str,
     /// What it measures and its sign convention.
     pub description: &'static str,
+    /// How to draw it between samples.
+    pub interpolation: Interpolation,
+    /// The group a chart lists it under (`motion`, `wheel fl`, …).
+    pub group: &'static str,
 }
 
 /// Channels per wheel.
@@ -33,11 +64,13 @@ const STEERING_CHANNELS: usize = 4;
 pub const CHANNEL_COUNT: usize = CAR_CHANNELS + 4 * WHEEL_CHANNELS + STEERING_CHANNELS;
 
 macro_rules! channel {
-    ($name:expr, $unit:literal, $description:expr) => {
+    ($group:expr, $mode:ident, $name:expr, $unit:literal, $description:expr) => {
         Channel {
             name: $name,
             unit: $unit,
             description: $description,
+            interpolation: Interpolation::$mode,
+            group: $group,
         }
     };
 }
@@ -45,60 +78,60 @@ macro_rules! channel {
 macro_rules! channel_table {
     ($($w:literal),*) => {
         [
-            channel!("time", "s", "simulated time this car has been stepped"),
-            channel!("x", "m", "centre of mass, world x"),
-            channel!("y", "m", "centre of mass, world y"),
-            channel!("z", "m", "centre of mass, world z"),
-            channel!("yaw", "rad", "heading about world z, positive left"),
-            channel!("pitch", "rad", "pitch, positive nose down"),
-            channel!("roll", "rad", "roll, positive right side down"),
-            channel!("vx", "m/s", "velocity along the body x axis"),
-            channel!("vy", "m/s", "velocity along the body y axis"),
-            channel!("vz", "m/s", "velocity along the body z axis"),
-            channel!("speed", "m/s", "speed over ground"),
-            channel!("roll_rate", "rad/s", "angular velocity about body x"),
-            channel!("pitch_rate", "rad/s", "angular velocity about body y"),
-            channel!("yaw_rate", "rad/s", "angular velocity about body z, positive left"),
-            channel!("ax", "m/s²", "acceleration along body x"),
-            channel!("ay", "m/s²", "acceleration along body y"),
-            channel!("az", "m/s²", "acceleration along body z"),
-            channel!("body_slip", "rad", "angle of the velocity from the body x axis"),
-            channel!("input_steer", "1", "steer input, -1 full left … +1 full right"),
-            channel!("input_throttle", "1", "throttle pedal"),
-            channel!("input_brake", "1", "brake pedal"),
-            channel!("input_handbrake", "1", "handbrake lever"),
-            channel!("input_clutch", "1", "clutch pedal, 1 fully open"),
-            channel!("input_gear", "1", "requested gear"),
-            channel!("engine_rpm", "rpm", "engine speed"),
-            channel!("engine_torque", "N·m", "engine output torque, negative when engine braking"),
-            channel!("clutch_torque", "N·m", "torque through the clutch"),
-            channel!("gear", "1", "engaged gear, -1 reverse, 0 neutral"),
-            channel!("steer_angle", "rad", "mean front road-wheel angle, positive left"),
-            channel!("lod", "id", "level of detail: 0 full, 1 single-track, 2 frozen"),
-            channel!("aero_drag", "N", "aerodynamic drag"),
-            channel!("aero_lift_front", "N", "lift at the front axle, negative is downforce"),
-            channel!("aero_lift_rear", "N", "lift at the rear axle, negative is downforce"),
-            channel!("abs_active", "1", "largest share of brake torque ABS released on any wheel"),
-            channel!("tc_active", "1", "largest share of drive torque traction control cut on any wheel"),
-            channel!("esc_active", "1", "stability control's brake torque as a share of its maximum"),
+            channel!("time", Lerp, "time", "s", "simulated time this car has been stepped"),
+            channel!("position", Lerp, "x", "m", "centre of mass, world x"),
+            channel!("position", Lerp, "y", "m", "centre of mass, world y"),
+            channel!("position", Lerp, "z", "m", "centre of mass, world z"),
+            channel!("orientation", LerpAngle, "yaw", "rad", "heading about world z, positive left"),
+            channel!("orientation", Lerp, "pitch", "rad", "pitch, positive nose down"),
+            channel!("orientation", LerpAngle, "roll", "rad", "roll, positive right side down"),
+            channel!("motion", Lerp, "vx", "m/s", "velocity along the body x axis"),
+            channel!("motion", Lerp, "vy", "m/s", "velocity along the body y axis"),
+            channel!("motion", Lerp, "vz", "m/s", "velocity along the body z axis"),
+            channel!("motion", Lerp, "speed", "m/s", "speed over ground"),
+            channel!("motion", Lerp, "roll_rate", "rad/s", "angular velocity about body x"),
+            channel!("motion", Lerp, "pitch_rate", "rad/s", "angular velocity about body y"),
+            channel!("motion", Lerp, "yaw_rate", "rad/s", "angular velocity about body z, positive left"),
+            channel!("motion", Lerp, "ax", "m/s²", "acceleration along body x"),
+            channel!("motion", Lerp, "ay", "m/s²", "acceleration along body y"),
+            channel!("motion", Lerp, "az", "m/s²", "acceleration along body z"),
+            channel!("motion", LerpAngle, "body_slip", "rad", "angle of the velocity from the body x axis"),
+            channel!("inputs", Lerp, "input_steer", "1", "steer input, -1 full left … +1 full right"),
+            channel!("inputs", Lerp, "input_throttle", "1", "throttle pedal"),
+            channel!("inputs", Lerp, "input_brake", "1", "brake pedal"),
+            channel!("inputs", Lerp, "input_handbrake", "1", "handbrake lever"),
+            channel!("inputs", Lerp, "input_clutch", "1", "clutch pedal, 1 fully open"),
+            channel!("inputs", Discrete, "input_gear", "1", "requested gear"),
+            channel!("drivetrain", Lerp, "engine_rpm", "rpm", "engine speed"),
+            channel!("drivetrain", Lerp, "engine_torque", "N·m", "engine output torque, negative when engine braking"),
+            channel!("drivetrain", Lerp, "clutch_torque", "N·m", "torque through the clutch"),
+            channel!("drivetrain", Discrete, "gear", "1", "engaged gear, -1 reverse, 0 neutral"),
+            channel!("steering", Lerp, "steer_angle", "rad", "mean front road-wheel angle, positive left"),
+            channel!("simulation", Discrete, "lod", "id", "level of detail: 0 full, 1 single-track, 2 frozen"),
+            channel!("aero", Lerp, "aero_drag", "N", "aerodynamic drag"),
+            channel!("aero", Lerp, "aero_lift_front", "N", "lift at the front axle, negative is downforce"),
+            channel!("aero", Lerp, "aero_lift_rear", "N", "lift at the rear axle, negative is downforce"),
+            channel!("assists", Lerp, "abs_active", "1", "largest share of brake torque ABS released on any wheel"),
+            channel!("assists", Lerp, "tc_active", "1", "largest share of drive torque traction control cut on any wheel"),
+            channel!("assists", Lerp, "esc_active", "1", "stability control's brake torque as a share of its maximum"),
             $(
-                channel!(concat!("wheel_", $w, "_speed"), "m/s", "rim speed ω·R"),
-                channel!(concat!("wheel_", $w, "_omega"), "rad/s", "wheel spin"),
-                channel!(concat!("wheel_", $w, "_load"), "N", "tire normal load"),
-                channel!(concat!("wheel_", $w, "_slip_ratio"), "1", "longitudinal slip ratio"),
-                channel!(concat!("wheel_", $w, "_slip_angle"), "rad", "slip angle, positive when the lateral force points left"),
-                channel!(concat!("wheel_", $w, "_fx"), "N", "tire force along the wheel heading"),
-                channel!(concat!("wheel_", $w, "_fy"), "N", "tire force to the wheel's left"),
-                channel!(concat!("wheel_", $w, "_travel"), "m", "suspension compression"),
-                channel!(concat!("wheel_", $w, "_contact"), "bool", "1 while the strut touches the ground"),
-                channel!(concat!("wheel_", $w, "_surface"), "id", "surface id under the wheel"),
-                channel!(concat!("wheel_", $w, "_steer"), "rad", "road-wheel steer angle, positive left"),
-                channel!(concat!("wheel_", $w, "_mz"), "N·m", "tire aligning moment about the vertical, positive turning the wheel left"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_speed"), "m/s", "rim speed ω·R"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_omega"), "rad/s", "wheel spin"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_load"), "N", "tire normal load"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_slip_ratio"), "1", "longitudinal slip ratio"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_slip_angle"), "rad", "slip angle, positive when the lateral force points left"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_fx"), "N", "tire force along the wheel heading"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_fy"), "N", "tire force to the wheel's left"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_travel"), "m", "suspension compression"),
+                channel!(concat!("wheel ", $w), Discrete, concat!("wheel_", $w, "_contact"), "bool", "1 while the strut touches the ground"),
+                channel!(concat!("wheel ", $w), Discrete, concat!("wheel_", $w, "_surface"), "id", "surface id under the wheel"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_steer"), "rad", "road-wheel steer angle, positive left"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_mz"), "N·m", "tire aligning moment about the vertical, positive turning the wheel left"),
             )*
-            channel!("rack_force", "N", "force the front tires put on the steering rack, positive pushing the steering right (the steer input's sign)"),
-            channel!("hand_wheel_torque", "N·m", "torque the front tires put on the hand wheel, positive turning it right: what a force-feedback wheel plays"),
-            channel!("hand_wheel_angle", "rad", "hand-wheel angle the steer input asks for (input times the hand wheel's lock), positive left"),
-            channel!("steer_give", "rad", "road-wheel angle the steering's compliance has given way under the steering torque, positive left (0 for a rigid steering)"),
+            channel!("steering", Lerp, "rack_force", "N", "force the front tires put on the steering rack, positive pushing the steering right (the steer input's sign)"),
+            channel!("steering", Lerp, "hand_wheel_torque", "N·m", "torque the front tires put on the hand wheel, positive turning it right: what a force-feedback wheel plays"),
+            channel!("steering", Lerp, "hand_wheel_angle", "rad", "hand-wheel angle the steer input asks for (input times the hand wheel's lock), positive left"),
+            channel!("steering", Lerp, "steer_give", "rad", "road-wheel angle the steering's compliance has given way under the steering torque, positive left (0 for a rigid steering)"),
         ]
     };
 }
