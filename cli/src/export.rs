@@ -1,5 +1,7 @@
-//! `skidpad export REPLAY --json`: a dense per-step state track with
-//! events, for external tools (plotting, analysis, other engines).
+//! `skidpad export REPLAY`: a per-step state track with events, for
+//! external tools (plotting, analysis, other engines); `--channels` picks
+//! the telemetry (default: pose, speed, steer, gear, rpm, inputs; `all`)
+//! and `--stride` writes a row every N-th step (events stay per step).
 //!
 //! The JSON object is `{ "cars", "channels", "steps": [ {"step", "t",
 //! "cars": [[value per channel], …]} … ], "events": [ … ] }`, written as it
@@ -16,7 +18,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Arc;
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use indicatif::ProgressBar;
 use serde::Serialize;
 use skidpad_core::CarId;
@@ -25,7 +27,8 @@ use skidpad_replay::Limits;
 
 use crate::files::{self, GameLogic};
 
-/// Telemetry channels exported per car and step.
+/// Telemetry channels exported per car and step unless others are
+/// chosen.
 pub const CHANNELS: [&str; 13] = [
     "x",
     "y",
@@ -41,6 +44,55 @@ pub const CHANNELS: [&str; 13] = [
     "input_throttle",
     "input_brake",
 ];
+
+/// What an export holds: which channels (by name, in this order) and
+/// every how many steps a row is written (events are kept at every step).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExportOptions {
+    pub channels: Vec<&'static str>,
+    pub stride: u64,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions {
+            channels: CHANNELS.to_vec(),
+            stride: 1,
+        }
+    }
+}
+
+impl ExportOptions {
+    /// Options from the command line: `channels` is a comma-separated
+    /// list of names from `CHANNELS.md`, or `all`; None keeps the default
+    /// set.
+    pub fn parse(channels: Option<&str>, stride: u64) -> Result<ExportOptions> {
+        if stride == 0 {
+            bail!("--stride must be at least 1");
+        }
+        let channels = match channels.map(str::trim) {
+            None => CHANNELS.to_vec(),
+            Some("all") => skidpad_core::CHANNELS.iter().map(|c| c.name).collect(),
+            Some(list) => list
+                .split(',')
+                .map(|name| {
+                    let name = name.trim();
+                    skidpad_core::channel_index(name)
+                        .map(|i| skidpad_core::CHANNELS[i].name)
+                        .ok_or_else(|| {
+                            anyhow::anyhow!(
+                                "unknown channel `{name}` (CHANNELS.md lists them; `all` takes every one)"
+                            )
+                        })
+                })
+                .collect::<Result<Vec<_>>>()?,
+        };
+        if channels.is_empty() {
+            bail!("--channels names no channel");
+        }
+        Ok(ExportOptions { channels, stride })
+    }
+}
 
 #[derive(Serialize)]
 struct Event {
@@ -82,12 +134,13 @@ impl Event {
     }
 }
 
-/// Writes the export of `replay_path`, played with `game_logic`, to `out`;
-/// returns the steps written. Work is bounded by `limits`; `progress`
+/// Writes the export of `replay_path`, played with `game_logic`, to `out`,
+/// with `options`' channels and stride; returns the steps played. Work is bounded by `limits`; `progress`
 /// counts steps (hidden when not on a terminal).
 pub fn export_json(
     replay_path: &Path,
     out: &mut dyn Write,
+    options: &ExportOptions,
     limits: &Limits,
     game_logic: GameLogic,
     progress: &ProgressBar,
@@ -108,8 +161,14 @@ pub fn export_json(
         out,
         "{{\"cars\":{},\"channels\":{},\"steps\":[",
         serde_json::to_string(&names)?,
-        serde_json::to_string(&CHANNELS)?
+        serde_json::to_string(&options.channels)?
     )?;
+    let columns: Vec<usize> = options
+        .channels
+        .iter()
+        .filter_map(|name| skidpad_core::channel_index(name))
+        .collect();
+    let mut first_row = true;
     let mut time = 0.0;
     let mut desyncs = 0;
     while let Some((step, dt)) = files::next_step(&mut player, &replay)? {
@@ -131,6 +190,7 @@ pub fn export_json(
                 });
             }
         }
+        let written = (step - 1) % options.stride == 0;
         let mut rows = Vec::with_capacity(ids.len());
         for (c, &id) in ids.iter().enumerate() {
             if !world.contains_car(id) {
@@ -147,19 +207,23 @@ pub fn export_json(
                 rows.push(None);
                 continue;
             }
-            let row = CHANNELS
-                .iter()
-                .map(|name| world.channel(id, name))
-                .collect::<Result<Vec<f64>, _>>()?;
-            rows.push(Some(row));
+            if written {
+                let telemetry = world.telemetry(id)?;
+                rows.push(Some(
+                    columns.iter().map(|&k| telemetry[k]).collect::<Vec<f64>>(),
+                ));
+            }
         }
-        if step > 1 {
-            out.write_all(b",")?;
+        if written {
+            if !first_row {
+                out.write_all(b",")?;
+            }
+            first_row = false;
+            serde_json::to_writer(
+                &mut *out,
+                &serde_json::json!({ "step": step, "t": time, "cars": rows }),
+            )?;
         }
-        serde_json::to_writer(
-            &mut *out,
-            &serde_json::json!({ "step": step, "t": time, "cars": rows }),
-        )?;
         for contact in world.contacts() {
             events.push(Event {
                 car: index_of(contact.first),

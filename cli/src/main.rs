@@ -142,6 +142,14 @@ enum Command {
     Export {
         /// The replay.
         replay: PathBuf,
+        /// Channels per car and row: names from CHANNELS.md separated by
+        /// commas, or `all` (default: pose, speed, steer, gear, rpm and the
+        /// driver's inputs).
+        #[arg(long)]
+        channels: Option<String>,
+        /// Write a row every N-th step (events are kept at every step).
+        #[arg(long, default_value_t = 1)]
+        stride: u64,
         /// Write here (atomically) instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -366,10 +374,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Export {
             replay,
+            channels,
+            stride,
             output,
             limits,
         } => {
             let limits = limits.limits();
+            let options = export::ExportOptions::parse(channels.as_deref(), stride)?;
             if let Some(path) = &output {
                 atomic::check_target(path)?;
             }
@@ -377,14 +388,28 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let bar = progress_bar(false, 0, "{spinner} exporting {bar:40} {pos}/{len} steps")?;
             match output {
                 Some(path) => {
-                    let mut buffer = Vec::new();
-                    export::export_json(&replay, &mut buffer, &limits, files::no_game_logic, &bar)?;
-                    atomic::write_atomic(&path, &buffer)?;
+                    atomic::write_atomic_with(&path, |out| {
+                        export::export_json(
+                            &replay,
+                            out,
+                            &options,
+                            &limits,
+                            files::no_game_logic,
+                            &bar,
+                        )
+                    })?;
                 }
                 None => {
                     let stdout = std::io::stdout();
                     let mut lock = std::io::BufWriter::new(stdout.lock());
-                    export::export_json(&replay, &mut lock, &limits, files::no_game_logic, &bar)?;
+                    export::export_json(
+                        &replay,
+                        &mut lock,
+                        &options,
+                        &limits,
+                        files::no_game_logic,
+                        &bar,
+                    )?;
                     lock.flush()?;
                 }
             }

@@ -107,6 +107,7 @@ fn export_is_dense_json_with_events() {
     let steps = export::export_json(
         golden("game_logic.skr"),
         &mut out,
+        &export::ExportOptions::default(),
         &Limits::default(),
         Scenario::game_logic,
         &ProgressBar::hidden(),
@@ -192,4 +193,46 @@ fn a_short_demo_race_writes_verified_files() {
         .collect();
     insta::assert_snapshot!("demo_two_cars_one_lap", masked);
     assert!(demo_race(dir.path(), 0, demo::DEFAULT_TRACK).is_err());
+}
+
+#[test]
+fn export_takes_a_channel_choice_and_a_stride_and_keeps_every_event() {
+    let run = |options: &export::ExportOptions| {
+        let mut out = Vec::new();
+        export::export_json(
+            golden("game_logic.skr"),
+            &mut out,
+            options,
+            &Limits::default(),
+            Scenario::game_logic,
+            &ProgressBar::hidden(),
+        )
+        .unwrap();
+        serde_json::from_slice::<serde_json::Value>(&out).unwrap()
+    };
+    let full = run(&export::ExportOptions::default());
+    let thin = run(&export::ExportOptions::parse(Some("speed, gear"), 100).unwrap());
+    assert_eq!(thin["channels"], serde_json::json!(["speed", "gear"]));
+    let steps = thin["steps"].as_array().unwrap();
+    assert_eq!(steps.len(), 36);
+    // Row k is step 100·k + 1, with the default export's values there.
+    let speed = export::CHANNELS.iter().position(|c| *c == "speed").unwrap();
+    let gear = export::CHANNELS.iter().position(|c| *c == "gear").unwrap();
+    for row in steps {
+        let step = row["step"].as_u64().unwrap();
+        assert_eq!((step - 1) % 100, 0);
+        let same = &full["steps"][(step - 1) as usize];
+        assert_eq!(same["step"], row["step"]);
+        for car in 0..3 {
+            assert_eq!(row["cars"][car][0], same["cars"][car][speed]);
+            assert_eq!(row["cars"][car][1], same["cars"][car][gear]);
+        }
+    }
+    // Events stay at every step.
+    assert_eq!(thin["events"], full["events"]);
+    let all = export::ExportOptions::parse(Some("all"), 1).unwrap();
+    assert_eq!(all.channels.len(), skidpad_core::CHANNEL_COUNT);
+    let err = export::ExportOptions::parse(Some("speed,warp"), 1).unwrap_err();
+    assert!(err.to_string().contains("unknown channel `warp`"), "{err}");
+    assert!(export::ExportOptions::parse(None, 0).is_err());
 }

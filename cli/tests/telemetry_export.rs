@@ -91,6 +91,7 @@ fn laps_count_at_the_race_layers_lap_events_and_the_distance_resets() {
     export::export_json(
         &golden("flat_lap.skr"),
         &mut json,
+        &export::ExportOptions::default(),
         &Limits::default(),
         files::no_game_logic,
         &ProgressBar::hidden(),
