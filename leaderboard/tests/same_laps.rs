@@ -50,6 +50,7 @@ fn export_laps(path: &Path) -> Vec<LapRow> {
     skidpad_cli::export::export_json(
         path,
         &mut out,
+        &skidpad_cli::export::ExportOptions::default(),
         &Limits::default(),
         skidpad_cli::files::no_game_logic,
         &indicatif::ProgressBar::hidden(),
