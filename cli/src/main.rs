@@ -173,6 +173,24 @@ fn print<T: Serialize + std::fmt::Display>(json: bool, value: &T) -> Result<()> 
     Ok(())
 }
 
+/// Streams what `write` produces to `path` atomically, or to standard
+/// output (buffered) when there is no path.
+fn to_file_or_stdout<T>(
+    path: Option<&std::path::Path>,
+    write: impl FnOnce(&mut dyn Write) -> Result<T>,
+) -> Result<T> {
+    match path {
+        Some(path) => atomic::write_atomic_with(path, write),
+        None => {
+            let stdout = std::io::stdout();
+            let mut lock = std::io::BufWriter::new(stdout.lock());
+            let result = write(&mut lock)?;
+            lock.flush()?;
+            Ok(result)
+        }
+    }
+}
+
 /// A progress bar on standard error when it is a terminal, hidden
 /// otherwise (pipes, CI logs, `--json`).
 fn progress_bar(json: bool, len: u64, template: &str) -> Result<ProgressBar> {
@@ -319,35 +337,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 atomic::check_target(path)?;
             }
             let bar = progress_bar(false, 0, "{spinner} telemetry {bar:40} {pos}/{len} steps")?;
-            match output {
-                Some(path) => {
-                    atomic::write_atomic_with(&path, |out| {
-                        telemetry_csv::export_csv(
-                            &replay,
-                            car,
-                            stride,
-                            out,
-                            &limits,
-                            files::no_game_logic,
-                            &bar,
-                        )
-                    })?;
-                }
-                None => {
-                    let stdout = std::io::stdout();
-                    let mut lock = std::io::BufWriter::new(stdout.lock());
-                    telemetry_csv::export_csv(
-                        &replay,
-                        car,
-                        stride,
-                        &mut lock,
-                        &limits,
-                        files::no_game_logic,
-                        &bar,
-                    )?;
-                    lock.flush()?;
-                }
-            }
+            to_file_or_stdout(output.as_deref(), |out| {
+                telemetry_csv::export_csv(
+                    &replay,
+                    car,
+                    stride,
+                    out,
+                    &limits,
+                    files::no_game_logic,
+                    &bar,
+                )
+            })?;
             bar.finish_and_clear();
             Ok(ExitCode::SUCCESS)
         }
@@ -386,33 +386,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             // Sized once the replay's header is known.
             let bar = progress_bar(false, 0, "{spinner} exporting {bar:40} {pos}/{len} steps")?;
-            match output {
-                Some(path) => {
-                    atomic::write_atomic_with(&path, |out| {
-                        export::export_json(
-                            &replay,
-                            out,
-                            &options,
-                            &limits,
-                            files::no_game_logic,
-                            &bar,
-                        )
-                    })?;
-                }
-                None => {
-                    let stdout = std::io::stdout();
-                    let mut lock = std::io::BufWriter::new(stdout.lock());
-                    export::export_json(
-                        &replay,
-                        &mut lock,
-                        &options,
-                        &limits,
-                        files::no_game_logic,
-                        &bar,
-                    )?;
-                    lock.flush()?;
-                }
-            }
+            to_file_or_stdout(output.as_deref(), |out| {
+                export::export_json(&replay, out, &options, &limits, files::no_game_logic, &bar)
+            })?;
             bar.finish_and_clear();
             Ok(ExitCode::SUCCESS)
         }

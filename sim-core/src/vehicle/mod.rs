@@ -7,5 +7,6 @@ pub(crate) mod car_params;
 pub(crate) mod definition;
 pub(crate) mod presets;
 pub(crate) mod steering_feel;
+pub(crate) mod steering_system;
 pub(crate) mod tir;
 pub(crate) mod tire;
