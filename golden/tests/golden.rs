@@ -2,8 +2,11 @@
 //! older versions are refused. The same test runs natively (debug and
 //! release, via `cargo xtask test`) and compiled to wasm32 under node.
 
-#[cfg_attr(not(target_arch = "wasm32"), test)]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
+#[cfg_attr(
+    all(target_arch = "wasm32", target_os = "unknown"),
+    wasm_bindgen_test::wasm_bindgen_test
+)]
 fn every_golden_plays_back_bit_for_bit() {
     let checks = skidpad_golden::check_all().unwrap_or_else(|e| panic!("{e}"));
     assert!(

@@ -16,8 +16,11 @@ const GOLDEN: &str = "d84518e536bbfaebfff4a4ff232d326c590304b803e078db7718880415
 /// The simulation version GOLDEN was recorded with.
 const GOLDEN_VERSION: u32 = 10;
 
-#[cfg_attr(not(target_arch = "wasm32"), test)]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
+#[cfg_attr(
+    all(target_arch = "wasm32", target_os = "unknown"),
+    wasm_bindgen_test::wasm_bindgen_test
+)]
 fn reference_scenario_matches_the_pinned_hash() {
     assert_eq!(
         SIMULATION_VERSION, GOLDEN_VERSION,
@@ -34,8 +37,11 @@ fn reference_scenario_matches_the_pinned_hash() {
 /// reference scenario is.
 const HILL_GOLDEN: &str = "404e69e0482daed3fb92691b42967f77d38f2d80b5a4275d3446704b4b2ec0a4";
 
-#[cfg_attr(not(target_arch = "wasm32"), test)]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
+#[cfg_attr(
+    all(target_arch = "wasm32", target_os = "unknown"),
+    wasm_bindgen_test::wasm_bindgen_test
+)]
 fn hill_scenario_matches_the_pinned_hash() {
     assert_eq!(
         SIMULATION_VERSION, GOLDEN_VERSION,
@@ -51,8 +57,11 @@ fn hill_scenario_matches_the_pinned_hash() {
 /// simulation version 10.
 const HILLCREST_GOLDEN: &str = "d005c3e4354597473b1b67c82de511595091268647c4a6873710af8419946069";
 
-#[cfg_attr(not(target_arch = "wasm32"), test)]
-#[cfg_attr(target_arch = "wasm32", wasm_bindgen_test::wasm_bindgen_test)]
+#[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
+#[cfg_attr(
+    all(target_arch = "wasm32", target_os = "unknown"),
+    wasm_bindgen_test::wasm_bindgen_test
+)]
 fn hillcrest_scenario_matches_the_pinned_hash() {
     assert_eq!(
         SIMULATION_VERSION, GOLDEN_VERSION,

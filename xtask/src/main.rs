@@ -6,7 +6,8 @@
 //!   (`architecture/`: folders named, crate graph, sim-core's layers), formatting, clippy, the docs, the whole workspace's tests (goldens included),
 //!   the core's golden hash and the golden corpus in release, compiled to
 //!   wasm under node, built for i686 and for aarch64 (run under qemu-user),
-//!   and the race example; then it builds the npm package, runs the node
+//!   and the race example; then the same golden tests built for
+//!   wasm32-wasip1 under wasmtime, debug and release (`wasi.rs`); then it builds the npm package, runs the node
 //!   tests on it, type-checks and lints the JavaScript (`js_checks.rs`), and the headless-Chromium test, verifies natively the
 //!   replays those recorded in wasm, runs the viewer's Chromium test, and
 //!   rebuilds every archived core byte for byte (`cores.rs`). Missing tools (the wasm target, a
@@ -41,6 +42,7 @@ mod postgres;
 mod surface_bench;
 mod tools;
 mod viewer;
+mod wasi;
 mod wasm;
 
 use std::path::Path;
@@ -249,6 +251,14 @@ type StepFn = fn(&Path) -> Result<(), String>;
 /// Checks after the cargo ones: the npm package and what runs it, then the
 /// archive of old cores rebuilt from history.
 const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
+    (
+        "golden hashes and corpus (wasm32-wasip1 under wasmtime, debug)",
+        wasi::golden_debug,
+    ),
+    (
+        "golden hashes and corpus (wasm32-wasip1 under wasmtime, release)",
+        wasi::golden_release,
+    ),
     ("npm package (wasm32 release + wasm-bindgen)", |root| {
         wasm::build_package(root).map(drop)
     }),

@@ -112,6 +112,11 @@ const PREREQUISITES: &[Prerequisite] = &[
         present: || output("qemu-aarch64", &["--version"]).is_some(),
     },
     Prerequisite {
+        package: "python3-venv",
+        why: "the wasmtime golden check installs wasmtime from PyPI into a virtualenv",
+        present: || output("python3", &["-m", "venv", "--help"]).is_some(),
+    },
+    Prerequisite {
         package: "postgresql",
         why: "the leaderboard's tests run against a real PostgreSQL server",
         present: || crate::postgres::server_bin_dir().is_some(),
@@ -184,12 +189,16 @@ pub fn ensure_wasm_tools(root: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Makes sure the i686 and aarch64 Rust targets are installed (the system
-/// packages that link and run them are checked by
-/// [`check_prerequisites`]).
+/// Makes sure the i686, aarch64 and wasm32-wasip1 Rust targets are
+/// installed (the system packages that link and run them are checked by
+/// [`check_prerequisites`]; wasip1's runtime is `wasi.rs`'s).
 pub fn ensure_cross_tools() -> Result<(), String> {
     let installed = output("rustup", &["target", "list", "--installed"]).unwrap_or_default();
-    for target in ["i686-unknown-linux-gnu", "aarch64-unknown-linux-gnu"] {
+    for target in [
+        "i686-unknown-linux-gnu",
+        "aarch64-unknown-linux-gnu",
+        "wasm32-wasip1",
+    ] {
         if !installed.lines().any(|l| l.trim() == target) {
             println!("==> installing the {target} target");
             run(Command::new("rustup").args(["target", "add", target]))?;

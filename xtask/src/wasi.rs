@@ -1,0 +1,129 @@
+//! The golden checks on a native wasm runtime: the core's pinned hashes and
+//! the golden corpus built for `wasm32-wasip1` and run under wasmtime's
+//! Cranelift, in debug and in release.
+//!
+//! The runtime is the PyPI `wasmtime` package (prebuilt, so nothing of
+//! wasmtime is compiled here), pinned to the major version of the
+//! `wasmtime` crate that `cores/` embeds, in a virtualenv under `target/`.
+//! cargo runs each test program through `xtask/wasi/run.py`. A check that
+//! ran no test fails: the golden tests are `#[test]` on wasip1 only
+//! because of their `cfg_attr`s, and a wrong cfg would pass silently.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::tools::{self, cargo};
+
+/// The PyPI release of wasmtime the checks run under: the Cranelift
+/// generation of the `wasmtime` crate in `cores/Cargo.toml`.
+const WASMTIME: &str = "48.0.0";
+
+const TARGET: &str = "wasm32-wasip1";
+
+/// `golden hashes and corpus (wasm32-wasip1 under wasmtime, debug)`.
+pub fn golden_debug(root: &Path) -> Result<(), String> {
+    golden(root, false)
+}
+
+/// The same in release.
+pub fn golden_release(root: &Path) -> Result<(), String> {
+    golden(root, true)
+}
+
+fn golden(root: &Path, release: bool) -> Result<(), String> {
+    let python = ensure_runtime(root)?;
+    let runner = format!(
+        "{} {}",
+        python.display(),
+        root.join("xtask/wasi/run.py").display()
+    );
+    let mut cmd = Command::new(cargo());
+    cmd.arg("test");
+    if release {
+        cmd.arg("--release");
+    }
+    cmd.args([
+        "--target",
+        TARGET,
+        "-p",
+        "skidpad-core",
+        "-p",
+        "skidpad-golden",
+        "--test",
+        "golden",
+    ])
+    .env("CARGO_TARGET_WASM32_WASIP1_RUNNER", runner)
+    .current_dir(root);
+    let passed = run_counting_tests(&mut cmd)?;
+    // Both test programs must have run something: the core's three
+    // pinned scenarios and the corpus's playback.
+    if passed.len() != 2 || passed.contains(&0) {
+        return Err(format!(
+            "expected two test programs each passing at least one test under wasmtime, got passes {passed:?}"
+        ));
+    }
+    println!(
+        "ok  {} golden tests passed under wasmtime {WASMTIME}",
+        passed.iter().sum::<usize>()
+    );
+    Ok(())
+}
+
+/// The virtualenv's python with the pinned `wasmtime` package, created or
+/// updated when it lacks that version.
+fn ensure_runtime(root: &Path) -> Result<PathBuf, String> {
+    let venv = root.join("target/wasmtime-venv");
+    let python = venv.join("bin/python");
+    let have = Command::new(&python)
+        .args([
+            "-c",
+            "import importlib.metadata as m; print(m.version('wasmtime'))",
+        ])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    if have.as_deref() == Some(WASMTIME) {
+        return Ok(python);
+    }
+    println!(
+        "==> installing wasmtime {WASMTIME} (PyPI) into {}",
+        venv.display()
+    );
+    tools::run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
+    tools::run(Command::new(&python).args([
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        &format!("wasmtime=={WASMTIME}"),
+    ]))?;
+    Ok(python)
+}
+
+/// Runs a `cargo test` command with its output shown as it comes, and
+/// returns how many tests each test program passed (from libtest's
+/// `test result: ok. N passed` lines).
+fn run_counting_tests(cmd: &mut Command) -> Result<Vec<usize>, String> {
+    use std::io::{BufRead, BufReader};
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start cargo test: {e}"))?;
+    let stdout = child.stdout.take().ok_or("cargo test has no stdout")?;
+    let mut passed = Vec::new();
+    for line in BufReader::new(stdout).lines() {
+        let line = line.map_err(|e| format!("cannot read cargo test's output: {e}"))?;
+        println!("{line}");
+        if let Some(rest) = line.strip_prefix("test result: ok. ") {
+            let count = rest.split_whitespace().next().and_then(|n| n.parse().ok());
+            passed.push(count.ok_or_else(|| format!("unreadable test result: {line}"))?);
+        }
+    }
+    let status = child.wait().map_err(|e| format!("cargo test: {e}"))?;
+    if !status.success() {
+        return Err(format!("cargo test exited with {status}"));
+    }
+    Ok(passed)
+}
