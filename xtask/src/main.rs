@@ -8,10 +8,13 @@
 //!   wasm under node, built for i686 and for aarch64 (run under qemu-user),
 //!   and the race example; then the same golden tests built for
 //!   wasm32-wasip1 under wasmtime, debug and release (`wasi.rs`); then it builds the npm package, runs the node
-//!   tests on it, type-checks and lints the JavaScript (`js_checks.rs`), and the headless-Chromium test, verifies natively the
-//!   replays those recorded in wasm, runs the viewer's Chromium test, and
+//!   tests on it, type-checks and lints the JavaScript (`js_checks.rs`),
+//!   runs the browser test in headless Chromium, in headless Firefox ESR
+//!   (Ion and baseline) and in WebKitGTK (default tiers, JIT off, BBQ
+//!   only), verifies natively the replays those recorded in wasm, runs the viewer's Chromium test, and
 //!   rebuilds every archived core byte for byte (`cores.rs`). Missing tools (the wasm target, a
-//!   wasm-bindgen CLI of the pinned version, playwright-core) are installed
+//!   wasm-bindgen CLI of the pinned version, the viewer's npm packages, the
+//!   wasmtime package from PyPI) are installed
 //!   first. `test --only NAME…` runs only the checks whose names contain
 //!   one of the words (`--only viewer golden`), after the same set-up.
 //! - `architecture`: only the ARCHITECTURE.md checks (no compiling).
@@ -267,7 +270,12 @@ const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
         "JavaScript types (tsc checkJs) and lint (eslint)",
         js_checks::check,
     ),
-    ("headless Chromium", wasm::browser_test),
+    ("headless Chromium", wasm::chromium_test),
+    ("headless Firefox ESR (Ion, baseline)", wasm::firefox_test),
+    (
+        "WebKitGTK under Xvfb (default tiers, JIT off, BBQ only)",
+        wasm::webkit_test,
+    ),
     (
         "wasm recordings verified natively",
         wasm::verify_wasm_recordings,

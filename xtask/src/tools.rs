@@ -66,6 +66,12 @@ pub fn chromium_path() -> String {
     std::env::var("SKIDPAD_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into())
 }
 
+/// Where the browser test finds Firefox (`SKIDPAD_FIREFOX` overrides, as
+/// in `bindings-wasm/browser/engines.mjs`).
+pub fn firefox_path() -> String {
+    std::env::var("SKIDPAD_FIREFOX").unwrap_or_else(|_| "/usr/bin/firefox-esr".into())
+}
+
 /// Every system package the checks need (Debian 12 names; not
 /// gcc-multilib, which would remove the aarch64 cross compiler). Rust
 /// targets and the wasm-bindgen CLI are not here: the checks install those
@@ -85,6 +91,26 @@ const PREREQUISITES: &[Prerequisite] = &[
         package: "chromium",
         why: "the browser test runs headless Chromium",
         present: || Path::new(&chromium_path()).exists(),
+    },
+    Prerequisite {
+        package: "firefox-esr",
+        why: "the browser test runs in headless Firefox (SpiderMonkey)",
+        present: || Path::new(&firefox_path()).exists(),
+    },
+    Prerequisite {
+        package: "libwebkit2gtk-4.1-0",
+        why: "the browser test runs in WebKitGTK's MiniBrowser (JavaScriptCore)",
+        present: || {
+            std::fs::read_dir("/usr/lib").is_ok_and(|dirs| {
+                dirs.flatten()
+                    .any(|d| d.path().join("webkit2gtk-4.1/MiniBrowser").exists())
+            })
+        },
+    },
+    Prerequisite {
+        package: "xvfb",
+        why: "WebKitGTK's MiniBrowser has no headless mode: it runs on Xvfb",
+        present: || output("xvfb-run", &["--help"]).is_some(),
     },
     Prerequisite {
         package: "libc6-dev-i386",

@@ -12,7 +12,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use crate::tools::{self, cargo, ensure_wasm_tools, run};
+use crate::tools::{cargo, ensure_wasm_tools, run};
 
 /// The package's manifest; `{version}` is the workspace version.
 const PACKAGE_JSON: &str = r#"{
@@ -134,32 +134,51 @@ pub fn node_tests(root: &Path) -> Result<(), String> {
         .current_dir(root))
 }
 
-/// Installs the browser test's npm dependencies (playwright-core, pinned
-/// in its package-lock.json) if missing, checks for Chromium, and runs
-/// `bindings-wasm/browser/run.mjs`.
-pub fn browser_test(root: &Path) -> Result<(), String> {
-    let dir = root.join("bindings-wasm/browser");
-    let chromium = tools::chromium_path();
-    if !Path::new(&chromium).exists() {
-        return Err(format!(
-            "the browser test needs Chromium at {chromium}: apt-get install chromium"
-        ));
-    }
-    if !dir.join("node_modules/playwright-core").exists() {
-        println!("==> npm ci in bindings-wasm/browser (playwright-core)");
-        run(Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir))?;
-    }
-    run(Command::new("node").arg("run.mjs").current_dir(&dir))
+/// `bindings-wasm/browser/run.mjs chromium`: the page in headless
+/// Chromium (V8).
+pub fn chromium_test(root: &Path) -> Result<(), String> {
+    browser_test(root, "chromium")
 }
 
+/// The page in headless Firefox ESR, once with wasm compiled by Ion only
+/// and once by the baseline compiler only (SpiderMonkey).
+pub fn firefox_test(root: &Path) -> Result<(), String> {
+    browser_test(root, "firefox")
+}
+
+/// The page in WebKitGTK's MiniBrowser under Xvfb (JavaScriptCore), with
+/// its default tiers, with the JIT off, and with BBQ only.
+pub fn webkit_test(root: &Path) -> Result<(), String> {
+    browser_test(root, "webkit")
+}
+
+/// Runs `bindings-wasm/browser/run.mjs ENGINE` (the package must be built:
+/// the package check before this one does it). The browsers themselves
+/// are Debian packages ([`crate::tools::check_prerequisites`] names them).
+fn browser_test(root: &Path, engine: &str) -> Result<(), String> {
+    run(Command::new("node")
+        .args(["run.mjs", engine])
+        .current_dir(root.join("bindings-wasm/browser")))
+}
+
+/// The replays recorded in wasm that [`verify_wasm_recordings`] checks:
+/// the node test's and one per browser tier (`run.mjs` names them).
+const WASM_RECORDINGS: &[&str] = &[
+    "recorded-in-wasm",
+    "recorded-in-chromium-default",
+    "recorded-in-firefox-ion",
+    "recorded-in-firefox-baseline",
+    "recorded-in-webkit-default",
+    "recorded-in-webkit-nojit",
+    "recorded-in-webkit-bbq",
+];
+
 /// Verifies natively (with `skidpad verify --json`) the replays that the
-/// node and Chromium tests recorded in wasm, and checks that each final
+/// node test and every browser recorded in wasm, and checks that each final
 /// hash equals the one wasm computed.
 pub fn verify_wasm_recordings(root: &Path) -> Result<(), String> {
     let dir = root.join("target/wasm-cross");
-    let names = ["recorded-in-wasm", "recorded-in-chromium"];
+    let names = WASM_RECORDINGS;
     let files: Vec<PathBuf> = names.iter().map(|n| dir.join(format!("{n}.skr"))).collect();
     let out = Command::new(cargo())
         .args([
