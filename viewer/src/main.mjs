@@ -5,13 +5,13 @@
 
 import init, * as sk from 'skidpad';
 import { Recording } from './recording.mjs';
-import { Clock, EventCursor } from './clock.mjs';
+import { Clock, EventCursor, SPEEDS } from './clock.mjs';
 import { Scene } from './scene.mjs';
 import { Cameras, CAMERA_MODES } from './cameras.mjs';
 import { Timeline, formatTime } from './timeline.mjs';
 import { TelemetryPanel } from './telemetry.mjs';
 import { GhostRace } from './ghosts.mjs';
-import { fetchBytes, readLink, servedFiles, writeLink } from './sources.mjs';
+import { checkPosition, checkSettings, fetchBytes, readLink, servedFiles, writeLink } from './sources.mjs';
 
 /** Frame work times kept for the statistics, frames. */
 const FRAME_HISTORY = 4096;
@@ -80,6 +80,19 @@ class Viewer {
     box.textContent = message;
     box.hidden = false;
     console.error(message);
+  }
+
+  /** Shows what the deep link asked for that the viewer cannot do, and
+   * what it does instead (kept with earlier messages). */
+  linkProblems(problems) {
+    if (problems.length === 0) return;
+    const box = $('#notice');
+    for (const problem of problems) {
+      const line = document.createElement('div');
+      line.textContent = `link: ${problem}`;
+      box.append(line);
+    }
+    box.hidden = false;
   }
 
   status(text) {
@@ -326,11 +339,11 @@ async function main() {
   const link = readLink();
   // Tests shrink the memory budget to exercise the sampled tables.
   viewer.sampleBudget = link.sampleBudget ?? undefined;
-  viewer.setCamera(CAMERA_MODES.includes(link.cam) ? link.cam : 'chase');
-  if (link.speed) {
-    viewer.clock.setSpeed(link.speed);
-    viewer.timeline.setSpeed(link.speed);
-  }
+  const settings = checkSettings(link, CAMERA_MODES, SPEEDS);
+  viewer.linkProblems(link.problems.concat(settings.problems));
+  viewer.setCamera(settings.cam);
+  viewer.clock.setSpeed(settings.speed);
+  viewer.timeline.setSpeed(settings.speed);
   const served = await servedFiles();
   const urls = [...link.sources, ...served.map((f) => f.url)];
   const ghostUrls = [...link.ghosts];
@@ -351,12 +364,14 @@ async function main() {
     viewer.status('open a replay (.skr), stream (.sks) or ghost (.skg), or drop one here');
     return;
   }
-  if (link.car !== null) viewer.setCar(link.car);
+  const position = checkPosition(link, viewer.recording.meta);
+  viewer.linkProblems(position.problems);
+  viewer.setCar(position.car);
   // The deep link's time once every sample is there (registered before
   // anyone else can wait on `done`, so it applies first).
   viewer.done.then(() => {
-    if (link.step !== null) viewer.seekStep(link.step);
-    else if (link.t !== null) viewer.seek(link.t);
+    if (position.step !== null) viewer.seekStep(position.step);
+    else if (position.t !== null) viewer.seek(position.t);
   });
 }
 

@@ -5,11 +5,21 @@
 // are told by their first bytes, not their names, by the wasm package's
 // `fileKind` (the formats' own rule).
 
-/** The deep link's settings. */
+/** The deep link's settings; `problems` names each parameter that is
+ * there but not a number (it is then ignored, as if absent). */
 export function readLink(search = location.search) {
   const q = new URLSearchParams(search);
-  const number = (name) => (q.has(name) && Number.isFinite(Number(q.get(name))) ? Number(q.get(name)) : null);
+  const problems = [];
+  const number = (name) => {
+    if (!q.has(name)) return null;
+    const text = q.get(name) ?? '';
+    const value = text.trim() === '' ? NaN : Number(text);
+    if (Number.isFinite(value)) return value;
+    problems.push(`${name}=${text} is not a number: ignored`);
+    return null;
+  };
   return {
+    problems,
     sources: q.getAll('src'),
     ghosts: q.getAll('ghost'),
     live: q.get('live'),
@@ -20,6 +30,52 @@ export function readLink(search = location.search) {
     speed: number('speed'),
     sampleBudget: number('sampleBudget'),
   };
+}
+
+/** The link's camera and speed, each replaced by the default with a
+ * message when the page does not offer it. */
+export function checkSettings(link, cameras, speeds) {
+  const problems = [];
+  let cam = cameras[0];
+  if (link.cam !== null) {
+    if (cameras.includes(link.cam)) cam = link.cam;
+    else problems.push(`camera "${link.cam}" does not exist (${cameras.join(', ')}): showing ${cam}`);
+  }
+  let speed = 1;
+  if (link.speed !== null) {
+    if (speeds.includes(link.speed)) speed = link.speed;
+    else problems.push(`speed ${link.speed} is not offered (${speeds.join(', ')}): playing at 1×`);
+  }
+  return { cam, speed, problems };
+}
+
+/** The link's car, step and time checked against the opened race
+ * (`meta`: `cars`, and for a recording `steps` and `duration`; a live
+ * race has neither end yet): an unknown car becomes car 0, a step or time
+ * outside the recording the nearest end, each with a message. */
+export function checkPosition(link, meta) {
+  const problems = [];
+  const cars = meta.cars.length;
+  let car = 0;
+  if (link.car !== null) {
+    if (Number.isInteger(link.car) && link.car >= 0 && link.car < cars) car = link.car;
+    else problems.push(`car ${link.car} is not in this race (cars 0 to ${cars - 1}): following car 0`);
+  }
+  const clamp = (name, value, last, unit) => {
+    if (value === null || last === null || last === undefined) return value;
+    if (value < 0) {
+      problems.push(`${name} ${value} is before the start: showing the start`);
+      return 0;
+    }
+    if (value > last) {
+      problems.push(`${name} ${value} is past the end (${last}${unit}): showing the end`);
+      return last;
+    }
+    return value;
+  };
+  const step = clamp('step', link.step === null ? null : Math.round(link.step), meta.steps, '');
+  const t = clamp('t', link.t, meta.duration, ' s');
+  return { car, step, t, problems };
 }
 
 /** Rewrites the address bar's `t`, `car` and `cam` (keeping the rest)

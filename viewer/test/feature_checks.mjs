@@ -173,6 +173,41 @@ export async function checkLinksAndClock(browser) {
       played.wall = (wall1 - wall0) / 1000;
       ok(`8× playback advanced ${played.simulated.toFixed(2)} s in ${played.wall.toFixed(2)} s of frame timestamps (${played.length} frames)`);
     });
+    // A link the viewer cannot follow: every parameter falls back, says so
+    // on the page, and the race still draws.
+    await withViewer(browser, server, '?car=42&speed=100&cam=drone&step=999999&t=abc', async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const shown = await page.evaluate(
+        () => new Promise((resolve) => {
+          const v = window.viewer;
+          v.done.then(() => {
+            const before = v.frames;
+            // Two drawn frames after the seek to the end.
+            const wait = () => (v.frames >= before + 2 ? resolve({
+              car: v.car,
+              cam: v.cameras.mode,
+              speed: v.clock.speed,
+              speedShown: document.querySelector('#speed').value,
+              atEnd: v.recording.stepOf(v.recording.sampleAt(v.clock.time)) === v.recording.meta.steps,
+              error: document.querySelector('#error').hidden ? null : document.querySelector('#error').textContent,
+              notices: [...document.querySelectorAll('#notice div')].map((d) => d.textContent),
+              noticeShown: !document.querySelector('#notice').hidden,
+            }) : requestAnimationFrame(wait));
+            requestAnimationFrame(wait);
+          });
+        }),
+      );
+      assert.equal(shown.error, null, 'no error: the page still draws');
+      assert.deepEqual(
+        { car: shown.car, cam: shown.cam, speed: shown.speed, speedShown: shown.speedShown, atEnd: shown.atEnd },
+        { car: 0, cam: 'chase', speed: 1, speedShown: '1', atEnd: true },
+      );
+      assert.ok(shown.noticeShown);
+      for (const expected of [/t=abc is not a number/, /camera "drone" does not exist/, /speed 100 is not offered/, /car 42 is not in this race \(cars 0 to \d+\)/, /step 999999 is past the end/]) {
+        assert.ok(shown.notices.some((n) => expected.test(n)), `${expected} among ${JSON.stringify(shown.notices)}`);
+      }
+      ok(`bad deep link ?car=42&speed=100&cam=drone&step=999999&t=abc: ${shown.notices.length} messages on the page, car 0, 1×, chase camera, the last step drawn`);
+    });
   } finally {
     server.child.kill();
   }

@@ -1,6 +1,7 @@
 // The viewer's pure modules under node --test: interpolation and cuts
 // (recording.mjs), the wall clock and the event cursor (clock.mjs) and lap
-// events from the wasm package's race layer (laps.mjs). The page as a
+// events from the wasm package's race layer (laps.mjs), and the deep
+// link's checks (sources.mjs). The page as a
 // whole is tested in Chromium (run.mjs).
 
 import test from 'node:test';
@@ -9,6 +10,7 @@ import { Recording, POSE } from '../src/recording.mjs';
 import { Clock, EventCursor, LIVE_DELAY } from '../src/clock.mjs';
 import { createRequire } from 'node:module';
 import { RaceLaps } from '../src/laps.mjs';
+import { checkPosition, checkSettings, readLink } from '../src/sources.mjs';
 
 // The node half of the npm package (built by `cargo xtask wasm`).
 const sk = createRequire(import.meta.url)('../../bindings-wasm/pkg/node/skidpad_wasm.js');
@@ -176,4 +178,37 @@ test('lap events come from the race layer: standing lap 1, interpolated crossing
   drive(2 * L + 1, step * 0.5);
   assert.deepEqual(events.map((e) => [e.car, e.lap]), [[0, 1], [1, 1], [0, 2]]);
   assert.ok(Math.abs(events[2].lapTime - L / 20) < 1e-6, 'a flying lap, line to line');
+});
+
+test('deep links: values the viewer cannot show fall back with a message each', () => {
+  const cameras = ['chase', 'tv'];
+  const speeds = [0.5, 1, 2];
+  const meta = { cars: [{}, {}, {}], steps: 600, duration: 10 };
+
+  const good = readLink('?car=2&cam=tv&speed=2&step=300');
+  assert.deepEqual(good.problems, []);
+  assert.deepEqual(checkSettings(good, cameras, speeds), { cam: 'tv', speed: 2, problems: [] });
+  assert.deepEqual(checkPosition(good, meta), { car: 2, step: 300, t: null, problems: [] });
+
+  const bad = readLink('?car=42&cam=drone&speed=100&step=9000&t=abc');
+  assert.deepEqual(bad.problems, ['t=abc is not a number: ignored']);
+  const settings = checkSettings(bad, cameras, speeds);
+  assert.equal(settings.cam, 'chase');
+  assert.equal(settings.speed, 1);
+  assert.match(settings.problems[0], /camera "drone" does not exist/);
+  assert.match(settings.problems[1], /speed 100 is not offered \(0\.5, 1, 2\)/);
+  const position = checkPosition(bad, meta);
+  assert.equal(position.car, 0);
+  assert.equal(position.step, 600);
+  assert.match(position.problems[0], /car 42 is not in this race \(cars 0 to 2\)/);
+  assert.match(position.problems[1], /step 9000 is past the end \(600\)/);
+
+  // Fractional and negative cars are unknown; a time before the start is the start.
+  assert.equal(checkPosition(readLink('?car=1.5'), meta).car, 0);
+  assert.equal(checkPosition(readLink('?car=-1'), meta).car, 0);
+  assert.equal(checkPosition(readLink('?t=-3'), meta).t, 0);
+  // A live race has no end yet: its step and time are not clamped.
+  assert.equal(checkPosition(readLink('?step=9000'), { cars: [{}], steps: null, duration: null }).step, 9000);
+  // An empty value is not a number (Number('') would be 0).
+  assert.deepEqual(readLink('?car=').problems, ['car= is not a number: ignored']);
 });
