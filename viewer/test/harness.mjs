@@ -120,6 +120,14 @@ export function comparePng(name, png) {
   console.log(`    ${name}: ${(fraction * 100).toFixed(3)} % of pixels differ`);
 }
 
+/** The `[r, g, b]` of a PNG's pixel at fractions `fx`, `fy` of its width
+ * and height. */
+export function pixelAt(png, fx, fy) {
+  const image = PNG.sync.read(png);
+  const at = (Math.floor(fy * (image.height - 1)) * image.width + Math.floor(fx * (image.width - 1))) * 4;
+  return [image.data[at], image.data[at + 1], image.data[at + 2]];
+}
+
 export function percentile(values, p) {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
