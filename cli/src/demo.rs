@@ -64,6 +64,8 @@ pub struct CarResult {
     /// Laps, as the race layer timed them (lap 1 from the standing
     /// start on the grid).
     pub laps: Vec<DemoLap>,
+    /// Why the car did not finish its laps (`None` when it did).
+    pub dnf: Option<String>,
 }
 
 /// One lap of the demo.
@@ -116,8 +118,8 @@ pub struct DemoReport {
     pub cars: Vec<CarResult>,
     /// The replay file written.
     pub replay_file: PathBuf,
-    /// The ghost file written.
-    pub ghost_file: PathBuf,
+    /// The ghost file written (`None` when no car completed a lap).
+    pub ghost_file: Option<PathBuf>,
     /// The stream written while racing (crash-safe, chunked).
     pub stream_file: PathBuf,
     /// True when the stream reads back as the same recording as the replay.
@@ -132,8 +134,8 @@ pub struct DemoReport {
     pub final_hash: String,
     /// World hash the verification reached.
     pub verified_hash: String,
-    /// The best lap.
-    pub best_lap: BestLap,
+    /// The best lap (`None` when no car completed a lap).
+    pub best_lap: Option<BestLap>,
 }
 
 impl DemoReport {
@@ -213,27 +215,23 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     let mut laps: Vec<Vec<DemoLap>> = vec![Vec::new(); options.cars];
     let mut best: Option<(usize, CutLap)> = None;
     // Generous: four minutes a lap (a big field on the track's surface
-    // queues behind pile-ups).
+    // queues behind pile-ups). A car still racing then is a DNF, as is a
+    // car that has stood still for STUCK_STEPS: the race does not wait for
+    // it, and the replay of everything raced is still written.
     let limit = u64::from(options.laps) * 60 * 240;
-    while laps.iter().any(|l| (l.len() as u32) < options.laps) {
-        if recorder.step_count() >= limit {
-            let behind: Vec<String> = laps
-                .iter()
-                .enumerate()
-                .filter(|(_, l)| (l.len() as u32) < options.laps)
-                .map(|(car, l)| format!("car {car} ({} laps)", l.len()))
-                .collect();
-            let hint = if options.on_track_surface {
-                " (a car can stay wedged against a barrier in a big field: try fewer cars or --ground plane)"
-            } else {
-                ""
-            };
-            bail!(
-                "the race did not finish in {limit} steps: {} did not finish{hint}",
-                behind.join(", ")
-            );
-        }
+    let ids: Vec<_> = world.car_ids().collect();
+    let mut last_moving = vec![0u64; options.cars];
+    let racing = |laps: &[Vec<DemoLap>], last_moving: &[u64], step: u64| {
+        (0..laps.len())
+            .any(|k| (laps[k].len() as u32) < options.laps && step - last_moving[k] < STUCK_STEPS)
+    };
+    while racing(&laps, &last_moving, recorder.step_count()) && recorder.step_count() < limit {
         recorder.step(&mut world, DT)?;
+        for (k, id) in ids.iter().enumerate() {
+            if world.pose(*id)?.speed >= STUCK_SPEED {
+                last_moving[k] = recorder.step_count();
+            }
+        }
         stream.capture(&world, DT)?;
         for (k, cutter) in cutters.iter_mut().enumerate() {
             if let Some(done) = cutter.observe(&world, DT)?
@@ -255,6 +253,19 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
             }
         }
     }
+    let steps = recorder.step_count();
+    let mut dnf = Vec::with_capacity(options.cars);
+    for (k, id) in ids.iter().enumerate() {
+        dnf.push(((laps[k].len() as u32) < options.laps).then(|| {
+            let pose = world.pose(*id);
+            dnf_reason(
+                pose.as_ref().map(|p| p.roll).unwrap_or(0.0),
+                pose.as_ref().map(|p| p.pitch).unwrap_or(0.0),
+                steps - last_moving[k],
+                laps[k].len(),
+            )
+        }));
+    }
     let final_hash = hex(&world.world_hash());
     let replay = recorder.finish(&world)?;
     stream.finish(&world)?;
@@ -265,10 +276,22 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     let gzip = encode_replay_gzip(&replay)?;
     let replay_file = options.out.join("demo.skr");
     atomic::write_atomic(&replay_file, &encoded)?;
-    let (best_car, best_lap) = best.ok_or_else(|| anyhow::anyhow!("no lap was completed"))?;
-    let ghost_bytes = encode_ghost(&best_lap.ghost)?;
+    // Without a completed lap there is no ghost to write.
     let ghost_file = options.out.join("best_lap.skg");
-    atomic::write_atomic(&ghost_file, &ghost_bytes)?;
+    let best_lap = match &best {
+        Some((car, lap)) => {
+            let ghost_bytes = encode_ghost(&lap.ghost)?;
+            atomic::write_atomic(&ghost_file, &ghost_bytes)?;
+            Some(BestLap {
+                car: *car,
+                lap: lap.lap.number,
+                time: lap.lap.time(),
+                frames: lap.ghost.len(),
+                bytes: ghost_bytes.len(),
+            })
+        }
+        None => None,
+    };
 
     progress.set_message("verifying the replay");
     let report = verify(&encoded, skidpad_replay::NoHooks, &Limits::default())?;
@@ -283,15 +306,17 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
         duration: replay.duration(),
         cars: laps
             .into_iter()
+            .zip(dnf)
             .enumerate()
-            .map(|(car, laps)| CarResult {
+            .map(|(car, (laps, dnf))| CarResult {
                 car,
                 preset: PRESETS[car % 2].to_owned(),
                 laps,
+                dnf,
             })
             .collect(),
         replay_file,
-        ghost_file,
+        ghost_file: best_lap.is_some().then_some(ghost_file),
         stream_file,
         stream_matches,
         sizes: Sizes {
@@ -303,14 +328,36 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
         desyncs: report.desyncs,
         final_hash,
         verified_hash: hex(&report.final_hash),
-        best_lap: BestLap {
-            car: best_car,
-            lap: best_lap.lap.number,
-            time: best_lap.lap.time(),
-            frames: best_lap.ghost.len(),
-            bytes: ghost_bytes.len(),
-        },
+        best_lap,
     })
+}
+
+/// Below this speed, m/s, a car is standing still.
+const STUCK_SPEED: f64 = 1.0;
+/// A car that has stood still this long (60 s) is out of the race.
+const STUCK_STEPS: u64 = 60 * 60;
+
+/// Why a car did not finish, from how the race left it: on its roof or
+/// side, standing still (wedged or stopped), or still driving when the
+/// race was called.
+fn dnf_reason(roll: f64, pitch: f64, still_steps: u64, laps_done: usize) -> String {
+    let after = format!(
+        "after {laps_done} lap{}",
+        if laps_done == 1 { "" } else { "s" }
+    );
+    if roll.abs() > std::f64::consts::FRAC_PI_3 || pitch.abs() > std::f64::consts::FRAC_PI_3 {
+        format!(
+            "rolled over ({:.0}° of roll) {after}",
+            roll.to_degrees().abs()
+        )
+    } else if still_steps >= STUCK_STEPS {
+        format!(
+            "stuck: stood still for the last {:.0} s {after}",
+            still_steps as f64 * DT
+        )
+    } else {
+        format!("still running when the race was called {after}")
+    }
 }
 
 fn display_path(p: &Path) -> String {
@@ -346,6 +393,10 @@ impl fmt::Display for DemoReport {
                 let mark = if lap.valid { 's' } else { '*' };
                 write!(f, " {:>8.2}{mark}", lap.time)?;
             }
+            // A DNF's missing laps stay blank, so "best" keeps its column.
+            for _ in c.laps.len()..laps {
+                write!(f, " {:>9}", "")?;
+            }
             match c
                 .laps
                 .iter()
@@ -353,8 +404,12 @@ impl fmt::Display for DemoReport {
                 .map(|l| l.time)
                 .reduce(f64::min)
             {
-                Some(best) => writeln!(f, " {best:>8.2}s")?,
-                None => writeln!(f, " {:>9}", "-")?,
+                Some(best) => write!(f, " {best:>8.2}s")?,
+                None => write!(f, " {:>9}", "-")?,
+            }
+            match &c.dnf {
+                Some(reason) => writeln!(f, "  DNF: {reason}")?,
+                None => writeln!(f)?,
             }
         }
         writeln!(f)?;
@@ -378,16 +433,22 @@ impl fmt::Display for DemoReport {
                 "MISMATCH with the replay"
             }
         )?;
-        writeln!(
-            f,
-            "best lap      car {} lap {}: {:.2} s -> {} ({} frames, {} bytes)",
-            self.best_lap.car,
-            self.best_lap.lap,
-            self.best_lap.time,
-            display_path(&self.ghost_file),
-            self.best_lap.frames,
-            self.best_lap.bytes
-        )?;
+        match (&self.best_lap, &self.ghost_file) {
+            (Some(best), Some(file)) => writeln!(
+                f,
+                "best lap      car {} lap {}: {:.2} s -> {} ({} frames, {} bytes)",
+                best.car,
+                best.lap,
+                best.time,
+                display_path(file),
+                best.frames,
+                best.bytes
+            )?,
+            _ => writeln!(
+                f,
+                "best lap      none: no car completed a lap (no ghost written)"
+            )?,
+        }
         writeln!(
             f,
             "verify        {} desyncs, {}",
@@ -399,5 +460,26 @@ impl fmt::Display for DemoReport {
             }
         )?;
         writeln!(f, "final hash    {}", self.final_hash)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_dnf_is_explained_by_how_the_race_left_the_car() {
+        let upside_down = dnf_reason(3.1, 0.0, STUCK_STEPS, 0);
+        assert_eq!(upside_down, "rolled over (178° of roll) after 0 laps");
+        // On its nose or tail counts as rolled over too.
+        assert!(dnf_reason(0.0, 1.2, 0, 1).starts_with("rolled over"));
+        assert_eq!(
+            dnf_reason(0.1, 0.0, STUCK_STEPS + 60, 1),
+            "stuck: stood still for the last 61 s after 1 lap"
+        );
+        assert_eq!(
+            dnf_reason(0.0, 0.0, 10, 2),
+            "still running when the race was called after 2 laps"
+        );
     }
 }
