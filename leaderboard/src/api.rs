@@ -16,6 +16,7 @@ use skidpad_replay::{Limits, ReplayError, gunzip, is_gzip};
 use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
 
+use crate::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit, limited};
 use crate::reverify::reverify;
 use crate::store::Store;
 use skidpad_cli::view::page_assets;
@@ -39,6 +40,12 @@ pub struct ApiOptions {
     /// `skidpad_cli::view::page_assets`), so the play page submits runs
     /// to this API without crossing origins.
     pub pages: Option<std::path::PathBuf>,
+    /// Deadline of a whole request (headers, body, answer); a slower one
+    /// gets 408.
+    pub request_timeout: std::time::Duration,
+    /// Per-address budget of uploads and re-verifications (`None`: no
+    /// limit, for load tests of the raw path).
+    pub upload_rate: Option<RateLimit>,
 }
 
 impl Default for ApiOptions {
@@ -47,6 +54,8 @@ impl Default for ApiOptions {
             max_upload: DEFAULT_MAX_UPLOAD,
             max_decoded: skidpad_replay::Limits::default().max_decoded_bytes as usize,
             pages: None,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
+            upload_rate: Some(RateLimit::default()),
         }
     }
 }
@@ -86,7 +95,8 @@ pub fn router(store: Store, options: ApiOptions) -> Router {
         .route("/versions", get(versions))
         .route("/leaderboards/{track}/{class}", get(leaderboard))
         .route("/health", get(health))
-        .layer(DefaultBodyLimit::max(options.max_upload))
+        .layer(DefaultBodyLimit::max(options.max_upload));
+    let api = limited(api, options.request_timeout, options.upload_rate)
         .layer(
             CorsLayer::new()
                 .allow_origin(Any)

@@ -19,6 +19,7 @@
 pub mod api;
 pub mod judge;
 pub mod laps;
+pub mod limits;
 pub mod outcome;
 pub mod plausibility;
 pub mod reverify;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Parser;
 use skidpad_leaderboard::api::{ApiOptions, DEFAULT_MAX_UPLOAD};
+use skidpad_leaderboard::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit};
 use skidpad_leaderboard::service::{Role, serve};
 use skidpad_leaderboard::store::Store;
 use skidpad_leaderboard::worker::WorkerOptions;
@@ -59,6 +60,17 @@ struct Args {
     /// Largest upload, bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_UPLOAD)]
     max_upload: usize,
+    /// Seconds a whole request may take (headers, body, answer); a slower
+    /// upload is cut with 408.
+    #[arg(long, default_value_t = DEFAULT_REQUEST_TIMEOUT.as_secs_f64())]
+    request_timeout: f64,
+    /// Uploads and re-verifications one address may make at once (0: no
+    /// limit); past it, 429 with Retry-After.
+    #[arg(long, default_value_t = RateLimit::default().burst)]
+    upload_burst: u32,
+    /// Seconds for an address to earn back one upload.
+    #[arg(long, default_value_t = RateLimit::default().every.as_secs_f64())]
+    upload_every: f64,
     /// Race the demo field (as `skidpad demo`), write it to --demo-out
     /// and submit its replay before serving.
     #[arg(long)]
@@ -85,6 +97,14 @@ async fn main() -> Result<()> {
     anyhow::ensure!(
         args.lease_seconds.is_finite() && args.lease_seconds >= 0.3,
         "--lease-seconds must be at least 0.3"
+    );
+    anyhow::ensure!(
+        args.request_timeout.is_finite() && (0.1..=86_400.0).contains(&args.request_timeout),
+        "--request-timeout must be 0.1 to 86400 seconds"
+    );
+    anyhow::ensure!(
+        args.upload_every.is_finite() && (0.001..=86_400.0).contains(&args.upload_every),
+        "--upload-every must be 0.001 to 86400 seconds"
     );
     let pages = if args.play {
         let root = skidpad_cli::view::default_root();
@@ -124,10 +144,23 @@ async fn main() -> Result<()> {
     let api = ApiOptions {
         max_upload: args.max_upload,
         pages,
+        request_timeout: Duration::from_secs_f64(args.request_timeout),
+        upload_rate: (args.upload_burst > 0).then(|| RateLimit {
+            every: Duration::from_secs_f64(args.upload_every),
+            burst: args.upload_burst,
+        }),
         ..ApiOptions::default()
     };
-    serve(store, role, listener, api, workers, async {
-        let _ = tokio::signal::ctrl_c().await;
+    // Ctrl-C or SIGTERM (what a process manager sends): stop accepting,
+    // let the workers finish the jobs they hold, then exit.
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        .context("cannot watch for SIGTERM")?;
+    serve(store, role, listener, api, workers, async move {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = terminate.recv() => {}
+        }
+        tracing::info!("shutting down: no new requests; workers finish their jobs");
     })
     .await?;
     Ok(())

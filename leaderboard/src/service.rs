@@ -41,6 +41,8 @@ pub async fn serve(
         }
         (_, Some(listener)) => {
             let app = router(store, api);
+            // The peer's address keys the upload rate limit.
+            let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
             axum::serve(listener, app)
                 .with_graceful_shutdown(shutdown)
                 .await

@@ -93,7 +93,12 @@ impl Service {
             store.clone(),
             role,
             Some(listener),
-            ApiOptions::default(),
+            // The tests measure the raw path: the upload rate limit has its
+            // own test (abuse.rs), against the binary's flags.
+            ApiOptions {
+                upload_rate: None,
+                ..ApiOptions::default()
+            },
             options,
             async {
                 let _ = stopped.await;

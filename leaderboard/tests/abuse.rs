@@ -1,0 +1,159 @@
+//! Abuse the binary must survive: its request deadline, upload rate limit
+//! and shutdown, against the real process on 127.0.0.1: an upload trickling
+//! in is cut with 408 at the deadline; an address past its upload budget
+//! gets 429 with Retry-After while reads still answer; SIGTERM ends the
+//! process cleanly.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The service process, killed if a test fails before it stops it (it
+/// shares the test's stderr: left running, it would hold cargo's pipe
+/// open and hang the run).
+struct Server(Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The service on a fresh SQLite file with `flags`; its address.
+fn start(dir: &std::path::Path, flags: &[&str]) -> (Server, String) {
+    let database = format!("sqlite:{}", dir.join("board.db").display());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_skidpad-leaderboard"))
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--workers",
+            "1",
+            "--database",
+            &database,
+        ])
+        .args(flags)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+        .to_owned();
+    (Server(child), address)
+}
+
+/// Sends one raw request and returns the status line and headers.
+fn request(address: &str, head: &str, body: &[u8]) -> String {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream.write_all(head.as_bytes()).unwrap();
+    stream.write_all(body).unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+fn post_runs(address: &str, body: &[u8]) -> String {
+    let head = format!(
+        "POST /runs HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    request(address, &head, body)
+}
+
+/// Sends SIGTERM and waits: true when the process exited with success.
+fn sigterm_and_wait(server: &mut Server) -> bool {
+    let status = Command::new("kill")
+        .args(["-TERM", &server.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    server.0.wait().unwrap().success()
+}
+
+#[test]
+fn a_trickling_upload_is_cut_at_the_deadline() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, address) = start(dir.path(), &["--request-timeout", "1.5"]);
+    let mut stream = TcpStream::connect(&address).unwrap();
+    stream
+        .write_all(b"POST /runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+        .unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let started = Instant::now();
+    let mut answer = Vec::new();
+    // One byte every 200 ms, as a slow-loris client sends, until the
+    // server answers (or 10 s pass).
+    while started.elapsed() < Duration::from_secs(10) {
+        if stream.write_all(b"x").is_err() {
+            break;
+        }
+        let mut buf = [0u8; 512];
+        match stream.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => {
+                answer.extend_from_slice(&buf[..n]);
+                break;
+            }
+            Err(_) => {}
+        }
+    }
+    let waited = started.elapsed();
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    assert!(
+        answer.starts_with("HTTP/1.1 408"),
+        "answer after {waited:?}: {answer:?}"
+    );
+    assert!(waited < Duration::from_secs(4), "cut after {waited:?}");
+    assert!(sigterm_and_wait(&mut server));
+}
+
+#[test]
+fn an_address_past_its_upload_budget_gets_429_and_reads_still_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, address) = start(dir.path(), &["--upload-burst", "3", "--upload-every", "60"]);
+    // Not replays: each is accepted for a worker to reject (202), and each
+    // spends the budget.
+    let codes: Vec<String> = (0..5)
+        .map(|k| post_runs(&address, format!("not a replay {k}").as_bytes()))
+        .collect();
+    for answer in &codes[..3] {
+        assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+    }
+    for answer in &codes[3..] {
+        assert!(answer.starts_with("HTTP/1.1 429"), "{answer}");
+        let retry = answer
+            .lines()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("retry-after: ")
+                    .map(str::to_owned)
+            })
+            .unwrap_or_else(|| panic!("no Retry-After: {answer}"));
+        let seconds: u64 = retry.trim().parse().unwrap();
+        assert!((1..=60).contains(&seconds), "Retry-After {seconds}");
+    }
+    let health = request(
+        &address,
+        "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+        b"",
+    );
+    assert!(health.starts_with("HTTP/1.1 200"), "{health}");
+    // SIGTERM: the process stops accepting and exits cleanly.
+    let started = Instant::now();
+    assert!(sigterm_and_wait(&mut server));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(
+        TcpStream::connect(&address).is_err(),
+        "still accepting after SIGTERM"
+    );
+}
