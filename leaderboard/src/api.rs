@@ -12,10 +12,11 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::json;
 use skidpad_cores::ArchivedCores;
-use skidpad_replay::{Limits, ReplayError, gunzip, is_gzip};
+use skidpad_replay::{Limits, ReplayError, gunzip, is_gzip, read_replay_header};
 use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
 
+use crate::budget::BoardBudget;
 use crate::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit, limited};
 use crate::reverify::reverify;
 use crate::store::Store;
@@ -46,6 +47,8 @@ pub struct ApiOptions {
     /// Per-address budget of uploads and re-verifications (`None`: no
     /// limit, for load tests of the raw path).
     pub upload_rate: Option<RateLimit>,
+    /// What one run may cost; a replay over it is refused at upload.
+    pub budget: BoardBudget,
 }
 
 impl Default for ApiOptions {
@@ -56,6 +59,7 @@ impl Default for ApiOptions {
             pages: None,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             upload_rate: Some(RateLimit::default()),
+            budget: BoardBudget::default(),
         }
     }
 }
@@ -65,6 +69,7 @@ impl Default for ApiOptions {
 struct ApiState {
     store: Store,
     max_decoded: usize,
+    budget: BoardBudget,
     /// Inflations running at once: each may hold up to `max_decoded`
     /// bytes, so a burst of gzip bombs costs at most this many times that.
     inflating: Arc<Semaphore>,
@@ -81,6 +86,7 @@ pub fn router(store: Store, options: ApiOptions) -> Router {
     let state = ApiState {
         store,
         max_decoded: options.max_decoded,
+        budget: options.budget,
         inflating: Arc::new(Semaphore::new(
             std::thread::available_parallelism().map_or(1, usize::from),
         )),
@@ -176,6 +182,14 @@ async fn submit(State(state): State<ApiState>, body: Bytes) -> Result<Response, 
         run_id(&body, state.max_decoded)
             .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?
     };
+    // Over the board's budget: refused from the header, before anything is
+    // stored or simulated. A header that does not parse goes on to a
+    // worker, whose verdict says what is wrong with the file.
+    if let Ok(header) = read_replay_header(&body)
+        && let Some(reason) = state.budget.refusal(&header)
+    {
+        return Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, reason));
+    }
     let new = state.store.submit(&id, &body).await?;
     let record = state.store.run(&id).await?;
     let status = record.map_or_else(|| "pending".to_owned(), |r| r.status);

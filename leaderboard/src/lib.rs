@@ -17,6 +17,7 @@
 #![forbid(unsafe_code)]
 
 pub mod api;
+pub mod budget;
 pub mod judge;
 pub mod laps;
 pub mod limits;

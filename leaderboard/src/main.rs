@@ -6,6 +6,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::Parser;
 use skidpad_leaderboard::api::{ApiOptions, DEFAULT_MAX_UPLOAD};
+use skidpad_leaderboard::budget::BoardBudget;
 use skidpad_leaderboard::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit};
 use skidpad_leaderboard::service::{Role, serve};
 use skidpad_leaderboard::store::Store;
@@ -71,6 +72,15 @@ struct Args {
     /// Seconds for an address to earn back one upload.
     #[arg(long, default_value_t = RateLimit::default().every.as_secs_f64())]
     upload_every: f64,
+    /// Most cars in a submitted replay (the ranked car and its rivals).
+    #[arg(long, default_value_t = BoardBudget::default().max_cars)]
+    max_cars: u32,
+    /// Most steps in a submitted replay.
+    #[arg(long, default_value_t = BoardBudget::default().max_steps)]
+    max_steps: u64,
+    /// Most car-steps (cars × steps) a submitted replay may cost.
+    #[arg(long, default_value_t = BoardBudget::default().max_car_steps)]
+    max_car_steps: u64,
     /// Race the demo field (as `skidpad demo`), write it to --demo-out
     /// and submit its replay before serving.
     #[arg(long)]
@@ -149,6 +159,11 @@ async fn main() -> Result<()> {
             every: Duration::from_secs_f64(args.upload_every),
             burst: args.upload_burst,
         }),
+        budget: BoardBudget {
+            max_cars: args.max_cars,
+            max_steps: args.max_steps,
+            max_car_steps: args.max_car_steps,
+        },
         ..ApiOptions::default()
     };
     // Ctrl-C or SIGTERM (what a process manager sends): stop accepting,

@@ -1,8 +1,11 @@
 //! Abuse the binary must survive: its request deadline, upload rate limit
 //! and shutdown, against the real process on 127.0.0.1: an upload trickling
 //! in is cut with 408 at the deadline; an address past its upload budget
-//! gets 429 with Retry-After while reads still answer; SIGTERM ends the
-//! process cleanly.
+//! gets 429 with Retry-After while reads still answer; a replay over the
+//! board's budget is refused from its header at once, naming the limit;
+//! SIGTERM ends the process cleanly.
+
+mod common;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -156,4 +159,46 @@ fn an_address_past_its_upload_budget_gets_429_and_reads_still_answer() {
         TcpStream::connect(&address).is_err(),
         "still accepting after SIGTERM"
     );
+}
+
+#[test]
+fn a_replay_over_the_board_budget_is_refused_at_the_door() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, address) = start(
+        dir.path(),
+        &[
+            "--max-cars",
+            "4",
+            "--max-steps",
+            "600",
+            "--max-car-steps",
+            "1000",
+        ],
+    );
+    let encode = |cars, steps| {
+        let replay = common::record_field("fwd_hatchback", cars, steps, &[("track", "brandwood")]);
+        skidpad_replay::encode_replay(&replay).unwrap()
+    };
+    let refused = |answer: &str, option: &str| {
+        assert!(answer.starts_with("HTTP/1.1 422"), "{answer}");
+        assert!(answer.contains(option), "names {option}: {answer}");
+    };
+    let started = Instant::now();
+    refused(&post_runs(&address, &encode(5, 10)), "--max-cars");
+    refused(&post_runs(&address, &encode(1, 601)), "--max-steps");
+    refused(&post_runs(&address, &encode(3, 400)), "--max-car-steps");
+    // gzip is read the same way (only its first bytes are inflated).
+    let gzip =
+        skidpad_replay::encode_replay_gzip(&common::record_field("fwd_hatchback", 5, 10, &[]))
+            .unwrap();
+    refused(&post_runs(&address, &gzip), "--max-cars");
+    let refusing = started.elapsed();
+    assert!(
+        refusing < Duration::from_secs(2),
+        "four refusals took {refusing:?}"
+    );
+    // Within the budget: accepted for a worker.
+    let answer = post_runs(&address, &encode(2, 300));
+    assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+    assert!(sigterm_and_wait(&mut server));
 }
