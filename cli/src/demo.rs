@@ -10,7 +10,7 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 use skidpad_core::hex;
 use skidpad_core::race::{GridLayout, grid_pose};
-use skidpad_core::{DriverStyle, Track, World, WorldConfig, preset};
+use skidpad_core::{DriverStyle, Racecraft, Track, World, WorldConfig, preset};
 use skidpad_ghost::{CutLap, LapCutter, encode_ghost};
 use skidpad_replay::{
     Limits, RecorderOptions, ReplayRecorder, StreamRecorder, SyncPolicy, encode_replay,
@@ -49,7 +49,13 @@ pub struct DemoOptions {
     /// Race on the track's own 3D surface (`Track::ground`: elevation,
     /// banking, kerbs, run-off, barriers) instead of the plane z = 0.
     pub on_track_surface: bool,
+    /// The drivers race each other (`Racecraft`), each with skills drawn
+    /// from this seed; `None`: each drives as if alone.
+    pub racecraft: Option<u64>,
 }
+
+/// The seed of the demo drivers' skills unless told otherwise.
+pub const DEFAULT_SEED: u64 = 1;
 
 /// The track the demo races by default.
 pub const DEFAULT_TRACK: &str = "brandwood";
@@ -181,6 +187,9 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
         // to finish; on the plane there is nothing to back out of.
         let style = DriverStyle {
             backs_out: options.on_track_surface,
+            racecraft: options
+                .racecraft
+                .map(|seed| Racecraft::varied(seed, k as u64)),
             ..DriverStyle::default()
         };
         world.set_driver_with_style(id, Some(track.clone()), style)?;

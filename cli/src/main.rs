@@ -58,6 +58,14 @@ enum Command {
         /// banking, kerbs, run-off, barriers) or the plane z = 0.
         #[arg(long, default_value = "track", value_parser = ["track", "plane"])]
         ground: String,
+        /// How the AI drives: racing the other cars (keeping a gap,
+        /// passing, giving room), or each as if alone.
+        #[arg(long, default_value = "racecraft", value_parser = ["racecraft", "alone"])]
+        drivers: String,
+        /// Seed of the drivers' skills (pace, headway, line): the same
+        /// seed races the same race.
+        #[arg(long, default_value_t = demo::DEFAULT_SEED)]
+        seed: u64,
     },
     /// Verify replays (re-simulated bit for bit) and ghosts.
     Verify {
@@ -218,6 +226,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             laps,
             track,
             ground,
+            drivers,
+            seed,
         } => {
             let bar = progress_bar(
                 cli.json,
@@ -230,6 +240,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 laps,
                 track,
                 on_track_surface: ground == "track",
+                racecraft: (drivers == "racecraft").then_some(seed),
             };
             let report = demo::run(&options, &bar)?;
             bar.finish_and_clear();

@@ -149,6 +149,7 @@ fn demo_race(out: &std::path::Path, cars: usize, track: &str) -> anyhow::Result<
             laps: 1,
             track: track.to_owned(),
             on_track_surface: true,
+            racecraft: Some(skidpad_cli::demo::DEFAULT_SEED),
         },
         &ProgressBar::hidden(),
     )

@@ -9,3 +9,4 @@
 pub mod manoeuvres;
 pub mod measured_car;
 pub mod rapier_ground;
+pub mod traffic_stats;

@@ -189,6 +189,7 @@ async fn submit_demo(store: &Store, out: &std::path::Path) -> Result<()> {
         laps: skidpad_cli::demo::DEFAULT_LAPS,
         track: skidpad_cli::demo::DEFAULT_TRACK.to_owned(),
         on_track_surface: false,
+        racecraft: Some(skidpad_cli::demo::DEFAULT_SEED),
     };
     let report = tokio::task::spawn_blocking(move || {
         skidpad_cli::demo::run(&options, &indicatif::ProgressBar::hidden())

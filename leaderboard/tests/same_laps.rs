@@ -110,6 +110,7 @@ fn every_tool_gives_the_demo_race_the_same_laps() {
         laps: 2,
         track: "brandwood".to_owned(),
         on_track_surface: true,
+        racecraft: Some(skidpad_cli::demo::DEFAULT_SEED),
     };
     let report = skidpad_cli::demo::run(&options, &indicatif::ProgressBar::hidden()).unwrap();
     let bytes = std::fs::read(&report.replay_file).unwrap();

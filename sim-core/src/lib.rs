@@ -57,6 +57,7 @@ pub use state::snapshot::{SNAPSHOT_LEN, combine_world_hash, hex, snapshot_fields
 pub use surface::{MAX_SURFACES, Surface, SurfaceId, SurfaceTable};
 pub use track::driver::{AiDriver, DriverStyle};
 pub use track::ground::{BARRIER_HEIGHT, KERB_WIDTH, RUNOFF_WIDTH};
+pub use track::traffic::{Racecraft, TrafficCar};
 pub use track::{Track, TrackPosition, track_names};
 pub use vehicle::definition::{
     AeroDefinition, AssistDefinition, BrakeDefinition, CarDefinition, CentreDifferential,

@@ -18,6 +18,7 @@ use crate::math;
 use crate::model::drivetrain::{differential, gearbox};
 use crate::pose::planar_heading;
 use crate::state::car_state::CarState;
+use crate::track::traffic::{Racecraft, Surroundings, TrafficCar};
 use crate::track::{Track, TrackPosition};
 use crate::vehicle::definition::{CarDefinition, DriveLayout, STANDARD_GRAVITY, ShiftMode};
 use crate::{CoreError, Result};
@@ -60,6 +61,10 @@ pub struct DriverStyle {
     /// AI-driven runs keep their bits; turn it on for grounds with
     /// barriers (`Track::ground`).
     pub backs_out: bool,
+    /// Race the other cars (keep a gap, pass, give room: `traffic.rs`)
+    /// instead of driving as if alone. Off by default: it changes what the
+    /// driver does, so existing AI-driven runs keep their bits.
+    pub racecraft: Option<Racecraft>,
 }
 
 impl Default for DriverStyle {
@@ -72,6 +77,7 @@ impl Default for DriverStyle {
             lookahead_time: 0.45,
             top_speed: 70.0,
             backs_out: false,
+            racecraft: None,
         }
     }
 }
@@ -122,6 +128,9 @@ impl DriverStyle {
                 });
             }
         }
+        if let Some(craft) = self.racecraft {
+            craft.validated()?;
+        }
         Ok(self)
     }
 }
@@ -142,8 +151,12 @@ impl AiDriver {
     pub fn new(track: Arc<Track>, def: &CarDefinition, style: DriverStyle) -> Result<Self> {
         let style = style.validated()?;
         let grip = def.tires.front.pdy1.min(def.tires.rear.pdy1);
-        let lateral = style.cornering_grip * grip * STANDARD_GRAVITY;
-        let braking = style.braking_grip * grip * STANDARD_GRAVITY;
+        let mut lateral = style.cornering_grip * grip * STANDARD_GRAVITY;
+        let mut braking = style.braking_grip * grip * STANDARD_GRAVITY;
+        if let Some(craft) = style.racecraft {
+            lateral *= craft.pace;
+            braking *= craft.pace;
+        }
         let speed_profile = speed_profile(
             &track,
             lateral,
@@ -171,12 +184,30 @@ impl AiDriver {
         &self.speed_profile
     }
 
-    /// The input for the car's current state.
-    pub(crate) fn drive(&self, def: &CarDefinition, state: &CarState) -> CarInput {
+    /// Whether this driver races the other cars (and so needs the world's
+    /// traffic snapshot).
+    #[must_use]
+    pub fn races_traffic(&self) -> bool {
+        self.style.racecraft.is_some()
+    }
+
+    /// The input for the car's current state; `traffic` is the world's
+    /// snapshot and this car's entry in it (read only with racecraft).
+    pub(crate) fn drive(
+        &self,
+        def: &CarDefinition,
+        state: &CarState,
+        traffic: Option<(&TrafficCar, &[TrafficCar])>,
+    ) -> CarInput {
         let position = DVec2::new(state.position.x, state.position.y);
         let heading = planar_heading(state.orientation);
         let speed = DVec2::new(state.velocity.x, state.velocity.y).dot(heading);
-        let here = self.track.locate(position);
+        // The world's traffic snapshot already located this car on this
+        // track (the same call on the same position).
+        let here = match traffic.and_then(|(me, _)| me.on_track) {
+            Some(here) => here,
+            None => self.track.locate(position),
+        };
         if self.style.backs_out
             && let Some(back_out) = self.back_out(heading, speed, &here)
         {
@@ -186,9 +217,24 @@ impl AiDriver {
         // Pure pursuit: the arc through the target point has curvature
         // 2·sin(α)/L, which the steered axle meets at angle atan(wheelbase·k).
         let lookahead = self.style.lookahead_base + self.style.lookahead_time * speed.max(0.0);
-        let (target, _) = self
+        let (mut target, along) = self
             .track
             .point_at_from(here.distance + lookahead, here.segment);
+        // Speed: hold the lowest profile speed over the next stretch the
+        // pedals need to act (their lag, plus the look-ahead's bias).
+        let mut target_speed = self.profile_min(&here, 3.0 + speed.max(0.0) * 0.4);
+        if let (Some(craft), Some((me, all))) = (&self.style.racecraft, traffic) {
+            let advice = Surroundings::of(me, all, self.track.length()).advise(
+                craft,
+                me,
+                here.offset,
+                speed,
+                target_speed,
+                self.track.width() / 2.0,
+            );
+            target += along.perp() * advice.offset;
+            target_speed = target_speed.min(advice.speed_cap);
+        }
         let to_target = target - position;
         // sin α = (heading × to_target)/|to_target| for a unit heading, so
         // no angle is taken.
@@ -202,9 +248,6 @@ impl AiDriver {
         let road_wheel = math::atan(def.chassis.wheelbase * curvature);
         let steer = (-road_wheel / def.steering.max_angle).clamp(-1.0, 1.0);
 
-        // Speed: hold the lowest profile speed over the next stretch the
-        // pedals need to act (their lag, plus the look-ahead's bias).
-        let target_speed = self.profile_min(&here, 3.0 + speed.max(0.0) * 0.4);
         let error = target_speed - speed;
         let (throttle, brake) = if error >= -0.3 {
             let wanted = (0.4 + 0.6 * error).clamp(0.0, 1.0);

@@ -7,6 +7,7 @@
 pub(crate) mod driver;
 pub(crate) mod ground;
 mod locate;
+pub(crate) mod traffic;
 
 use glam::DVec2;
 use serde::Deserialize;

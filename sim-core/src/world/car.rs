@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-use glam::{DQuat, DVec3};
+use glam::{DQuat, DVec2, DVec3};
 
 use crate::ground::{Ground, GroundRay, GroundSlope};
 use crate::ids::CarId;
@@ -15,9 +15,11 @@ use crate::model::full_model;
 use crate::model::outputs::StepOutputs;
 use crate::model::single_track;
 use crate::model::substep::{Environment, HostStep, SubstepContext};
+use crate::pose::planar_heading;
 use crate::state::car_state::{CarState, MAX_POSITION};
 use crate::surface::SurfaceId;
 use crate::track::driver::AiDriver;
+use crate::track::traffic::TrafficCar;
 use crate::vehicle::body::BodyBox;
 use crate::vehicle::car_params::CarParams;
 use crate::vehicle::definition::CarDefinition;
@@ -145,19 +147,42 @@ impl Car {
         Ok(car)
     }
 
+    /// The car as other drivers see it (`traffic.rs`).
+    pub(crate) fn traffic_view(&self) -> TrafficCar {
+        let s = &self.state;
+        TrafficCar {
+            id: self.id,
+            position: DVec2::new(s.position.x, s.position.y),
+            velocity: DVec2::new(s.velocity.x, s.velocity.y),
+            heading: planar_heading(s.orientation),
+            half_length: self.body.half.x,
+            half_width: self.body.half.y,
+            on_track: self
+                .driver
+                .as_ref()
+                .map(|d| d.track().locate(DVec2::new(s.position.x, s.position.y))),
+        }
+    }
+
     /// Substeps per host step for `dt`: max(1, round(dt · rate)).
     pub(crate) fn substeps(&self, dt: f64) -> u32 {
         substep_count(dt, self.state.lod.rate(self.def.substep_rate))
     }
 
     /// One host step: the driver writes the input, then the model runs
-    /// its substeps.
-    pub(crate) fn step(&mut self, dt: f64, env: &Environment<'_>) {
+    /// its substeps. `traffic` is the world's snapshot of every car and
+    /// this car's entry in it, when some driver races traffic.
+    pub(crate) fn step(
+        &mut self,
+        dt: f64,
+        env: &Environment<'_>,
+        traffic: Option<(&TrafficCar, &[TrafficCar])>,
+    ) {
         if let Some(driver) = &self.driver {
             // A driver's output comes from a finite state, so it is finite;
             // if it were not, the previous input stays.
             if let Ok(input) = driver
-                .drive(&self.def, &self.state)
+                .drive(&self.def, &self.state, traffic)
                 .sanitized(self.def.top_gear())
             {
                 self.state.input = input;

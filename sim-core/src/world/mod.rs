@@ -23,6 +23,7 @@ use crate::state::snapshot;
 use crate::surface::{SurfaceId, SurfaceTable};
 use crate::track::Track;
 use crate::track::driver::{AiDriver, DriverStyle};
+use crate::track::traffic::TrafficCar;
 use crate::vehicle::definition::CarDefinition;
 use crate::world::car::{Car, InitialPose};
 use crate::world::contact::{Contact, Footprint};
@@ -114,6 +115,9 @@ pub struct World {
     contacts: Vec<Contact>,
     /// Reused scratch of the contact pass.
     footprints: Vec<Option<Footprint>>,
+    /// Reused snapshot of every car for drivers that race traffic (empty
+    /// when none does).
+    traffic: Vec<TrafficCar>,
 }
 
 impl World {
@@ -143,6 +147,7 @@ impl World {
             flat_ground: true,
             contacts: Vec::new(),
             footprints: Vec::new(),
+            traffic: Vec::new(),
         })
     }
 
@@ -364,7 +369,17 @@ impl World {
             ground: self.ground.as_ref(),
             flat: self.flat_ground,
         };
-        let mut failed = stepping::step_cars(&mut self.cars, dt, &env);
+        // Drivers that race read where every car is at the step's start:
+        // one snapshot, taken in id order, read by all.
+        self.traffic.clear();
+        if self
+            .cars
+            .iter()
+            .any(|c| c.driver.as_ref().is_some_and(AiDriver::races_traffic))
+        {
+            self.traffic.extend(self.cars.iter().map(Car::traffic_view));
+        }
+        let mut failed = stepping::step_cars(&mut self.cars, dt, &env, &self.traffic);
         if failed.is_none() {
             // Body-ground contacts were resolved in each car's step; cars
             // touch each other only after all have stepped, in a fixed

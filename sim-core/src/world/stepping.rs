@@ -1,13 +1,15 @@
 //! Stepping every car of a world for one host step, on one thread or on
 //! rayon's pool (feature `parallel`).
 //!
-//! **Invariant:** a car's step reads only its own state and definition and
-//! the world's read-only settings and ground (`Environment`), and writes only its own
-//! state and outputs. So the cars can be stepped in any order, or at once,
+//! **Invariant:** a car's step reads only its own state and definition,
+//! the world's read-only settings and ground (`Environment`) and the
+//! traffic snapshot taken before the step (the same for every car), and
+//! writes only its own state and outputs. So the cars can be stepped in any order, or at once,
 //! with the same bits; nothing here sums across cars. Car-to-car contact
 //! (`contact.rs`) runs after this, serially, in a fixed order.
 
 use crate::model::substep::Environment;
+use crate::track::traffic::TrafficCar;
 use crate::world::car::Car;
 
 /// Fewest cars stepped on the pool; below it the pool's hand-off costs
@@ -19,15 +21,25 @@ const PARALLEL_MIN_CARS: usize = 4;
 /// order, whose state left its bounds (the caller rolls the step back).
 /// Sequentially the cars after it are not stepped; in parallel they are,
 /// and the caller's rollback undoes them too, so the outcome is the same.
-pub(crate) fn step_cars(cars: &mut [Car], dt: f64, env: &Environment<'_>) -> Option<usize> {
+pub(crate) fn step_cars(
+    cars: &mut [Car],
+    dt: f64,
+    env: &Environment<'_>,
+    traffic: &[TrafficCar],
+) -> Option<usize> {
+    // Car i's entry is traffic[i] (the snapshot is taken in the cars'
+    // order); an empty snapshot means no driver races traffic.
+    let view = |i: usize| traffic.get(i).map(|me| (me, traffic));
     #[cfg(all(feature = "parallel", not(target_arch = "wasm32")))]
     if cars.len() >= PARALLEL_MIN_CARS && rayon::current_num_threads() > 1 {
         use rayon::prelude::*;
-        cars.par_iter_mut().for_each(|car| car.step(dt, env));
+        cars.par_iter_mut()
+            .enumerate()
+            .for_each(|(i, car)| car.step(dt, env, view(i)));
         return cars.iter().position(|car| !car.state.is_sane());
     }
     for (i, car) in cars.iter_mut().enumerate() {
-        car.step(dt, env);
+        car.step(dt, env, view(i));
         if !car.state.is_sane() {
             return Some(i);
         }
