@@ -38,12 +38,30 @@ use serde_json::json;
 use crate::race::{Progress, Race};
 
 /// The races a service offers, by id.
-#[derive(Clone, Default)]
+#[derive(Clone)]
 pub struct Races {
     races: Arc<RwLock<BTreeMap<String, Arc<Race>>>>,
+    /// True once the service is stopping: every live tail ends, so a
+    /// graceful shutdown is not held open by spectators' streams.
+    closing: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+impl Default for Races {
+    fn default() -> Self {
+        Races {
+            races: Arc::default(),
+            closing: Arc::new(tokio::sync::watch::Sender::new(false)),
+        }
+    }
 }
 
 impl Races {
+    /// Ends every live tail (`/races/{id}/live`) now and any opened
+    /// later; the pieces stay on offer. Called when the service stops.
+    pub fn close_streams(&self) {
+        self.closing.send_replace(true);
+    }
+
     /// Adds (or replaces) the race published under `id`.
     pub fn insert(&self, id: &str, race: Arc<Race>) {
         if let Ok(mut races) = self.races.write() {
@@ -200,27 +218,41 @@ async fn latest_keyframe(
 
 /// Events from `from` on: one `chunk` event per chunk sealed after the
 /// `from`-th, then `end`.
-fn tail(race: &Race, from: u64) -> impl Stream<Item = Result<Event, Infallible>> + use<> {
+fn tail(
+    race: &Race,
+    from: u64,
+    closing: tokio::sync::watch::Receiver<bool>,
+) -> impl Stream<Item = Result<Event, Infallible>> + use<> {
     let receiver = race.subscribe();
     futures::stream::unfold(
         (receiver, from, false),
-        |(mut receiver, sent, done)| async move {
-            if done {
-                return None;
-            }
-            loop {
-                let p = *receiver.borrow_and_update();
-                if p.chunks > sent {
-                    let n = sent + 1;
-                    let event = Event::default().event("chunk").data(n.to_string());
-                    return Some((Ok(event), (receiver, n, false)));
-                }
-                if p.ended {
-                    let event = Event::default().event("end").data(p.chunks.to_string());
-                    return Some((Ok(event), (receiver, sent, true)));
-                }
-                if receiver.changed().await.is_err() {
+        move |(mut receiver, sent, done)| {
+            let mut closing = closing.clone();
+            async move {
+                if done || *closing.borrow() {
                     return None;
+                }
+                loop {
+                    let p = *receiver.borrow_and_update();
+                    if p.chunks > sent {
+                        let n = sent + 1;
+                        let event = Event::default().event("chunk").data(n.to_string());
+                        return Some((Ok(event), (receiver, n, false)));
+                    }
+                    if p.ended {
+                        let event = Event::default().event("end").data(p.chunks.to_string());
+                        return Some((Ok(event), (receiver, sent, true)));
+                    }
+                    // A stopping service ends the stream: the client resumes
+                    // elsewhere with Last-Event-ID.
+                    tokio::select! {
+                        changed = receiver.changed() => {
+                            if changed.is_err() {
+                                return None;
+                            }
+                        }
+                        _ = closing.wait_for(|c| *c) => return None,
+                    }
                 }
             }
         },
@@ -237,7 +269,7 @@ async fn live(State(races): State<Races>, Path(id): Path<String>, request: Heade
         .get("last-event-id")
         .and_then(|v| v.to_str().ok()?.parse().ok())
         .unwrap_or_else(|| race.progress().chunks);
-    Sse::new(tail(&race, from))
+    Sse::new(tail(&race, from, races.closing.subscribe()))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
 }

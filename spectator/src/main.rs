@@ -5,6 +5,7 @@
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use anyhow::Result;
@@ -42,8 +43,17 @@ struct Args {
 const DT: f64 = 1.0 / 60.0;
 
 /// Races in real time, publishing into `race`, until `laps` of the
-/// lead-car distance are done.
-fn run_race(race: Arc<Race>, cars: u16, chunk_steps: u32, laps: u32, pace: f64) -> Result<()> {
+/// lead-car distance are done or `stop` is set (the service is stopping:
+/// the race ends where it is, unfinished). True when it was raced to
+/// the end.
+fn run_race(
+    race: Arc<Race>,
+    cars: u16,
+    chunk_steps: u32,
+    laps: u32,
+    pace: f64,
+    stop: &AtomicBool,
+) -> Result<bool> {
     let track = Arc::new(Track::builtin("brandwood")?);
     let mut world = World::new(WorldConfig::default())?;
     for k in 0..usize::from(cars) {
@@ -63,6 +73,9 @@ fn run_race(race: Arc<Race>, cars: u16, chunk_steps: u32, laps: u32, pace: f64) 
     let steps = u64::from(laps) * 80 * 60;
     let start = std::time::Instant::now();
     for step in 1..=steps {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(false);
+        }
         stream.step(&mut world, DT)?;
         let due = Duration::from_secs_f64(step as f64 * DT / pace);
         if let Some(wait) = due.checked_sub(start.elapsed()) {
@@ -70,7 +83,7 @@ fn run_race(race: Arc<Race>, cars: u16, chunk_steps: u32, laps: u32, pace: f64) 
         }
     }
     stream.finish(&world)?;
-    Ok(())
+    Ok(true)
 }
 
 #[tokio::main]
@@ -84,21 +97,34 @@ async fn main() -> Result<()> {
     races.insert("demo", race.clone());
     let (cars, chunk_steps, laps, pace) = (args.cars, args.chunk_steps, args.laps, args.pace);
     // The race runs on its own thread; the finished race stays on offer
-    // until the service is stopped (Ctrl-C).
-    tokio::task::spawn_blocking(
-        move || match run_race(race, cars, chunk_steps, laps, pace) {
-            Ok(()) => println!("the race ended; its chunks stay on offer"),
+    // until the service is stopped (Ctrl-C or SIGTERM), which also stops a
+    // race still running: the runtime waits for that thread before exiting.
+    let stop = Arc::new(AtomicBool::new(false));
+    let racing = stop.clone();
+    tokio::task::spawn_blocking(move || {
+        match run_race(race, cars, chunk_steps, laps, pace, &racing) {
+            Ok(true) => println!("the race ended; its chunks stay on offer"),
+            Ok(false) => {}
             Err(e) => eprintln!("skidpad-spectator: the race stopped: {e:#}"),
-        },
-    );
+        }
+    });
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     println!(
         "spectate at http://{}/races/demo/meta (live tail: /races/demo/live)",
         listener.local_addr()?
     );
+    // Ctrl-C or SIGTERM: stop accepting, end the spectators' live tails
+    // (they would hold the graceful shutdown open for ever), exit.
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    let stopping = races.clone();
     axum::serve(listener, router(races))
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
+        .with_graceful_shutdown(async move {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+            stopping.close_streams();
+            stop.store(true, Ordering::Relaxed);
         })
         .await?;
     Ok(())
