@@ -202,11 +202,14 @@ async fn serve(args: ServeArgs) -> Result<()> {
             println!("seat {seat}: {token}");
         }
     }
-    // Ctrl-C (SIGINT) stops the race, which finishes its recording; open
-    // WebSockets are not waited for.
+    // Ctrl-C (SIGINT) or SIGTERM (a process manager's stop) stops the
+    // race, which finishes its recording; open WebSockets are not waited
+    // for.
+    let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     tokio::select! {
         served = axum::serve(listener, router).into_future() => served?,
         _ = tokio::signal::ctrl_c() => {}
+        _ = terminate.recv() => {}
     }
     tokio::task::spawn_blocking(move || service.stop()).await?;
     Ok(())

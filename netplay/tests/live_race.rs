@@ -28,15 +28,19 @@ struct Process {
 }
 
 impl Process {
-    /// Sends SIGINT (what Ctrl-C sends), waits for the process to end and
+    /// Sends SIGTERM (what a process manager sends to stop a service; Ctrl-C's
+    /// SIGINT takes the same path), waits for the process to end and
     /// returns what it printed.
-    fn interrupt(&mut self) -> Vec<String> {
+    fn terminate(&mut self) -> Vec<String> {
         let pid = self.child.id().to_string();
-        let sent = Command::new("kill").args(["-INT", &pid]).status().unwrap();
-        assert!(sent.success(), "kill -INT {pid}");
+        let sent = Command::new("kill").args(["-TERM", &pid]).status().unwrap();
+        assert!(sent.success(), "kill -TERM {pid}");
         let status = self.child.wait().unwrap();
         assert!(status.success(), "the server ended with {status}");
-        self.lines.try_iter().collect()
+        // Everything it printed, to the end of its output: the reader
+        // thread may still be forwarding lines after the process is gone
+        // (taking only what had arrived lost the last lines once).
+        self.lines.iter().collect()
     }
 }
 
@@ -210,7 +214,7 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
     // The server recorded the race: one segment until the second player
     // joined, one from then. Each is a complete stream that verifies, and
     // ends on the server world's own hash.
-    let printed = server.interrupt();
+    let printed = server.terminate();
     let segments: Vec<(String, String)> = printed
         .iter()
         .filter_map(|l| l.strip_prefix("recorded "))
