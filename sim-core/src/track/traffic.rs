@@ -155,6 +155,7 @@ const MAX_NEIGHBOURS: usize = 8;
 /// heading) `x`, to its left `y`, centre to centre.
 #[derive(Clone, Copy, Debug)]
 struct Neighbour {
+    id: CarId,
     x: f64,
     y: f64,
     /// Its and the driver's half lengths added.
@@ -171,8 +172,8 @@ pub(crate) struct Surroundings {
     near: [Option<(f64, Neighbour)>; MAX_NEIGHBOURS],
     /// The nearest car ahead whose body overlaps the driver's lane:
     /// (bumper-to-bumper gap m, its speed along the driver's heading m/s,
-    /// its lateral position m).
-    ahead: Option<(f64, f64, f64)>,
+    /// its lateral position m, its id).
+    ahead: Option<(f64, f64, f64, CarId)>,
     /// The nearest car alongside (overlapping lengthwise): its lateral
     /// position, m.
     alongside: Option<f64>,
@@ -183,7 +184,7 @@ impl Surroundings {
     /// track of `lap` m.
     pub(crate) fn of(me: &TrafficCar, traffic: &[TrafficCar], lap: f64) -> Surroundings {
         let (forward, left) = (me.heading, me.heading.perp());
-        let mut ahead: Option<(f64, f64, f64)> = None;
+        let mut ahead: Option<(f64, f64, f64, CarId)> = None;
         let mut alongside: Option<(f64, f64)> = None;
         let mut near = [None; MAX_NEIGHBOURS];
         for other in traffic {
@@ -215,6 +216,7 @@ impl Surroundings {
             let mut entry = Some((
                 d.length_squared(),
                 Neighbour {
+                    id: other.id,
                     x,
                     y,
                     lengths,
@@ -238,8 +240,8 @@ impl Surroundings {
             // lengthwise (its gap is then zero: back off).
             if x > 0.0 && y.abs() < widths + SIDE_ROOM {
                 let gap = (x - lengths).max(0.0);
-                if ahead.is_none_or(|(g, _, _)| gap < g) {
-                    ahead = Some((gap, speed, y));
+                if ahead.is_none_or(|(g, _, _, _)| gap < g) {
+                    ahead = Some((gap, speed, y, other.id));
                 }
             }
             if x.abs() <= lengths && y.abs() < widths + 2.0 * SIDE_ROOM {
@@ -271,7 +273,7 @@ impl Surroundings {
         let reach = ((half_road - me.half_width) * OFFSET_REACH).max(0.0);
         let mut line = craft.line_offset.clamp(-reach, reach);
         let mut speed_cap = f64::INFINITY;
-        if let Some((gap, their_speed, y)) = self.ahead {
+        if let Some((gap, their_speed, y, passed)) = self.ahead {
             let wanted_gap = MIN_GAP + craft.headway * speed.max(0.0);
             // Never faster than what can still be shed, braking at
             // FOLLOW_BRAKING, before the gap is down to MIN_GAP; and close
@@ -292,8 +294,7 @@ impl Surroundings {
                     let in_corridor = (offset + n.y - pass_line).abs() < n.widths + SIDE_ROOM;
                     let beside =
                         n.x > -(n.lengths + PASS_BEHIND) && n.x < gap + n.lengths + PASS_AHEAD;
-                    (n.y - y).abs() < 1e-9 && (n.x - gap - n.lengths).abs() < 1e-9
-                        || !(in_corridor && beside)
+                    n.id == passed || !(in_corridor && beside)
                 });
                 if clear {
                     line = pass_line;

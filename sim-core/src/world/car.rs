@@ -302,3 +302,25 @@ fn placed_on(
     let position = DVec3::new(pose.x, pose.y, hit.point.z) + hit.normal * cg;
     Ok((position, (tilt * yaw).normalize()))
 }
+
+/// A car taken out of a world by [`World::remove_car`](crate::World::remove_car): its definition,
+/// state, driver and settings, opaque until
+/// [`World::reinstate_car`](crate::World::reinstate_car) puts it back.
+#[derive(Clone, Debug)]
+pub struct RemovedCar {
+    pub(crate) car: Car,
+}
+
+impl RemovedCar {
+    /// The id the car had, and gets back when reinstated.
+    #[must_use]
+    pub fn id(&self) -> CarId {
+        self.car.id
+    }
+
+    /// The car's definition.
+    #[must_use]
+    pub fn definition(&self) -> &CarDefinition {
+        &self.car.def
+    }
+}

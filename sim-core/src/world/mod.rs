@@ -25,6 +25,7 @@ use crate::track::Track;
 use crate::track::driver::{AiDriver, DriverStyle};
 use crate::track::traffic::TrafficCar;
 use crate::vehicle::definition::CarDefinition;
+pub use crate::world::car::RemovedCar;
 use crate::world::car::{Car, InitialPose};
 use crate::world::contact::{Contact, Footprint};
 use crate::{CoreError, Result};
@@ -369,16 +370,7 @@ impl World {
             ground: self.ground.as_ref(),
             flat: self.flat_ground,
         };
-        // Drivers that race read where every car is at the step's start:
-        // one snapshot, taken in id order, read by all.
-        self.traffic.clear();
-        if self
-            .cars
-            .iter()
-            .any(|c| c.driver.as_ref().is_some_and(AiDriver::races_traffic))
-        {
-            self.traffic.extend(self.cars.iter().map(Car::traffic_view));
-        }
+        stepping::snapshot_traffic(&self.cars, &mut self.traffic);
         let mut failed = stepping::step_cars(&mut self.cars, dt, &env, &self.traffic);
         if failed.is_none() {
             // Body-ground contacts were resolved in each car's step; cars
@@ -589,27 +581,5 @@ impl World {
             steer_angle: (steer[0] + steer[1]) / 2.0,
             speed: s.velocity.length(),
         })
-    }
-}
-
-/// A car taken out of a world by [`World::remove_car`]: its definition,
-/// state, driver and settings, opaque until
-/// [`World::reinstate_car`] puts it back.
-#[derive(Clone, Debug)]
-pub struct RemovedCar {
-    car: Car,
-}
-
-impl RemovedCar {
-    /// The id the car had, and gets back when reinstated.
-    #[must_use]
-    pub fn id(&self) -> CarId {
-        self.car.id
-    }
-
-    /// The car's definition.
-    #[must_use]
-    pub fn definition(&self) -> &CarDefinition {
-        &self.car.def
     }
 }

@@ -9,6 +9,7 @@
 //! (`contact.rs`) runs after this, serially, in a fixed order.
 
 use crate::model::substep::Environment;
+use crate::track::driver::AiDriver;
 use crate::track::traffic::TrafficCar;
 use crate::world::car::Car;
 
@@ -45,4 +46,17 @@ pub(crate) fn step_cars(
         }
     }
     None
+}
+
+/// Fills `traffic` with every car as the other drivers see it, in the
+/// cars' order, when some driver races traffic; leaves it empty
+/// otherwise (`step_cars` then hands no driver a snapshot).
+pub(crate) fn snapshot_traffic(cars: &[Car], traffic: &mut Vec<TrafficCar>) {
+    traffic.clear();
+    if cars
+        .iter()
+        .any(|c| c.driver.as_ref().is_some_and(AiDriver::races_traffic))
+    {
+        traffic.extend(cars.iter().map(Car::traffic_view));
+    }
 }
