@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Query, State};
-use axum::http::{Method, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -17,9 +17,12 @@ use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
 
 use crate::budget::BoardBudget;
+use crate::identity::{self, caller, check_metadata_player};
+use crate::judge::PLAYER_KEY;
 use crate::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit, limited};
 use crate::reverify::reverify;
 use crate::store::Store;
+use crate::store::Submitted;
 use skidpad_cli::view::page_assets;
 
 /// Largest upload accepted by default, bytes (a gzip replay of a one-hour
@@ -49,7 +52,17 @@ pub struct ApiOptions {
     pub upload_rate: Option<RateLimit>,
     /// What one run may cost; a replay over it is refused at upload.
     pub budget: BoardBudget,
+    /// Anyone may claim a free name (`POST /players`); when false, only
+    /// the operator issues tokens (`skidpad-leaderboard token issue`).
+    pub sign_up: bool,
+    /// Runs one player may have waiting for or under verification; past
+    /// it, 429.
+    pub max_unfinished_runs: u32,
 }
+
+/// Runs a player may have waiting by default: a lap a minute keeps well
+/// inside it; a flood stops at the fourth.
+pub const DEFAULT_MAX_UNFINISHED_RUNS: u32 = 4;
 
 impl Default for ApiOptions {
     fn default() -> Self {
@@ -60,14 +73,18 @@ impl Default for ApiOptions {
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             upload_rate: Some(RateLimit::default()),
             budget: BoardBudget::default(),
+            sign_up: true,
+            max_unfinished_runs: DEFAULT_MAX_UNFINISHED_RUNS,
         }
     }
 }
 
 /// What the handlers share.
 #[derive(Clone)]
-struct ApiState {
-    store: Store,
+pub(crate) struct ApiState {
+    pub(crate) store: Store,
+    pub(crate) sign_up_open: bool,
+    max_unfinished_runs: u32,
     max_decoded: usize,
     budget: BoardBudget,
     /// Inflations running at once: each may hold up to `max_decoded`
@@ -85,6 +102,8 @@ struct ApiState {
 pub fn router(store: Store, options: ApiOptions) -> Router {
     let state = ApiState {
         store,
+        sign_up_open: options.sign_up,
+        max_unfinished_runs: options.max_unfinished_runs,
         max_decoded: options.max_decoded,
         budget: options.budget,
         inflating: Arc::new(Semaphore::new(
@@ -95,7 +114,13 @@ pub fn router(store: Store, options: ApiOptions) -> Router {
     };
     let api = Router::new()
         .route("/runs", post(submit))
-        .route("/runs/{id}", get(run))
+        .route("/runs/{id}", get(run).delete(identity::delete_run))
+        .route("/players", post(identity::sign_up))
+        .route("/players/me", get(identity::me))
+        .route(
+            "/players/{name}/ban",
+            post(identity::ban).delete(identity::unban),
+        )
         .route("/runs/{id}/replay", get(replay))
         .route("/runs/{id}/reverify", post(reverify_run))
         .route("/versions", get(versions))
@@ -133,29 +158,68 @@ pub fn run_id(bytes: &[u8], max_decoded: usize) -> Result<String, ReplayError> {
     Ok(hash.to_hex().to_string())
 }
 
-/// An error response: a status and `{"error": message}`.
-struct ApiError(StatusCode, String);
+/// An error response: a status, `{"error": message}` and any headers it
+/// needs (`WWW-Authenticate`, `Retry-After`).
+pub(crate) struct ApiError(StatusCode, String, Vec<(HeaderName, HeaderValue)>);
+
+impl ApiError {
+    pub(crate) fn new(code: StatusCode, message: impl Into<String>) -> ApiError {
+        ApiError(code, message.into(), Vec::new())
+    }
+
+    pub(crate) fn with_header(mut self, name: HeaderName, value: HeaderValue) -> ApiError {
+        self.2.push((name, value));
+        self
+    }
+}
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.0, Json(json!({ "error": self.1 }))).into_response()
+        let mut response = (self.0, Json(json!({ "error": self.1 }))).into_response();
+        response.headers_mut().extend(self.2);
+        response
     }
 }
 
 impl From<sqlx::Error> for ApiError {
     fn from(e: sqlx::Error) -> Self {
         tracing::error!("database: {e}");
-        ApiError(StatusCode::SERVICE_UNAVAILABLE, format!("database: {e}"))
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("database: {e}"))
     }
 }
 
-/// `POST /runs`: a `.skr`, plain or gzip. 202 with the run id for a new
-/// run, 200 with the same id for bytes already submitted.
-async fn submit(State(state): State<ApiState>, body: Bytes) -> Result<Response, ApiError> {
+/// Seconds a player past their unfinished runs is told to wait: about one
+/// verification.
+const UNFINISHED_RETRY_AFTER: &str = "10";
+
+/// `POST /runs`: a `.skr`, plain or gzip, under the caller's token. 202
+/// with the run id for a new run, 200 with the same id for bytes the
+/// caller already submitted, 409 for another player's.
+async fn submit(
+    State(state): State<ApiState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    // Who, before any work on the body.
+    let caller = caller(&state, &headers).await?;
+    let unfinished = state.store.unfinished_jobs(&caller.player).await?;
+    if unfinished >= i64::from(state.max_unfinished_runs) {
+        return Err(ApiError::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!(
+                "{unfinished} of your runs are waiting for verification (at most {} at once, --max-unfinished-runs)",
+                state.max_unfinished_runs
+            ),
+        )
+        .with_header(
+            header::RETRY_AFTER,
+            HeaderValue::from_static(UNFINISHED_RETRY_AFTER),
+        ));
+    }
     if body.is_empty() {
-        return Err(ApiError(
+        return Err(ApiError::new(
             StatusCode::BAD_REQUEST,
-            "empty body: send a .skr replay".into(),
+            "empty body: send a .skr replay",
         ));
     }
     let id = if is_gzip(&body) {
@@ -164,33 +228,47 @@ async fn submit(State(state): State<ApiState>, body: Bytes) -> Result<Response, 
             .inflating
             .acquire()
             .await
-            .map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
+            .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e.to_string()))?;
         let id = tokio::task::spawn_blocking({
             let body = body.clone();
             move || run_id(&body, max)
         })
         .await
-        .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?;
         match id {
             Ok(id) => id,
             Err(e @ ReplayError::LimitExceeded { .. }) => {
-                return Err(ApiError(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()));
+                return Err(ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, e.to_string()));
             }
-            Err(e) => return Err(ApiError(StatusCode::BAD_REQUEST, e.to_string())),
+            Err(e) => return Err(ApiError::new(StatusCode::BAD_REQUEST, e.to_string())),
         }
     } else {
         run_id(&body, state.max_decoded)
-            .map_err(|e| ApiError(StatusCode::BAD_REQUEST, e.to_string()))?
+            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?
     };
     // Over the board's budget: refused from the header, before anything is
     // stored or simulated. A header that does not parse goes on to a
     // worker, whose verdict says what is wrong with the file.
-    if let Ok(header) = read_replay_header(&body)
-        && let Some(reason) = state.budget.refusal(&header)
-    {
-        return Err(ApiError(StatusCode::UNPROCESSABLE_ENTITY, reason));
+    if let Ok(header) = read_replay_header(&body) {
+        if let Some(reason) = state.budget.refusal(&header) {
+            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, reason));
+        }
+        check_metadata_player(&caller, header.metadata_value(PLAYER_KEY))?;
     }
-    let new = state.store.submit(&id, &body).await?;
+    let submitted = state.store.submit(&id, &body, &caller.player).await?;
+    let new = match submitted {
+        Submitted::New => {
+            tracing::info!(run = %id, player = %caller.player, "run queued");
+            true
+        }
+        Submitted::Existing { submitter } if submitter.as_deref() == Some(&caller.player) => false,
+        Submitted::Existing { .. } => {
+            return Err(ApiError::new(
+                StatusCode::CONFLICT,
+                format!("run {id} was submitted by another player"),
+            ));
+        }
+    };
     let record = state.store.run(&id).await?;
     let status = record.map_or_else(|| "pending".to_owned(), |r| r.status);
     let code = if new {
@@ -209,7 +287,7 @@ async fn submit(State(state): State<ApiState>, body: Bytes) -> Result<Response, 
 async fn run(State(state): State<ApiState>, Path(id): Path<String>) -> Result<Response, ApiError> {
     match state.store.run(&id).await? {
         Some(record) => Ok(Json(record).into_response()),
-        None => Err(ApiError(StatusCode::NOT_FOUND, format!("no run {id}"))),
+        None => Err(ApiError::new(StatusCode::NOT_FOUND, format!("no run {id}"))),
     }
 }
 
@@ -224,7 +302,7 @@ async fn replay(
             Ok(([(header::CONTENT_TYPE, "application/octet-stream")], bytes).into_response())
         }
         Err(sqlx::Error::RowNotFound) => {
-            Err(ApiError(StatusCode::NOT_FOUND, format!("no run {id}")))
+            Err(ApiError::new(StatusCode::NOT_FOUND, format!("no run {id}")))
         }
         Err(e) => Err(e.into()),
     }
@@ -259,33 +337,36 @@ async fn health(State(state): State<ApiState>) -> Result<Response, ApiError> {
 
 /// `POST /runs/{id}/reverify`: re-simulates a stored run now (an older
 /// simulation version's in its archived core) and says whether the result
-/// agrees with the stored verdict. 429 while another re-verification runs.
+/// agrees with the stored verdict (admin: it costs a core for as long as
+/// the race). 429 while another re-verification runs.
 async fn reverify_run(
     State(state): State<ApiState>,
+    headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
+    identity::admin(&state, &headers).await?;
     let Ok(_permit) = state.reverifying.clone().try_acquire_owned() else {
-        return Err(ApiError(
+        return Err(ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,
-            "a re-verification is running; try again when it ends".into(),
+            "a re-verification is running; try again when it ends",
         ));
     };
     let record = state
         .store
         .run(&id)
         .await?
-        .ok_or_else(|| ApiError(StatusCode::NOT_FOUND, format!("no run {id}")))?;
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, format!("no run {id}")))?;
     let bytes = state.store.replay_bytes(&id).await?;
     let cores = state
         .cores
         .clone()
-        .map_err(|e| ApiError(StatusCode::SERVICE_UNAVAILABLE, e))?;
+        .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e))?;
     let found = tokio::task::spawn_blocking(move || {
         reverify(&bytes, record.outcome.as_ref(), &Limits::default(), &cores)
     })
     .await
-    .map_err(|e| ApiError(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
-    .map_err(|e| ApiError(StatusCode::UNPROCESSABLE_ENTITY, e))?;
+    .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?
+    .map_err(|e| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, e))?;
     Ok(Json(json!({ "id": id, "reverification": found })).into_response())
 }
 

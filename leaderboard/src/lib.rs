@@ -2,7 +2,9 @@
 //! re-simulates them off the request path on a job queue, and ranks the
 //! lap times its own re-simulation measured.
 //!
-//! - [`api`]: the HTTP routes (axum).
+//! - [`api`]: the HTTP routes (axum); [`identity`] reads tokens and
+//!   serves sign-up and the admin routes, [`accounts`] stores players and
+//!   their hashed tokens.
 //! - [`store`]: SQLite or PostgreSQL through one set of queries; the queue
 //!   lives there, so workers may run in other processes and machines.
 //! - [`worker`]: tasks that claim jobs on renewable leases and verify.
@@ -16,8 +18,10 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod accounts;
 pub mod api;
 pub mod budget;
+pub mod identity;
 pub mod judge;
 pub mod laps;
 pub mod limits;

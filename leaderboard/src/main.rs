@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use skidpad_leaderboard::api::{ApiOptions, DEFAULT_MAX_UPLOAD};
+use skidpad_leaderboard::accounts::check_player_name;
+use skidpad_leaderboard::api::{ApiOptions, DEFAULT_MAX_UNFINISHED_RUNS, DEFAULT_MAX_UPLOAD};
 use skidpad_leaderboard::budget::BoardBudget;
 use skidpad_leaderboard::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit};
 use skidpad_leaderboard::service::{Role, serve};
@@ -35,12 +36,45 @@ impl From<RoleArg> for Role {
     }
 }
 
+/// The operator's commands; without one, the service runs.
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Players' API tokens.
+    #[command(subcommand)]
+    Token(TokenCommand),
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum TokenCommand {
+    /// Issues a token for a player (created if new) and prints it: the
+    /// only time it is shown.
+    Issue {
+        /// The player's name.
+        #[arg(long)]
+        player: String,
+        /// May delete runs, ban players and re-verify.
+        #[arg(long)]
+        admin: bool,
+    },
+    /// Revokes every token of a player.
+    Revoke {
+        /// The player's name.
+        #[arg(long)]
+        player: String,
+    },
+    /// Lists players, their live tokens and bans, as JSON lines.
+    List,
+}
+
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Args {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// `sqlite:PATH` (created if missing) or `postgres://USER@HOST:PORT/DB`.
     #[arg(
         long,
+        global = true,
         default_value = "sqlite:leaderboard.db",
         env = "SKIDPAD_LEADERBOARD_DATABASE"
     )]
@@ -81,8 +115,17 @@ struct Args {
     /// Most car-steps (cars × steps) a submitted replay may cost.
     #[arg(long, default_value_t = BoardBudget::default().max_car_steps)]
     max_car_steps: u64,
+    /// Runs one player may have waiting for or under verification; past
+    /// it, 429 with Retry-After.
+    #[arg(long, default_value_t = DEFAULT_MAX_UNFINISHED_RUNS)]
+    max_unfinished_runs: u32,
+    /// Only the operator issues tokens (`token issue`): `POST /players`
+    /// answers 403.
+    #[arg(long)]
+    closed_sign_up: bool,
     /// Race the demo field (as `skidpad demo`), write it to --demo-out
-    /// and submit its replay before serving.
+    /// and submit its replay before serving, under a token it issues
+    /// itself for the demo's player (printed).
     #[arg(long)]
     demo: bool,
     /// Where --demo writes its files.
@@ -104,6 +147,9 @@ async fn main() -> Result<()> {
         )
         .init();
     let args = Args::parse();
+    if let Some(Command::Token(command)) = &args.command {
+        return token_command(&args.database, command).await;
+    }
     anyhow::ensure!(
         args.lease_seconds.is_finite() && args.lease_seconds >= 0.3,
         "--lease-seconds must be at least 0.3"
@@ -164,6 +210,8 @@ async fn main() -> Result<()> {
             max_steps: args.max_steps,
             max_car_steps: args.max_car_steps,
         },
+        sign_up: !args.closed_sign_up,
+        max_unfinished_runs: args.max_unfinished_runs,
         ..ApiOptions::default()
     };
     // Ctrl-C or SIGTERM (what a process manager sends): stop accepting,
@@ -197,10 +245,37 @@ async fn submit_demo(store: &Store, out: &std::path::Path) -> Result<()> {
     .await??;
     let bytes = std::fs::read(&report.replay_file)?;
     let id = skidpad_leaderboard::api::run_id(&bytes, ApiOptions::default().max_decoded)?;
-    store.submit(&id, &bytes).await?;
+    let player = skidpad_cli::demo::DEMO_PLAYER;
+    store.submit(&id, &bytes, player).await?;
+    let token = store.issue_token(player, false).await?;
     println!(
-        "submitted the demo race ({}): run {id}",
+        "submitted the demo race ({}) as {player}: run {id}",
         report.replay_file.display()
     );
+    // What the README's curl examples send.
+    println!("token for {player}: {token}");
+    Ok(())
+}
+
+/// `skidpad-leaderboard token …`.
+async fn token_command(database: &str, command: &TokenCommand) -> Result<()> {
+    let store = Store::open(database)
+        .await
+        .with_context(|| format!("cannot open the database {database}"))?;
+    match command {
+        TokenCommand::Issue { player, admin } => {
+            check_player_name(player).map_err(anyhow::Error::msg)?;
+            println!("{}", store.issue_token(player, *admin).await?);
+        }
+        TokenCommand::Revoke { player } => {
+            let revoked = store.revoke_tokens(player).await?;
+            println!("revoked {revoked} token(s) of {player}");
+        }
+        TokenCommand::List => {
+            for player in store.players().await? {
+                println!("{}", serde_json::to_string(&player)?);
+            }
+        }
+    }
     Ok(())
 }

@@ -65,9 +65,25 @@ pub struct RunRecord {
     /// The simulation version its replay was recorded with (`None`: the
     /// header is unreadable).
     pub simulation_version: Option<i64>,
+    /// The player who submitted it (`None` for runs stored before
+    /// identities: they rank under their metadata's name).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submitter: Option<String>,
     /// The verdict, once there is one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub outcome: Option<Outcome>,
+}
+
+/// What [`Store::submit`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Submitted {
+    /// A new run, queued for verification.
+    New,
+    /// The run was already stored, submitted by `submitter`.
+    Existing {
+        /// Who submitted it first.
+        submitter: Option<String>,
+    },
 }
 
 /// One row of a leaderboard.
@@ -127,20 +143,21 @@ pub fn now_ms() -> i64 {
 /// The service's database.
 #[derive(Clone, Debug)]
 pub struct Store {
-    pool: AnyPool,
+    /// Shared with [`crate::accounts`], which adds the players' queries.
+    pub(crate) pool: AnyPool,
     engine: Engine,
 }
 
 const CLAIM_SQLITE: &str = "UPDATE jobs SET state = 'running', worker = $1, lease_until_ms = $2, attempts = attempts + 1
      WHERE run_id = (SELECT run_id FROM jobs
                      WHERE (state = 'queued' OR (state = 'running' AND lease_until_ms < $3)) AND attempts < $4
-                     ORDER BY enqueued_ms, run_id LIMIT 1)
+                     ORDER BY turn, enqueued_ms, run_id LIMIT 1)
      RETURNING run_id, attempts";
 
 const CLAIM_POSTGRES: &str = "UPDATE jobs SET state = 'running', worker = $1, lease_until_ms = $2, attempts = attempts + 1
      WHERE run_id = (SELECT run_id FROM jobs
                      WHERE (state = 'queued' OR (state = 'running' AND lease_until_ms < $3)) AND attempts < $4
-                     ORDER BY enqueued_ms, run_id LIMIT 1
+                     ORDER BY turn, enqueued_ms, run_id LIMIT 1
                      FOR UPDATE SKIP LOCKED)
      RETURNING run_id, attempts";
 
@@ -181,9 +198,15 @@ impl Store {
         self.engine
     }
 
-    /// Stores `bytes` (as uploaded) under `id` and queues its verification,
-    /// unless the run exists. Returns true for a new run.
-    pub async fn submit(&self, id: &str, bytes: &[u8]) -> Result<bool, sqlx::Error> {
+    /// Stores `bytes` (as uploaded) under `id`, submitted by `submitter`,
+    /// and queues its verification in the submitter's next fair turn
+    /// (see the migration `0003`), unless the run exists.
+    pub async fn submit(
+        &self,
+        id: &str,
+        bytes: &[u8],
+        submitter: &str,
+    ) -> Result<Submitted, sqlx::Error> {
         let now = now_ms();
         let mut tx = self.pool.begin().await?;
         sqlx::query("INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING")
@@ -193,25 +216,58 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         let inserted = sqlx::query(
-            "INSERT INTO runs (id, status, submitted_ms, simulation_version) VALUES ($1, 'pending', $2, $3) ON CONFLICT (id) DO NOTHING",
+            "INSERT INTO runs (id, status, submitted_ms, simulation_version, submitter) VALUES ($1, 'pending', $2, $3, $4) ON CONFLICT (id) DO NOTHING",
         )
         .bind(id)
         .bind(now)
         .bind(simulation_version_of(bytes))
+        .bind(submitter)
         .execute(&mut *tx)
         .await?
         .rows_affected();
-        if inserted == 1 {
-            sqlx::query(
-                "INSERT INTO jobs (run_id, state, enqueued_ms, attempts) VALUES ($1, 'queued', $2, 0)",
-            )
-            .bind(id)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        if inserted != 1 {
+            let submitter: Option<String> = sqlx::query("SELECT submitter FROM runs WHERE id = $1")
+                .bind(id)
+                .fetch_one(&mut *tx)
+                .await?
+                .try_get("submitter")?;
+            tx.commit().await?;
+            return Ok(Submitted::Existing { submitter });
         }
+        // Concurrent submissions on PostgreSQL may read the same turns and
+        // tie; a tie is broken by age, so fairness holds within one job.
+        let turn: i64 = sqlx::query(
+            "SELECT MAX(t) AS turn FROM (
+               SELECT COALESCE(MAX(turn), 0) + 1 AS t FROM jobs WHERE submitter = $1 AND state IN ('queued', 'running')
+               UNION ALL
+               SELECT COALESCE(MIN(turn), 0) AS t FROM jobs WHERE state = 'queued') AS turns",
+        )
+        .bind(submitter)
+        .fetch_one(&mut *tx)
+        .await?
+        .try_get("turn")?;
+        sqlx::query(
+            "INSERT INTO jobs (run_id, state, enqueued_ms, attempts, submitter, turn) VALUES ($1, 'queued', $2, 0, $3, $4)",
+        )
+        .bind(id)
+        .bind(now)
+        .bind(submitter)
+        .bind(turn)
+        .execute(&mut *tx)
+        .await?;
         tx.commit().await?;
-        Ok(inserted == 1)
+        Ok(Submitted::New)
+    }
+
+    /// Runs of `submitter` waiting for or under verification.
+    pub async fn unfinished_jobs(&self, submitter: &str) -> Result<i64, sqlx::Error> {
+        sqlx::query(
+            "SELECT COUNT(*) AS n FROM jobs WHERE submitter = $1 AND state IN ('queued', 'running')",
+        )
+        .bind(submitter)
+        .fetch_one(&self.pool)
+        .await?
+        .try_get("n")
     }
 
     /// Fills in the simulation version of runs stored before the column
@@ -278,7 +334,7 @@ impl Store {
     /// A run and its verdict.
     pub async fn run(&self, id: &str) -> Result<Option<RunRecord>, sqlx::Error> {
         let row = sqlx::query(
-            "SELECT r.id, r.status, r.submitted_ms, r.finished_ms, r.outcome, r.simulation_version, j.attempts
+            "SELECT r.id, r.status, r.submitted_ms, r.finished_ms, r.outcome, r.simulation_version, r.submitter, j.attempts
              FROM runs r JOIN jobs j ON j.run_id = r.id WHERE r.id = $1",
         )
         .bind(id)
@@ -293,6 +349,7 @@ impl Store {
             finished_ms: row.try_get("finished_ms")?,
             attempts: row.try_get("attempts")?,
             simulation_version: row.try_get("simulation_version")?,
+            submitter: row.try_get("submitter")?,
             outcome: outcome.and_then(|o| serde_json::from_str(&o).ok()),
         }))
     }
@@ -414,7 +471,7 @@ impl Store {
     }
 
     /// The best valid lap of each player on `track` in `class`, fastest
-    /// first (ties: the earlier run id).
+    /// first (ties: the earlier run id); banned players are left out.
     pub async fn leaderboard(
         &self,
         track: &str,
@@ -424,6 +481,7 @@ impl Store {
         let rows = sqlx::query(
             "SELECT r.player, r.best_lap, r.id FROM runs r
              WHERE r.track = $1 AND r.class = $2 AND r.status = 'verified' AND r.best_lap IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM players p WHERE p.name = r.player AND p.banned_ms IS NOT NULL)
                AND NOT EXISTS (
                  SELECT 1 FROM runs o
                  WHERE o.track = r.track AND o.class = r.class AND o.player = r.player
@@ -468,13 +526,27 @@ impl Store {
     }
 }
 
+/// Writes a verdict. A verified run ranks under its submitter's name when
+/// it has one (the metadata's `player` was checked against it at upload,
+/// and may be absent), so the stored outcome says that name too.
 async fn write_outcome(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     run_id: &str,
     outcome: &Outcome,
 ) -> Result<(), sqlx::Error> {
-    let json = serde_json::to_string(outcome).map_err(|e| sqlx::Error::Encode(e.into()))?;
-    let (track, class, player, best) = match outcome {
+    let submitter: Option<String> = sqlx::query("SELECT submitter FROM runs WHERE id = $1")
+        .bind(run_id)
+        .fetch_optional(&mut **tx)
+        .await?
+        .map(|row| row.try_get("submitter"))
+        .transpose()?
+        .flatten();
+    let mut outcome = outcome.clone();
+    if let (Outcome::Verified(v), Some(submitter)) = (&mut outcome, submitter) {
+        v.player = submitter;
+    }
+    let json = serde_json::to_string(&outcome).map_err(|e| sqlx::Error::Encode(e.into()))?;
+    let (track, class, player, best) = match &outcome {
         Outcome::Verified(v) => (
             Some(v.track.clone()),
             Some(v.class.clone()),

@@ -7,50 +7,19 @@
 
 mod common;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The service process, killed if a test fails before it stops it (it
-/// shares the test's stderr: left running, it would hold cargo's pipe
-/// open and hang the run).
-struct Server(Child);
+use common::{Server, issue_token, start_binary};
 
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// The service on a fresh SQLite file with `flags`; its address.
-fn start(dir: &std::path::Path, flags: &[&str]) -> (Server, String) {
-    let database = format!("sqlite:{}", dir.join("board.db").display());
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skidpad-leaderboard"))
-        .args([
-            "--listen",
-            "127.0.0.1:0",
-            "--workers",
-            "1",
-            "--database",
-            &database,
-        ])
-        .args(flags)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
-        .to_owned();
-    (Server(child), address)
+/// The service on a fresh SQLite file in `dir` with `flags`; its address
+/// and a player's token.
+fn start(dir: &std::path::Path, flags: &[&str]) -> (Server, String, String) {
+    let (server, address) = start_binary(dir, flags);
+    let token = issue_token(dir, "abuser", false);
+    (server, address, token)
 }
 
 /// Sends one raw request and returns the status line and headers.
@@ -63,9 +32,9 @@ fn request(address: &str, head: &str, body: &[u8]) -> String {
     answer
 }
 
-fn post_runs(address: &str, body: &[u8]) -> String {
+fn post_runs(address: &str, token: &str, body: &[u8]) -> String {
     let head = format!(
-        "POST /runs HTTP/1.1\r\nHost: x\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        "POST /runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     );
     request(address, &head, body)
@@ -84,10 +53,13 @@ fn sigterm_and_wait(server: &mut Server) -> bool {
 #[test]
 fn a_trickling_upload_is_cut_at_the_deadline() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut server, address) = start(dir.path(), &["--request-timeout", "1.5"]);
+    let (mut server, address, token) = start(dir.path(), &["--request-timeout", "1.5"]);
     let mut stream = TcpStream::connect(&address).unwrap();
     stream
-        .write_all(b"POST /runs HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n")
+        .write_all(
+            format!("POST /runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Length: 1000\r\n\r\n")
+                .as_bytes(),
+        )
         .unwrap();
     stream
         .set_read_timeout(Some(Duration::from_millis(200)))
@@ -123,11 +95,21 @@ fn a_trickling_upload_is_cut_at_the_deadline() {
 #[test]
 fn an_address_past_its_upload_budget_gets_429_and_reads_still_answer() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut server, address) = start(dir.path(), &["--upload-burst", "3", "--upload-every", "60"]);
+    let (mut server, address, token) = start(
+        dir.path(),
+        &[
+            "--upload-burst",
+            "3",
+            "--upload-every",
+            "60",
+            "--max-unfinished-runs",
+            "100",
+        ],
+    );
     // Not replays: each is accepted for a worker to reject (202), and each
     // spends the budget.
     let codes: Vec<String> = (0..5)
-        .map(|k| post_runs(&address, format!("not a replay {k}").as_bytes()))
+        .map(|k| post_runs(&address, &token, format!("not a replay {k}").as_bytes()))
         .collect();
     for answer in &codes[..3] {
         assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
@@ -164,7 +146,7 @@ fn an_address_past_its_upload_budget_gets_429_and_reads_still_answer() {
 #[test]
 fn a_replay_over_the_board_budget_is_refused_at_the_door() {
     let dir = tempfile::tempdir().unwrap();
-    let (mut server, address) = start(
+    let (mut server, address, token) = start(
         dir.path(),
         &[
             "--max-cars",
@@ -184,21 +166,24 @@ fn a_replay_over_the_board_budget_is_refused_at_the_door() {
         assert!(answer.contains(option), "names {option}: {answer}");
     };
     let started = Instant::now();
-    refused(&post_runs(&address, &encode(5, 10)), "--max-cars");
-    refused(&post_runs(&address, &encode(1, 601)), "--max-steps");
-    refused(&post_runs(&address, &encode(3, 400)), "--max-car-steps");
+    refused(&post_runs(&address, &token, &encode(5, 10)), "--max-cars");
+    refused(&post_runs(&address, &token, &encode(1, 601)), "--max-steps");
+    refused(
+        &post_runs(&address, &token, &encode(3, 400)),
+        "--max-car-steps",
+    );
     // gzip is read the same way (only its first bytes are inflated).
     let gzip =
         skidpad_replay::encode_replay_gzip(&common::record_field("fwd_hatchback", 5, 10, &[]))
             .unwrap();
-    refused(&post_runs(&address, &gzip), "--max-cars");
+    refused(&post_runs(&address, &token, &gzip), "--max-cars");
     let refusing = started.elapsed();
     assert!(
         refusing < Duration::from_secs(2),
         "four refusals took {refusing:?}"
     );
     // Within the budget: accepted for a worker.
-    let answer = post_runs(&address, &encode(2, 300));
+    let answer = post_runs(&address, &token, &encode(2, 300));
     assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
     assert!(sigterm_and_wait(&mut server));
 }

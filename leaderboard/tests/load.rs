@@ -9,8 +9,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Service, record, sqlite_url, wait_for};
-use skidpad_leaderboard::store::Store;
+use common::{Service, TESTER, record, sqlite_url, wait_for};
+use skidpad_leaderboard::store::{Store, Submitted};
 use skidpad_leaderboard::worker::{WorkerOptions, run_workers};
 use skidpad_replay::encode_replay;
 use tokio::sync::watch;
@@ -21,7 +21,8 @@ const JOBS: usize = 80;
 /// Steps per verification job: 10 s of one car.
 const JOB_STEPS: u64 = 600;
 
-/// `count` distinct replays of `steps` steps (the player name differs).
+/// `count` distinct replays of `steps` steps (a `tag` metadata entry
+/// differs; all are the tester's runs).
 fn replays(count: usize, steps: u64, tag: &str) -> Vec<Vec<u8>> {
     let base = record("rwd_sports", steps, &[]);
     (0..count)
@@ -30,7 +31,7 @@ fn replays(count: usize, steps: u64, tag: &str) -> Vec<Vec<u8>> {
             replay
                 .header
                 .metadata
-                .push(("player".into(), format!("{tag} {k}")));
+                .push(("tag".into(), format!("{tag} {k}")));
             encode_replay(&replay).unwrap()
         })
         .collect()
@@ -65,17 +66,26 @@ async fn uploads_and_verification_throughput() {
     let uploads = replays(UPLOADS, 60, "upload");
     let bytes: usize = uploads.iter().map(Vec::len).sum();
     let client = reqwest::Client::new();
+    let token = service.store.issue_token(TESTER, false).await.unwrap();
     let started = Instant::now();
     let mut tasks = tokio::task::JoinSet::new();
     for chunk in uploads.chunks(UPLOADS / CLIENTS) {
-        let (client, url, chunk) = (
+        let (client, url, chunk, token) = (
             client.clone(),
             format!("{}/runs", service.base),
             chunk.to_vec(),
+            token.clone(),
         );
         tasks.spawn(async move {
             for body in chunk {
-                let code = client.post(&url).body(body).send().await.unwrap().status();
+                let code = client
+                    .post(&url)
+                    .bearer_auth(&token)
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap()
+                    .status();
                 assert_eq!(code.as_u16(), 202);
             }
         });
@@ -93,7 +103,10 @@ async fn uploads_and_verification_throughput() {
     for (round, workers) in [1usize, 2].into_iter().enumerate() {
         for bytes in replays(JOBS, JOB_STEPS, &format!("round {round}")) {
             let id = blake3::hash(&bytes).to_hex().to_string();
-            assert!(store.submit(&id, &bytes).await.unwrap());
+            assert_eq!(
+                store.submit(&id, &bytes, TESTER).await.unwrap(),
+                Submitted::New
+            );
         }
         let done = (UPLOADS + JOBS * (round + 1)) as i64;
         per_workers.push((workers, drain(&store, workers, done).await));

@@ -56,8 +56,10 @@ async fn judged_long_ago(service: &Service, id: &str, player: &str, final_hash: 
 }
 
 async fn reverify(service: &Service, id: &str) -> (u16, Value) {
+    let admin = service.store.issue_token("operator", true).await.unwrap();
     let response = reqwest::Client::new()
         .post(format!("{}/runs/{id}/reverify", service.base))
+        .bearer_auth(admin)
         .send()
         .await
         .unwrap();
@@ -71,13 +73,13 @@ async fn old_verified_runs_stay_ranked_and_re_verify_in_their_archived_cores() {
     // No workers: the verdicts below are the ones older servers wrote.
     let service = Service::start(&sqlite_url(dir.path()), 0).await;
 
-    let (code, v3) = service.submit(golden(3, "flat_lap.skr")).await;
+    let (code, v3) = service.submit_as("ada", golden(3, "flat_lap.skr")).await;
     assert_eq!(code, 202, "{v3}");
     let v3 = v3["id"].as_str().unwrap().to_owned();
     judged_long_ago(&service, &v3, "ada", pinned_final(3, "flat_lap.skr")).await;
 
     // A stored verdict whose hash the re-simulation cannot reach.
-    let (_, v2) = service.submit(golden(2, "flat_lap.skr")).await;
+    let (_, v2) = service.submit_as("bob", golden(2, "flat_lap.skr")).await;
     let v2 = v2["id"].as_str().unwrap().to_owned();
     judged_long_ago(&service, &v2, "bob", "00".repeat(32)).await;
 

@@ -9,8 +9,8 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{postgres_database, record, record_field, spawn_worker, sqlite_url, wait_for};
-use skidpad_leaderboard::store::Store;
+use common::{TESTER, postgres_database, record, record_field, spawn_worker, sqlite_url, wait_for};
+use skidpad_leaderboard::store::{Store, Submitted};
 use skidpad_replay::encode_replay;
 
 /// Submits a replay that takes a worker seconds, starts a worker, kills it
@@ -20,7 +20,10 @@ async fn a_killed_worker_loses_nothing(database: &str) {
     let bytes =
         encode_replay(&record_field("rwd_sports", 12, 3000, &[("player", "dave")])).unwrap();
     let id = blake3::hash(&bytes).to_hex().to_string();
-    assert!(store.submit(&id, &bytes).await.unwrap());
+    assert_eq!(
+        store.submit(&id, &bytes, TESTER).await.unwrap(),
+        Submitted::New
+    );
 
     let lease = 1.0;
     let mut first = spawn_worker(database, 1, lease);
@@ -81,7 +84,10 @@ async fn postgres_two_worker_processes_verify_each_of_1000_jobs_once() {
             .push(("player".into(), format!("player {k}")));
         let bytes = encode_replay(&replay).unwrap();
         let id = blake3::hash(&bytes).to_hex().to_string();
-        assert!(store.submit(&id, &bytes).await.unwrap());
+        assert_eq!(
+            store.submit(&id, &bytes, TESTER).await.unwrap(),
+            Submitted::New
+        );
         ids.push(id);
     }
     let started = Instant::now();
@@ -126,7 +132,7 @@ async fn a_job_that_kills_three_workers_is_rejected_not_retried_forever() {
     let store = Store::open(&sqlite_url(dir.path())).await.unwrap();
     let bytes = encode_replay(&record("rwd_sports", 30, &[])).unwrap();
     let id = blake3::hash(&bytes).to_hex().to_string();
-    store.submit(&id, &bytes).await.unwrap();
+    store.submit(&id, &bytes, TESTER).await.unwrap();
     for (k, worker) in ["a", "b", "c"].iter().enumerate() {
         assert_eq!(claim_and_die(&store, worker).await, Some(k as i64 + 1));
     }

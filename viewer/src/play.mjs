@@ -17,6 +17,7 @@ import { fitStage, showError } from './stage.mjs';
 import { formatTime } from './timeline.mjs';
 import { GamepadSource, KeyboardSource, rumble } from './devices.mjs';
 import { loadBest, saveIfBest } from './ghost_store.mjs';
+import { forgetToken, playerToken } from './leaderboard_token.mjs';
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -81,8 +82,9 @@ class PlayPage {
     this.worker.onmessage = ({ data }) => this.receive(data);
     this.worker.onerror = (e) => this.fail(e.message);
     const q = new URLSearchParams(location.search);
+    this.player = $('#player').value.trim();
     this.worker.postMessage({
-      kind: 'start', track, car, player: $('#player').value,
+      kind: 'start', track, car, player: this.player,
       ghost: best?.bytes ?? null,
       countdown: Number(q.get('countdown') ?? 3),
     });
@@ -227,8 +229,14 @@ class PlayPage {
   async submit() {
     const base = this.leaderboard;
     $('#verdict').textContent = 'submitting…';
-    const response = await fetch(`${base}/runs`, { method: 'POST', body: this.replay });
+    // The name the run was recorded under (its metadata's player).
+    const player = this.player;
+    const token = await playerToken(base, player);
+    const response = await fetch(`${base}/runs`, {
+      method: 'POST', body: this.replay, headers: { Authorization: `Bearer ${token}` },
+    });
     const posted = await response.json();
+    if (response.status === 401) forgetToken(base, player);
     if (!response.ok) throw new Error(`the leaderboard refused the run: ${posted.error}`);
     let run;
     for (let k = 0; k < 240; k++) {

@@ -3,7 +3,9 @@
 
 #![allow(dead_code)] // each test file uses its own part
 
+use std::io::BufRead as _;
 use std::path::Path;
+use std::process::Child;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -18,6 +20,8 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 
 pub const DT: f64 = 1.0 / 60.0;
+/// The player of test uploads whose replay names none.
+pub const TESTER: &str = "tester";
 /// Steps for the AI's rwd_sports to cross the line and drive one full lap
 /// of Brandwood Park (about 63 s) from 10 m before the line.
 pub const ONE_LAP_STEPS: u64 = 75 * 60;
@@ -95,8 +99,10 @@ impl Service {
             Some(listener),
             // The tests measure the raw path: the upload rate limit has its
             // own test (abuse.rs), against the binary's flags.
+            // Likewise the per-player cap on unfinished runs (identity.rs).
             ApiOptions {
                 upload_rate: None,
+                max_unfinished_runs: u32::MAX,
                 ..ApiOptions::default()
             },
             options,
@@ -122,10 +128,29 @@ impl Service {
         }
     }
 
-    /// POSTs `bytes` to /runs: (status code, body).
+    /// POSTs `bytes` to /runs under a token of the player the replay's
+    /// metadata names ([`TESTER`] when it names none or is unreadable),
+    /// issued through the store as an operator would: (status code,
+    /// body).
     pub async fn submit(&self, bytes: Vec<u8>) -> (u16, Value) {
+        let player = skidpad_replay::read_replay_header(&bytes)
+            .ok()
+            .and_then(|h| h.metadata_value("player").map(str::to_owned))
+            .unwrap_or_else(|| TESTER.to_owned());
+        self.submit_as(&player, bytes).await
+    }
+
+    /// POSTs `bytes` to /runs under a new token of `player`.
+    pub async fn submit_as(&self, player: &str, bytes: Vec<u8>) -> (u16, Value) {
+        let token = self.store.issue_token(player, false).await.unwrap();
+        self.submit_with(&token, bytes).await
+    }
+
+    /// POSTs `bytes` to /runs with `token`: (status code, body).
+    pub async fn submit_with(&self, token: &str, bytes: Vec<u8>) -> (u16, Value) {
         let response = reqwest::Client::new()
             .post(format!("{}/runs", self.base))
+            .bearer_auth(token)
             .body(bytes)
             .send()
             .await
@@ -167,6 +192,68 @@ where
         assert!(start.elapsed() < timeout, "gave up after {timeout:?}");
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
+}
+
+/// The service process, killed if a test fails before it stops it (it
+/// shares the test's stderr: left running, it would hold cargo's pipe
+/// open and hang the run).
+pub struct Server(pub Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The binary serving a SQLite file in `dir` (created if new) with
+/// `flags`; its address.
+pub fn start_binary(dir: &Path, flags: &[&str]) -> (Server, String) {
+    let database = sqlite_url(dir);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_skidpad-leaderboard"))
+        .args([
+            "--listen",
+            "127.0.0.1:0",
+            "--workers",
+            "1",
+            "--database",
+            &database,
+        ])
+        .args(flags)
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(child.stdout.as_mut().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let address = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+        .to_owned();
+    (Server(child), address)
+}
+
+/// A token from the binary's own command (`token issue`), on the SQLite
+/// file in `dir` that [`start_binary`] serves.
+pub fn issue_token(dir: &Path, player: &str, admin: bool) -> String {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_skidpad-leaderboard"));
+    command.args([
+        "token",
+        "issue",
+        "--player",
+        player,
+        "--database",
+        &sqlite_url(dir),
+    ]);
+    if admin {
+        command.arg("--admin");
+    }
+    let output = command.env("RUST_LOG", "warn").output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap().trim().to_owned()
 }
 
 /// A SQLite database URL in `dir`.
