@@ -8,7 +8,7 @@ use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Json, Router, middleware};
 use serde::Deserialize;
 use serde_json::json;
 use skidpad_cores::ArchivedCores;
@@ -20,6 +20,7 @@ use crate::budget::BoardBudget;
 use crate::identity::{self, caller, check_metadata_player};
 use crate::judge::PLAYER_KEY;
 use crate::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit, limited};
+use crate::metrics::{Metrics, count_requests, exposition};
 use crate::reverify::reverify;
 use crate::store::Store;
 use crate::store::Submitted;
@@ -47,9 +48,12 @@ pub struct ApiOptions {
     /// Deadline of a whole request (headers, body, answer); a slower one
     /// gets 408.
     pub request_timeout: std::time::Duration,
-    /// Per-address budget of uploads and re-verifications (`None`: no
-    /// limit, for load tests of the raw path).
+    /// Per-address budget of uploads, sign-ups and re-verifications
+    /// (`None`: no limit, for load tests of the raw path).
     pub upload_rate: Option<RateLimit>,
+    /// The same budget per player's token, whatever address it comes
+    /// from (`None`: no limit).
+    pub player_rate: Option<RateLimit>,
     /// What one run may cost; a replay over it is refused at upload.
     pub budget: BoardBudget,
     /// Anyone may claim a free name (`POST /players`); when false, only
@@ -72,6 +76,7 @@ impl Default for ApiOptions {
             pages: None,
             request_timeout: DEFAULT_REQUEST_TIMEOUT,
             upload_rate: Some(RateLimit::default()),
+            player_rate: Some(RateLimit::default()),
             budget: BoardBudget::default(),
             sign_up: true,
             max_unfinished_runs: DEFAULT_MAX_UNFINISHED_RUNS,
@@ -96,10 +101,12 @@ pub(crate) struct ApiState {
     /// One re-verification at a time: each costs a core for as long as the
     /// race lasted in simulation.
     reverifying: Arc<Semaphore>,
+    metrics: Arc<Metrics>,
 }
 
-/// The service's routes on `store`.
-pub fn router(store: Store, options: ApiOptions) -> Router {
+/// The service's routes on `store`, counted in `metrics` (which the
+/// process's workers share).
+pub fn router(store: Store, options: ApiOptions, metrics: Arc<Metrics>) -> Router {
     let state = ApiState {
         store,
         sign_up_open: options.sign_up,
@@ -111,6 +118,7 @@ pub fn router(store: Store, options: ApiOptions) -> Router {
         )),
         cores: ArchivedCores::embedded().map_err(|e| e.to_string()),
         reverifying: Arc::new(Semaphore::new(1)),
+        metrics: metrics.clone(),
     };
     let api = Router::new()
         .route("/runs", post(submit))
@@ -126,14 +134,22 @@ pub fn router(store: Store, options: ApiOptions) -> Router {
         .route("/versions", get(versions))
         .route("/leaderboards/{track}/{class}", get(leaderboard))
         .route("/health", get(health))
+        .route("/health/live", get(live))
+        .route("/metrics", get(metrics_text))
+        .route_layer(middleware::from_fn_with_state(metrics, count_requests))
         .layer(DefaultBodyLimit::max(options.max_upload));
-    let api = limited(api, options.request_timeout, options.upload_rate)
-        .layer(
-            CorsLayer::new()
-                .allow_origin(Any)
-                .allow_methods([Method::GET]),
-        )
-        .with_state(state);
+    let api = limited(
+        api,
+        options.request_timeout,
+        options.upload_rate,
+        options.player_rate,
+    )
+    .layer(
+        CorsLayer::new()
+            .allow_origin(Any)
+            .allow_methods([Method::GET]),
+    )
+    .with_state(state);
     match options.pages.as_deref().map(page_assets) {
         Some(Ok(pages)) => api.merge(pages),
         // The binary checks the assets before it starts; a library caller
@@ -324,7 +340,19 @@ async fn leaderboard(
     Ok(Json(json!({ "track": track, "class": class, "entries": entries })).into_response())
 }
 
-/// `GET /health`: the database answers; queue depth.
+/// `GET /health/live`: the process answers (liveness: restart it if not).
+/// Readiness, which needs the database, is `GET /health`.
+async fn live() -> Response {
+    Json(json!({ "status": "live" })).into_response()
+}
+
+/// `GET /metrics`: the Prometheus text exposition.
+async fn metrics_text(State(state): State<ApiState>) -> Result<Response, ApiError> {
+    let counts = state.store.queue_counts().await?;
+    Ok(exposition(state.metrics.render(counts)))
+}
+
+/// `GET /health` (readiness): the database answers; queue depth.
 async fn health(State(state): State<ApiState>) -> Result<Response, ApiError> {
     let queue = state.store.queue_counts().await?;
     Ok(Json(json!({

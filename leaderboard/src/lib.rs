@@ -13,6 +13,7 @@
 //!   path and [`plausibility`] flags inputs no human makes.
 //! - [`reverify`]: re-simulating a stored run on demand, an older
 //!   simulation version's in its archived core.
+//! - [`metrics`]: the Prometheus exposition at `/metrics`.
 //! - [`service`]: starting the API and workers together.
 
 #![deny(missing_docs)]
@@ -25,6 +26,7 @@ pub mod identity;
 pub mod judge;
 pub mod laps;
 pub mod limits;
+pub mod metrics;
 pub mod outcome;
 pub mod plausibility;
 pub mod reverify;

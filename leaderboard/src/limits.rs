@@ -1,19 +1,22 @@
 //! What keeps one client from holding the API: a deadline on every
-//! request (a slow upload is cut with `408`), and a per-address rate limit
-//! on the routes that cost work (uploads and re-verifications answer `429`
-//! with `Retry-After` past it). Both are tower layers (tower-http's
-//! timeout, tower_governor's limiter keyed by the peer address); the
-//! request line and headers have hyper's own 30 s deadline, which
-//! `axum::serve` arms.
+//! request (a slow upload is cut with `408`), and rate limits on the
+//! routes that cost work (uploads, sign-ups and re-verifications answer
+//! `429` with `Retry-After` past them), one per address and one per
+//! player's token, so neither many addresses nor many players behind one
+//! address get around them. All are tower layers (tower-http's timeout,
+//! tower_governor's limiters); the request line and headers have hyper's
+//! own 30 s deadline, which `axum::serve` arms.
 
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::http::{Method, StatusCode};
-use tower_governor::GovernorLayer;
+use axum::extract::ConnectInfo;
+use axum::http::{Method, Request, StatusCode, header};
 use tower_governor::governor::GovernorConfigBuilder;
-use tower_governor::key_extractor::PeerIpKeyExtractor;
+use tower_governor::key_extractor::{KeyExtractor, PeerIpKeyExtractor};
+use tower_governor::{GovernorError, GovernorLayer};
 use tower_http::timeout::TimeoutLayer;
 
 /// Whole-request deadline by default: headers, body and the answer. A 16
@@ -45,45 +48,94 @@ impl Default for RateLimit {
 /// budget, so its table does not grow with every address ever seen.
 const FORGET_EVERY: Duration = Duration::from_secs(60);
 
-/// Puts the deadline on every route of `router`, and the rate limit (when
-/// set) on its POST routes. The limiter keys on the peer address, so the
-/// router must be served with `into_make_service_with_connect_info`.
+/// Who a request counts against in the per-player limit: the token it
+/// carries (by hash, so the limiter's table holds no secret), or its
+/// address when it carries none (a sign-up), so requests without a token
+/// do not share one budget.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenKeyExtractor;
+
+/// A [`TokenKeyExtractor`] key.
+#[derive(Clone, Copy, Debug, Hash, PartialEq, Eq)]
+pub enum Submitter {
+    /// blake3 of the bearer token.
+    Token([u8; 32]),
+    /// No token: the peer address.
+    Address(IpAddr),
+}
+
+impl KeyExtractor for TokenKeyExtractor {
+    type Key = Submitter;
+
+    fn extract<T>(&self, request: &Request<T>) -> Result<Submitter, GovernorError> {
+        let token = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "));
+        if let Some(token) = token {
+            return Ok(Submitter::Token(
+                *blake3::hash(token.trim().as_bytes()).as_bytes(),
+            ));
+        }
+        request
+            .extensions()
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| Submitter::Address(c.0.ip()))
+            .ok_or(GovernorError::UnableToExtractKey)
+    }
+}
+
+/// The POST routes' limiter keyed by `key`, or `None` for a zero period
+/// (no budget to keep).
+fn rate_limited<S, K>(router: Router<S>, rate: RateLimit, key: K) -> Router<S>
+where
+    S: Clone + Send + Sync + 'static,
+    K: KeyExtractor + Send + Sync + 'static,
+    K::Key: Send + Sync + 'static,
+{
+    let config = GovernorConfigBuilder::default()
+        .period(rate.every)
+        .burst_size(rate.burst.max(1))
+        .methods(vec![Method::POST])
+        .key_extractor(key)
+        .finish()
+        .map(Arc::new);
+    let Some(config) = config else {
+        return router;
+    };
+    // Forget keys back at a full budget every FORGET_EVERY, so the table
+    // does not keep every address or token ever seen.
+    let limiter = config.limiter().clone();
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move {
+            let mut tick = tokio::time::interval(FORGET_EVERY);
+            loop {
+                tick.tick().await;
+                limiter.retain_recent();
+                limiter.shrink_to_fit();
+            }
+        });
+    }
+    router.layer(GovernorLayer::new(config))
+}
+
+/// Puts the deadline on every route of `router`, and the rate limits
+/// (when set) on its POST routes: `per_address` keyed by the peer address
+/// (the router must be served with `into_make_service_with_connect_info`),
+/// `per_player` by the request's token.
 pub fn limited<S: Clone + Send + Sync + 'static>(
     router: Router<S>,
     timeout: Duration,
-    rate: Option<RateLimit>,
+    per_address: Option<RateLimit>,
+    per_player: Option<RateLimit>,
 ) -> Router<S> {
-    let router = match rate {
-        Some(rate) => {
-            let config = GovernorConfigBuilder::default()
-                .period(rate.every)
-                .burst_size(rate.burst.max(1))
-                .methods(vec![Method::POST])
-                .key_extractor(PeerIpKeyExtractor)
-                .finish()
-                .map(Arc::new);
-            match config {
-                Some(config) => {
-                    // Forget addresses back at a full budget every
-                    // FORGET_EVERY, so the table does not keep every
-                    // address ever seen.
-                    let limiter = config.limiter().clone();
-                    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-                        runtime.spawn(async move {
-                            let mut tick = tokio::time::interval(FORGET_EVERY);
-                            loop {
-                                tick.tick().await;
-                                limiter.retain_recent();
-                                limiter.shrink_to_fit();
-                            }
-                        });
-                    }
-                    router.layer(GovernorLayer::new(config))
-                }
-                // A zero period: no budget to keep.
-                None => router,
-            }
-        }
+    let router = match per_player {
+        Some(rate) => rate_limited(router, rate, TokenKeyExtractor),
+        None => router,
+    };
+    let router = match per_address {
+        Some(rate) => rate_limited(router, rate, PeerIpKeyExtractor),
         None => router,
     };
     router.layer(TimeoutLayer::with_status_code(

@@ -42,6 +42,14 @@ enum Command {
     /// Players' API tokens.
     #[command(subcommand)]
     Token(TokenCommand),
+    /// Copies a SQLite database to a new file while the service runs
+    /// (`VACUUM INTO`: one consistent snapshot, compacted). PostgreSQL has
+    /// its own tools (pg_dump, base backups).
+    Backup {
+        /// The new file; it must not exist.
+        #[arg(long)]
+        to: PathBuf,
+    },
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -106,6 +114,13 @@ struct Args {
     /// Seconds for an address to earn back one upload.
     #[arg(long, default_value_t = RateLimit::default().every.as_secs_f64())]
     upload_every: f64,
+    /// Uploads one player's token may make at once from any addresses (0:
+    /// no limit); past it, 429 with Retry-After.
+    #[arg(long, default_value_t = RateLimit::default().burst)]
+    player_burst: u32,
+    /// Seconds for a player to earn back one upload.
+    #[arg(long, default_value_t = RateLimit::default().every.as_secs_f64())]
+    player_every: f64,
     /// Most cars in a submitted replay (the ranked car and its rivals).
     #[arg(long, default_value_t = BoardBudget::default().max_cars)]
     max_cars: u32,
@@ -136,19 +151,40 @@ struct Args {
     /// Its assets come from `cargo xtask viewer` in this checkout.
     #[arg(long)]
     play: bool,
+    /// Log one JSON object per line (fields, the run's span) for a log
+    /// collector, instead of text.
+    #[arg(long, global = true)]
+    log_json: bool,
 }
 
 #[tokio::main]
 async fn main() -> Result<()> {
-    tracing_subscriber::fmt()
+    let args = Args::parse();
+    // Logs to stderr: stdout carries what scripts read (the address, the
+    // demo's token, a command's answer). Colour only on a terminal.
+    let logs = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| "info,sqlx=warn".into()),
-        )
-        .init();
-    let args = Args::parse();
-    if let Some(Command::Token(command)) = &args.command {
-        return token_command(&args.database, command).await;
+        );
+    if args.log_json {
+        logs.json().init();
+    } else {
+        logs.init();
+    }
+    match &args.command {
+        Some(Command::Token(command)) => return token_command(&args.database, command).await,
+        Some(Command::Backup { to }) => {
+            let store = Store::open(&args.database)
+                .await
+                .with_context(|| format!("cannot open the database {}", args.database))?;
+            store.backup_to(to).await?;
+            println!("backed up {} to {}", args.database, to.display());
+            return Ok(());
+        }
+        None => {}
     }
     anyhow::ensure!(
         args.lease_seconds.is_finite() && args.lease_seconds >= 0.3,
@@ -158,10 +194,15 @@ async fn main() -> Result<()> {
         args.request_timeout.is_finite() && (0.1..=86_400.0).contains(&args.request_timeout),
         "--request-timeout must be 0.1 to 86400 seconds"
     );
-    anyhow::ensure!(
-        args.upload_every.is_finite() && (0.001..=86_400.0).contains(&args.upload_every),
-        "--upload-every must be 0.001 to 86400 seconds"
-    );
+    for (every, flag) in [
+        (args.upload_every, "--upload-every"),
+        (args.player_every, "--player-every"),
+    ] {
+        anyhow::ensure!(
+            every.is_finite() && (0.001..=86_400.0).contains(&every),
+            "{flag} must be 0.001 to 86400 seconds"
+        );
+    }
     let pages = if args.play {
         let root = skidpad_cli::view::default_root();
         // Checked now, so a missing build is said before anything starts.
@@ -204,6 +245,10 @@ async fn main() -> Result<()> {
         upload_rate: (args.upload_burst > 0).then(|| RateLimit {
             every: Duration::from_secs_f64(args.upload_every),
             burst: args.upload_burst,
+        }),
+        player_rate: (args.player_burst > 0).then(|| RateLimit {
+            every: Duration::from_secs_f64(args.player_every),
+            burst: args.player_burst,
         }),
         budget: BoardBudget {
             max_cars: args.max_cars,

@@ -148,6 +148,23 @@ impl From<ReplayError> for Rejection {
 }
 
 impl Outcome {
+    /// `verified`, or the rejection's `kind` as the API shows it: the
+    /// verdict label of the metrics.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Outcome::Verified(_) => "verified",
+            Outcome::Rejected { reason } => match reason {
+                Rejection::SimulationVersion { .. } => "version_mismatch",
+                Rejection::Desync { .. } => "desync",
+                Rejection::BudgetExceeded { .. } => "budget_exceeded",
+                Rejection::Malformed { .. } => "malformed",
+                Rejection::Rules { .. } => "rules",
+                Rejection::WorkerFailures { .. } => "worker_failures",
+            },
+        }
+    }
+
     /// `verified` or `rejected`.
     #[must_use]
     pub fn status(&self) -> &'static str {

@@ -32,6 +32,7 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let (stop_tx, stop_rx) = watch::channel(false);
+    let metrics = workers.metrics.clone();
     let worker_task = (role != Role::Api)
         .then(|| tokio::spawn(run_workers(store.clone(), workers, stop_rx.clone())));
     let result = match (role, listener) {
@@ -40,7 +41,7 @@ pub async fn serve(
             Ok(())
         }
         (_, Some(listener)) => {
-            let app = router(store, api);
+            let app = router(store, api, metrics);
             // The peer's address keys the upload rate limit.
             let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
             axum::serve(listener, app)

@@ -508,6 +508,30 @@ impl Store {
             .collect()
     }
 
+    /// Writes a consistent copy of a SQLite database to `to` (which must
+    /// not exist) while writers go on: SQLite's `VACUUM INTO` reads one
+    /// snapshot. PostgreSQL is refused: pg_dump does this there.
+    pub async fn backup_to(&self, to: &std::path::Path) -> Result<(), sqlx::Error> {
+        if self.engine != Engine::Sqlite {
+            return Err(sqlx::Error::Configuration(
+                "backup copies SQLite databases; back PostgreSQL up with pg_dump".into(),
+            ));
+        }
+        if to.exists() {
+            return Err(sqlx::Error::Configuration(
+                format!("{} exists: back up to a new file", to.display()).into(),
+            ));
+        }
+        let path = to.to_str().ok_or_else(|| {
+            sqlx::Error::Configuration(format!("{} is not UTF-8", to.display()).into())
+        })?;
+        sqlx::query("VACUUM INTO $1")
+            .bind(path)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Jobs by state.
     pub async fn queue_counts(&self) -> Result<QueueCounts, sqlx::Error> {
         let rows = sqlx::query("SELECT state, COUNT(*) AS n FROM jobs GROUP BY state")

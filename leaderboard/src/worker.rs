@@ -5,13 +5,15 @@
 //! claims the job again, so nothing is lost.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use skidpad_replay::Limits;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
+use tracing::Instrument;
 
 use crate::judge::judge;
+use crate::metrics::Metrics;
 use crate::outcome::{Outcome, Rejection};
 use crate::store::Store;
 
@@ -32,6 +34,9 @@ pub struct WorkerOptions {
     /// Names this process's workers (`NAME/0`, `NAME/1`, …) in the jobs
     /// table.
     pub name: String,
+    /// Where verdicts and verification times are counted (the API of the
+    /// same process serves them).
+    pub metrics: Arc<Metrics>,
 }
 
 impl Default for WorkerOptions {
@@ -43,6 +48,7 @@ impl Default for WorkerOptions {
             max_attempts: 3,
             limits: Limits::default(),
             name: format!("{}-{}", hostname(), std::process::id()),
+            metrics: Arc::default(),
         }
     }
 }
@@ -106,7 +112,24 @@ pub async fn work_once(
     else {
         return Ok(false);
     };
-    let bytes = store.replay_bytes(&claim.run_id).await?;
+    let span =
+        tracing::info_span!("job", run = %claim.run_id, worker = %name, attempt = claim.attempts);
+    verify_claimed(store, options, name, &claim.run_id)
+        .instrument(span)
+        .await?;
+    Ok(true)
+}
+
+/// Verifies a job this worker holds and writes its verdict; every line it
+/// logs carries the run id (its span).
+async fn verify_claimed(
+    store: &Store,
+    options: &WorkerOptions,
+    name: &str,
+    run_id: &str,
+) -> Result<(), sqlx::Error> {
+    let started = Instant::now();
+    let bytes = store.replay_bytes(run_id).await?;
     let limits = options.limits;
     let mut verifying = tokio::task::spawn_blocking(move || judge(&bytes, &limits));
     // Renew the lease at a third of its length while the job runs.
@@ -122,13 +145,17 @@ pub async fn work_once(
                 });
             }
             _ = renew.tick() => {
-                if !store.renew(&claim.run_id, name, options.lease).await? {
-                    tracing::warn!(worker = %name, run = %claim.run_id, "lost the lease");
+                if !store.renew(run_id, name, options.lease).await? {
+                    tracing::warn!("lost the lease");
                 }
             }
         }
     };
-    let recorded = store.finish(&claim.run_id, name, &outcome).await?;
-    tracing::info!(worker = %name, run = %claim.run_id, status = outcome.status(), recorded, "verified");
-    Ok(true)
+    let recorded = store.finish(run_id, name, &outcome).await?;
+    let seconds = started.elapsed().as_secs_f64();
+    if recorded {
+        options.metrics.verdict(&outcome, seconds);
+    }
+    tracing::info!(verdict = outcome.kind(), recorded, seconds, "verified");
+    Ok(())
 }

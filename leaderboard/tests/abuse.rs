@@ -1,7 +1,8 @@
 //! Abuse the binary must survive: its request deadline, upload rate limit
 //! and shutdown, against the real process on 127.0.0.1: an upload trickling
 //! in is cut with 408 at the deadline; an address past its upload budget
-//! gets 429 with Retry-After while reads still answer; a replay over the
+//! gets 429 with Retry-After while reads still answer, and so does a
+//! player past theirs while other players go on; a replay over the
 //! board's budget is refused from its header at once, naming the limit;
 //! SIGTERM ends the process cleanly.
 
@@ -184,6 +185,35 @@ fn a_replay_over_the_board_budget_is_refused_at_the_door() {
     );
     // Within the budget: accepted for a worker.
     let answer = post_runs(&address, &token, &encode(2, 300));
+    assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+    assert!(sigterm_and_wait(&mut server));
+}
+
+#[test]
+fn a_player_past_their_upload_budget_gets_429_and_other_players_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, address, token) = start(
+        dir.path(),
+        &[
+            "--upload-burst",
+            "0",
+            "--player-burst",
+            "2",
+            "--player-every",
+            "60",
+            "--max-unfinished-runs",
+            "100",
+        ],
+    );
+    let other = issue_token(dir.path(), "bystander", false);
+    let answers: Vec<String> = (0..3)
+        .map(|k| post_runs(&address, &token, format!("not a replay {k}").as_bytes()))
+        .collect();
+    assert!(answers[0].starts_with("HTTP/1.1 202"), "{}", answers[0]);
+    assert!(answers[1].starts_with("HTTP/1.1 202"), "{}", answers[1]);
+    assert!(answers[2].starts_with("HTTP/1.1 429"), "{}", answers[2]);
+    // Same address, another player's token: its own budget.
+    let answer = post_runs(&address, &other, b"not a replay either");
     assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
     assert!(sigterm_and_wait(&mut server));
 }

@@ -102,6 +102,7 @@ impl Service {
             // Likewise the per-player cap on unfinished runs (identity.rs).
             ApiOptions {
                 upload_rate: None,
+                player_rate: None,
                 max_unfinished_runs: u32::MAX,
                 ..ApiOptions::default()
             },
@@ -209,7 +210,20 @@ impl Drop for Server {
 /// The binary serving a SQLite file in `dir` (created if new) with
 /// `flags`; its address.
 pub fn start_binary(dir: &Path, flags: &[&str]) -> (Server, String) {
+    start_binary_logging(dir, flags, None)
+}
+
+/// [`start_binary`], its info log written to `log` when given (warnings to
+/// the test's stderr otherwise).
+pub fn start_binary_logging(dir: &Path, flags: &[&str], log: Option<&Path>) -> (Server, String) {
     let database = sqlite_url(dir);
+    let (level, stderr) = match log {
+        Some(log) => (
+            "info,sqlx=warn",
+            std::process::Stdio::from(std::fs::File::create(log).unwrap()),
+        ),
+        None => ("warn", std::process::Stdio::inherit()),
+    };
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_skidpad-leaderboard"))
         .args([
             "--listen",
@@ -220,8 +234,9 @@ pub fn start_binary(dir: &Path, flags: &[&str]) -> (Server, String) {
             &database,
         ])
         .args(flags)
-        .env("RUST_LOG", "warn")
+        .env("RUST_LOG", level)
         .stdout(std::process::Stdio::piped())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let mut line = String::new();

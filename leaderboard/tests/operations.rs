@@ -1,0 +1,134 @@
+//! What an operator relies on, against the binary on 127.0.0.1: the
+//! Prometheus exposition counts requests by route, verdicts by kind and
+//! the queue; liveness answers apart from readiness; every log line about
+//! a run names it; `backup` copies the SQLite database while the service
+//! runs.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{issue_token, record, sqlite_url, start_binary_logging, wait_for};
+use skidpad_leaderboard::store::Store;
+use skidpad_replay::encode_replay;
+
+async fn get_text(base: &str, path: &str) -> (u16, String) {
+    let response = reqwest::get(format!("{base}{path}")).await.unwrap();
+    (response.status().as_u16(), response.text().await.unwrap())
+}
+
+/// The value of the sample `series` (name and labels, as written) in a
+/// Prometheus exposition.
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .map(|v| v.trim().parse().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_logs_liveness_and_an_online_backup() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("service.log");
+    let (_server, address) = start_binary_logging(dir.path(), &[], Some(&log));
+    let base = format!("http://{address}");
+    let token = issue_token(dir.path(), "ops-test", false);
+    let http = reqwest::Client::new();
+
+    let bytes = encode_replay(&record("rwd_sports", 120, &[])).unwrap();
+    let posted: serde_json::Value = http
+        .post(format!("{base}/runs"))
+        .bearer_auth(&token)
+        .body(bytes)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = posted["id"].as_str().unwrap().to_owned();
+    let unauthorized = http
+        .post(format!("{base}/runs"))
+        .body("x")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unauthorized.status().as_u16(), 401);
+    let status = wait_for(Duration::from_secs(300), || async {
+        let (_, body) = get_text(&base, &format!("/runs/{id}")).await;
+        let run: serde_json::Value = serde_json::from_str(&body).unwrap();
+        (run["status"] != "pending").then(|| run["status"].as_str().unwrap().to_owned())
+    })
+    .await;
+    assert_eq!(status, "verified");
+
+    let (code, text) = get_text(&base, "/metrics").await;
+    assert_eq!(code, 200);
+    let series = |s: &str| sample(&text, s).unwrap_or_else(|| panic!("no {s} in:\n{text}"));
+    assert_eq!(
+        series(
+            r#"skidpad_leaderboard_http_requests_total{method="POST",route="/runs",code="202"}"#
+        ),
+        1.0
+    );
+    assert_eq!(
+        series(
+            r#"skidpad_leaderboard_http_requests_total{method="POST",route="/runs",code="401"}"#
+        ),
+        1.0
+    );
+    // Per route pattern, never per id.
+    assert!(!text.contains(&id), "a run id became a label");
+    assert!(
+        series(
+            r#"skidpad_leaderboard_http_requests_total{method="GET",route="/runs/{id}",code="200"}"#
+        ) >= 1.0
+    );
+    assert_eq!(
+        series(r#"skidpad_leaderboard_verdicts_total{kind="verified"}"#),
+        1.0
+    );
+    assert_eq!(
+        series("skidpad_leaderboard_verification_seconds_count"),
+        1.0
+    );
+    assert!(series("skidpad_leaderboard_verification_seconds_sum") > 0.0);
+    assert_eq!(series(r#"skidpad_leaderboard_jobs{state="done"}"#), 1.0);
+    assert_eq!(series(r#"skidpad_leaderboard_jobs{state="queued"}"#), 0.0);
+
+    assert_eq!(get_text(&base, "/health/live").await.0, 200);
+    assert_eq!(get_text(&base, "/health").await.0, 200);
+
+    // The worker's lines about the run carry its id.
+    let logged = std::fs::read_to_string(&log).unwrap();
+    let verified = logged
+        .lines()
+        .find(|l| l.contains("verified") && l.contains("verdict"))
+        .unwrap_or_else(|| panic!("no verdict line in:\n{logged}"));
+    assert!(verified.contains(&format!("run={id}")), "{verified}");
+    let queued = logged
+        .lines()
+        .find(|l| l.contains("run queued"))
+        .unwrap_or_else(|| panic!("no queued line in:\n{logged}"));
+    assert!(queued.contains(&format!("run={id}")), "{queued}");
+
+    // A backup taken while the service runs holds the verdict.
+    let copy = dir.path().join("copy.db");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_skidpad-leaderboard"))
+        .args(["backup", "--to", copy.to_str().unwrap()])
+        .args(["--database", &sqlite_url(dir.path())])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let again = std::process::Command::new(env!("CARGO_BIN_EXE_skidpad-leaderboard"))
+        .args(["backup", "--to", copy.to_str().unwrap()])
+        .args(["--database", &sqlite_url(dir.path())])
+        .output()
+        .unwrap();
+    assert!(!again.status.success(), "overwrote a backup");
+    let restored = Store::open(&format!("sqlite:{}", copy.display()))
+        .await
+        .unwrap();
+    let run = restored.run(&id).await.unwrap().unwrap();
+    assert_eq!(run.status, "verified");
+    assert_eq!(run.submitter.as_deref(), Some("ops-test"));
+}
