@@ -29,6 +29,7 @@ pub mod limits;
 pub mod metrics;
 pub mod outcome;
 pub mod plausibility;
+pub mod queue;
 pub mod reverify;
 pub mod service;
 pub mod store;

@@ -11,7 +11,7 @@ use skidpad_leaderboard::budget::BoardBudget;
 use skidpad_leaderboard::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit};
 use skidpad_leaderboard::service::{Role, serve};
 use skidpad_leaderboard::store::Store;
-use skidpad_leaderboard::worker::WorkerOptions;
+use skidpad_leaderboard::worker::{DEFAULT_DRAIN, WorkerOptions};
 use tokio::net::TcpListener;
 
 /// Accepts replays, verifies them on a queue, ranks verified laps.
@@ -100,6 +100,11 @@ struct Args {
     /// is taken by another worker after this.
     #[arg(long, default_value_t = 30.0)]
     lease_seconds: f64,
+    /// Seconds a worker may go on with its job after SIGTERM; past them it
+    /// puts the job back in the queue (another worker takes it at once)
+    /// and the process exits.
+    #[arg(long, default_value_t = DEFAULT_DRAIN.as_secs_f64())]
+    drain_seconds: f64,
     /// Largest upload, bytes.
     #[arg(long, default_value_t = DEFAULT_MAX_UPLOAD)]
     max_upload: usize,
@@ -191,6 +196,10 @@ async fn main() -> Result<()> {
         "--lease-seconds must be at least 0.3"
     );
     anyhow::ensure!(
+        args.drain_seconds.is_finite() && (0.0..=3600.0).contains(&args.drain_seconds),
+        "--drain-seconds must be 0 to 3600"
+    );
+    anyhow::ensure!(
         args.request_timeout.is_finite() && (0.1..=86_400.0).contains(&args.request_timeout),
         "--request-timeout must be 0.1 to 86400 seconds"
     );
@@ -219,6 +228,7 @@ async fn main() -> Result<()> {
     }
     let mut workers = WorkerOptions {
         lease: Duration::from_secs_f64(args.lease_seconds),
+        drain: Duration::from_secs_f64(args.drain_seconds),
         ..WorkerOptions::default()
     };
     if let Some(n) = args.workers {
@@ -268,10 +278,15 @@ async fn main() -> Result<()> {
             _ = tokio::signal::ctrl_c() => {}
             _ = terminate.recv() => {}
         }
-        tracing::info!("shutting down: no new requests; workers finish their jobs");
+        tracing::info!(
+            "shutting down: no new requests, no new claims; workers finish or release their jobs"
+        );
     })
     .await?;
-    Ok(())
+    // A job released at the end of the drain window still runs on a
+    // blocking thread, which the runtime would wait for on drop: its
+    // verdict is no longer wanted (the job is back in the queue).
+    std::process::exit(0)
 }
 
 /// Races the demo, stores its replay as a run and prints the run's URL.

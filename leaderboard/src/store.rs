@@ -1,9 +1,8 @@
-//! The database: replays, runs, the verification queue and the ranking.
-//! One set of queries and migrations serves SQLite (the embedded default)
-//! and PostgreSQL (many verifier nodes) through sqlx's Any driver; only
-//! the job claim differs, because only PostgreSQL has
-//! `FOR UPDATE SKIP LOCKED` (SQLite serialises writers, so its plain
-//! `UPDATE … RETURNING` is already atomic).
+//! The database: replays, runs, submissions and the ranking. One set of
+//! queries and migrations serves SQLite (the embedded default) and
+//! PostgreSQL (many verifier nodes) through sqlx's Any driver. The
+//! workers' side of the queue is in [`crate::queue`], players and tokens
+//! in [`crate::accounts`].
 
 use std::str::FromStr;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -12,7 +11,7 @@ use serde::Serialize;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
 use sqlx::{AnyPool, Row};
 
-use crate::outcome::{Outcome, Rejection};
+use crate::outcome::Outcome;
 
 /// The engines this service runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,19 +146,6 @@ pub struct Store {
     pub(crate) pool: AnyPool,
     engine: Engine,
 }
-
-const CLAIM_SQLITE: &str = "UPDATE jobs SET state = 'running', worker = $1, lease_until_ms = $2, attempts = attempts + 1
-     WHERE run_id = (SELECT run_id FROM jobs
-                     WHERE (state = 'queued' OR (state = 'running' AND lease_until_ms < $3)) AND attempts < $4
-                     ORDER BY turn, enqueued_ms, run_id LIMIT 1)
-     RETURNING run_id, attempts";
-
-const CLAIM_POSTGRES: &str = "UPDATE jobs SET state = 'running', worker = $1, lease_until_ms = $2, attempts = attempts + 1
-     WHERE run_id = (SELECT run_id FROM jobs
-                     WHERE (state = 'queued' OR (state = 'running' AND lease_until_ms < $3)) AND attempts < $4
-                     ORDER BY turn, enqueued_ms, run_id LIMIT 1
-                     FOR UPDATE SKIP LOCKED)
-     RETURNING run_id, attempts";
 
 impl Store {
     /// Connects to `url` (`sqlite:PATH` creates the file; `postgres://…`)
@@ -363,113 +349,6 @@ impl Store {
             .try_get("bytes")
     }
 
-    /// Claims the oldest job that is queued, or running on a lease that
-    /// has passed (its worker died), for `lease`; jobs claimed
-    /// `max_attempts` times are left to [`Store::give_up_exhausted`].
-    pub async fn claim(
-        &self,
-        worker: &str,
-        lease: Duration,
-        max_attempts: i64,
-    ) -> Result<Option<Claim>, sqlx::Error> {
-        let now = now_ms();
-        let sql = match self.engine {
-            Engine::Sqlite => CLAIM_SQLITE,
-            Engine::Postgres => CLAIM_POSTGRES,
-        };
-        let row = sqlx::query(sql)
-            .bind(worker)
-            .bind(now + lease.as_millis() as i64)
-            .bind(now)
-            .bind(max_attempts)
-            .fetch_optional(&self.pool)
-            .await?;
-        row.map(|r| {
-            Ok(Claim {
-                run_id: r.try_get("run_id")?,
-                attempts: r.try_get("attempts")?,
-            })
-        })
-        .transpose()
-    }
-
-    /// Extends a claim; false if this worker no longer holds the job.
-    pub async fn renew(
-        &self,
-        run_id: &str,
-        worker: &str,
-        lease: Duration,
-    ) -> Result<bool, sqlx::Error> {
-        let until = now_ms() + lease.as_millis() as i64;
-        let rows = sqlx::query(
-            "UPDATE jobs SET lease_until_ms = $1 WHERE run_id = $2 AND worker = $3 AND state = 'running'",
-        )
-        .bind(until)
-        .bind(run_id)
-        .bind(worker)
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
-        Ok(rows == 1)
-    }
-
-    /// Records the verdict if this worker still holds the job (a worker
-    /// whose lease passed and whose job was re-claimed writes nothing).
-    /// Returns whether it was recorded.
-    pub async fn finish(
-        &self,
-        run_id: &str,
-        worker: &str,
-        outcome: &Outcome,
-    ) -> Result<bool, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
-        let held = sqlx::query(
-            "UPDATE jobs SET state = 'done', lease_until_ms = NULL WHERE run_id = $1 AND worker = $2 AND state = 'running'",
-        )
-        .bind(run_id)
-        .bind(worker)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        if held != 1 {
-            tx.rollback().await?;
-            return Ok(false);
-        }
-        write_outcome(&mut tx, run_id, outcome).await?;
-        tx.commit().await?;
-        Ok(true)
-    }
-
-    /// Rejects the jobs that workers died on `max_attempts` times; returns
-    /// how many.
-    pub async fn give_up_exhausted(&self, max_attempts: i64) -> Result<u64, sqlx::Error> {
-        let mut tx = self.pool.begin().await?;
-        let rows = sqlx::query(
-            "SELECT run_id, attempts FROM jobs WHERE state = 'running' AND lease_until_ms < $1 AND attempts >= $2",
-        )
-        .bind(now_ms())
-        .bind(max_attempts)
-        .fetch_all(&mut *tx)
-        .await?;
-        for row in &rows {
-            let run_id: String = row.try_get("run_id")?;
-            let attempts: i64 = row.try_get("attempts")?;
-            sqlx::query("UPDATE jobs SET state = 'done', lease_until_ms = NULL WHERE run_id = $1")
-                .bind(&run_id)
-                .execute(&mut *tx)
-                .await?;
-            let outcome = Outcome::Rejected {
-                reason: Rejection::WorkerFailures {
-                    attempts: attempts as u64,
-                    message: format!("{attempts} workers stopped while verifying this run"),
-                },
-            };
-            write_outcome(&mut tx, &run_id, &outcome).await?;
-        }
-        tx.commit().await?;
-        Ok(rows.len() as u64)
-    }
-
     /// The best valid lap of each player on `track` in `class`, fastest
     /// first (ties: the earlier run id); banned players are left out.
     pub async fn leaderboard(
@@ -548,50 +427,4 @@ impl Store {
         }
         Ok(counts)
     }
-}
-
-/// Writes a verdict. A verified run ranks under its submitter's name when
-/// it has one (the metadata's `player` was checked against it at upload,
-/// and may be absent), so the stored outcome says that name too.
-async fn write_outcome(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    run_id: &str,
-    outcome: &Outcome,
-) -> Result<(), sqlx::Error> {
-    let submitter: Option<String> = sqlx::query("SELECT submitter FROM runs WHERE id = $1")
-        .bind(run_id)
-        .fetch_optional(&mut **tx)
-        .await?
-        .map(|row| row.try_get("submitter"))
-        .transpose()?
-        .flatten();
-    let mut outcome = outcome.clone();
-    if let (Outcome::Verified(v), Some(submitter)) = (&mut outcome, submitter) {
-        v.player = submitter;
-    }
-    let json = serde_json::to_string(&outcome).map_err(|e| sqlx::Error::Encode(e.into()))?;
-    let (track, class, player, best) = match &outcome {
-        Outcome::Verified(v) => (
-            Some(v.track.clone()),
-            Some(v.class.clone()),
-            Some(v.player.clone()),
-            v.best_lap,
-        ),
-        Outcome::Rejected { .. } => (None, None, None, None),
-    };
-    sqlx::query(
-        "UPDATE runs SET status = $2, finished_ms = $3, track = $4, class = $5, player = $6, best_lap = $7, outcome = $8
-         WHERE id = $1",
-    )
-    .bind(run_id)
-    .bind(outcome.status())
-    .bind(now_ms())
-    .bind(track)
-    .bind(class)
-    .bind(player)
-    .bind(best)
-    .bind(json)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
 }

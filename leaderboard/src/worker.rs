@@ -37,7 +37,15 @@ pub struct WorkerOptions {
     /// Where verdicts and verification times are counted (the API of the
     /// same process serves them).
     pub metrics: Arc<Metrics>,
+    /// After a stop, how long a worker may go on with the job it holds;
+    /// past it, the job is released to the queue (another worker claims
+    /// it at once, not when the lease passes) and the worker stops.
+    pub drain: Duration,
 }
+
+/// Drain window by default: inside a process manager's usual grace period
+/// (systemd's 90 s, Kubernetes' 30 s).
+pub const DEFAULT_DRAIN: Duration = Duration::from_secs(20);
 
 impl Default for WorkerOptions {
     fn default() -> Self {
@@ -49,6 +57,7 @@ impl Default for WorkerOptions {
             limits: Limits::default(),
             name: format!("{}-{}", hostname(), std::process::id()),
             metrics: Arc::default(),
+            drain: DEFAULT_DRAIN,
         }
     }
 }
@@ -60,7 +69,7 @@ fn hostname() -> String {
 }
 
 /// Runs `options.workers` worker tasks until `stop` turns true; each
-/// finishes the job it holds first.
+/// finishes the job it holds within `options.drain`, or releases it.
 pub async fn run_workers(store: Store, options: WorkerOptions, stop: watch::Receiver<bool>) {
     let options = Arc::new(options);
     let mut tasks = JoinSet::new();
@@ -83,7 +92,7 @@ async fn worker_loop(
     mut stop: watch::Receiver<bool>,
 ) {
     while !*stop.borrow() {
-        let worked = match work_once(&store, &options, &name).await {
+        let worked = match work_once(&store, &options, &name, &stop).await {
             Ok(worked) => worked,
             Err(e) => {
                 tracing::warn!(worker = %name, "queue error: {e}");
@@ -99,11 +108,13 @@ async fn worker_loop(
     }
 }
 
-/// Claims and verifies one job; false when there was none.
+/// Claims and verifies one job; false when there was none. Once `stop`
+/// turns true the job has `options.drain` to finish.
 pub async fn work_once(
     store: &Store,
     options: &WorkerOptions,
     name: &str,
+    stop: &watch::Receiver<bool>,
 ) -> Result<bool, sqlx::Error> {
     store.give_up_exhausted(options.max_attempts).await?;
     let Some(claim) = store
@@ -114,19 +125,21 @@ pub async fn work_once(
     };
     let span =
         tracing::info_span!("job", run = %claim.run_id, worker = %name, attempt = claim.attempts);
-    verify_claimed(store, options, name, &claim.run_id)
+    verify_claimed(store, options, name, &claim.run_id, stop.clone())
         .instrument(span)
         .await?;
     Ok(true)
 }
 
-/// Verifies a job this worker holds and writes its verdict; every line it
-/// logs carries the run id (its span).
+/// Verifies a job this worker holds and writes its verdict, or releases
+/// it when a stop's drain window passes first; every line it logs
+/// carries the run id (its span).
 async fn verify_claimed(
     store: &Store,
     options: &WorkerOptions,
     name: &str,
     run_id: &str,
+    mut stop: watch::Receiver<bool>,
 ) -> Result<(), sqlx::Error> {
     let started = Instant::now();
     let bytes = store.replay_bytes(run_id).await?;
@@ -135,8 +148,26 @@ async fn verify_claimed(
     // Renew the lease at a third of its length while the job runs.
     let mut renew = tokio::time::interval(options.lease / 3);
     renew.tick().await;
+    // Armed when the stop comes.
+    let mut drained: Option<std::pin::Pin<Box<tokio::time::Sleep>>> = None;
+    if *stop.borrow() {
+        drained = Some(Box::pin(tokio::time::sleep(options.drain)));
+    }
     let outcome = loop {
         tokio::select! {
+            changed = stop.changed(), if drained.is_none() => {
+                if changed.is_err() || *stop.borrow() {
+                    tracing::info!(drain_seconds = options.drain.as_secs_f64(), "stopping: finishing the job within the drain window");
+                    drained = Some(Box::pin(tokio::time::sleep(options.drain)));
+                }
+            }
+            () = async { drained.as_mut().expect("armed").await }, if drained.is_some() => {
+                // The blocking verification cannot be interrupted; the
+                // process exits without waiting for it.
+                let released = store.release(run_id, name).await?;
+                tracing::info!(released, "drain window passed: job released to the queue");
+                return Ok(());
+            }
             done = &mut verifying => {
                 break done.unwrap_or_else(|e| Outcome::Rejected {
                     reason: Rejection::Malformed {

@@ -2,7 +2,8 @@
 //! Prometheus exposition counts requests by route, verdicts by kind and
 //! the queue; liveness answers apart from readiness; every log line about
 //! a run names it; `backup` copies the SQLite database while the service
-//! runs.
+//! runs; SIGTERM mid-verification releases the job to the queue after the
+//! drain window, and the next process verifies it at once.
 
 mod common;
 
@@ -15,6 +16,20 @@ use skidpad_replay::encode_replay;
 async fn get_text(base: &str, path: &str) -> (u16, String) {
     let response = reqwest::get(format!("{base}{path}")).await.unwrap();
     (response.status().as_u16(), response.text().await.unwrap())
+}
+
+/// Uploads `bytes` with `token`; the run id.
+async fn upload(base: &str, token: &str, bytes: Vec<u8>) -> String {
+    let response = reqwest::Client::new()
+        .post(format!("{base}/runs"))
+        .bearer_auth(token)
+        .body(bytes)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 202);
+    let posted: serde_json::Value = response.json().await.unwrap();
+    posted["id"].as_str().unwrap().to_owned()
 }
 
 /// The value of the sample `series` (name and labels, as written) in a
@@ -35,17 +50,7 @@ async fn metrics_logs_liveness_and_an_online_backup() {
     let http = reqwest::Client::new();
 
     let bytes = encode_replay(&record("rwd_sports", 120, &[])).unwrap();
-    let posted: serde_json::Value = http
-        .post(format!("{base}/runs"))
-        .bearer_auth(&token)
-        .body(bytes)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = posted["id"].as_str().unwrap().to_owned();
+    let id = upload(&base, &token, bytes).await;
     let unauthorized = http
         .post(format!("{base}/runs"))
         .body("x")
@@ -131,4 +136,59 @@ async fn metrics_logs_liveness_and_an_online_backup() {
     let run = restored.run(&id).await.unwrap().unwrap();
     assert_eq!(run.status, "verified");
     assert_eq!(run.submitter.as_deref(), Some("ops-test"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sigterm_releases_a_long_job_that_the_next_process_verifies() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, address) = common::start_binary(dir.path(), &["--drain-seconds", "0.3"]);
+    let base = format!("http://{address}");
+    let token = issue_token(dir.path(), "ops-test", false);
+    // Long enough to be mid-verification when the signal comes.
+    let recording = std::time::Instant::now();
+    let bytes = encode_replay(&common::record_field("rwd_sports", 4, 30_000, &[])).unwrap();
+    let recorded_in = recording.elapsed();
+    let id = upload(&base, &token, bytes).await;
+    wait_for(Duration::from_secs(60), || async {
+        let (_, body) = get_text(&base, "/health").await;
+        let health: serde_json::Value = serde_json::from_str(&body).unwrap();
+        (health["queue"]["running"] == 1).then_some(())
+    })
+    .await;
+    let signalled = std::time::Instant::now();
+    let kill = std::process::Command::new("kill")
+        .args(["-TERM", &server.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    assert!(server.0.wait().unwrap().success());
+    let exited_in = signalled.elapsed();
+    assert!(
+        exited_in < recorded_in,
+        "exited {exited_in:?} after SIGTERM: it finished the job (recording it took {recorded_in:?})"
+    );
+    let store = Store::open(&sqlite_url(dir.path())).await.unwrap();
+    let counts = store.queue_counts().await.unwrap();
+    assert_eq!(
+        (counts.queued, counts.running),
+        (1, 0),
+        "released, not held"
+    );
+    let run = store.run(&id).await.unwrap().unwrap();
+    assert_eq!((run.status.as_str(), run.attempts), ("pending", 0));
+
+    // The next process takes it at once, not a lease later.
+    let (_next, address) = common::start_binary(dir.path(), &["--lease-seconds", "600"]);
+    let base = format!("http://{address}");
+    let run = wait_for(Duration::from_secs(300), || async {
+        let (_, body) = get_text(&base, &format!("/runs/{id}")).await;
+        let run: serde_json::Value = serde_json::from_str(&body).unwrap();
+        (run["status"] != "pending").then_some(run)
+    })
+    .await;
+    assert_eq!(run["status"], "verified", "{run}");
+    assert_eq!(run["attempts"], 1, "{run}");
+    println!(
+        "SIGTERM mid-verification: exited in {exited_in:?}; recording the run took {recorded_in:?}"
+    );
 }
