@@ -15,7 +15,11 @@
 //! - `GET /races/{id}/live`: the live tail, server-sent events `chunk`
 //!   (data: its number) as chunks are sealed and `end` when the race ends.
 //!
+//! - `GET /metrics`, `GET /health/live`: Prometheus exposition, liveness.
+//!
 //! Every answer allows any origin (CORS), so a page anywhere can watch.
+//! An address is rate limited and holds a bounded number of live tails
+//! ([`crate::limits`]).
 //! Header and chunks never change once published: they carry an `ETag`
 //! (blake3 of the bytes), answer `If-None-Match` with 304, and are
 //! `Cache-Control: public, max-age=31536000, immutable`.
@@ -25,16 +29,20 @@ use std::convert::Infallible;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
-use axum::Router;
+use std::net::SocketAddr;
+
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, FromRef, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Json, Response};
 use axum::routing::get;
+use axum::{Router, middleware};
 use futures::Stream;
 use serde_json::json;
 
+use crate::limits::{ServiceLimits, StreamSlot, Streams};
+use crate::metrics::{Metrics, count_requests};
 use crate::race::{Progress, Race};
 
 /// The races a service offers, by id.
@@ -81,16 +89,55 @@ impl Races {
     }
 }
 
-/// The service's routes over `races`.
-pub fn router(races: Races) -> Router {
-    Router::new()
+/// What the handlers share.
+#[derive(Clone)]
+struct Service {
+    races: Races,
+    streams: Arc<Streams>,
+    limits: ServiceLimits,
+    metrics: Arc<Metrics>,
+}
+
+impl FromRef<Service> for Races {
+    fn from_ref(service: &Service) -> Races {
+        service.races.clone()
+    }
+}
+
+/// The service's routes over `races`, within `limits`. The rate limit and
+/// the live-tail cap key on the peer address: serve the router with
+/// `into_make_service_with_connect_info::<SocketAddr>()`.
+pub fn router(races: Races, limits: ServiceLimits) -> Router {
+    let metrics = Arc::new(Metrics::default());
+    let service = Service {
+        races,
+        streams: Arc::default(),
+        limits,
+        metrics: metrics.clone(),
+    };
+    // Every answer but the live tail has a deadline; the tail lasts the
+    // race.
+    let pieces = Router::new()
         .route("/races", get(list))
         .route("/races/{id}/meta", get(meta))
         .route("/races/{id}/range", get(range))
         .route("/races/{id}/header", get(header_piece))
         .route("/races/{id}/chunks/{n}", get(chunk))
         .route("/races/{id}/keyframe/latest", get(latest_keyframe))
+        .route(
+            "/health/live",
+            get(|| async { Json(json!({ "status": "live" })) }),
+        )
+        .route("/metrics", get(metrics_text))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            limits.timeout,
+        ));
+    let routes = pieces
         .route("/races/{id}/live", get(live))
+        .route_layer(middleware::from_fn_with_state(metrics, count_requests));
+    let routes = rate_limited(routes, limits);
+    routes
         .layer(
             tower_http::cors::CorsLayer::new()
                 .allow_origin(tower_http::cors::Any)
@@ -99,7 +146,40 @@ pub fn router(races: Races) -> Router {
                     header::HeaderName::from_static("x-skidpad-chunk"),
                 ]),
         )
-        .with_state(races)
+        .with_state(service)
+}
+
+/// The per-address request rate on every route (none for a zero burst).
+fn rate_limited(routes: Router<Service>, limits: ServiceLimits) -> Router<Service> {
+    if limits.burst == 0 {
+        return routes;
+    }
+    let config = tower_governor::governor::GovernorConfigBuilder::default()
+        .period(limits.every)
+        .burst_size(limits.burst)
+        .key_extractor(tower_governor::key_extractor::PeerIpKeyExtractor)
+        .finish();
+    let Some(config) = config.map(Arc::new) else {
+        return routes;
+    };
+    // Forget addresses back at a full budget once a minute, so the table
+    // does not keep every address ever seen.
+    let limiter = config.limiter().clone();
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tick.tick().await;
+                limiter.retain_recent();
+            }
+        });
+    }
+    routes.layer(tower_governor::GovernorLayer::new(config))
+}
+
+async fn metrics_text(State(service): State<Service>) -> Response {
+    let races = service.races.ids().len() as i64;
+    service.metrics.render(service.streams.open_now(), races)
 }
 
 fn not_found(what: String) -> Response {
@@ -218,15 +298,17 @@ async fn latest_keyframe(
 
 /// Events from `from` on: one `chunk` event per chunk sealed after the
 /// `from`-th, then `end`.
+/// The stream holds `slot` until it ends or the client goes away.
 fn tail(
     race: &Race,
     from: u64,
     closing: tokio::sync::watch::Receiver<bool>,
+    slot: StreamSlot,
 ) -> impl Stream<Item = Result<Event, Infallible>> + use<> {
     let receiver = race.subscribe();
     futures::stream::unfold(
-        (receiver, from, false),
-        move |(mut receiver, sent, done)| {
+        (receiver, from, false, slot),
+        move |(mut receiver, sent, done, slot)| {
             let mut closing = closing.clone();
             async move {
                 if done || *closing.borrow() {
@@ -237,11 +319,11 @@ fn tail(
                     if p.chunks > sent {
                         let n = sent + 1;
                         let event = Event::default().event("chunk").data(n.to_string());
-                        return Some((Ok(event), (receiver, n, false)));
+                        return Some((Ok(event), (receiver, n, false, slot)));
                     }
                     if p.ended {
                         let event = Event::default().event("end").data(p.chunks.to_string());
-                        return Some((Ok(event), (receiver, sent, true)));
+                        return Some((Ok(event), (receiver, sent, true, slot)));
                     }
                     // A stopping service ends the stream: the client resumes
                     // elsewhere with Last-Event-ID.
@@ -259,9 +341,26 @@ fn tail(
     )
 }
 
-async fn live(State(races): State<Races>, Path(id): Path<String>, request: HeaderMap) -> Response {
+async fn live(
+    State(service): State<Service>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Path(id): Path<String>,
+    request: HeaderMap,
+) -> Response {
+    let races = &service.races;
     let Some(race) = races.get(&id) else {
         return no_race(&id);
+    };
+    let cap = service.limits.streams_per_address;
+    let Some(slot) = service.streams.open(peer.ip(), cap) else {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            [(header::RETRY_AFTER, "10")],
+            Json(json!({
+                "error": format!("this address holds {cap} live tails already (--streams-per-address)")
+            })),
+        )
+            .into_response();
     };
     // Resume after the last chunk the client saw (`Last-Event-ID`), else
     // announce only chunks sealed from now on.
@@ -269,7 +368,7 @@ async fn live(State(races): State<Races>, Path(id): Path<String>, request: Heade
         .get("last-event-id")
         .and_then(|v| v.to_str().ok()?.parse().ok())
         .unwrap_or_else(|| race.progress().chunks);
-    Sse::new(tail(&race, from, races.closing.subscribe()))
+    Sse::new(tail(&race, from, races.closing.subscribe(), slot))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
 }

@@ -10,9 +10,12 @@
 //! are immutable, so any HTTP cache can serve them.
 
 pub mod api;
+pub mod limits;
+pub mod metrics;
 pub mod publish;
 pub mod race;
 
 pub use api::{Races, router};
+pub use limits::ServiceLimits;
 pub use publish::RaceSink;
 pub use race::{Progress, Race, RaceInfo};

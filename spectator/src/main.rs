@@ -13,7 +13,7 @@ use clap::Parser;
 use skidpad_core::race::{GridLayout, grid_pose};
 use skidpad_core::{Track, World, WorldConfig, preset};
 use skidpad_replay::{RecorderOptions, StreamRecorder, SyncPolicy};
-use skidpad_spectator::{Race, RaceSink, Races, router};
+use skidpad_spectator::{Race, RaceSink, Races, ServiceLimits, router};
 
 #[derive(Parser)]
 #[command(
@@ -38,6 +38,16 @@ struct Args {
     /// faster), 0.1 to 1000.
     #[arg(long, default_value_t = 1.0)]
     pace: f64,
+    /// Live tails one address may hold open at once; past it, 429.
+    #[arg(long, default_value_t = ServiceLimits::default().streams_per_address)]
+    streams_per_address: u32,
+    /// Requests one address may make at once (0: no rate limit); past it,
+    /// 429 with Retry-After.
+    #[arg(long, default_value_t = ServiceLimits::default().burst)]
+    request_burst: u32,
+    /// Seconds for an address to earn back one request.
+    #[arg(long, default_value_t = ServiceLimits::default().every.as_secs_f64())]
+    request_every: f64,
 }
 
 const DT: f64 = 1.0 / 60.0;
@@ -92,6 +102,15 @@ async fn main() -> Result<()> {
     if !(0.1..=1000.0).contains(&args.pace) {
         anyhow::bail!("--pace must be within 0.1 and 1000");
     }
+    if !(0.001..=86_400.0).contains(&args.request_every) {
+        anyhow::bail!("--request-every must be within 0.001 and 86400 seconds");
+    }
+    let limits = ServiceLimits {
+        streams_per_address: args.streams_per_address,
+        burst: args.request_burst,
+        every: Duration::from_secs_f64(args.request_every),
+        ..ServiceLimits::default()
+    };
     let races = Races::default();
     let race = Race::new();
     races.insert("demo", race.clone());
@@ -117,7 +136,9 @@ async fn main() -> Result<()> {
     // (they would hold the graceful shutdown open for ever), exit.
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
     let stopping = races.clone();
-    axum::serve(listener, router(races))
+    // The peer's address keys the rate limit and the live-tail cap.
+    let app = router(races, limits).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             tokio::select! {
                 _ = tokio::signal::ctrl_c() => {}

@@ -11,16 +11,30 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
 use skidpad_replay::{Limits, RecorderOptions, StreamFollower, StreamRecorder, SyncPolicy};
-use skidpad_spectator::{Race, RaceSink, Races, router};
+use skidpad_spectator::{Race, RaceSink, Races, ServiceLimits, router};
 
 const DT: f64 = 1.0 / 60.0;
 const CHUNK: u32 = 60;
 const CARS: usize = 2;
 
 async fn serve(races: Races) -> SocketAddr {
+    serve_within(races, ServiceLimits::default()).await
+}
+
+/// One race, `r`, served within `limits`.
+async fn serve_race(limits: ServiceLimits) -> (SocketAddr, Arc<Race>) {
+    let races = Races::default();
+    let race = Race::new();
+    races.insert("r", race.clone());
+    (serve_within(races, limits).await, race)
+}
+
+/// [`serve`] within `limits`.
+async fn serve_within(races: Races, limits: ServiceLimits) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router(races)).await.unwrap() });
+    let app = router(races, limits).into_make_service_with_connect_info::<SocketAddr>();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     addr
 }
 
@@ -231,10 +245,13 @@ async fn late_joiners_reach_the_hosts_world_bit_for_bit() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hundred_spectators_follow_one_race() {
-    let races = Races::default();
-    let race = Race::new();
-    races.insert("r", race.clone());
-    let addr = serve(races).await;
+    // A hundred spectators share one address here: lift its caps.
+    let (addr, race) = serve_race(ServiceLimits {
+        streams_per_address: 1000,
+        burst: 0,
+        ..ServiceLimits::default()
+    })
+    .await;
     let base = format!("http://{addr}/races/r");
     let host = Host::start(race.clone());
     host.advance(300).await;
@@ -335,4 +352,84 @@ async fn pieces_are_immutable_and_cacheable_and_unknowns_are_404() {
     assert_eq!(meta["range"]["last"], 2);
     assert_eq!(meta["range"]["end"], 0, "still running");
     host.finish().await;
+}
+
+/// `name value` of a sample in a Prometheus exposition.
+fn sample(text: &str, series: &str) -> Option<f64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
+        .map(|v| v.trim().parse().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_address_holds_a_bounded_number_of_live_tails_and_metrics_count_them() {
+    let (addr, _race) = serve_race(ServiceLimits {
+        streams_per_address: 2,
+        ..ServiceLimits::default()
+    })
+    .await;
+    let client = reqwest::Client::new();
+    let live = format!("http://{addr}/races/r/live");
+    let first = client.get(&live).send().await.unwrap();
+    let second = client.get(&live).send().await.unwrap();
+    assert_eq!(
+        (first.status().as_u16(), second.status().as_u16()),
+        (200, 200)
+    );
+    let third = client.get(&live).send().await.unwrap();
+    assert_eq!(third.status().as_u16(), 429);
+    assert!(third.headers().contains_key("retry-after"));
+    let metrics = |client: reqwest::Client| async move {
+        client
+            .get(format!("http://{addr}/metrics"))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    };
+    let text = metrics(client.clone()).await;
+    assert_eq!(
+        sample(&text, "skidpad_spectator_subscribers"),
+        Some(2.0),
+        "{text}"
+    );
+    assert_eq!(
+        sample(
+            &text,
+            r#"skidpad_spectator_http_requests_total{route="/races/{id}/live",code="429"}"#
+        ),
+        Some(1.0),
+        "{text}"
+    );
+    // A spectator that leaves frees its place.
+    drop(first);
+    let again = wait_for_status(&client, &live, 200).await;
+    assert_eq!(again, 200);
+    drop(second);
+    assert_eq!(
+        client
+            .get(format!("http://{addr}/health/live"))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16(),
+        200
+    );
+}
+
+/// GETs `url` until it answers `code` (a closed stream is noticed by the
+/// server when its next write fails or the connection closes); gives up
+/// after 5 s with the last code.
+async fn wait_for_status(client: &reqwest::Client, url: &str, code: u16) -> u16 {
+    let started = Instant::now();
+    loop {
+        let got = client.get(url).send().await.unwrap().status().as_u16();
+        if got == code || started.elapsed() > Duration::from_secs(5) {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
 }
