@@ -131,6 +131,32 @@ pub async fn work_once(
     Ok(true)
 }
 
+/// Writes a verdict, trying again while the database is away (a restart,
+/// a failover) for up to one lease: a verdict is worth a wait, and once the
+/// lease has passed another worker may hold the job, whose verdict counts
+/// instead (the write checks who holds it).
+async fn finish_patiently(
+    store: &Store,
+    run_id: &str,
+    name: &str,
+    outcome: &Outcome,
+    lease: Duration,
+) -> Result<bool, sqlx::Error> {
+    let give_up = Instant::now() + lease;
+    let mut wait = Duration::from_millis(100);
+    loop {
+        match store.finish(run_id, name, outcome).await {
+            Ok(recorded) => return Ok(recorded),
+            Err(e) if Instant::now() + wait < give_up => {
+                tracing::warn!("could not write the verdict, trying again in {wait:?}: {e}");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(Duration::from_secs(2));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 /// Verifies a job this worker holds and writes its verdict, or releases
 /// it when a stop's drain window passes first; every line it logs
 /// carries the run id (its span).
@@ -176,13 +202,17 @@ async fn verify_claimed(
                 });
             }
             _ = renew.tick() => {
-                if !store.renew(run_id, name, options.lease).await? {
-                    tracing::warn!("lost the lease");
+                // A database that is briefly away (a restart) costs a
+                // renewal, not the verification: the next tick tries again.
+                match store.renew(run_id, name, options.lease).await {
+                    Ok(true) => {}
+                    Ok(false) => tracing::warn!("lost the lease"),
+                    Err(e) => tracing::warn!("could not renew the lease: {e}"),
                 }
             }
         }
     };
-    let recorded = store.finish(run_id, name, &outcome).await?;
+    let recorded = finish_patiently(store, run_id, name, &outcome, options.lease).await?;
     let seconds = started.elapsed().as_secs_f64();
     if recorded {
         options.metrics.verdict(&outcome, seconds);

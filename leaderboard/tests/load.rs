@@ -9,10 +9,9 @@ mod common;
 
 use std::time::{Duration, Instant};
 
-use common::{Service, TESTER, record, sqlite_url, wait_for};
+use common::{Service, TESTER, sqlite_url, tagged_replays as replays, wait_for};
 use skidpad_leaderboard::store::{Store, Submitted};
 use skidpad_leaderboard::worker::{WorkerOptions, run_workers};
-use skidpad_replay::encode_replay;
 use tokio::sync::watch;
 
 const UPLOADS: usize = 400;
@@ -20,22 +19,6 @@ const CLIENTS: usize = 8;
 const JOBS: usize = 80;
 /// Steps per verification job: 10 s of one car.
 const JOB_STEPS: u64 = 600;
-
-/// `count` distinct replays of `steps` steps (a `tag` metadata entry
-/// differs; all are the tester's runs).
-fn replays(count: usize, steps: u64, tag: &str) -> Vec<Vec<u8>> {
-    let base = record("rwd_sports", steps, &[]);
-    (0..count)
-        .map(|k| {
-            let mut replay = base.clone();
-            replay
-                .header
-                .metadata
-                .push(("tag".into(), format!("{tag} {k}")));
-            encode_replay(&replay).unwrap()
-        })
-        .collect()
-}
 
 /// Verifies the queued jobs with `workers` tasks; seconds taken.
 async fn drain(store: &Store, workers: usize, expected_done: i64) -> f64 {

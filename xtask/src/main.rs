@@ -335,9 +335,8 @@ fn test(args: &[String]) -> Result<(), String> {
         let mut cmd = Command::new(tools::cargo());
         cmd.args(check.args)
             .envs(check.env.iter().copied())
-            .env(postgres::URL_VAR, server.url())
-            .env(postgres::REQUIRE_VAR, "1")
             .current_dir(&root);
+        server.export(&mut cmd);
         run(&mut cmd).map_err(|e| format!("{} failed: {e}", check.name))?;
     }
     drop(server);

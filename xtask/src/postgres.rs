@@ -11,6 +11,9 @@ use std::process::Command;
 pub const URL_VAR: &str = "SKIDPAD_TEST_POSTGRES_URL";
 /// Set with it: the tests fail, rather than skip, without a server.
 pub const REQUIRE_VAR: &str = "SKIDPAD_REQUIRE_POSTGRES";
+/// A shell command that restarts the server (its fault test restarts it
+/// under load).
+pub const RESTART_VAR: &str = "SKIDPAD_TEST_POSTGRES_RESTART";
 
 /// The newest installed server's `bin` directory
 /// (`/usr/lib/postgresql/VERSION/bin`, as Debian lays it out).
@@ -107,6 +110,29 @@ impl TestPostgres {
         format!("postgres://postgres@127.0.0.1:{}/postgres", self.port)
     }
 
+    /// A shell command restarting the server with its options (`pg_ctl
+    /// restart` reuses the command line it was started with).
+    pub fn restart_command(&self) -> String {
+        let pg_ctl = self.bin.join("pg_ctl").display().to_string();
+        let prefix = self
+            .run_as
+            .map(|user| format!("runuser -u {user} -- "))
+            .unwrap_or_default();
+        format!(
+            "{prefix}{pg_ctl} -D {} -m fast -w restart -l {}",
+            self.data.display(),
+            self.data.join("server.log").display()
+        )
+    }
+
+    /// Sets the tests' variables on `command`.
+    pub fn export(&self, command: &mut Command) {
+        command
+            .env(URL_VAR, self.url())
+            .env(REQUIRE_VAR, "1")
+            .env(RESTART_VAR, self.restart_command());
+    }
+
     fn pg(&self, tool: &str, args: &[&str]) -> Result<(), String> {
         let program = self.bin.join(tool);
         let mut cmd = match self.run_as {
@@ -147,12 +173,10 @@ pub fn run_with_server(command: &[String]) -> Result<(), String> {
         .split_first()
         .ok_or("usage: cargo xtask with-postgres COMMAND [ARGS…]")?;
     let server = TestPostgres::start()?;
-    let status = Command::new(program)
-        .args(args)
-        .env(URL_VAR, server.url())
-        .env(REQUIRE_VAR, "1")
-        .status()
-        .map_err(|e| format!("{program}: {e}"))?;
+    let mut command = Command::new(program);
+    command.args(args);
+    server.export(&mut command);
+    let status = command.status().map_err(|e| format!("{program}: {e}"))?;
     if status.success() {
         Ok(())
     } else {

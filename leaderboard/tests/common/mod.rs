@@ -72,6 +72,22 @@ pub fn record_field(car: &str, cars: usize, steps: u64, metadata: &[(&str, &str)
     recorder.finish(&world).unwrap()
 }
 
+/// `count` distinct encoded replays of `steps` steps of [`record`] (a
+/// `tag` metadata entry differs; they name no player).
+pub fn tagged_replays(count: usize, steps: u64, tag: &str) -> Vec<Vec<u8>> {
+    let base = record("rwd_sports", steps, &[]);
+    (0..count)
+        .map(|k| {
+            let mut replay = base.clone();
+            replay
+                .header
+                .metadata
+                .push(("tag".into(), format!("{tag} {k}")));
+            skidpad_replay::encode_replay(&replay).unwrap()
+        })
+        .collect()
+}
+
 /// A service running in this process.
 pub struct Service {
     pub base: String,
