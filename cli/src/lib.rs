@@ -10,6 +10,7 @@ pub mod files;
 pub mod ghost_cmd;
 pub mod inspect;
 pub mod limits;
+pub mod motec_csv;
 pub mod recover;
 pub mod telemetry_csv;
 pub mod text;

@@ -19,9 +19,18 @@ use rayon::prelude::*;
 use serde::Serialize;
 use skidpad_cli::limits::LimitArgs;
 use skidpad_cli::{
-    atomic, demo, export, files, ghost_cmd, inspect, recover, telemetry_csv, tire_import, verify,
-    view,
+    atomic, demo, export, files, ghost_cmd, inspect, motec_csv, recover, telemetry_csv,
+    tire_import, verify, view,
 };
+
+/// `skidpad telemetry --format`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum TelemetryFormat {
+    /// Plain CSV: names and units as two header rows.
+    Csv,
+    /// MoTeC CSV for MoTeC i2: preamble with lap beacons, i2 names.
+    MotecCsv,
+}
 
 #[derive(Parser)]
 #[command(
@@ -122,7 +131,8 @@ enum Command {
     },
     /// Write one car's every telemetry channel from a replay as CSV (names
     /// and units as two header rows; lap, lap time and lap distance from
-    /// the race layer; channels as `CHANNELS.md` lists them).
+    /// the race layer; channels as `CHANNELS.md` lists them) or as a MoTeC
+    /// CSV file for MoTeC i2 (standard i2 channel names, lap beacons).
     Telemetry {
         /// The replay.
         replay: PathBuf,
@@ -132,6 +142,13 @@ enum Command {
         /// Write every N-th step (1: every step).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..))]
         stride: u64,
+        /// Only these laps (the race layer's lap numbers, from 1): `2-4`,
+        /// or `3`.
+        #[arg(long)]
+        laps: Option<String>,
+        /// `csv` (names and units as two header rows) or `motec-csv`.
+        #[arg(long, value_enum, default_value = "csv")]
+        format: TelemetryFormat,
         /// Write here (atomically) instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
@@ -337,9 +354,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
             replay,
             car,
             stride,
+            laps,
+            format,
             output,
             limits,
         } => {
+            let filter = telemetry_csv::RowFilter {
+                stride,
+                laps: laps
+                    .as_deref()
+                    .map(telemetry_csv::RowFilter::parse_laps)
+                    .transpose()?,
+            };
             if cli.json {
                 anyhow::bail!("--json does not apply to `telemetry`, which always writes CSV");
             }
@@ -348,11 +374,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 atomic::check_target(path)?;
             }
             let bar = progress_bar(false, 0, "{spinner} telemetry {bar:40} {pos}/{len} steps")?;
+            let export = match format {
+                TelemetryFormat::Csv => telemetry_csv::export_csv,
+                TelemetryFormat::MotecCsv => motec_csv::export_motec_csv,
+            };
             to_file_or_stdout(output.as_deref(), |out| {
-                telemetry_csv::export_csv(
+                export(
                     &replay,
                     car,
-                    stride,
+                    &filter,
                     out,
                     &limits,
                     files::no_game_logic,

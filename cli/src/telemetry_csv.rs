@@ -59,18 +59,95 @@ fn field(out: &mut dyn Write, value: Option<f64>) -> Result<()> {
     Ok(())
 }
 
-/// Writes car `car`'s telemetry from `replay_path` as CSV to `out`, every
-/// `stride`-th step; returns the rows written (besides the headers).
-pub fn export_csv(
+/// What [`walk`] gives for one written step.
+#[derive(Debug)]
+pub struct Row<'a> {
+    /// The step, from 1.
+    pub step: u64,
+    /// The replay's clock after the step, s.
+    pub time: f64,
+    /// The race layer's lap (laps completed + 1) once the car is past the
+    /// line; `None` on an out-lap or without a track.
+    pub lap: Option<u32>,
+    /// Seconds into the lap in progress.
+    pub lap_time: Option<f64>,
+    /// Metres along the centre line from the line, resetting each lap.
+    pub lap_distance: Option<f64>,
+    /// The car's telemetry in `CHANNELS` order; `None` once the recording
+    /// removed the car.
+    pub values: Option<&'a [f64]>,
+}
+
+/// Which rows to write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RowFilter {
+    /// Every N-th step (1: every step).
+    pub stride: u64,
+    /// Only rows of these laps (the `lap` column), inclusive.
+    pub laps: Option<(u32, u32)>,
+}
+
+impl Default for RowFilter {
+    fn default() -> Self {
+        RowFilter {
+            stride: 1,
+            laps: None,
+        }
+    }
+}
+
+impl RowFilter {
+    /// Parses `--laps A-B` (or `A`): laps from 1, A ≤ B.
+    pub fn parse_laps(text: &str) -> Result<(u32, u32)> {
+        let parse = |t: &str| -> Result<u32> {
+            t.trim()
+                .parse::<u32>()
+                .ok()
+                .filter(|&n| n >= 1)
+                .ok_or_else(|| {
+                    anyhow::anyhow!("--laps {text:?}: laps are numbered from 1 (e.g. 2-4)")
+                })
+        };
+        let (first, last) = match text.split_once('-') {
+            Some((a, b)) => (parse(a)?, parse(b)?),
+            None => (parse(text)?, parse(text)?),
+        };
+        if first > last {
+            bail!("--laps {text:?}: the first lap is after the last");
+        }
+        Ok((first, last))
+    }
+}
+
+/// What a walk saw besides its rows.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// Rows given.
+    pub rows: u64,
+    /// The car's completed laps, from the race layer.
+    pub laps: Vec<skidpad_core::race::Lap>,
+    /// The track's key, when the replay names one.
+    pub track: Option<String>,
+    /// The replay's fixed step, when every step has one dt (the sample
+    /// rate of an export).
+    pub dt: Option<f64>,
+    /// The replay's clock at the end, s.
+    pub duration: f64,
+}
+
+/// Re-simulates `replay_path` and calls `each` with car `car`'s row at
+/// every step `filter` keeps, as the step is made: nothing accumulates,
+/// so a replay of any length walks through a fixed amount of memory.
+pub fn walk(
     replay_path: &Path,
     car: u32,
-    stride: u64,
-    out: &mut dyn Write,
+    filter: &RowFilter,
     limits: &Limits,
     game_logic: GameLogic,
     progress: &ProgressBar,
-) -> Result<u64> {
-    if stride == 0 {
+    mut each: impl FnMut(&Row<'_>) -> Result<()>,
+) -> Result<Walked> {
+    if filter.stride == 0 {
         bail!("--stride must be at least 1");
     }
     let replay = files::load_replay(replay_path, limits)?;
@@ -85,51 +162,128 @@ pub fn export_csv(
     progress.set_length(replay.header.step_count);
     let track = replay.header.track()?.map(Arc::new);
     let length = track.as_ref().map(|t| t.length());
+    if filter.laps.is_some() && track.is_none() {
+        bail!(
+            "{} names no track (metadata `track`), so it has no laps to choose",
+            replay_path.display()
+        );
+    }
+    let mut walked = Walked {
+        track: replay.header.metadata_value("track").map(str::to_owned),
+        ..Walked::default()
+    };
     let mut player = files::straight_player(&replay, limits, game_logic)?;
     let id = player.car_ids()[index];
     let mut race = track.map(|t| RaceTiming::new(t, RaceRules::default(), player.world()));
-    header(out)?;
     let mut time = 0.0;
-    let mut rows = 0;
+    let mut dts = (None::<f64>, true);
     while let Some((step, dt)) = files::next_step(&mut player, &replay)? {
         progress.inc(1);
         time += dt;
+        dts = match dts {
+            (None, _) => (Some(dt), true),
+            (Some(first), same) => (Some(first), same && first.to_bits() == dt.to_bits()),
+        };
         let world = player.world();
         if let Some(race) = race.as_mut() {
             race.observe(world, dt);
         }
-        if (step - 1) % stride != 0 {
+        if (step - 1) % filter.stride != 0 {
             continue;
         }
-        write!(out, "{step},{time}")?;
         let timer = race
             .as_ref()
             .and_then(|r| r.timers().find(|(c, _)| *c == id).map(|(_, t)| t));
-        let progress_m = race.as_ref().and_then(|r| r.progress(id));
-        let on_lap = progress_m.filter(|p| *p >= 0.0);
-        let laps_done = timer.map(|t| t.laps().len() as f64);
-        field(out, on_lap.and(laps_done.map(|n| n + 1.0)))?;
+        let on_lap = race
+            .as_ref()
+            .and_then(|r| r.progress(id))
+            .filter(|p| *p >= 0.0);
+        let lap = on_lap.and(timer.map(|t| t.laps().len() as u32 + 1));
+        if let Some((first, last)) = filter.laps
+            && !lap.is_some_and(|l| (first..=last).contains(&l))
+        {
+            continue;
+        }
         let lap_start = timer
             .and_then(|t| t.lap_in_progress())
             .map(|(start, _)| start);
-        field(
-            out,
-            lap_start.map(|s| race.as_ref().map_or(0.0, |r| r.time()) - s),
-        )?;
-        field(out, on_lap.zip(length).map(|(p, l)| p.rem_euclid(l)))?;
-        if world.contains_car(id) {
-            for value in world.telemetry(id)? {
-                write!(out, ",{value}")?;
-            }
-        } else {
-            // Removed: empty fields from the step it was removed at.
-            for _ in 0..CHANNELS.len() {
-                write!(out, ",")?;
-            }
-        }
-        writeln!(out)?;
-        rows += 1;
+        let row = Row {
+            step,
+            time,
+            lap,
+            lap_time: lap_start.map(|s| race.as_ref().map_or(0.0, |r| r.time()) - s),
+            lap_distance: on_lap.zip(length).map(|(p, l)| p.rem_euclid(l)),
+            values: if world.contains_car(id) {
+                Some(world.telemetry(id)?)
+            } else {
+                None
+            },
+        };
+        each(&row)?;
+        walked.rows += 1;
     }
+    walked.duration = time;
+    walked.dt = dts.0.filter(|_| dts.1);
+    walked.laps = race
+        .as_ref()
+        .and_then(|r| {
+            r.timers()
+                .find(|(c, _)| *c == id)
+                .map(|(_, t)| t.laps().to_vec())
+        })
+        .unwrap_or_default();
+    if let Some((first, last)) = filter.laps
+        && walked.rows == 0
+    {
+        bail!(
+            "car {car} has no rows in laps {first}-{last}: it started {} lap(s)",
+            walked.laps.len() + 1
+        );
+    }
+    Ok(walked)
+}
+
+/// Writes car `car`'s telemetry from `replay_path` as CSV to `out`, the
+/// rows `filter` keeps; returns the rows written (besides the headers).
+pub fn export_csv(
+    replay_path: &Path,
+    car: u32,
+    filter: &RowFilter,
+    out: &mut dyn Write,
+    limits: &Limits,
+    game_logic: GameLogic,
+    progress: &ProgressBar,
+) -> Result<u64> {
+    header(out)?;
+    let walked = walk(
+        replay_path,
+        car,
+        filter,
+        limits,
+        game_logic,
+        progress,
+        |row| {
+            write!(out, "{},{}", row.step, row.time)?;
+            field(out, row.lap.map(f64::from))?;
+            field(out, row.lap_time)?;
+            field(out, row.lap_distance)?;
+            match row.values {
+                Some(values) => {
+                    for value in values {
+                        write!(out, ",{value}")?;
+                    }
+                }
+                // Removed: empty fields from the step it was removed at.
+                None => {
+                    for _ in 0..CHANNELS.len() {
+                        write!(out, ",")?;
+                    }
+                }
+            }
+            writeln!(out)?;
+            Ok(())
+        },
+    )?;
     out.flush()?;
-    Ok(rows)
+    Ok(walked.rows)
 }

@@ -1,11 +1,15 @@
 //! `skidpad telemetry`: the CSV holds the replay's telemetry exactly, at
 //! every step or stride, with the race layer's laps, and marks a removed
-//! car's gap; bad arguments are clear errors.
+//! car's gap; a lap range keeps that lap's rows; the MoTeC CSV reads back
+//! (preamble, names and units at their rows, i2 units) to the same values
+//! with a beacon at every crossing of the line; bad arguments are clear
+//! errors.
 
 use std::path::{Path, PathBuf};
 
 use indicatif::ProgressBar;
-use skidpad_cli::{export, files, telemetry_csv};
+use skidpad_cli::telemetry_csv::RowFilter;
+use skidpad_cli::{export, files, motec_csv, telemetry_csv};
 use skidpad_core::CHANNELS;
 use skidpad_replay::{
     Limits, NoHooks, PlayerOptions, ReplayPlayer, create_replay_world, decode_replay,
@@ -16,11 +20,35 @@ fn golden(name: &str) -> PathBuf {
 }
 
 fn csv(name: &str, car: u32, stride: u64) -> anyhow::Result<(u64, String)> {
+    csv_of(
+        name,
+        car,
+        &RowFilter { stride, laps: None },
+        telemetry_csv::export_csv,
+    )
+}
+
+type Exporter = fn(
+    &Path,
+    u32,
+    &RowFilter,
+    &mut dyn std::io::Write,
+    &Limits,
+    files::GameLogic,
+    &ProgressBar,
+) -> anyhow::Result<u64>;
+
+fn csv_of(
+    name: &str,
+    car: u32,
+    filter: &RowFilter,
+    export: Exporter,
+) -> anyhow::Result<(u64, String)> {
     let mut out = Vec::new();
-    let rows = telemetry_csv::export_csv(
+    let rows = export(
         &golden(name),
         car,
-        stride,
+        filter,
         &mut out,
         &Limits::default(),
         files::no_game_logic,
@@ -154,4 +182,101 @@ fn bad_arguments_are_clear_errors() {
     assert!(err.contains("--stride"), "{err}");
     let err = csv("flat_lap.skg", 0, 1).unwrap_err().to_string();
     assert!(err.contains("ghost"), "{err}");
+}
+
+#[test]
+fn a_lap_range_keeps_that_laps_rows() {
+    let laps = RowFilter {
+        stride: 1,
+        laps: Some(RowFilter::parse_laps("1").unwrap()),
+    };
+    let (rows, text) = csv_of("flat_lap.skr", 0, &laps, telemetry_csv::export_csv).unwrap();
+    assert!(rows > 0);
+    for line in text.lines().skip(2) {
+        assert_eq!(fields(line)[2], Some(1.0), "{line}");
+    }
+    let beyond = RowFilter {
+        stride: 1,
+        laps: Some((40, 41)),
+    };
+    let err = csv_of("flat_lap.skr", 0, &beyond, telemetry_csv::export_csv)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no rows in laps 40-41"), "{err}");
+    for bad in ["0", "3-2", "x"] {
+        assert!(RowFilter::parse_laps(bad).is_err(), "{bad}");
+    }
+}
+
+/// A CSV line's cells with their quotes removed.
+fn cells(line: &str) -> Vec<String> {
+    line.split(',')
+        .map(|c| c.trim_matches('"').to_owned())
+        .collect()
+}
+
+#[test]
+fn motec_csv_reads_back_to_the_telemetry_with_beacons_at_the_crossings() {
+    let every = RowFilter::default();
+    let (rows, text) = csv_of("flat_lap.skr", 0, &every, motec_csv::export_motec_csv).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(cells(lines[0]), ["Format", "MoTeC CSV File"]);
+    let preamble = |key: &str| -> Vec<String> {
+        lines[..12]
+            .iter()
+            .map(|l| cells(l))
+            .find(|c| c[0] == key)
+            .unwrap_or_else(|| panic!("no {key}"))
+    };
+    assert_eq!(preamble("Venue")[1], "brandwood");
+    assert_eq!(preamble("Sample Rate")[1..], ["60.000", "Hz"]);
+    assert!(lines[12].is_empty() && lines[13].is_empty());
+    let names = cells(lines[14]);
+    let units = cells(lines[15]);
+    assert!(lines[16].is_empty() && lines[17].is_empty());
+    assert_eq!(names.len(), units.len());
+    assert_eq!(lines.len() - 18, rows as usize);
+    let column = |name: &str| names.iter().position(|n| n == name).unwrap();
+    assert_eq!(units[column("Ground Speed")], "km/h");
+    assert_eq!(units[column("G Force Lat")], "G");
+    // Every channel is there once: mapped to its i2 name or as itself.
+    assert_eq!(names.len(), 1 + 3 + CHANNELS.len());
+    assert!(!names.contains(&"speed".to_owned()));
+    assert!(names.contains(&"wheel_fl_load".to_owned()));
+
+    // The same values as the plain CSV, in i2's units.
+    let (_, plain) = csv("flat_lap.skr", 0, 1).unwrap();
+    let plain: Vec<Vec<Option<f64>>> = plain.lines().skip(2).map(fields).collect();
+    let motec: Vec<Vec<Option<f64>>> = lines[18..].iter().map(|l| fields(l)).collect();
+    let speed = 5 + skidpad_core::channel_index("speed").unwrap();
+    let load = 5 + skidpad_core::channel_index("wheel_fl_load").unwrap();
+    for (p, m) in plain.iter().zip(&motec) {
+        assert_eq!(m[0], p[1], "time");
+        assert_eq!(m[column("Lap Number")], p[2]);
+        assert_eq!(m[column("Lap Distance")], p[4]);
+        assert_eq!(m[column("Ground Speed")], p[speed].map(|v| v * 3.6));
+        assert_eq!(m[column("wheel_fl_load")], p[load]);
+    }
+
+    // A beacon at each crossing: where the lap number goes up.
+    let crossings: Vec<String> = plain
+        .windows(2)
+        .filter(|w| w[1][2] > w[0][2] && w[0][2].is_some())
+        .map(|w| w[1][1].unwrap())
+        .map(|t| t.to_string())
+        .collect();
+    let beacons = preamble("Beacon Markers");
+    assert!(!crossings.is_empty());
+    // The race layer times a crossing within its step, so a beacon lies
+    // within the step before the first row of the new lap.
+    let beacons: Vec<f64> = beacons[1..].iter().map(|b| b.parse().unwrap()).collect();
+    let crossings: Vec<f64> = crossings.iter().map(|c| c.parse().unwrap()).collect();
+    for crossing in &crossings {
+        assert!(
+            beacons
+                .iter()
+                .any(|b| *b <= *crossing && crossing - b <= 1.0 / 60.0 + 1e-9),
+            "no beacon just before {crossing}: {beacons:?}"
+        );
+    }
 }

@@ -145,6 +145,11 @@ pub struct Store {
     /// Shared with [`crate::accounts`], which adds the players' queries.
     pub(crate) pool: AnyPool,
     engine: Engine,
+    /// On SQLite, uploads take turns here before they begin writing:
+    /// SQLite runs one writer at a time, and writers that collide wait in
+    /// its busy handler, which sleeps in growing steps (tens of ms each),
+    /// so a queue in this process answers sooner than a collision.
+    uploads: std::sync::Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Store {
@@ -173,7 +178,11 @@ impl Store {
                 .await?;
         }
         sqlx::migrate!("./migrations").run(&pool).await?;
-        let store = Store { pool, engine };
+        let store = Store {
+            pool,
+            engine,
+            uploads: std::sync::Arc::default(),
+        };
         store.backfill_simulation_versions().await?;
         Ok(store)
     }
@@ -194,6 +203,10 @@ impl Store {
         submitter: &str,
     ) -> Result<Submitted, sqlx::Error> {
         let now = now_ms();
+        let _turn = match self.engine {
+            Engine::Sqlite => Some(self.uploads.lock().await),
+            Engine::Postgres => None,
+        };
         let mut tx = self.pool.begin().await?;
         sqlx::query("INSERT INTO replays (hash, bytes, size) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING")
             .bind(id)

@@ -41,6 +41,7 @@ mod bench;
 mod cores;
 mod cpu_bench;
 mod js_checks;
+mod load;
 mod postgres;
 mod surface_bench;
 mod tools;
@@ -79,12 +80,20 @@ fn main() -> ExitCode {
         }
         Some("bench") => project_root().and_then(|root| bench::bench_all(&root)),
         Some("with-postgres") => postgres::run_with_server(&args[1..]),
+        Some("load") => project_root().and_then(|root| {
+            let quick = match args.get(1).map(String::as_str) {
+                None => false,
+                Some("--quick") => true,
+                Some(other) => return Err(format!("unknown option {other}: load [--quick]")),
+            };
+            load::load(&root, quick)
+        }),
         Some("viewer") => project_root().and_then(|root| viewer::prepare(&root)),
         Some("view-demo") => project_root().and_then(|root| viewer::view_demo(&root)),
         Some("play") => project_root().and_then(|root| viewer::play(&root)),
         _ => {
             eprintln!(
-                "usage: cargo xtask test [--only NAME…] | architecture | golden | cores [--check] | bench [surfaces] | wasm | viewer | view-demo | play | missing-packages | with-postgres COMMAND…"
+                "usage: cargo xtask test [--only NAME…] | architecture | golden | cores [--check] | bench [surfaces] | load [--quick] | wasm | viewer | view-demo | play | missing-packages | with-postgres COMMAND…"
             );
             return ExitCode::from(2);
         }
@@ -281,6 +290,9 @@ const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
         wasm::verify_wasm_recordings,
     ),
     ("viewer in headless Chromium", viewer::browser_test),
+    ("leaderboard under load (wrk, quick)", |root| {
+        load::load(root, true)
+    }),
     (
         "archived cores rebuild byte for byte (cores --check)",
         cores::check_reproducible,

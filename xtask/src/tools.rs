@@ -143,6 +143,12 @@ const PREREQUISITES: &[Prerequisite] = &[
         present: || output("python3", &["-m", "venv", "--help"]).is_some(),
     },
     Prerequisite {
+        package: "wrk",
+        why: "the leaderboard's load check drives it with wrk",
+        // `wrk --version` exits 1 (it prints its usage too).
+        present: || Command::new("wrk").arg("--version").output().is_ok(),
+    },
+    Prerequisite {
         package: "postgresql",
         why: "the leaderboard's tests run against a real PostgreSQL server",
         present: || crate::postgres::server_bin_dir().is_some(),
