@@ -10,6 +10,7 @@
 //! are immutable, so any HTTP cache can serve them.
 
 pub mod api;
+pub mod archive;
 pub mod limits;
 pub mod metrics;
 pub mod publish;

@@ -13,7 +13,7 @@ use clap::Parser;
 use skidpad_core::race::{GridLayout, grid_pose};
 use skidpad_core::{Track, World, WorldConfig, preset};
 use skidpad_replay::{RecorderOptions, StreamRecorder, SyncPolicy};
-use skidpad_spectator::{Race, RaceSink, Races, ServiceLimits, router};
+use skidpad_spectator::{Race, RaceSink, Races, ServiceLimits, archive, router};
 
 #[derive(Parser)]
 #[command(
@@ -48,16 +48,22 @@ struct Args {
     /// Seconds for an address to earn back one request.
     #[arg(long, default_value_t = ServiceLimits::default().every.as_secs_f64())]
     request_every: f64,
+    /// Keep races in this directory (created if missing): the live race
+    /// is written there as `demo.sks` while it runs, and every race kept
+    /// there is offered again after a restart (an earlier `demo` as
+    /// `demo-1`, `demo-2`, …).
+    #[arg(long)]
+    data: Option<std::path::PathBuf>,
 }
 
 const DT: f64 = 1.0 / 60.0;
 
-/// Races in real time, publishing into `race`, until `laps` of the
+/// Races in real time, publishing through `sink`, until `laps` of the
 /// lead-car distance are done or `stop` is set (the service is stopping:
 /// the race ends where it is, unfinished). True when it was raced to
 /// the end.
 fn run_race(
-    race: Arc<Race>,
+    sink: RaceSink,
     cars: u16,
     chunk_steps: u32,
     laps: u32,
@@ -78,7 +84,7 @@ fn run_race(
         metadata: vec![("track".into(), "brandwood".into())],
         ..RecorderOptions::default()
     };
-    let mut stream = StreamRecorder::new(&world, options, RaceSink::new(race), SyncPolicy::Never)?;
+    let mut stream = StreamRecorder::new(&world, options, sink, SyncPolicy::Never)?;
     // About 75 s a lap: laps × 80 s of racing.
     let steps = u64::from(laps) * 80 * 60;
     let start = std::time::Instant::now();
@@ -112,8 +118,29 @@ async fn main() -> Result<()> {
         ..ServiceLimits::default()
     };
     let races = Races::default();
-    let race = Race::new();
-    races.insert("demo", race.clone());
+    let mut notes = Vec::new();
+    let sink = match &args.data {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)?;
+            if let Some(old) = archive::set_aside(dir, "demo")? {
+                notes.push(format!("the previous demo race is kept as {old}"));
+            }
+            let restored = archive::restore(dir, &races)?;
+            if !restored.is_empty() {
+                notes.push(format!("races kept from before: {}", restored.join(", ")));
+            }
+            // A process that dies mid-race leaves every whole chunk in the
+            // file (the OS holds what was written); `restore` offers it.
+            let (race, sink) = archive::kept(archive::create(dir, "demo")?);
+            races.insert("demo", race);
+            sink
+        }
+        None => {
+            let race = Race::new();
+            races.insert("demo", race.clone());
+            RaceSink::new(race)
+        }
+    };
     let (cars, chunk_steps, laps, pace) = (args.cars, args.chunk_steps, args.laps, args.pace);
     // The race runs on its own thread; the finished race stays on offer
     // until the service is stopped (Ctrl-C or SIGTERM), which also stops a
@@ -121,7 +148,7 @@ async fn main() -> Result<()> {
     let stop = Arc::new(AtomicBool::new(false));
     let racing = stop.clone();
     tokio::task::spawn_blocking(move || {
-        match run_race(race, cars, chunk_steps, laps, pace, &racing) {
+        match run_race(sink, cars, chunk_steps, laps, pace, &racing) {
             Ok(true) => println!("the race ended; its chunks stay on offer"),
             Ok(false) => {}
             Err(e) => eprintln!("skidpad-spectator: the race stopped: {e:#}"),
@@ -132,6 +159,9 @@ async fn main() -> Result<()> {
         "spectate at http://{}/races/demo/meta (live tail: /races/demo/live)",
         listener.local_addr()?
     );
+    for note in notes {
+        println!("{note}");
+    }
     // Ctrl-C or SIGTERM: stop accepting, end the spectators' live tails
     // (they would hold the graceful shutdown open for ever), exit.
     let mut terminate = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;

@@ -1,7 +1,8 @@
 //! `RaceSink`: where a `StreamRecorder` writes when its race is watched.
 //! It cuts the written bytes into pieces (`StreamSplitter`) and publishes
 //! each to the race as soon as it is whole, so a chunk is on offer the
-//! moment the recorder seals it.
+//! moment the recorder seals it; kept in a file ([`RaceSink::kept_in`]),
+//! it appends the same bytes there first (see [`crate::archive`]).
 
 use std::io::Write;
 use std::sync::Arc;
@@ -14,6 +15,7 @@ use crate::race::Race;
 pub struct RaceSink {
     race: Arc<Race>,
     splitter: StreamSplitter,
+    file: Option<std::fs::File>,
 }
 
 impl RaceSink {
@@ -23,12 +25,24 @@ impl RaceSink {
         RaceSink {
             race,
             splitter: StreamSplitter::default(),
+            file: None,
         }
+    }
+
+    /// Also appends every written byte to `file`, before publishing: what
+    /// spectators were offered is on disk.
+    #[must_use]
+    pub fn kept_in(mut self, file: std::fs::File) -> Self {
+        self.file = Some(file);
+        self
     }
 }
 
 impl Write for RaceSink {
     fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if let Some(file) = self.file.as_mut() {
+            file.write_all(bytes)?;
+        }
         let pieces = self.splitter.push(bytes).map_err(std::io::Error::other)?;
         for (kind, piece) in pieces {
             self.race
@@ -39,13 +53,19 @@ impl Write for RaceSink {
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+        match self.file.as_mut() {
+            Some(file) => file.flush(),
+            None => Ok(()),
+        }
     }
 }
 
 impl StreamSink for RaceSink {
-    /// Published pieces live in memory; there is nothing to make durable.
+    /// Makes the kept file durable (published pieces live in memory).
     fn sync(&mut self) -> std::io::Result<()> {
-        Ok(())
+        match self.file.as_mut() {
+            Some(file) => file.sync_data(),
+            None => Ok(()),
+        }
     }
 }
