@@ -218,7 +218,10 @@ async fn submit(
 ) -> Result<Response, ApiError> {
     // Who, before any work on the body.
     let caller = caller(&state, &headers).await?;
-    let unfinished = state.store.unfinished_jobs(&caller.player).await?;
+    let unfinished = state
+        .store
+        .unfinished_jobs(&caller.player, state.max_unfinished_runs)
+        .await?;
     if unfinished >= i64::from(state.max_unfinished_runs) {
         return Err(ApiError::new(
             StatusCode::TOO_MANY_REQUESTS,

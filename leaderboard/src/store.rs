@@ -258,12 +258,15 @@ impl Store {
         Ok(Submitted::New)
     }
 
-    /// Runs of `submitter` waiting for or under verification.
-    pub async fn unfinished_jobs(&self, submitter: &str) -> Result<i64, sqlx::Error> {
+    /// Runs of `submitter` waiting for or under verification, counted up
+    /// to `cap` (the answer is `cap` for any more): the check at upload
+    /// reads at most `cap` rows however long a player's backlog is.
+    pub async fn unfinished_jobs(&self, submitter: &str, cap: u32) -> Result<i64, sqlx::Error> {
         sqlx::query(
-            "SELECT COUNT(*) AS n FROM jobs WHERE submitter = $1 AND state IN ('queued', 'running')",
+            "SELECT COUNT(*) AS n FROM (SELECT 1 FROM jobs WHERE submitter = $1 AND state IN ('queued', 'running') LIMIT $2) AS unfinished",
         )
         .bind(submitter)
+        .bind(i64::from(cap))
         .fetch_one(&self.pool)
         .await?
         .try_get("n")
