@@ -17,7 +17,7 @@ use crate::model::single_track;
 use crate::model::substep::{Environment, HostStep, SubstepContext};
 use crate::pose::planar_heading;
 use crate::state::car_state::{CarState, MAX_POSITION};
-use crate::surface::SurfaceId;
+use crate::surface::{SurfaceId, SurfaceTable};
 use crate::track::driver::AiDriver;
 use crate::track::traffic::TrafficCar;
 use crate::vehicle::body::BodyBox;
@@ -229,7 +229,7 @@ impl Car {
 
     /// The telemetry of the car as it is (computed now if no read since the
     /// state last changed).
-    pub(crate) fn telemetry(&self) -> &[f64; CHANNEL_COUNT] {
+    pub(crate) fn telemetry(&self, surfaces: &SurfaceTable) -> &[f64; CHANNEL_COUNT] {
         self.telemetry.get_or_init(|| {
             let mut values = [0.0; CHANNEL_COUNT];
             match self.stepped_input {
@@ -238,9 +238,11 @@ impl Car {
                         input,
                         ..self.state.clone()
                     };
-                    telemetry::write(&self.def, &stepped, &self.outputs, &mut values);
+                    telemetry::write(&self.def, &stepped, &self.outputs, surfaces, &mut values);
                 }
-                None => telemetry::write(&self.def, &self.state, &self.outputs, &mut values),
+                None => {
+                    telemetry::write(&self.def, &self.state, &self.outputs, surfaces, &mut values)
+                }
             }
             values
         })

@@ -290,7 +290,7 @@ impl World {
     fn car_mut(&mut self, id: CarId) -> Result<&mut Car> {
         let index = self.index_of(id)?;
         let car = &mut self.cars[index];
-        car.telemetry();
+        car.telemetry(&self.config.surfaces);
         Ok(car)
     }
 
@@ -552,7 +552,7 @@ impl World {
     /// The car's telemetry values, in [`CHANNELS`](crate::CHANNELS) order,
     /// describing the last step (computed on the first read after it).
     pub fn telemetry(&self, id: CarId) -> Result<&[f64]> {
-        Ok(self.car(id)?.telemetry())
+        Ok(self.car(id)?.telemetry(&self.config.surfaces))
     }
 
     /// One telemetry value by channel name.
@@ -563,7 +563,7 @@ impl World {
                 name: name.to_owned(),
                 known: "see skidpad_core::CHANNELS".into(),
             })?;
-        Ok(self.car(id)?.telemetry()[index])
+        Ok(self.car(id)?.telemetry(&self.config.surfaces)[index])
     }
 
     /// The car's pose.

@@ -12,6 +12,7 @@ use crate::model::outputs::StepOutputs;
 use crate::model::steering::kingpin_moment;
 use crate::pose::yaw_pitch_roll;
 use crate::state::car_state::CarState;
+use crate::surface::SurfaceTable;
 use crate::vehicle::definition::CarDefinition;
 
 /// How a channel is drawn between two samples (seed 001's modes): a
@@ -60,8 +61,23 @@ const WHEEL_CHANNELS: usize = 12;
 const CAR_CHANNELS: usize = 36;
 /// Channels after the per-wheel block (appended later, so no name moved).
 const STEERING_CHANNELS: usize = 4;
+/// The body in 3D, world frame (appended after the steering block).
+const BODY_CHANNELS: usize = 10;
+/// More drivetrain channels.
+const ENGINE_CHANNELS: usize = 2;
+/// More channels per wheel (appended as their own block).
+const WHEEL_GRIP_CHANNELS: usize = 6;
+/// Channels per axle.
+const AXLE_CHANNELS: usize = 4;
+/// Where the blocks after the steering block begin.
+const BODY_START: usize = CAR_CHANNELS + 4 * WHEEL_CHANNELS + STEERING_CHANNELS;
+const ENGINE_START: usize = BODY_START + BODY_CHANNELS;
+const WHEEL_GRIP_START: usize = ENGINE_START + ENGINE_CHANNELS;
+const AXLE_START: usize = WHEEL_GRIP_START + 4 * WHEEL_GRIP_CHANNELS;
 /// Number of channels.
-pub const CHANNEL_COUNT: usize = CAR_CHANNELS + 4 * WHEEL_CHANNELS + STEERING_CHANNELS;
+pub const CHANNEL_COUNT: usize = AXLE_START + 2 * AXLE_CHANNELS;
+/// Slip ratio at or below which a braked wheel counts as locked.
+const LOCKED_SLIP: f64 = -0.95;
 
 macro_rules! channel {
     ($group:expr, $mode:ident, $name:expr, $unit:literal, $description:expr) => {
@@ -132,6 +148,34 @@ macro_rules! channel_table {
             channel!("steering", Lerp, "hand_wheel_torque", "N·m", "torque the front tires put on the hand wheel, positive turning it right: what a force-feedback wheel plays"),
             channel!("steering", Lerp, "hand_wheel_angle", "rad", "hand-wheel angle the steer input asks for (input times the hand wheel's lock), positive left"),
             channel!("steering", Lerp, "steer_give", "rad", "road-wheel angle the steering's compliance has given way under the steering torque, positive left (0 for a rigid steering)"),
+            channel!("body 3d", Lerp, "orientation_w", "1", "orientation quaternion, scalar part (interpolate the four parts, then normalise)"),
+            channel!("body 3d", Lerp, "orientation_x", "1", "orientation quaternion, x part"),
+            channel!("body 3d", Lerp, "orientation_y", "1", "orientation quaternion, y part"),
+            channel!("body 3d", Lerp, "orientation_z", "1", "orientation quaternion, z part"),
+            channel!("body 3d", Lerp, "world_vx", "m/s", "centre-of-mass velocity, world x"),
+            channel!("body 3d", Lerp, "world_vy", "m/s", "centre-of-mass velocity, world y"),
+            channel!("body 3d", Lerp, "world_vz", "m/s", "centre-of-mass velocity, world z"),
+            channel!("body 3d", Lerp, "world_ax", "m/s²", "centre-of-mass acceleration, world x"),
+            channel!("body 3d", Lerp, "world_ay", "m/s²", "centre-of-mass acceleration, world y"),
+            channel!("body 3d", Lerp, "world_az", "m/s²", "centre-of-mass acceleration, world z"),
+            channel!("drivetrain", Lerp, "engine_power", "W", "engine output power, torque times engine speed (negative when engine braking)"),
+            channel!("drivetrain", Discrete, "rev_limiter", "bool", "1 while the engine is at or above its rev limiter (a sound event: the limiter's stutter)"),
+            $(
+                channel!(concat!("wheel ", $w), Discrete, concat!("wheel_", $w, "_locked"), "bool", "1 while the wheel is on the ground with a slip ratio at or below -0.95 (locked under braking)"),
+                channel!(concat!("wheel ", $w), Discrete, concat!("wheel_", $w, "_surface_grip"), "1", "grip factor of the surface under the wheel (the surface table's `grip`)"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_peak_fx"), "N", "largest force along the heading the tire can make at this load on this surface"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_peak_fy"), "N", "largest lateral force the tire can make at this load on this surface"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_grip_usage"), "1", "share of the friction ellipse in use, √((fx/peak_fx)² + (fy/peak_fy)²): 1 at the limit (0 off the ground)"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_deflection_lat"), "m", "tire carcass deflection to the wheel's left (the relaxation-length state)"),
+            )*
+            channel!("axle front", Lerp, "axle_front_load_transfer", "N", "lateral load transfer, half of left minus right tire load"),
+            channel!("axle front", Lerp, "axle_front_slip_angle", "rad", "mean slip angle of the axle's tires on the ground"),
+            channel!("axle front", Lerp, "axle_front_fx", "N", "sum of the axle's tire forces along their headings"),
+            channel!("axle front", Lerp, "axle_front_fy", "N", "sum of the axle's lateral tire forces"),
+            channel!("axle rear", Lerp, "axle_rear_load_transfer", "N", "lateral load transfer, half of left minus right tire load"),
+            channel!("axle rear", Lerp, "axle_rear_slip_angle", "rad", "mean slip angle of the axle's tires on the ground"),
+            channel!("axle rear", Lerp, "axle_rear_fx", "N", "sum of the axle's tire forces along their headings"),
+            channel!("axle rear", Lerp, "axle_rear_fy", "N", "sum of the axle's lateral tire forces"),
         ]
     };
 }
@@ -145,8 +189,15 @@ pub fn channel_index(name: &str) -> Option<usize> {
     CHANNELS.iter().position(|c| c.name == name)
 }
 
-/// Fills `out` (length [`CHANNEL_COUNT`]) from a state and its last outputs.
-pub(crate) fn write(def: &CarDefinition, s: &CarState, o: &StepOutputs, out: &mut [f64]) {
+/// Fills `out` (length [`CHANNEL_COUNT`]) from a state, its last outputs
+/// and the world's surfaces.
+pub(crate) fn write(
+    def: &CarDefinition,
+    s: &CarState,
+    o: &StepOutputs,
+    surfaces: &SurfaceTable,
+    out: &mut [f64],
+) {
     let (yaw, pitch, roll) = yaw_pitch_roll(s.orientation);
     let body_velocity: DVec3 = s.orientation.inverse() * s.velocity;
     let w = s.angular_velocity;
@@ -216,12 +267,80 @@ pub(crate) fn write(def: &CarDefinition, s: &CarState, o: &StepOutputs, out: &mu
     }
     let (rack_force, hand_wheel_torque) = steering_feel(def, o);
     let hand_wheel_angle = -i.steer * def.steering.feel.hand_wheel_lock;
-    out[CHANNEL_COUNT - STEERING_CHANNELS..].copy_from_slice(&[
+    out[BODY_START - STEERING_CHANNELS..BODY_START].copy_from_slice(&[
         rack_force,
         hand_wheel_torque,
         hand_wheel_angle,
         s.steer_give,
     ]);
+    let q = s.orientation;
+    let world_acceleration = s.orientation * o.acceleration;
+    out[BODY_START..ENGINE_START].copy_from_slice(&[
+        q.w,
+        q.x,
+        q.y,
+        q.z,
+        s.velocity.x,
+        s.velocity.y,
+        s.velocity.z,
+        world_acceleration.x,
+        world_acceleration.y,
+        world_acceleration.z,
+    ]);
+    let engine_omega = o.engine_rpm * std::f64::consts::TAU / 60.0;
+    out[ENGINE_START..WHEEL_GRIP_START].copy_from_slice(&[
+        o.engine_torque * engine_omega,
+        if o.engine_rpm >= def.engine.limiter_rpm {
+            1.0
+        } else {
+            0.0
+        },
+    ]);
+    for (k, wheel) in o.wheels.iter().enumerate() {
+        let grip = surfaces.get_checked(s.surfaces[k]).grip;
+        let tire = def.tires.get(k < 2);
+        let (peak_x, peak_y) = if wheel.contact {
+            (
+                tire.peak_fx(wheel.load) * grip,
+                tire.peak_fy(wheel.load) * grip,
+            )
+        } else {
+            (0.0, 0.0)
+        };
+        let usage = if peak_x > 0.0 && peak_y > 0.0 {
+            libm::hypot(wheel.fx / peak_x, wheel.fy / peak_y)
+        } else {
+            0.0
+        };
+        let locked = wheel.contact && wheel.slip_ratio <= LOCKED_SLIP;
+        let start = WHEEL_GRIP_START + k * WHEEL_GRIP_CHANNELS;
+        out[start..start + WHEEL_GRIP_CHANNELS].copy_from_slice(&[
+            if locked { 1.0 } else { 0.0 },
+            grip,
+            peak_x,
+            peak_y,
+            usage,
+            s.tire_deflection[k][1],
+        ]);
+    }
+    for (axle, pair) in o.wheels.chunks_exact(2).enumerate() {
+        let (sum, on_ground) = pair
+            .iter()
+            .filter(|w| w.contact)
+            .fold((0.0, 0u32), |(sum, n), w| (sum + w.slip_angle(), n + 1));
+        let slip = if on_ground == 0 {
+            0.0
+        } else {
+            sum / f64::from(on_ground)
+        };
+        let start = AXLE_START + axle * AXLE_CHANNELS;
+        out[start..start + AXLE_CHANNELS].copy_from_slice(&[
+            (pair[0].load - pair[1].load) / 2.0,
+            slip,
+            pair[0].fx + pair[1].fx,
+            pair[0].fy + pair[1].fy,
+        ]);
+    }
 }
 
 /// The front tires' pull on the steering: each front wheel's moment about
@@ -268,6 +387,9 @@ mod tests {
             CHANNELS[CAR_CHANNELS + 4 * WHEEL_CHANNELS - 1].name,
             "wheel_rr_mz"
         );
-        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "steer_give");
+        assert_eq!(CHANNELS[BODY_START - 1].name, "steer_give");
+        assert_eq!(CHANNELS[WHEEL_GRIP_START].name, "wheel_fl_locked");
+        assert_eq!(CHANNELS[AXLE_START - 1].name, "wheel_rr_deflection_lat");
+        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "axle_rear_fy");
     }
 }
