@@ -72,8 +72,11 @@ function curvatures(track) {
 
 /** The keys a player holds for pose `pose` and steer input `steer`: the
  * Rust keyboard test's player (pure pursuit, corner speeds from the
- * curvature ahead), acting only through keys. */
-function keysFor(track, kappa, pose, steer) {
+ * curvature ahead), acting only through keys. `pace` scales its corner
+ * speeds (1: the full pace); a `gentle` driver also lifts off the
+ * throttle while steering hard, as a player nursing a rear-wheel-drive
+ * car through a slide would. */
+function keysFor(track, kappa, pose, steer, { pace = 1, gentle = false } = {}) {
   const [x, y, , yaw, , , , speed] = pose;
   const [distance] = track.locate(x, y);
   const [tx, ty] = pointAt(track, distance + 8 + 0.7 * speed);
@@ -93,10 +96,11 @@ function keysFor(track, kappa, pose, steer) {
     const corner = Math.sqrt(3.5 / Math.max(Math.abs(kappa[i]), 1e-4));
     safe = Math.min(safe, Math.sqrt(corner * corner + 2 * 5 * gap));
   }
+  safe *= pace;
   return {
     ArrowLeft: wanted < 0 && steer > wanted - 0.03,
     ArrowRight: wanted > 0 && steer < wanted + 0.03,
-    ArrowUp: speed < safe - 0.5,
+    ArrowUp: speed < safe - 0.5 && !(gentle && speed > 10 && Math.abs(steer) > 0.15),
     ArrowDown: speed > safe + 1,
   };
 }
@@ -119,8 +123,14 @@ const shown = (page) => page.evaluate(() => window.skidpadPlay.shown());
 /** Drives until a valid lap is done, or `laps` laps, or the time runs
  * out, pressing and releasing keys as `keysFor` says. `api` is the page's
  * test handle (`skidpadPlay`, or `skidpadRace` on the online race page,
- * which counts laps without validity). */
-export async function drive(page, laps, seconds, api = 'skidpadPlay') {
+ * which counts laps without validity). `pace` scales the driver's corner
+ * speeds and `gentle` lifts while steering hard (see `keysFor`);
+ * `keepDriving(state)`, asked at each glance, keeps a driver who has done
+ * its laps on the move while it returns true (a car that stops past the
+ * line becomes a wall for the one still racing). A car standing still for
+ * 3 s (against a barrier, say) backs away for 2.5 s in reverse (Q, then
+ * E back to drive), steering the other way, as a player would. */
+export async function drive(page, laps, seconds, api = 'skidpadPlay', { pace = 1, gentle = false, keepDriving = () => false, name = '' } = {}) {
   const track = new sk.TrackView(TRACK);
   const kappa = curvatures(track);
   const held = new Set();
@@ -133,7 +143,16 @@ export async function drive(page, laps, seconds, api = 'skidpadPlay') {
   const began = Date.now();
   let lapsSeen = 0;
   let strongestFeedback = 0;
-  while (Date.now() < deadline && state.laps < laps) {
+  let stoppedSince = null;
+  let reversingUntil = null;
+  const tap = async (key) => {
+    await page.keyboard.down(key);
+    await page.keyboard.up(key);
+  };
+  while (Date.now() < deadline) {
+    // Asked at every glance, so it also hears of laps before they are done.
+    const more = keepDriving(state);
+    if (state.laps >= laps && !more) break;
     looks += 1;
     strongestFeedback = Math.max(strongestFeedback, Math.abs(state.feedback ?? 0));
     if (state.laps > lapsSeen) {
@@ -141,7 +160,22 @@ export async function drive(page, laps, seconds, api = 'skidpadPlay') {
       if (await validLap()) break;
     }
     if (state.pose && state.steer !== undefined) {
-      const want = keysFor(track, kappa, state.pose, state.steer);
+      const now = Date.now();
+      const want = keysFor(track, kappa, state.pose, state.steer, { pace, gentle });
+      if (reversingUntil !== null && now >= reversingUntil) {
+        reversingUntil = null;
+        stoppedSince = null;
+        await tap('KeyE');
+      } else if (reversingUntil === null) {
+        stoppedSince = state.pose[7] < 0.5 ? (stoppedSince ?? now) : null;
+        if (stoppedSince !== null && now - stoppedSince > 3000) {
+          reversingUntil = now + 2500;
+          await tap('KeyQ');
+        }
+      }
+      if (reversingUntil !== null) {
+        Object.assign(want, { ArrowUp: true, ArrowDown: false, ArrowLeft: want.ArrowRight, ArrowRight: want.ArrowLeft });
+      }
       for (const [key, down] of Object.entries(want)) {
         if (down && !held.has(key)) {
           await page.keyboard.down(key);
@@ -155,7 +189,7 @@ export async function drive(page, laps, seconds, api = 'skidpadPlay') {
     state = await glance();
     if (process.env.PLAY_TRACE && state.pose && looks % 20 === 0) {
       const [d, off] = track.locate(state.pose[0], state.pose[1]);
-      console.log(`step ${state.step} d ${d.toFixed(1)} off ${off.toFixed(2)} v ${state.pose[7].toFixed(1)} steer ${state.steer.toFixed(2)} keys ${[...held].join(',')} looks/s ${(looks / ((Date.now() - began) / 1000)).toFixed(1)}`);
+      console.log(`${name} pose ${state.pose.map((v) => v.toFixed(2)).join(',')} step ${state.step} d ${d.toFixed(1)} off ${off.toFixed(2)} v ${state.pose[7].toFixed(1)} steer ${state.steer.toFixed(2)} keys ${[...held].join(',')} looks/s ${(looks / ((Date.now() - began) / 1000)).toFixed(1)}`);
     }
   }
   for (const key of held) await page.keyboard.up(key);
