@@ -26,9 +26,11 @@ pub enum ReplayError {
         core: u32,
     },
     /// The replay file's format version is not one this build reads.
-    #[error("replay format version {found} is not supported (this build reads version {expected})")]
+    #[error(
+        "replay format version {found} is not supported (this build reads up to version {expected})"
+    )]
     FormatVersion {
-        /// The version this build reads.
+        /// The newest version this build reads (it reads every one from 1).
         expected: u16,
         /// The version in the file.
         found: u16,

@@ -13,7 +13,7 @@
 use skidpad_core::CarInput;
 
 use super::bytes::{Reader, Writer};
-use super::compress::{deflated_section, inflate};
+use super::compress::{CanonicalLevel, deflated_section, inflate};
 use crate::Result;
 use crate::replay::CarTrack;
 
@@ -155,11 +155,12 @@ pub(super) fn inputs_raw_len(r: &mut Reader<'_>, car_steps: &[u64]) -> Result<us
 pub(super) fn decode_inputs(
     mut r: Reader<'_>,
     raw_len: usize,
+    level: CanonicalLevel,
     car_steps: &[u64],
 ) -> Result<Vec<Vec<CarInput>>> {
     let at = r.offset();
     let compressed = r.take(r.remaining())?;
-    let raw = inflate(compressed, raw_len, "inputs", at)?;
+    let raw = inflate(compressed, raw_len, level, "inputs", at)?;
     let mut t = Reader::new(&raw, at, "inputs (inflated)");
     let mut cars = Vec::new();
     for &steps in car_steps {

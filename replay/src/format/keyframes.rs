@@ -5,7 +5,7 @@
 use skidpad_core::{SNAPSHOT_LEN, combine_world_hash};
 
 use super::bytes::{Reader, Writer};
-use super::compress::{deflated_section, inflate};
+use super::compress::{CanonicalLevel, deflated_section, inflate};
 use crate::Result;
 use crate::limits::Limits;
 use crate::replay::{CarKeyframe, CarTrack, Keyframe, ReplayHeader};
@@ -68,12 +68,13 @@ pub(super) fn keyframe_snapshots(header: &ReplayHeader, removals: &[Option<u64>]
 pub(super) fn decode_keyframes(
     mut r: Reader<'_>,
     raw_len: usize,
+    level: CanonicalLevel,
     header: &ReplayHeader,
     removals: &[Option<u64>],
 ) -> Result<Vec<Keyframe>> {
     let at = r.offset();
     let compressed = r.take(r.remaining())?;
-    let raw = inflate(compressed, raw_len, "keyframes", at)?;
+    let raw = inflate(compressed, raw_len, level, "keyframes", at)?;
     let mut k = Reader::new(&raw, at, "keyframes (inflated)");
     // Removal steps in rising order: keyframe steps rise, so the cars
     // present at each are the count minus the removals passed so far.

@@ -34,6 +34,8 @@ mod per_step;
 mod sections;
 mod stream;
 
+use std::ops::RangeInclusive;
+
 use skidpad_core::CarInput;
 
 pub use compress::{MAX_DECOMPRESSED, gunzip, gzip, is_gzip};
@@ -45,7 +47,7 @@ pub use stream::{
 pub(crate) use stream::{chunk_record, end_record, header_record, preamble as stream_preamble};
 
 use self::bytes::{Reader, Writer};
-use self::compress::gunzip_prefix;
+use self::compress::{CanonicalLevel, gunzip_prefix};
 use self::ghosts::{decode_ghosts, encode_ghosts};
 use self::header::{
     check_len, decode_definitions, decode_header, encode_definitions, encode_header,
@@ -68,8 +70,10 @@ use crate::{ReplayError, Result};
 
 /// The first four bytes of every plain `.skr` replay.
 pub const MAGIC: &[u8; 4] = b"SKRP";
-/// The format version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 1;
+/// The format version this build writes; it reads every version from 1 to
+/// this one (version 2 changed only the canonical deflate level, see
+/// `compress::CanonicalLevel`).
+pub const FORMAT_VERSION: u16 = 2;
 const PREAMBLE: usize = 8;
 const SECTION_HEADER: usize = 8;
 const CHECKSUM: usize = 32;
@@ -150,34 +154,40 @@ pub fn read_replay_header(bytes: &[u8]) -> Result<ReplayHeader> {
     parse_header_only(bytes)
 }
 
-fn check_preamble(bytes: &[u8]) -> Result<()> {
-    check_preamble_of(bytes, MAGIC, FORMAT_VERSION, "replay")
+/// The replay's preamble; its format version.
+fn check_preamble(bytes: &[u8]) -> Result<u16> {
+    check_preamble_of(bytes, MAGIC, 1..=FORMAT_VERSION, "replay")
 }
 
 /// Magic, format version and zero flags: the first 8 bytes of a replay
-/// or a stream (`what`).
-fn check_preamble_of(bytes: &[u8], magic: &[u8; 4], version: u16, what: &str) -> Result<()> {
+/// or a stream (`what`). Returns the version, one of `versions`.
+fn check_preamble_of(
+    bytes: &[u8],
+    magic: &[u8; 4],
+    versions: RangeInclusive<u16>,
+    what: &str,
+) -> Result<u16> {
     let mut r = Reader::new(bytes, 0, "preamble");
     if r.take(4)? != magic {
         return Err(r.error(format!("bad magic: not a skidpad {what}")));
     }
     let found = r.u16()?;
-    if found != version {
+    if !versions.contains(&found) {
         return Err(ReplayError::FormatVersion {
-            expected: version,
+            expected: *versions.end(),
             found,
         });
     }
     if r.u16()? != 0 {
         return Err(r.error(format!("unknown {what} flags")));
     }
-    Ok(())
+    Ok(found)
 }
 
 /// `held` is what the caller already holds for this decode (the gunzipped
 /// file), counted against the memory limit.
 fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
-    check_preamble(bytes)?;
+    let level = CanonicalLevel::of_format(check_preamble(bytes)?);
     if bytes.len() < PREAMBLE + SECTION_HEADER + CHECKSUM {
         return Err(ReplayError::Decode {
             section: "file",
@@ -246,10 +256,10 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
             .saturating_add(keyframes_raw as u64)
             .saturating_add(decoded),
     )?;
-    let inputs = decode_inputs(inputs_r, inputs_raw, &car_steps)?;
+    let inputs = decode_inputs(inputs_r, inputs_raw, level, &car_steps)?;
     let surfaces_r = sections.require(SURFACES)?;
     let surfaces = decode_surfaces(surfaces_r, &header, &car_steps)?;
-    let keyframes = decode_keyframes(keyframes_r, keyframes_raw, &header, &removals)?;
+    let keyframes = decode_keyframes(keyframes_r, keyframes_raw, level, &header, &removals)?;
     let ghosts = sections
         .take(GHOSTS)
         .map(|g| decode_ghosts(g, header.car_count))

@@ -146,7 +146,12 @@ fn next_record(bytes: &[u8], at: usize) -> std::result::Result<Option<(u8, &[u8]
 /// recording's header (step count 0), its definitions, and where the
 /// first record after the header starts.
 fn read_header(bytes: &[u8], limits: &Limits) -> Result<(ReplayHeader, Vec<CarDefinition>, usize)> {
-    check_preamble_of(bytes, MAGIC, STREAM_FORMAT_VERSION, "stream")?;
+    check_preamble_of(
+        bytes,
+        MAGIC,
+        STREAM_FORMAT_VERSION..=STREAM_FORMAT_VERSION,
+        "stream",
+    )?;
     let at = PREAMBLE;
     match next_record(bytes, at) {
         Ok(Some((KIND_HEADER, payload))) => {
@@ -252,7 +257,12 @@ impl StreamSplitter {
                 break;
             }
             if !self.header_seen {
-                check_preamble_of(&self.buf, MAGIC, STREAM_FORMAT_VERSION, "stream")?;
+                check_preamble_of(
+                    &self.buf,
+                    MAGIC,
+                    STREAM_FORMAT_VERSION..=STREAM_FORMAT_VERSION,
+                    "stream",
+                )?;
             }
             if self.buf.len() < start + RECORD_HEADER {
                 break;
