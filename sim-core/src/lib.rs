@@ -44,7 +44,7 @@ pub use glam;
 
 pub use error::{CoreError, Result};
 pub use ground::{
-    FlatGround, Ground, GroundHit, GroundRay, GroundSlope, Heightfield, MAX_GRADE,
+    FlatGround, Ground, GroundHint, GroundHit, GroundRay, GroundSlope, Heightfield, MAX_GRADE,
     MAX_HEIGHTFIELD_SAMPLES, MAX_MESH_COORDINATE, MAX_MESH_TRIANGLES, TriangleMesh,
 };
 pub use ids::{CarId, Wheel};

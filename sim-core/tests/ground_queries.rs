@@ -3,8 +3,11 @@
 //! the two agree, the ground's surfaces reach the wheels and the step
 //! records, and a mesh's height bound is never below a hit.
 
+mod common;
+
 use std::sync::Arc;
 
+use common::coordinate;
 use proptest::prelude::*;
 use skidpad_core::glam::DVec3;
 use skidpad_core::{
@@ -255,10 +258,6 @@ fn fingerprints_tell_grounds_apart() {
         }
     }
     assert_eq!(a.fingerprint(), field(4, 4, |_, _| -0.0).fingerprint());
-}
-
-fn coordinate(lo: f64, hi: f64) -> impl Strategy<Value = f64> + Clone {
-    (0..=u32::MAX).prop_map(move |k| lo + (hi - lo) * (f64::from(k) / f64::from(u32::MAX)))
 }
 
 fn ray() -> impl Strategy<Value = GroundRay> {

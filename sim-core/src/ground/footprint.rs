@@ -18,6 +18,7 @@
 
 use glam::{DVec2, DVec3};
 
+use crate::ground::height_bound::HeightBound;
 use crate::ground::triangle::Triangle;
 
 /// Padding of every box, m: far above the rounding of the hit point and
@@ -50,6 +51,9 @@ pub(crate) struct FootprintGrid {
     inv_cell: f64,
     columns: u64,
     rows: u64,
+    /// The last column and row as floats (kept: a u64 → f64 conversion
+    /// takes several instructions on x86-64's baseline).
+    last_cell: DVec2,
     starts: Vec<u32>,
     items: Vec<u32>,
     /// Triangles too large to list per cell: candidates for every ray.
@@ -63,6 +67,9 @@ pub(crate) struct FootprintGrid {
     /// ray's is skipped before the ray–triangle test (a cell holds more
     /// than the ray's box meets).
     boxes: Vec<(DVec2, DVec2)>,
+    /// Every triangle's height bound by its plane, for
+    /// [`FootprintGrid::lies_below`].
+    heights: Vec<HeightBound>,
 }
 
 /// A triangle's padded x–y box.
@@ -111,12 +118,14 @@ impl FootprintGrid {
             inv_cell: 1.0 / cell,
             columns,
             rows,
+            last_cell: DVec2::new((columns - 1) as f64, (rows - 1) as f64),
             starts: Vec::new(),
             items: Vec::new(),
             large: Vec::new(),
             tops: vec![f64::NEG_INFINITY; (columns * rows) as usize],
             large_top: f64::NEG_INFINITY,
             boxes: Vec::new(),
+            heights: triangles.iter().map(HeightBound::of).collect(),
         };
         let top_of = |tri: &Triangle| tri.v0.z.max(tri.v0.z + tri.e1.z).max(tri.v0.z + tri.e2.z);
         // Two passes (count, then fill) build the compressed lists in
@@ -164,14 +173,14 @@ impl FootprintGrid {
         Some(grid)
     }
 
-    /// The cell column or row of a coordinate, clamped to the grid.
-    fn index(&self, v: f64, origin: f64, count: u64) -> u64 {
+    /// The cell column or row of a coordinate, clamped to the grid (of
+    /// `count` cells along that axis, the last one `last`).
+    fn index(&self, v: f64, origin: f64, count: u64, last: f64) -> u64 {
         let k = (v - origin) * self.inv_cell;
         // Clamped first (NaN and negatives to the first cell, the far side
         // to the last), then truncated, which is the floor for what is
         // left, without `floor`'s libcall on x86-64's baseline or the
         // saturating conversion's fix-ups: a monotonic function of `v`.
-        let last = (count - 1) as f64;
         if k >= 0.0 {
             if k < last { k as i64 as u64 } else { count - 1 }
         } else {
@@ -181,14 +190,10 @@ impl FootprintGrid {
 
     /// The columns and rows (inclusive, first ≤ last) a box touches.
     fn range(&self, min: DVec2, max: DVec2) -> (u64, u64, u64, u64) {
-        let (c0, c1) = (
-            self.index(min.x, self.origin.x, self.columns),
-            self.index(max.x, self.origin.x, self.columns),
-        );
-        let (r0, r1) = (
-            self.index(min.y, self.origin.y, self.rows),
-            self.index(max.y, self.origin.y, self.rows),
-        );
+        let column = |x: f64| self.index(x, self.origin.x, self.columns, self.last_cell.x);
+        let row = |y: f64| self.index(y, self.origin.y, self.rows, self.last_cell.y);
+        let (c0, c1) = (column(min.x), column(max.x));
+        let (r0, r1) = (row(min.y), row(max.y));
         (c0.min(c1), r0.min(r1), c0.max(c1), r0.max(r1))
     }
 
@@ -206,11 +211,39 @@ impl FootprintGrid {
         let (x, y) = (centre.x, centre.y);
         let (rx, ry) = (reach.x.abs() + PAD, reach.y.abs() + PAD);
         let (min, max) = (DVec2::new(x - rx, y - ry), DVec2::new(x + rx, y + ry));
+        self.meeting(min, max, MAX_CELLS_PER_RAY, |i| {
+            visit(i);
+            true
+        })
+    }
+
+    /// Calls `visit` with every triangle whose box meets triangle `i`'s
+    /// (`i` included; some more than once), or returns false without
+    /// calling it for a triangle too large to be listed in cells.
+    pub(crate) fn overlapping(&self, i: u32, mut visit: impl FnMut(u32)) -> bool {
+        let (min, max) = self.boxes[i as usize];
+        self.meeting(min, max, MAX_CELLS_PER_TRIANGLE, |j| {
+            visit(j);
+            true
+        })
+    }
+
+    /// Calls `visit` with every triangle whose box meets `[min, max]`
+    /// until it returns false, unless the box is not finite or touches
+    /// more than `max_cells`; whether the box was searched (to the end or
+    /// to the visit that stopped it).
+    fn meeting(
+        &self,
+        min: DVec2,
+        max: DVec2,
+        max_cells: u64,
+        mut visit: impl FnMut(u32) -> bool,
+    ) -> bool {
         if !(min.is_finite() && max.is_finite()) {
             return false;
         }
         let (c0, r0, c1, r1) = self.range(min, max);
-        if (c1 - c0 + 1) * (r1 - r0 + 1) > MAX_CELLS_PER_RAY {
+        if (c1 - c0 + 1) * (r1 - r0 + 1) > max_cells {
             return false;
         }
         let meets = |i: u32| {
@@ -218,8 +251,8 @@ impl FootprintGrid {
             lo.x <= max.x && min.x <= hi.x && lo.y <= max.y && min.y <= hi.y
         };
         for &i in &self.large {
-            if meets(i) {
-                visit(i);
+            if meets(i) && !visit(i) {
+                return true;
             }
         }
         for r in r0..=r1 {
@@ -229,8 +262,8 @@ impl FootprintGrid {
                 self.starts[(row + c1 + 1) as usize],
             );
             for &i in &self.items[first as usize..last as usize] {
-                if meets(i) {
-                    visit(i);
+                if meets(i) && !visit(i) {
+                    return true;
                 }
             }
         }
@@ -261,6 +294,26 @@ impl FootprintGrid {
             }
         }
         Some(top)
+    }
+
+    /// Whether no triangle point with x–y in `[min, max]` lies at or above
+    /// `z`: first by the cells' highest vertices, then, if they do not
+    /// prove it, triangle by triangle by their planes (see
+    /// `height_bound.rs`). False when unproven, or past
+    /// [`MAX_CELLS_PER_BOUND`] cells.
+    pub(crate) fn lies_below(&self, min: DVec2, max: DVec2, z: f64) -> bool {
+        match self.highest_within(min, max) {
+            None => false,
+            Some(top) if top < z => true,
+            Some(_) => {
+                let mut below = true;
+                let searched = self.meeting(min, max, MAX_CELLS_PER_BOUND, |i| {
+                    below = self.heights[i as usize].over(min, max) < z;
+                    below
+                });
+                searched && below
+            }
+        }
     }
 
     /// Triangles listed in cells and tested for every ray, for tests and

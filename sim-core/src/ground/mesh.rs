@@ -10,8 +10,9 @@
 use glam::{DVec2, DVec3};
 
 use crate::ground::footprint::FootprintGrid;
+use crate::ground::lone::LoneTriangles;
 use crate::ground::triangle::Triangle;
-use crate::ground::{FingerprintWriter, Ground, GroundHit, GroundRay};
+use crate::ground::{FingerprintWriter, Ground, GroundHint, GroundHit, GroundRay};
 use crate::surface::SurfaceId;
 use crate::{CoreError, Result};
 
@@ -71,6 +72,9 @@ pub struct TriangleMesh {
     order: Vec<u32>,
     /// The fast path for short rays (`footprint.rs`); `None` for small meshes.
     pub(super) grid: Option<FootprintGrid>,
+    /// The triangles a hinted ray may be answered by alone (`lone.rs`);
+    /// `None` without a grid.
+    lone: Option<LoneTriangles>,
     fingerprint: [u8; 32],
 }
 
@@ -123,10 +127,15 @@ impl TriangleMesh {
             nodes: Vec::new(),
             order: Vec::new(),
             grid: None,
+            lone: None,
             fingerprint: [0; 32],
         };
         mesh.build_hierarchy();
         mesh.grid = FootprintGrid::build(&mesh.triangles);
+        mesh.lone = mesh
+            .grid
+            .as_ref()
+            .map(|grid| LoneTriangles::find(&mesh.triangles, grid));
         mesh.fingerprint = mesh.compute_fingerprint();
         Ok(mesh)
     }
@@ -153,6 +162,12 @@ impl TriangleMesh {
     #[must_use]
     pub fn triangle_count(&self) -> usize {
         self.triangles.len()
+    }
+
+    /// How many triangles a hinted ray may be answered by alone, for tests.
+    #[cfg(test)]
+    pub(crate) fn lone_count(&self) -> Option<usize> {
+        self.lone.as_ref().map(LoneTriangles::count)
     }
 
     /// Depth of the hierarchy (1 for a single leaf).
@@ -301,7 +316,7 @@ fn meets_box(
 impl TriangleMesh {
     /// The cast through the grid of the mesh's footprint, or `None` when
     /// the mesh has no grid or the ray spans too many of its cells.
-    fn cast_ray_grid(&self, ray: &GroundRay) -> Option<Option<GroundHit>> {
+    fn nearest_in_grid(&self, ray: &GroundRay) -> Option<Option<(f64, u32)>> {
         let grid = self.grid.as_ref()?;
         let reach = ray.max_distance;
         // The ray searches back as far as it reaches forward: a segment
@@ -315,7 +330,20 @@ impl TriangleMesh {
                 best = Some((t, i));
             }
         });
-        searched.then(|| best.map(|(t, i)| self.hit(ray, t, i)))
+        searched.then_some(best)
+    }
+
+    /// The nearest hit's parameter and triangle, through the grid for the
+    /// short rays of struts and body corners, the hierarchy otherwise.
+    fn nearest(&self, ray: &GroundRay) -> Option<(f64, u32)> {
+        let reach = ray.max_distance;
+        if !(reach.is_finite() && reach >= 0.0) {
+            return None;
+        }
+        match self.nearest_in_grid(ray) {
+            Some(answer) => answer,
+            None => self.nearest_in_hierarchy(ray),
+        }
     }
 
     /// The cast through the bounding-volume hierarchy alone (what
@@ -324,6 +352,11 @@ impl TriangleMesh {
     /// too.
     #[must_use]
     pub fn cast_ray_hierarchy(&self, ray: &GroundRay) -> Option<GroundHit> {
+        self.nearest_in_hierarchy(ray)
+            .map(|(t, i)| self.hit(ray, t, i))
+    }
+
+    fn nearest_in_hierarchy(&self, ray: &GroundRay) -> Option<(f64, u32)> {
         let reach = ray.max_distance;
         if !(reach.is_finite() && reach >= 0.0) {
             return None;
@@ -357,7 +390,7 @@ impl TriangleMesh {
                 }
             }
         }
-        best.map(|(t, i)| self.hit(ray, t, i))
+        best
     }
 }
 
@@ -367,14 +400,31 @@ impl Ground for TriangleMesh {
     /// hierarchy otherwise. Both prune only, so the answer is the brute
     /// force's bit for bit.
     fn cast_ray(&self, ray: &GroundRay) -> Option<GroundHit> {
+        self.nearest(ray).map(|(t, i)| self.hit(ray, t, i))
+    }
+
+    /// The hint is the triangle the last ray hit: when that triangle is
+    /// alone and this ray's whole x–y extent lies well inside it
+    /// (`lone.rs`), its own test is the answer; otherwise the full cast,
+    /// whose triangle becomes the hint.
+    fn cast_ray_hinted(&self, ray: &GroundRay, hint: &mut GroundHint) -> Option<GroundHit> {
         let reach = ray.max_distance;
         if !(reach.is_finite() && reach >= 0.0) {
             return None;
         }
-        match self.cast_ray_grid(ray) {
-            Some(answer) => answer,
-            None => self.cast_ray_hierarchy(ray),
+        if let Some(lone) = &self.lone
+            && lone.covers(hint.0, ray.origin, ray.direction * reach)
+        {
+            let i = hint.0;
+            return self.triangles[i as usize]
+                .intersect(ray, -reach, reach)
+                .map(|t| self.hit(ray, t, i));
         }
+        let found = self.nearest(ray);
+        if let Some((_, i)) = found {
+            *hint = GroundHint(i);
+        }
+        found.map(|(t, i)| self.hit(ray, t, i))
     }
 
     fn fingerprint(&self) -> [u8; 32] {
@@ -385,6 +435,13 @@ impl Ground for TriangleMesh {
     /// the rectangle touches. A mesh without a grid gives none.
     fn highest_within(&self, min: DVec2, max: DVec2) -> Option<f64> {
         self.grid.as_ref()?.highest_within(min, max)
+    }
+
+    /// The grid's cells first, then the planes of the triangles there.
+    fn lies_below(&self, min: DVec2, max: DVec2, z: f64) -> bool {
+        self.grid
+            .as_ref()
+            .is_some_and(|grid| grid.lies_below(min, max, z))
     }
 
     fn max_surface_id(&self) -> Option<SurfaceId> {

@@ -18,7 +18,9 @@
 //! `sqrt`, so it gives the same bits on every target.
 
 mod footprint;
+mod height_bound;
 mod heightfield;
+mod lone;
 mod mesh;
 mod slope;
 mod triangle;
@@ -87,6 +89,18 @@ pub trait Ground: fmt::Debug + Send + Sync {
     /// in `[−max_distance, max_distance]` (see [`GroundRay`]), or `None`.
     fn cast_ray(&self, ray: &GroundRay) -> Option<GroundHit>;
 
+    /// [`cast_ray`](Self::cast_ray)'s answer, bit for bit, given a hint of
+    /// the caller's own: a ground may keep in it what the caller's last
+    /// ray hit (a wheel stands on the same triangle step after step) to
+    /// answer the next one without a search, and update it. The answer
+    /// must not depend on the hint, whatever it holds (empty, stale,
+    /// another ground's), so a hint is never part of a simulation's state.
+    /// The default ignores it.
+    fn cast_ray_hinted(&self, ray: &GroundRay, hint: &mut GroundHint) -> Option<GroundHit> {
+        let _ = hint;
+        self.cast_ray(ray)
+    }
+
     /// blake3 of the ground's canonical description: two grounds with the
     /// same fingerprint answer every ray alike. Replays store it, so a
     /// replay is never played on a ground it was not recorded on.
@@ -103,6 +117,15 @@ pub trait Ground: fmt::Debug + Send + Sync {
         None
     }
 
+    /// Whether every point of the ground with x–y in `[min, max]` lies
+    /// below height `z`, if the ground can tell cheaply (false when it
+    /// cannot). Bodies skip the rays of their corners on it, under the
+    /// same promise as [`highest_within`](Self::highest_within), which
+    /// the default asks.
+    fn lies_below(&self, min: DVec2, max: DVec2, z: f64) -> bool {
+        self.highest_within(min, max).is_some_and(|top| top < z)
+    }
+
     /// The largest surface id any hit can carry, if the ground assigns
     /// surfaces; a world refuses a ground whose ids its table lacks.
     fn max_surface_id(&self) -> Option<SurfaceId> {
@@ -112,6 +135,22 @@ pub trait Ground: fmt::Debug + Send + Sync {
     /// A short human-readable description for error messages ("plane",
     /// "heightfield 64×64", …).
     fn describe(&self) -> String;
+}
+
+/// What a caller's last ray hit, as its ground chose to remember it (see
+/// [`Ground::cast_ray_hinted`]); starts empty.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GroundHint(pub(crate) u32);
+
+impl GroundHint {
+    /// A hint that holds nothing.
+    pub const EMPTY: GroundHint = GroundHint(u32::MAX);
+}
+
+impl Default for GroundHint {
+    fn default() -> Self {
+        GroundHint::EMPTY
+    }
 }
 
 /// The plane z = 0, solid below: the default ground and today's

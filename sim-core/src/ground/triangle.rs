@@ -15,7 +15,7 @@ use crate::ground::GroundRay;
 /// counts as hit. Two triangles sharing an edge overlap by this much, so
 /// a ray down the shared edge cannot slip through a rounding gap between
 /// them; the tie goes to the lower triangle index.
-const EDGE_TOLERANCE: f64 = 1e-9;
+pub(crate) const EDGE_TOLERANCE: f64 = 1e-9;
 
 /// A triangle as one vertex and two edges.
 #[derive(Clone, Copy, Debug, PartialEq)]

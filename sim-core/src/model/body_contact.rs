@@ -133,7 +133,9 @@ pub(crate) fn resolve(
 /// skips: leaving it out changes no answer.
 fn above_ground(env: &Environment<'_>, min: DVec3, max: DVec3) -> bool {
     let pad = DVec2::splat(BOUND_MARGIN);
-    env.ground
-        .highest_within(min.truncate() - pad, max.truncate() + pad)
-        .is_some_and(|top| top + BOUND_MARGIN < min.z)
+    env.ground.lies_below(
+        min.truncate() - pad,
+        max.truncate() + pad,
+        min.z - BOUND_MARGIN,
+    )
 }

@@ -12,7 +12,7 @@
 
 use glam::{DMat3, DQuat, DVec3};
 
-use crate::ground::GroundRay;
+use crate::ground::{GroundHint, GroundRay};
 use crate::ids::Wheel;
 use crate::model::aero;
 use crate::model::assists;
@@ -168,6 +168,7 @@ struct StrutHit {
 pub(crate) fn substep(
     ctx: &SubstepContext<'_>,
     state: &mut CarState,
+    hints: &mut [GroundHint; 4],
     mut out: Option<&mut StepOutputs>,
 ) {
     let given = ctx.host.with_steer_give(ctx.def, state);
@@ -208,7 +209,7 @@ pub(crate) fn substep(
             direction: -up,
             max_distance: geometry.ray_length,
         };
-        let hit = env.cast_ray(&ray)?;
+        let hit = env.cast_ray_hinted(&ray, &mut hints[w.index()])?;
         let compression = geometry.ray_length - hit.distance;
         (compression > 0.0).then_some(StrutHit {
             point: hit.point,

@@ -5,7 +5,7 @@
 
 use glam::DVec3;
 
-use crate::ground::{FlatGround, Ground, GroundHit, GroundRay};
+use crate::ground::{FlatGround, Ground, GroundHint, GroundHit, GroundRay};
 use crate::lod::Lod;
 use crate::model::drivetrain;
 use crate::model::steering::SteerGeometry;
@@ -34,6 +34,20 @@ impl Environment<'_> {
             FlatGround.cast_ray(ray)
         } else {
             self.ground.cast_ray(ray)
+        }
+    }
+
+    /// The same answer, through the ground's hinted cast (`hint` is the
+    /// caller's: one per strut).
+    pub(crate) fn cast_ray_hinted(
+        &self,
+        ray: &GroundRay,
+        hint: &mut GroundHint,
+    ) -> Option<GroundHit> {
+        if self.flat {
+            FlatGround.cast_ray(ray)
+        } else {
+            self.ground.cast_ray_hinted(ray, hint)
         }
     }
 }
@@ -68,24 +82,28 @@ pub(crate) struct HostStep {
 
 impl HostStep {
     /// Selects the gear for this host step (a shift opens the clutch) and
-    /// computes what the substeps share; `h` is the substep length.
+    /// computes what the substeps share; `h` is the substep length, and
+    /// the single-track ray below uses the first of the car's hints.
     pub(crate) fn begin(
         def: &CarDefinition,
         params: &CarParams,
         state: &mut CarState,
         env: &Environment<'_>,
-        level: Lod,
-        h: f64,
+        (level, h): (Lod, f64),
+        hints: &mut [GroundHint; 4],
     ) -> Self {
         let forward_speed = state.velocity.dot(state.orientation * DVec3::X);
         drivetrain::select_gear(def, state, forward_speed);
         let ground_below = (level == Lod::SingleTrack)
             .then(|| {
-                env.cast_ray(&GroundRay {
-                    origin: state.position,
-                    direction: -DVec3::Z,
-                    max_distance: SINGLE_TRACK_GROUND_REACH,
-                })
+                env.cast_ray_hinted(
+                    &GroundRay {
+                        origin: state.position,
+                        direction: -DVec3::Z,
+                        max_distance: SINGLE_TRACK_GROUND_REACH,
+                    },
+                    &mut hints[0],
+                )
             })
             .flatten();
         let mut slope = state.slope;

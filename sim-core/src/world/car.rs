@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use glam::{DQuat, DVec2, DVec3};
 
-use crate::ground::{Ground, GroundRay, GroundSlope};
+use crate::ground::{Ground, GroundHint, GroundRay, GroundSlope};
 use crate::ids::CarId;
 use crate::input::CarInput;
 use crate::lod::{Lod, LodSetting, substep_count};
@@ -79,6 +79,10 @@ pub(crate) struct Car {
     pub body: BodyBox,
     /// Where the body touched the ground in the last step, if it did.
     pub ground_hit: Option<BodyHit>,
+    /// What each strut's last ray hit, for the ground's hinted cast: a
+    /// cache, not state (every hint gives the same answers), so snapshots
+    /// leave it out.
+    ground_hints: [GroundHint; 4],
     /// First 8 bytes of blake3 over the definition's canonical JSON; ties
     /// snapshots to the definition they were made with.
     pub fingerprint: [u8; 8],
@@ -137,6 +141,7 @@ impl Car {
             params,
             body: BodyBox::of(def),
             ground_hit: None,
+            ground_hints: [GroundHint::EMPTY; 4],
             fingerprint,
             state,
             outputs: StepOutputs::default(),
@@ -195,7 +200,14 @@ impl Car {
         }
         let n = self.substeps(dt);
         let h = dt / f64::from(n);
-        let host = HostStep::begin(&self.def, &self.params, &mut self.state, env, level, h);
+        let host = HostStep::begin(
+            &self.def,
+            &self.params,
+            &mut self.state,
+            env,
+            (level, h),
+            &mut self.ground_hints,
+        );
         let ctx = SubstepContext {
             def: &self.def,
             params: &self.params,
@@ -208,7 +220,9 @@ impl Car {
             // only the last substep writes them.
             let out = (k + 1 == n).then_some(&mut self.outputs);
             match level {
-                Lod::Full => full_model::substep(&ctx, &mut self.state, out),
+                Lod::Full => {
+                    full_model::substep(&ctx, &mut self.state, &mut self.ground_hints, out);
+                }
                 Lod::SingleTrack => single_track::substep(&ctx, &mut self.state, out),
                 Lod::Frozen => {}
             }

@@ -33,3 +33,10 @@ pub fn scripted_events(world: &mut World, step: u64) {
 }
 
 pub const DT: f64 = 1.0 / 60.0;
+
+/// A float in `[lo, hi]` from 2^32 evenly spaced values (proptest's own
+/// float strategies shrink towards values the ground tests do not need).
+pub fn coordinate(lo: f64, hi: f64) -> impl proptest::strategy::Strategy<Value = f64> + Clone {
+    use proptest::strategy::Strategy;
+    (0..=u32::MAX).prop_map(move |k| lo + (hi - lo) * (f64::from(k) / f64::from(u32::MAX)))
+}
