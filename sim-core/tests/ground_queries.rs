@@ -472,7 +472,8 @@ fn bad_meshes_are_refused_with_reasons() {
     assert!(err(ok.with_surfaces(vec![])).contains("1 triangles need 1 surfaces"));
 }
 
-/// A track's mesh without its height bound: every body ray is cast.
+/// A track's mesh without its shortcuts: no height bound, so every body
+/// ray is cast, and no hinted strut cast.
 #[derive(Debug)]
 struct Unbounded(TriangleMesh);
 
@@ -497,9 +498,9 @@ impl Ground for Unbounded {
 #[test]
 fn skipping_the_rays_of_bodies_above_the_ground_changes_no_bit() {
     // A packed field on each track's own surface, bodies hitting kerbs,
-    // walls and each other: with the mesh's height bound (most corner
-    // rays skipped) and without it (every one cast), the same world bits
-    // every step.
+    // walls and each other: with the mesh's shortcuts (height bounds that
+    // skip most corner rays, hinted strut casts) and without them (every
+    // ray searched), the same world bits every step.
     for name in skidpad_core::track_names() {
         let track = Arc::new(skidpad_core::Track::builtin(name).unwrap());
         let race = |ground: Arc<dyn Ground>| {

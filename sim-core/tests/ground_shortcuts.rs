@@ -4,8 +4,9 @@
 //!   the brute-force cast does, whatever the hint: empty, carried from the
 //!   ray before (as a wheel's is), taken from a ray straight down at the
 //!   same spot (which makes the mesh's shortcut apply), or from elsewhere;
-//! - `Ground::lies_below` (by the triangles' planes) never says a box is
-//!   clear of ground that the brute-force cast finds in it.
+//! - `Ground::lies_below` and `Ground::lies_under_hull` (by the
+//!   triangles' planes) never say a box is clear of ground that the
+//!   brute-force cast finds in it.
 
 mod common;
 
@@ -277,5 +278,70 @@ fn the_track_surfaces_lie_below_a_box_only_where_no_ray_finds_ground_in_it() {
     assert!(
         said_below * 3 > cases,
         "{said_below} of {cases} boxes proven clear"
+    );
+}
+
+#[test]
+fn the_track_surfaces_lie_under_a_body_only_where_no_corner_ray_finds_ground() {
+    let (mut said_clear, mut cases) = (0, 0);
+    for name in skidpad_core::track_names() {
+        let track = skidpad_core::Track::builtin(name).unwrap();
+        let mesh = track.ground().unwrap();
+        for k in 0..600 {
+            let d = track.length() * f64::from(k) / 600.0;
+            let (centre, heading) = track.point_at(d);
+            let across = (f64::from(k % 29) / 28.0 - 0.5) * (track.width() + 6.0);
+            let xy = centre + heading.perp() * across;
+            let Some(ground) = mesh.cast_ray_brute_force(&GroundRay {
+                origin: DVec3::new(xy.x, xy.y, 500.0),
+                direction: DVec3::NEG_Z,
+                max_distance: 1000.0,
+            }) else {
+                continue;
+            };
+            // A car's body box riding the surface's tilt, rolled and
+            // pitched a little more, at heights from sunk to clear.
+            let yaw = libm::atan2(heading.y, heading.x) + f64::from(k % 5) * 0.3;
+            let tilt = skidpad_core::glam::DQuat::from_rotation_arc(DVec3::Z, ground.normal);
+            let extra = skidpad_core::glam::DQuat::from_euler(
+                skidpad_core::glam::EulerRot::XYZ,
+                (f64::from(k % 7) - 3.0) * 0.02,
+                (f64::from(k % 11) - 5.0) * 0.02,
+                0.0,
+            );
+            let rotation = tilt * skidpad_core::glam::DQuat::from_rotation_z(yaw) * extra;
+            let half = DVec3::new(2.2, 0.9, 0.45);
+            let lift = 0.45 + f64::from(k % 9) * 0.06 - 0.2;
+            let centre = ground.point + ground.normal * lift;
+            let corners: Vec<DVec3> = (0..8)
+                .map(|c| {
+                    let sign = |bit: u32| if c & bit == 0 { -1.0 } else { 1.0 };
+                    centre + rotation * (half * DVec3::new(sign(1), sign(2), sign(4)))
+                })
+                .collect();
+            cases += 1;
+            if !mesh.lies_under_hull(&corners, 1e-3) {
+                continue;
+            }
+            said_clear += 1;
+            for corner in &corners {
+                let offset = *corner - centre;
+                let ray = GroundRay {
+                    origin: centre,
+                    direction: offset.normalize(),
+                    max_distance: offset.length(),
+                };
+                let hit = mesh.cast_ray_brute_force(&ray);
+                assert!(
+                    hit.is_none_or(|h| h.distance < 0.0),
+                    "{name}: a body said clear meets the ground at {hit:?}"
+                );
+            }
+        }
+    }
+    // Many bodies here are sunk or straddle a barrier; the rest clear.
+    assert!(
+        said_clear * 5 > cases,
+        "{said_clear} of {cases} bodies proven clear"
     );
 }

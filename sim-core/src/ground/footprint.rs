@@ -316,6 +316,35 @@ impl FootprintGrid {
         }
     }
 
+    /// Whether every triangle near `points` lies `margin` below their
+    /// convex hull (by `height_bound.rs`): false when unproven, or past
+    /// [`MAX_CELLS_PER_BOUND`] cells.
+    pub(crate) fn lies_under_hull(&self, points: &[DVec3], margin: f64) -> bool {
+        let (mut min, mut max) = (DVec2::splat(f64::INFINITY), DVec2::splat(f64::NEG_INFINITY));
+        let (mut lowest, mut reach) = (f64::INFINITY, DVec3::ZERO);
+        for p in points {
+            min = min.min(p.truncate());
+            max = max.max(p.truncate());
+            lowest = lowest.min(p.z);
+            reach = reach.max(p.abs());
+        }
+        let pad = DVec2::splat(margin);
+        let (min, max) = (min - pad, max + pad);
+        if self
+            .highest_within(min, max)
+            .is_some_and(|top| top < lowest - margin)
+        {
+            return true;
+        }
+        let mut below = true;
+        let searched = self.meeting(min, max, MAX_CELLS_PER_BOUND, |i| {
+            below = self.heights[i as usize].under_hull(points, lowest, reach, margin);
+            below
+        });
+        // NaN makes `lowest` NaN and every comparison false.
+        searched && below && lowest.is_finite()
+    }
+
     /// Triangles listed in cells and tested for every ray, for tests and
     /// the mesh's description of its memory.
     #[cfg(test)]

@@ -4,7 +4,7 @@
 //! a grid cell's highest vertex can stand a wheel's clearance above it,
 //! so a car's body on a hill skips the rays that only run through air.
 
-use glam::DVec2;
+use glam::{DVec2, DVec3};
 
 use crate::ground::triangle::Triangle;
 
@@ -66,12 +66,36 @@ impl HeightBound {
         let plane = terms + self.offset + RELATIVE_PAD * size + PAD;
         plane.min(self.top)
     }
+
+    /// Whether every point of the triangle lies at least `margin` below
+    /// the convex hull of `points`, whose lowest height is `lowest` and
+    /// largest |x|, |y| and |z| are `reach`: the hull is above the
+    /// triangle's highest vertex, or every point is above its plane, and
+    /// then so is the whole hull.
+    pub(crate) fn under_hull(
+        &self,
+        points: &[DVec3],
+        lowest: f64,
+        reach: DVec3,
+        margin: f64,
+    ) -> bool {
+        if lowest - margin > self.top {
+            return true;
+        }
+        if !self.planar {
+            return false;
+        }
+        // One padding for every point: the largest any of them needs.
+        let size = self.slope.abs().dot(reach.truncate()) + reach.z + self.scale;
+        let floor = self.offset + RELATIVE_PAD * size + PAD + margin;
+        points
+            .iter()
+            .all(|p| p.z - self.slope.x * p.x - self.slope.y * p.y > floor)
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    use glam::DVec3;
-
     use super::*;
 
     #[test]

@@ -444,6 +444,14 @@ impl Ground for TriangleMesh {
             .is_some_and(|grid| grid.lies_below(min, max, z))
     }
 
+    /// The grid's cells first, then each nearby triangle's plane against
+    /// every point.
+    fn lies_under_hull(&self, points: &[DVec3], margin: f64) -> bool {
+        self.grid
+            .as_ref()
+            .is_some_and(|grid| grid.lies_under_hull(points, margin))
+    }
+
     fn max_surface_id(&self) -> Option<SurfaceId> {
         self.surfaces.as_ref()?.iter().copied().max()
     }

@@ -126,6 +126,22 @@ pub trait Ground: fmt::Debug + Send + Sync {
         self.highest_within(min, max).is_some_and(|top| top < z)
     }
 
+    /// Whether the ground lies at least `margin` below the convex hull of
+    /// `points` (a car's body box, by its eight corners), if the ground
+    /// can tell cheaply (false when it cannot): then no ray between two
+    /// points of the hull meets it. The default asks
+    /// [`lies_below`](Self::lies_below) about the points' box.
+    fn lies_under_hull(&self, points: &[DVec3], margin: f64) -> bool {
+        let Some(first) = points.first() else {
+            return false;
+        };
+        let (min, max) = points
+            .iter()
+            .fold((*first, *first), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
+        let pad = DVec2::splat(margin);
+        self.lies_below(min.truncate() - pad, max.truncate() + pad, min.z - margin)
+    }
+
     /// The largest surface id any hit can carry, if the ground assigns
     /// surfaces; a world refuses a ground whose ids its table lacks.
     fn max_surface_id(&self) -> Option<SurfaceId> {

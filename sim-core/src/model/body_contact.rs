@@ -65,8 +65,14 @@ pub(crate) fn resolve(
     let clear = if env.flat {
         centre.z > extent(2)
     } else {
-        let half = DVec3::new(extent(0), extent(1), extent(2));
-        above_ground(env, centre - half, centre + half)
+        // The box itself (eight corners) against the ground's planes: on
+        // a hill the box's axis-aligned bounds would reach below the road
+        // the tilted body rides parallel to.
+        let corners: [DVec3; 8] = std::array::from_fn(|k| {
+            let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
+            centre + m * (body.half * DVec3::new(sign(1), sign(2), sign(4)))
+        });
+        env.ground.lies_under_hull(&corners, BOUND_MARGIN)
     };
     if clear {
         return None;
