@@ -67,6 +67,9 @@ pub(crate) struct FootprintGrid {
     /// ray's is skipped before the ray–triangle test (a cell holds more
     /// than the ray's box meets).
     boxes: Vec<(DVec2, DVec2)>,
+    /// Every listed triangle's first cell (column, row), so a search of
+    /// several cells can visit it once.
+    first_cells: Vec<(u32, u32)>,
     /// Every triangle's height bound by its plane, for
     /// [`FootprintGrid::lies_below`].
     heights: Vec<HeightBound>,
@@ -126,6 +129,7 @@ impl FootprintGrid {
             large_top: f64::NEG_INFINITY,
             boxes: Vec::new(),
             heights: triangles.iter().map(HeightBound::of).collect(),
+            first_cells: vec![(0, 0); triangles.len()],
         };
         let top_of = |tri: &Triangle| tri.v0.z.max(tri.v0.z + tri.e1.z).max(tri.v0.z + tri.e2.z);
         // Two passes (count, then fill) build the compressed lists in
@@ -135,6 +139,8 @@ impl FootprintGrid {
         let mut listed = vec![false; triangles.len()];
         for (i, (min, max)) in boxes.iter().enumerate() {
             let (c0, r0, c1, r1) = grid.range(*min, *max);
+            // Cells number at most 4 per triangle plus 64 K: u32 indices.
+            grid.first_cells[i] = (c0 as u32, r0 as u32);
             let top = top_of(&triangles[i]);
             if (c1 - c0 + 1) * (r1 - r0 + 1) > MAX_CELLS_PER_TRIANGLE {
                 grid.large.push(i as u32);
@@ -211,7 +217,7 @@ impl FootprintGrid {
         let (x, y) = (centre.x, centre.y);
         let (rx, ry) = (reach.x.abs() + PAD, reach.y.abs() + PAD);
         let (min, max) = (DVec2::new(x - rx, y - ry), DVec2::new(x + rx, y + ry));
-        self.meeting(min, max, MAX_CELLS_PER_RAY, |i| {
+        self.meeting(min, max, (MAX_CELLS_PER_RAY, false), |i| {
             visit(i);
             true
         })
@@ -222,21 +228,22 @@ impl FootprintGrid {
     /// calling it for a triangle too large to be listed in cells.
     pub(crate) fn overlapping(&self, i: u32, mut visit: impl FnMut(u32)) -> bool {
         let (min, max) = self.boxes[i as usize];
-        self.meeting(min, max, MAX_CELLS_PER_TRIANGLE, |j| {
+        self.meeting(min, max, (MAX_CELLS_PER_TRIANGLE, true), |j| {
             visit(j);
             true
         })
     }
 
     /// Calls `visit` with every triangle whose box meets `[min, max]`
-    /// until it returns false, unless the box is not finite or touches
-    /// more than `max_cells`; whether the box was searched (to the end or
-    /// to the visit that stopped it).
+    /// until it returns false (`once`: each triangle once; otherwise once
+    /// per cell it shares with the box), unless the box is not finite or
+    /// touches more than `max_cells`; whether the box was searched (to
+    /// the end or to the visit that stopped it).
     fn meeting(
         &self,
         min: DVec2,
         max: DVec2,
-        max_cells: u64,
+        (max_cells, once): (u64, bool),
         mut visit: impl FnMut(u32) -> bool,
     ) -> bool {
         if !(min.is_finite() && max.is_finite()) {
@@ -254,6 +261,25 @@ impl FootprintGrid {
             if meets(i) && !visit(i) {
                 return true;
             }
+        }
+        if once {
+            // Cell by cell, each triangle in the first cell (row-major) it
+            // shares with the box only: a body's box spans a few cells
+            // that list the same long road triangles.
+            for r in r0..=r1 {
+                for c in c0..=c1 {
+                    let cell = (r * self.columns + c) as usize;
+                    let (first, last) = (self.starts[cell], self.starts[cell + 1]);
+                    for &i in &self.items[first as usize..last as usize] {
+                        let (tc, tr) = self.first_cells[i as usize];
+                        let first_shared = u64::from(tc).max(c0) == c && u64::from(tr).max(r0) == r;
+                        if first_shared && meets(i) && !visit(i) {
+                            return true;
+                        }
+                    }
+                }
+            }
+            return true;
         }
         for r in r0..=r1 {
             let row = r * self.columns;
@@ -307,7 +333,7 @@ impl FootprintGrid {
             Some(top) if top < z => true,
             Some(_) => {
                 let mut below = true;
-                let searched = self.meeting(min, max, MAX_CELLS_PER_BOUND, |i| {
+                let searched = self.meeting(min, max, (MAX_CELLS_PER_BOUND, true), |i| {
                     below = self.heights[i as usize].over(min, max) < z;
                     below
                 });
@@ -337,7 +363,7 @@ impl FootprintGrid {
             return true;
         }
         let mut below = true;
-        let searched = self.meeting(min, max, MAX_CELLS_PER_BOUND, |i| {
+        let searched = self.meeting(min, max, (MAX_CELLS_PER_BOUND, true), |i| {
             below = self.heights[i as usize].under_hull(points, lowest, reach, margin);
             below
         });
