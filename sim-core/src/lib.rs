@@ -31,6 +31,7 @@ mod input;
 mod lod;
 mod math;
 mod model;
+mod norm;
 mod pose;
 pub mod race;
 mod state;

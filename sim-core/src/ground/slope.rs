@@ -6,6 +6,7 @@
 
 use glam::DVec3;
 
+use crate::norm::Norm;
 use crate::{CoreError, Result};
 
 /// Steepest grade accepted, as rise over run (100 % = 45°).
@@ -74,7 +75,7 @@ impl GroundSlope {
     #[must_use]
     pub fn gravity(self, g: f64) -> DVec3 {
         let n = DVec3::new(-self.grade, -self.cross_slope, 1.0);
-        let inv_len = 1.0 / n.length();
+        let inv_len = 1.0 / n.norm();
         // In the ground frame the true "down" is −n expressed with the
         // plane's normal as +z: rotate so that n maps to z. For small and
         // moderate slopes this is the vector below, exact for either axis

@@ -21,6 +21,7 @@ use crate::model::outputs::{AssistActivity, StepOutputs, WheelOutput};
 use crate::model::steering;
 use crate::model::substep::SubstepContext;
 use crate::model::wheel::{self, Spun, WheelContact, WheelSlip, ploughing_force};
+use crate::norm::{Norm, unit_quat};
 use crate::state::car_state::CarState;
 use crate::surface::SurfaceId;
 
@@ -123,9 +124,9 @@ impl<'a> WheelRun<'a> {
 fn gyroscopic_step(inertia: DVec3, inv_inertia: DVec3, w: DVec3, h: f64) -> DVec3 {
     let momentum = inertia * w;
     let turned = w - inv_inertia * w.cross(momentum) * h;
-    let length = (inertia * turned).length();
+    let length = (inertia * turned).norm();
     if length > 0.0 {
-        turned * (momentum.length() / length)
+        turned * (momentum.norm() / length)
     } else {
         turned
     }
@@ -220,7 +221,7 @@ pub(crate) fn substep(
     });
     let travel = hits.map(|hit| hit.map_or(0.0, |h| h.compression));
 
-    let speed = state.velocity.length();
+    let speed = state.velocity.norm();
     let aero = aero::forces(def, env.air_density, speed, forward_speed);
     let mut force = host.gravity * mass;
     let mut torque = DVec3::ZERO;
@@ -333,7 +334,7 @@ pub(crate) fn substep(
     let w = state.angular_velocity;
     let spin = DQuat::from_xyzw(w.x, w.y, w.z, 0.0);
     let q = rot + rot * spin * (0.5 * h);
-    state.orientation = q.normalize();
+    state.orientation = unit_quat(q);
 
     if let Some(out) = out {
         out.acceleration = to_body * acceleration;
@@ -358,14 +359,14 @@ impl TireFrame {
     /// keeps the bits it had before grounds existed.
     fn at(normal: DVec3, wheel_forward: DVec3) -> TireFrame {
         if normal == DVec3::Z {
-            let heading = DVec3::new(wheel_forward.x, wheel_forward.y, 0.0).normalize_or_zero();
+            let heading = DVec3::new(wheel_forward.x, wheel_forward.y, 0.0).unit_or(DVec3::ZERO);
             return TireFrame {
                 heading,
                 lateral: DVec3::new(-heading.y, heading.x, 0.0),
                 normal,
             };
         }
-        let heading = (wheel_forward - normal * wheel_forward.dot(normal)).normalize_or_zero();
+        let heading = (wheel_forward - normal * wheel_forward.dot(normal)).unit_or(DVec3::ZERO);
         TireFrame {
             heading,
             lateral: normal.cross(heading),

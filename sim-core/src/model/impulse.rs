@@ -2,6 +2,7 @@
 //! against the ground: stop the approach along the normal (keeping a share
 //! of it as bounce), then Coulomb friction against the sliding velocity.
 
+use crate::norm::Norm;
 use glam::DVec3;
 
 /// The impulse that the second body (the car, against the ground)
@@ -23,7 +24,7 @@ pub(crate) fn contact_impulse(
         0.0
     };
     let mut impulse = n * normal_impulse;
-    if let Some(t) = (relative - n * closing).try_normalize() {
+    if let Some(t) = (relative - n * closing).try_unit() {
         let limit = friction * normal_impulse;
         impulse += t * (-relative.dot(t) / inverse_mass(t)).clamp(-limit, limit);
     }

@@ -16,6 +16,7 @@ use glam::DVec2;
 use crate::input::CarInput;
 use crate::math;
 use crate::model::drivetrain::{differential, gearbox};
+use crate::norm::Norm;
 use crate::pose::planar_heading;
 use crate::state::car_state::CarState;
 use crate::track::traffic::{Racecraft, Surroundings, TrafficCar};
@@ -238,7 +239,7 @@ impl AiDriver {
         let to_target = target - position;
         // sin α = (heading × to_target)/|to_target| for a unit heading, so
         // no angle is taken.
-        let distance = to_target.length();
+        let distance = to_target.norm();
         let sin_alpha = if distance > 0.0 {
             heading.perp_dot(to_target) / distance
         } else {

@@ -19,6 +19,7 @@
 use glam::DVec2;
 
 use super::{SAMPLES_PER_SEGMENT, Track, TrackPosition};
+use crate::norm::Norm;
 
 /// Segments per group. The window's start is a multiple of
 /// `SAMPLES_PER_SEGMENT`, so groups of a divisor of it line up with the
@@ -121,7 +122,7 @@ impl Track {
         let (a, b) = (self.points[i], self.points[(i + 1) % n]);
         let seg = b - a;
         let side = seg.perp_dot(p - a).signum();
-        let distance = self.wrap(self.distance[i] + t * seg.length());
+        let distance = self.wrap(self.distance[i] + t * seg.norm());
         TrackPosition {
             segment: i,
             distance,
@@ -153,7 +154,7 @@ impl Track {
         let mut bounds = [0.0; WINDOW_GROUPS];
         let (head, tail) = circles.split_at(start / GROUP);
         for (bound, circle) in bounds.iter_mut().zip(tail.iter().chain(head)) {
-            let d = circle.centre.distance(p);
+            let d = (circle.centre - p).norm();
             *bound = d - circle.radius - (circle.margin + 1e-9 * d);
         }
         let nearest_group =

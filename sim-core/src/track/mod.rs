@@ -12,6 +12,7 @@ pub(crate) mod traffic;
 use glam::DVec2;
 use serde::Deserialize;
 
+use crate::norm::Norm;
 use crate::{CoreError, Result};
 
 /// Polyline points generated per control-point segment.
@@ -269,7 +270,7 @@ impl Track {
         let n = self.points.len();
         let (p0, p1) = (self.points[i], self.points[(i + 1) % n]);
         let seg = p1 - p0;
-        let len = seg.length();
+        let len = seg.norm();
         let t = (s - self.distance[i]) / len;
         (p0 + seg * t, seg / len)
     }

@@ -22,6 +22,7 @@ use glam::{DMat3, DVec2, DVec3};
 use crate::ids::CarId;
 use crate::lod::Lod;
 use crate::model::impulse::contact_impulse;
+use crate::norm::Norm;
 use crate::vehicle::body::BodyBox;
 use crate::world::car::Car;
 
@@ -79,7 +80,7 @@ impl Footprint {
         let heading = DVec2::new(m.x_axis.x, m.x_axis.y);
         // A car standing on its nose has no heading from above; any fixed
         // one keeps the answer deterministic.
-        let forward = heading.try_normalize().unwrap_or(DVec2::X);
+        let forward = heading.try_unit().unwrap_or(DVec2::X);
         Some(Footprint {
             centre: car.state.position + m * centre,
             forward,

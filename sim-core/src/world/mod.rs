@@ -17,6 +17,7 @@ use crate::input::CarInput;
 use crate::lod::LodSetting;
 use crate::model::outputs::StepOutputs;
 use crate::model::substep::Environment;
+use crate::norm::Norm;
 use crate::pose::{CarPose, yaw_pitch_roll};
 use crate::state::car_state::CarState;
 use crate::state::snapshot;
@@ -579,7 +580,7 @@ impl World {
             pitch,
             roll,
             steer_angle: (steer[0] + steer[1]) / 2.0,
-            speed: s.velocity.length(),
+            speed: s.velocity.norm(),
         })
     }
 }
