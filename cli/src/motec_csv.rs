@@ -24,15 +24,15 @@
 //! the crossings before the rows, so the replay is simulated twice: once
 //! for the race layer's laps, once for the rows; neither holds the rows.
 
-use std::io::Write;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 use skidpad_core::{CHANNELS, channel_index};
-use skidpad_replay::Limits;
+use skidpad_replay::{Limits, Replay};
 
-use crate::files::GameLogic;
+use crate::files::{self, GameLogic};
 use crate::telemetry_csv::{Row, RowFilter, walk};
 
 /// Standard gravity, m/s² per G.
@@ -143,6 +143,11 @@ fn quoted(text: &str) -> String {
 
 /// Writes car `car`'s telemetry from `replay_path` as MoTeC CSV to `out`,
 /// the rows `filter` keeps; returns the rows written.
+///
+/// The preamble lists the laps' beacons, known only once the race has run,
+/// so the one re-simulation writes its rows to an unnamed temporary file
+/// first (a long race's rows do not sit in memory), then the preamble and
+/// those rows go to `out`.
 pub fn export_motec_csv(
     replay_path: &Path,
     car: u32,
@@ -152,18 +157,31 @@ pub fn export_motec_csv(
     game_logic: GameLogic,
     progress: &ProgressBar,
 ) -> Result<u64> {
-    // First pass: the laps (the preamble's beacons), writing nothing.
-    let laps = walk(
-        replay_path,
+    let replay = files::load_replay(replay_path, limits)?;
+    let columns = columns();
+    let mut rows =
+        BufWriter::new(tempfile::tempfile().context("cannot make a temporary file for the rows")?);
+    let walked = walk(
+        (&replay, replay_path),
         car,
         filter,
         limits,
         game_logic,
-        &ProgressBar::hidden(),
-        |_| Ok(()),
+        progress,
+        |row| {
+            write!(rows, "{}", row.time)?;
+            for column in &columns {
+                match value(column, row) {
+                    Some(v) => write!(rows, ",{v}")?,
+                    None => write!(rows, ",")?,
+                }
+            }
+            writeln!(rows)?;
+            Ok(())
+        },
     )?;
-    let columns = columns();
-    let beacons: Vec<f64> = laps
+    let mut rows = rows.into_inner().map_err(|e| e.into_error())?;
+    let beacons: Vec<f64> = walked
         .laps
         .iter()
         .enumerate()
@@ -175,18 +193,21 @@ pub fn export_motec_csv(
             start.into_iter().chain([lap.end])
         })
         .collect();
-    let rate = laps
+    let rate = walked
         .dt
         .map(|dt| 1.0 / (dt * filter.stride as f64))
         .unwrap_or(0.0);
-    let (vehicle, driver) = vehicle_and_driver(replay_path, car, limits)?;
+    let (vehicle, driver) = vehicle_and_driver(&replay, car);
     let file_name = replay_path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let preamble: [Vec<String>; 12] = [
         vec![quoted("Format"), quoted("MoTeC CSV File")],
-        vec![quoted("Venue"), quoted(laps.track.as_deref().unwrap_or(""))],
+        vec![
+            quoted("Venue"),
+            quoted(walked.track.as_deref().unwrap_or("")),
+        ],
         vec![quoted("Vehicle"), quoted(&vehicle)],
         vec![quoted("Driver"), quoted(&driver)],
         vec![quoted("Device"), quoted("skidpad")],
@@ -200,7 +221,7 @@ pub fn export_motec_csv(
         ],
         vec![
             quoted("Duration"),
-            quoted(&format!("{:.3}", laps.duration)),
+            quoted(&format!("{:.3}", walked.duration)),
             quoted("s"),
         ],
         vec![quoted("Range"), quoted(&range_text(filter))],
@@ -223,25 +244,8 @@ pub fn export_motec_csv(
     writeln!(out, "{}", units.join(","))?;
     writeln!(out)?;
     writeln!(out)?;
-    let walked = walk(
-        replay_path,
-        car,
-        filter,
-        limits,
-        game_logic,
-        progress,
-        |row| {
-            write!(out, "{}", row.time)?;
-            for column in &columns {
-                match value(column, row) {
-                    Some(v) => write!(out, ",{v}")?,
-                    None => write!(out, ",")?,
-                }
-            }
-            writeln!(out)?;
-            Ok(())
-        },
-    )?;
+    rows.seek(SeekFrom::Start(0))?;
+    std::io::copy(&mut rows, out)?;
     out.flush()?;
     Ok(walked.rows)
 }
@@ -256,8 +260,7 @@ fn range_text(filter: &RowFilter) -> String {
 
 /// The car's class (the preset its definition equals, else `custom`)
 /// and its driver (the replay's `player`, else `car N`).
-fn vehicle_and_driver(replay_path: &Path, car: u32, limits: &Limits) -> Result<(String, String)> {
-    let replay = crate::files::load_replay(replay_path, limits)?;
+fn vehicle_and_driver(replay: &Replay, car: u32) -> (String, String) {
     let class = replay
         .definitions
         .get(car as usize)
@@ -272,7 +275,7 @@ fn vehicle_and_driver(replay_path: &Path, car: u32, limits: &Limits) -> Result<(
         .header
         .metadata_value("player")
         .map_or_else(|| format!("car {car}"), str::to_owned);
-    Ok((class, driver))
+    (class, driver)
 }
 
 #[cfg(test)]

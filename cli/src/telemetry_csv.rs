@@ -23,7 +23,7 @@ use anyhow::{Result, bail};
 use indicatif::ProgressBar;
 use skidpad_core::CHANNELS;
 use skidpad_core::race::{RaceRules, RaceTiming};
-use skidpad_replay::Limits;
+use skidpad_replay::{Limits, Replay};
 
 use crate::files::{self, GameLogic};
 
@@ -135,11 +135,12 @@ pub struct Walked {
     pub duration: f64,
 }
 
-/// Re-simulates `replay_path` and calls `each` with car `car`'s row at
-/// every step `filter` keeps, as the step is made: nothing accumulates,
-/// so a replay of any length walks through a fixed amount of memory.
+/// Re-simulates `replay` (read from `replay_path`, which messages name)
+/// and calls `each` with car `car`'s row at every step `filter` keeps, as
+/// the step is made: nothing accumulates, so a replay of any length walks
+/// through a fixed amount of memory.
 pub fn walk(
-    replay_path: &Path,
+    (replay, replay_path): (&Replay, &Path),
     car: u32,
     filter: &RowFilter,
     limits: &Limits,
@@ -150,7 +151,6 @@ pub fn walk(
     if filter.stride == 0 {
         bail!("--stride must be at least 1");
     }
-    let replay = files::load_replay(replay_path, limits)?;
     let cars = replay.cars.len();
     let Some(index) = usize::try_from(car).ok().filter(|&c| c < cars) else {
         bail!(
@@ -172,12 +172,12 @@ pub fn walk(
         track: replay.header.metadata_value("track").map(str::to_owned),
         ..Walked::default()
     };
-    let mut player = files::straight_player(&replay, limits, game_logic)?;
+    let mut player = files::straight_player(replay, limits, game_logic)?;
     let id = player.car_ids()[index];
     let mut race = track.map(|t| RaceTiming::new(t, RaceRules::default(), player.world()));
     let mut time = 0.0;
     let mut dts = (None::<f64>, true);
-    while let Some((step, dt)) = files::next_step(&mut player, &replay)? {
+    while let Some((step, dt)) = files::next_step(&mut player, replay)? {
         progress.inc(1);
         time += dt;
         dts = match dts {
@@ -255,8 +255,9 @@ pub fn export_csv(
     progress: &ProgressBar,
 ) -> Result<u64> {
     header(out)?;
+    let replay = files::load_replay(replay_path, limits)?;
     let walked = walk(
-        replay_path,
+        (&replay, replay_path),
         car,
         filter,
         limits,
