@@ -62,6 +62,9 @@ pub struct ApiOptions {
     /// Runs one player may have waiting for or under verification; past
     /// it, 429.
     pub max_unfinished_runs: u32,
+    /// Requests one address may have in flight at once (0: no cap); past
+    /// it, 429.
+    pub max_requests_per_address: u32,
 }
 
 /// Runs a player may have waiting by default: a lap a minute keeps well
@@ -80,6 +83,7 @@ impl Default for ApiOptions {
             budget: BoardBudget::default(),
             sign_up: true,
             max_unfinished_runs: DEFAULT_MAX_UNFINISHED_RUNS,
+            max_requests_per_address: crate::in_flight::DEFAULT_REQUESTS_PER_ADDRESS,
         }
     }
 }
@@ -140,7 +144,7 @@ pub fn router(store: Store, options: ApiOptions, metrics: Arc<Metrics>) -> Route
         .layer(DefaultBodyLimit::max(options.max_upload));
     let api = limited(
         api,
-        options.request_timeout,
+        (options.request_timeout, options.max_requests_per_address),
         options.upload_rate,
         options.player_rate,
     )

@@ -13,7 +13,8 @@
 //!   path and [`plausibility`] flags inputs no human makes.
 //! - [`reverify`]: re-simulating a stored run on demand, an older
 //!   simulation version's in its archived core.
-//! - [`metrics`]: the Prometheus exposition at `/metrics`.
+//! - [`metrics`]: the Prometheus exposition at `/metrics`; [`limits`] and
+//!   [`in_flight`]: deadlines, rate limits and the per-address cap.
 //! - [`service`]: starting the API and workers together.
 
 #![deny(missing_docs)]
@@ -23,6 +24,7 @@ pub mod accounts;
 pub mod api;
 pub mod budget;
 pub mod identity;
+pub mod in_flight;
 pub mod judge;
 pub mod laps;
 pub mod limits;

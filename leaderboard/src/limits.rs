@@ -19,6 +19,8 @@ use tower_governor::key_extractor::{KeyExtractor, PeerIpKeyExtractor};
 use tower_governor::{GovernorError, GovernorLayer};
 use tower_http::timeout::TimeoutLayer;
 
+use crate::in_flight::{InFlight, cap_in_flight};
+
 /// Whole-request deadline by default: headers, body and the answer. A 16
 /// MiB upload needs about 0.3 MB/s to make it.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
@@ -120,13 +122,15 @@ where
     router.layer(GovernorLayer::new(config))
 }
 
-/// Puts the deadline on every route of `router`, and the rate limits
-/// (when set) on its POST routes: `per_address` keyed by the peer address
-/// (the router must be served with `into_make_service_with_connect_info`),
-/// `per_player` by the request's token.
+/// Puts the deadline on every route of `router`, the cap on requests in
+/// flight per address (`in_flight`, when not 0; `in_flight.rs`), and the
+/// rate limits (when set) on its POST routes: `per_address` keyed by the
+/// peer address (the router must be served with
+/// `into_make_service_with_connect_info`), `per_player` by the request's
+/// token.
 pub fn limited<S: Clone + Send + Sync + 'static>(
     router: Router<S>,
-    timeout: Duration,
+    (timeout, in_flight): (Duration, u32),
     per_address: Option<RateLimit>,
     per_player: Option<RateLimit>,
 ) -> Router<S> {
@@ -138,8 +142,15 @@ pub fn limited<S: Clone + Send + Sync + 'static>(
         Some(rate) => rate_limited(router, rate, PeerIpKeyExtractor),
         None => router,
     };
-    router.layer(TimeoutLayer::with_status_code(
+    let router = router.layer(TimeoutLayer::with_status_code(
         StatusCode::REQUEST_TIMEOUT,
         timeout,
+    ));
+    if in_flight == 0 {
+        return router;
+    }
+    router.layer(axum::middleware::from_fn_with_state(
+        InFlight::new(in_flight),
+        cap_in_flight,
     ))
 }

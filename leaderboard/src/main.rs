@@ -139,6 +139,10 @@ struct Args {
     /// it, 429 with Retry-After.
     #[arg(long, default_value_t = DEFAULT_MAX_UNFINISHED_RUNS)]
     max_unfinished_runs: u32,
+    /// Requests one address may have in flight at once, uploads trickling
+    /// in included (0: no cap); past it, 429 with Retry-After.
+    #[arg(long, default_value_t = skidpad_leaderboard::in_flight::DEFAULT_REQUESTS_PER_ADDRESS)]
+    max_requests_per_address: u32,
     /// Only the operator issues tokens (`token issue`): `POST /players`
     /// answers 403.
     #[arg(long)]
@@ -267,6 +271,7 @@ async fn main() -> Result<()> {
         },
         sign_up: !args.closed_sign_up,
         max_unfinished_runs: args.max_unfinished_runs,
+        max_requests_per_address: args.max_requests_per_address,
         ..ApiOptions::default()
     };
     // Ctrl-C or SIGTERM (what a process manager sends): stop accepting,

@@ -4,7 +4,8 @@
 //! gets 429 with Retry-After while reads still answer, and so does a
 //! player past theirs while other players go on; a replay over the
 //! board's budget is refused from its header at once, naming the limit;
-//! SIGTERM ends the process cleanly.
+//! an address holding its cap of requests in flight gets 429 for the next
+//! until one ends; SIGTERM ends the process cleanly.
 
 mod common;
 
@@ -215,5 +216,58 @@ fn a_player_past_their_upload_budget_gets_429_and_other_players_do_not() {
     // Same address, another player's token: its own budget.
     let answer = post_runs(&address, &other, b"not a replay either");
     assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+    assert!(sigterm_and_wait(&mut server));
+}
+
+/// Opens an upload that sends its headers and a few body bytes, then
+/// waits: a request in flight until the deadline.
+fn hanging_upload(address: &str, token: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(address).unwrap();
+    stream
+        .write_all(
+            format!("POST /runs HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer {token}\r\nContent-Length: 1000\r\n\r\nxxx")
+                .as_bytes(),
+        )
+        .unwrap();
+    stream
+}
+
+/// Sends `head` every 50 ms until the answer starts with `status` (or
+/// 10 s pass); the last answer and the time it took.
+fn first_answer(address: &str, head: &str, status: &str) -> (String, Duration) {
+    let started = Instant::now();
+    loop {
+        let answer = request(address, head, b"");
+        if answer.starts_with(status) || started.elapsed() > Duration::from_secs(10) {
+            return (answer, started.elapsed());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn an_address_holding_its_cap_of_requests_in_flight_gets_429_until_one_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let (mut server, address, token) = start(
+        dir.path(),
+        &["--max-requests-per-address", "3", "--request-timeout", "30"],
+    );
+    let health = "GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    assert!(request(&address, health, b"").starts_with("HTTP/1.1 200"));
+    let mut held: Vec<TcpStream> = (0..3).map(|_| hanging_upload(&address, &token)).collect();
+    // The three uploads take their places as the server reads them.
+    let (refused, _) = first_answer(&address, health, "HTTP/1.1 429");
+    assert!(refused.starts_with("HTTP/1.1 429"), "{refused}");
+    assert!(
+        refused.to_ascii_lowercase().contains("retry-after: 1"),
+        "{refused}"
+    );
+    assert!(refused.contains("requests in flight"), "{refused}");
+    // A client that goes away frees its place at once.
+    drop(held.pop());
+    let (answer, waited) = first_answer(&address, health, "HTTP/1.1 200");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    assert!(waited < Duration::from_secs(5), "freed after {waited:?}");
+    drop(held);
     assert!(sigterm_and_wait(&mut server));
 }

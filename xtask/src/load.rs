@@ -394,8 +394,9 @@ fn run_phases(
     phase: u32,
     soak: u32,
 ) -> Result<Value, String> {
-    // 1 and 2: the raw path (no rate limits, no cap on unfinished runs,
-    // no workers), as behind a proxy that does the limiting.
+    // 1 and 2: the raw path (no rate limits, no caps on unfinished runs
+    // or requests in flight, no workers), as behind a proxy that does the
+    // limiting.
     let raw = Server::start(
         binary,
         work,
@@ -408,6 +409,8 @@ fn run_phases(
             "0",
             "--max-unfinished-runs",
             "1000000000",
+            "--max-requests-per-address",
+            "0",
         ],
     )?;
     let load_token = token(binary, work, "load")?;
@@ -450,7 +453,7 @@ fn run_phases(
     drop(raw);
 
     // 3: the hostile mix, with the service's own limits (the per-address
-    // one off: every client here is 127.0.0.1).
+    // ones off: every client here is 127.0.0.1).
     let guarded = Server::start(
         binary,
         work,
@@ -463,6 +466,8 @@ fn run_phases(
             "2",
             "--max-unfinished-runs",
             "1000",
+            "--max-requests-per-address",
+            "0",
         ],
     )?;
     let flooder = token(binary, work, "flooder")?;

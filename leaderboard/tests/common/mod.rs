@@ -113,13 +113,15 @@ impl Service {
             store.clone(),
             role,
             Some(listener),
-            // The tests measure the raw path: the upload rate limit has its
-            // own test (abuse.rs), against the binary's flags.
-            // Likewise the per-player cap on unfinished runs (identity.rs).
+            // The tests measure the raw path: the upload rate limit and
+            // the cap on requests in flight have their own tests
+            // (abuse.rs), against the binary's flags. Likewise the
+            // per-player cap on unfinished runs (identity.rs).
             ApiOptions {
                 upload_rate: None,
                 player_rate: None,
                 max_unfinished_runs: u32::MAX,
+                max_requests_per_address: 0,
                 ..ApiOptions::default()
             },
             options,
