@@ -16,6 +16,7 @@ use skidpad_replay::{Limits, ReplayError, gunzip, is_gzip, read_replay_header};
 use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
 
+use crate::boards::Boards;
 use crate::budget::BoardBudget;
 use crate::identity::{self, caller, check_metadata_player};
 use crate::judge::PLAYER_KEY;
@@ -56,6 +57,9 @@ pub struct ApiOptions {
     pub player_rate: Option<RateLimit>,
     /// What one run may cost; a replay over it is refused at upload.
     pub budget: BoardBudget,
+    /// The tracks ranked here and their rules (`None`: every built-in
+    /// track, within `budget`); a run breaking them is refused at upload.
+    pub boards: Option<Arc<Boards>>,
     /// Anyone may claim a free name (`POST /players`); when false, only
     /// the operator issues tokens (`skidpad-leaderboard token issue`).
     pub sign_up: bool,
@@ -81,6 +85,7 @@ impl Default for ApiOptions {
             upload_rate: Some(RateLimit::default()),
             player_rate: Some(RateLimit::default()),
             budget: BoardBudget::default(),
+            boards: None,
             sign_up: true,
             max_unfinished_runs: DEFAULT_MAX_UNFINISHED_RUNS,
             max_requests_per_address: crate::in_flight::DEFAULT_REQUESTS_PER_ADDRESS,
@@ -96,6 +101,7 @@ pub(crate) struct ApiState {
     max_unfinished_runs: u32,
     max_decoded: usize,
     budget: BoardBudget,
+    boards: Option<Arc<Boards>>,
     /// Inflations running at once: each may hold up to `max_decoded`
     /// bytes, so a burst of gzip bombs costs at most this many times that.
     inflating: Arc<Semaphore>,
@@ -117,6 +123,7 @@ pub fn router(store: Store, options: ApiOptions, metrics: Arc<Metrics>) -> Route
         max_unfinished_runs: options.max_unfinished_runs,
         max_decoded: options.max_decoded,
         budget: options.budget,
+        boards: options.boards,
         inflating: Arc::new(Semaphore::new(
             std::thread::available_parallelism().map_or(1, usize::from),
         )),
@@ -269,11 +276,17 @@ async fn submit(
         run_id(&body, state.max_decoded)
             .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?
     };
-    // Over the board's budget: refused from the header, before anything is
-    // stored or simulated. A header that does not parse goes on to a
-    // worker, whose verdict says what is wrong with the file.
+    // Over the service's budget or against its board's rules: refused
+    // from the header, before anything is stored or simulated. A header
+    // that does not parse goes on to a worker, whose verdict says what is
+    // wrong with the file.
     if let Ok(header) = read_replay_header(&body) {
-        if let Some(reason) = state.budget.refusal(&header) {
+        let boards = state.boards.as_deref();
+        let refusal = state
+            .budget
+            .refusal(&header)
+            .or_else(|| boards.and_then(|b| b.refusal(&header)));
+        if let Some(reason) = refusal {
             return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, reason));
         }
         check_metadata_player(&caller, header.metadata_value(PLAYER_KEY))?;

@@ -22,6 +22,7 @@
 
 pub mod accounts;
 pub mod api;
+pub mod boards;
 pub mod budget;
 pub mod identity;
 pub mod in_flight;

@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use clap::Parser;
 use skidpad_leaderboard::accounts::check_player_name;
 use skidpad_leaderboard::api::{ApiOptions, DEFAULT_MAX_UNFINISHED_RUNS, DEFAULT_MAX_UPLOAD};
+use skidpad_leaderboard::boards::Boards;
 use skidpad_leaderboard::budget::BoardBudget;
 use skidpad_leaderboard::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit};
 use skidpad_leaderboard::service::{Role, serve};
@@ -135,6 +136,11 @@ struct Args {
     /// Most car-steps (cars × steps) a submitted replay may cost.
     #[arg(long, default_value_t = BoardBudget::default().max_car_steps)]
     max_car_steps: u64,
+    /// A JSON file of the tracks ranked here and their rules (rivals
+    /// beside the ranked car, longest run); without it every built-in
+    /// track is open within the budget above. See `leaderboard/README.md`.
+    #[arg(long, value_name = "FILE")]
+    boards: Option<std::path::PathBuf>,
     /// Runs one player may have waiting for or under verification; past
     /// it, 429 with Retry-After.
     #[arg(long, default_value_t = DEFAULT_MAX_UNFINISHED_RUNS)]
@@ -224,6 +230,18 @@ async fn main() -> Result<()> {
     } else {
         None
     };
+    // Read before anything starts, so a bad file stops the service with
+    // the board named.
+    let boards = match &args.boards {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            Some(std::sync::Arc::new(
+                Boards::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+            ))
+        }
+        None => None,
+    };
     let store = Store::open(&args.database)
         .await
         .with_context(|| format!("cannot open the database {}", args.database))?;
@@ -269,6 +287,7 @@ async fn main() -> Result<()> {
             max_steps: args.max_steps,
             max_car_steps: args.max_car_steps,
         },
+        boards,
         sign_up: !args.closed_sign_up,
         max_unfinished_runs: args.max_unfinished_runs,
         max_requests_per_address: args.max_requests_per_address,

@@ -52,7 +52,9 @@ pub fn record_field(car: &str, cars: usize, steps: u64, metadata: &[(&str, &str)
             .unwrap();
         world.set_driver(id, Some(track.clone())).unwrap();
     }
+    // The track by default; `metadata` may name another.
     let mut all = vec![("track".to_owned(), "brandwood".to_owned())];
+    all.retain(|(key, _)| !metadata.iter().any(|(k, _)| k == key));
     all.extend(
         metadata
             .iter()
