@@ -366,6 +366,23 @@ async fn live() -> Response {
     Json(json!({ "status": "live" })).into_response()
 }
 
+/// The routes of a process running workers only (`--role worker
+/// --serve-metrics`): its own `/metrics` (its workers' verdicts and
+/// verification seconds, the shared queue's depth) and `/health/live`.
+pub fn worker_router(store: Store, metrics: Arc<Metrics>) -> Router {
+    Router::new()
+        .route("/metrics", get(worker_metrics))
+        .route("/health/live", get(live))
+        .with_state((store, metrics))
+}
+
+async fn worker_metrics(
+    State((store, metrics)): State<(Store, Arc<Metrics>)>,
+) -> Result<Response, ApiError> {
+    let counts = store.queue_counts().await?;
+    Ok(exposition(metrics.render(counts)))
+}
+
 /// `GET /metrics`: the Prometheus text exposition.
 async fn metrics_text(State(state): State<ApiState>) -> Result<Response, ApiError> {
     let counts = state.store.queue_counts().await?;

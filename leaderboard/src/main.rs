@@ -91,9 +91,15 @@ struct Args {
     /// What this process runs: the API and workers, or one of them.
     #[arg(long, value_enum, default_value = "all")]
     role: RoleArg,
-    /// Address the API listens on.
+    /// Address the API listens on (with `--role worker`, only when
+    /// `--serve-metrics` asks for it).
     #[arg(long, default_value = "127.0.0.1:8787")]
     listen: String,
+    /// With `--role worker`: serve this process's `/metrics` (its workers'
+    /// verdicts and verification seconds, the shared queue's depth) and
+    /// `/health/live` on `--listen`.
+    #[arg(long)]
+    serve_metrics: bool,
     /// Worker tasks (default: the number of cores).
     #[arg(long)]
     workers: Option<usize>,
@@ -257,7 +263,7 @@ async fn main() -> Result<()> {
         workers.workers = n;
     }
     let role = Role::from(args.role);
-    let listener = if role == Role::Worker {
+    let listener = if role == Role::Worker && !args.serve_metrics {
         None
     } else {
         let listener = TcpListener::bind(&args.listen)

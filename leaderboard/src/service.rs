@@ -5,7 +5,7 @@ use std::future::Future;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::api::{ApiOptions, router};
+use crate::api::{ApiOptions, router, worker_router};
 use crate::store::Store;
 use crate::worker::{WorkerOptions, run_workers};
 
@@ -21,8 +21,9 @@ pub enum Role {
 }
 
 /// Runs `role` on `store` until `shutdown` resolves. The API answers on
-/// `listener` (required unless the role is `Worker`); workers finish the
-/// job they hold before returning.
+/// `listener` (required unless the role is `Worker`, whose listener, when
+/// given, serves its metrics); workers finish the job they hold before
+/// returning.
 pub async fn serve(
     store: Store,
     role: Role,
@@ -36,9 +37,14 @@ pub async fn serve(
     let worker_task = (role != Role::Api)
         .then(|| tokio::spawn(run_workers(store.clone(), workers, stop_rx.clone())));
     let result = match (role, listener) {
-        (Role::Worker, _) => {
+        (Role::Worker, None) => {
             shutdown.await;
             Ok(())
+        }
+        (Role::Worker, Some(listener)) => {
+            axum::serve(listener, worker_router(store, metrics))
+                .with_graceful_shutdown(shutdown)
+                .await
         }
         (_, Some(listener)) => {
             let app = router(store, api, metrics);

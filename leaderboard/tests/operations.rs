@@ -1,6 +1,7 @@
 //! What an operator relies on, against the binary on 127.0.0.1: the
 //! Prometheus exposition counts requests by route, verdicts by kind and
-//! the queue; liveness answers apart from readiness; every log line about
+//! the queue (a worker-only process serves its own); liveness answers
+//! apart from readiness; every log line about
 //! a run names it; `backup` copies the SQLite database while the service
 //! runs; SIGTERM mid-verification releases the job to the queue after the
 //! drain window, and the next process verifies it at once.
@@ -38,6 +39,55 @@ fn sample(text: &str, series: &str) -> Option<f64> {
     text.lines()
         .find_map(|l| l.strip_prefix(series)?.strip_prefix(' '))
         .map(|v| v.trim().parse().unwrap())
+}
+
+/// An exposition that counted one verified run: its verdict, its
+/// verification seconds, its job done.
+fn one_verification(text: &str) {
+    let series = |s: &str| sample(text, s).unwrap_or_else(|| panic!("no {s} in:\n{text}"));
+    assert_eq!(
+        series(r#"skidpad_leaderboard_verdicts_total{kind="verified"}"#),
+        1.0
+    );
+    assert_eq!(
+        series("skidpad_leaderboard_verification_seconds_count"),
+        1.0
+    );
+    assert!(series("skidpad_leaderboard_verification_seconds_sum") > 0.0);
+    assert_eq!(series(r#"skidpad_leaderboard_jobs{state="done"}"#), 1.0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_worker_only_process_serves_its_own_metrics() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_api, api_address) = start_binary_logging(dir.path(), &["--role", "api"], None);
+    let (_worker, worker_address) =
+        start_binary_logging(dir.path(), &["--role", "worker", "--serve-metrics"], None);
+    let (api, worker) = (
+        format!("http://{api_address}"),
+        format!("http://{worker_address}"),
+    );
+    let token = issue_token(dir.path(), "ops-worker", false);
+    let bytes = encode_replay(&record("fwd_hatchback", 120, &[])).unwrap();
+    let id = upload(&api, &token, bytes).await;
+    wait_for(Duration::from_secs(300), || async {
+        let (_, body) = get_text(&api, &format!("/runs/{id}")).await;
+        let run: serde_json::Value = serde_json::from_str(&body).unwrap();
+        (run["status"] == "verified").then_some(())
+    })
+    .await;
+    let (code, text) = get_text(&worker, "/metrics").await;
+    assert_eq!(code, 200);
+    one_verification(&text);
+    assert_eq!(get_text(&worker, "/health/live").await.0, 200);
+    // Metrics only: the worker serves no API.
+    assert_eq!(get_text(&worker, &format!("/runs/{id}")).await.0, 404);
+    // The API process ran no verification.
+    let (_, api_text) = get_text(&api, "/metrics").await;
+    assert_eq!(
+        sample(&api_text, "skidpad_leaderboard_verification_seconds_count"),
+        Some(0.0)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -88,16 +138,7 @@ async fn metrics_logs_liveness_and_an_online_backup() {
             r#"skidpad_leaderboard_http_requests_total{method="GET",route="/runs/{id}",code="200"}"#
         ) >= 1.0
     );
-    assert_eq!(
-        series(r#"skidpad_leaderboard_verdicts_total{kind="verified"}"#),
-        1.0
-    );
-    assert_eq!(
-        series("skidpad_leaderboard_verification_seconds_count"),
-        1.0
-    );
-    assert!(series("skidpad_leaderboard_verification_seconds_sum") > 0.0);
-    assert_eq!(series(r#"skidpad_leaderboard_jobs{state="done"}"#), 1.0);
+    one_verification(&text);
     assert_eq!(series(r#"skidpad_leaderboard_jobs{state="queued"}"#), 0.0);
 
     assert_eq!(get_text(&base, "/health/live").await.0, 200);
