@@ -224,14 +224,11 @@ impl FootprintGrid {
     }
 
     /// Calls `visit` with every triangle whose box meets triangle `i`'s
-    /// (`i` included; some more than once), or returns false without
+    /// (`i` included) until it returns false, or returns false without
     /// calling it for a triangle too large to be listed in cells.
-    pub(crate) fn overlapping(&self, i: u32, mut visit: impl FnMut(u32)) -> bool {
+    pub(crate) fn overlapping(&self, i: u32, visit: impl FnMut(u32) -> bool) -> bool {
         let (min, max) = self.boxes[i as usize];
-        self.meeting(min, max, (MAX_CELLS_PER_TRIANGLE, true), |j| {
-            visit(j);
-            true
-        })
+        self.meeting(min, max, (MAX_CELLS_PER_TRIANGLE, true), visit)
     }
 
     /// Calls `visit` with every triangle whose box meets `[min, max]`

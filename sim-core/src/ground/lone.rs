@@ -30,6 +30,10 @@ const SLACK: f64 = 1e-6;
 /// Padding of a ray's x–y box for the rounding of its hit point, m.
 const RAY_PAD: f64 = 1e-6;
 
+/// Most neighbours a triangle is checked against; past them it is not
+/// called alone (a road triangle has a few dozen at most).
+const MAX_NEIGHBOURS: u32 = 256;
+
 /// One edge of an alone triangle: a point `p` is at least [`MARGIN`]
 /// inside it when `normal · p ≥ limit`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -100,12 +104,18 @@ impl LoneTriangles {
                 if !upward {
                     return None;
                 }
-                let mut alone = true;
+                // The first overlap settles it; a crowd of neighbours (a
+                // mesh heaped into one cell) is not searched past
+                // MAX_NEIGHBOURS, so finding stays linear in the mesh.
+                let (mut alone, mut seen) = (true, 0);
                 let listed = grid.overlapping(i as u32, |j| {
-                    if alone && j as usize != i {
-                        let other = &triangles[j as usize];
-                        alone = separated(own, corners(other), widening(other), own[0]);
-                    }
+                    seen += 1;
+                    alone = seen <= MAX_NEIGHBOURS
+                        && (j as usize == i || {
+                            let other = &triangles[j as usize];
+                            separated(own, corners(other), widening(other), own[0])
+                        });
+                    alone
                 });
                 (listed && alone).then(|| {
                     [0, 1, 2].map(|k| {
@@ -147,7 +157,38 @@ impl LoneTriangles {
 
 #[cfg(test)]
 mod tests {
-    use crate::Track;
+    use glam::DVec3;
+
+    use crate::{Track, TriangleMesh};
+
+    #[test]
+    fn a_mesh_heaped_into_one_cell_builds_at_once_and_nothing_there_is_alone() {
+        // 20 000 small triangles stacked on one spot and one far away: the
+        // grid puts the heap in one cell, so without a bound on the
+        // neighbours checked the search would be quadratic.
+        let mut vertices = Vec::new();
+        let mut triangles = Vec::new();
+        for k in 0..20_000u32 {
+            let z = f64::from(k) * 1e-3;
+            vertices.extend([
+                DVec3::new(0.0, 0.0, z),
+                DVec3::new(0.1, 0.0, z),
+                DVec3::new(0.0, 0.1, z),
+            ]);
+            triangles.push([3 * k, 3 * k + 1, 3 * k + 2]);
+        }
+        let far = vertices.len() as u32;
+        vertices.extend([
+            DVec3::new(1e5, 1e5, 0.0),
+            DVec3::new(1e5 + 1.0, 1e5, 0.0),
+            DVec3::new(1e5, 1e5 + 1.0, 0.0),
+        ]);
+        triangles.push([far, far + 1, far + 2]);
+        let started = std::time::Instant::now();
+        let mesh = TriangleMesh::new(&vertices, &triangles).unwrap();
+        assert_eq!(mesh.lone_count(), Some(1), "only the far triangle");
+        println!("built in {:?}", started.elapsed());
+    }
 
     #[test]
     fn most_of_a_track_surface_is_alone() {
