@@ -20,9 +20,9 @@
 //! Channels with a standard i2 name are written under it, in i2's units
 //! ([`MAPPED`]: `Ground Speed` in km/h, `G Force Lat` in G, …); every other
 //! channel follows under its own name (`CHANNELS.md`) and SI unit. Signs
-//! stay ours (`G Force Lat` positive to the left, as `ay`). Writing needs
-//! the crossings before the rows, so the replay is simulated twice: once
-//! for the race layer's laps, once for the rows; neither holds the rows.
+//! stay ours (`G Force Lat` positive to the left, as `ay`). The preamble
+//! needs the crossings before the rows, so the one re-simulation writes
+//! its rows to an unnamed temporary file, copied after the preamble.
 
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::Path;

@@ -283,10 +283,7 @@ pub(crate) fn substep(
                 // torques, and its unloaded tire springs back.
                 state.tire_deflection[i] = [0.0; 2];
                 if let Some(out) = out.as_deref_mut() {
-                    out.wheels[i] = WheelOutput {
-                        steer: steer.angle[i],
-                        ..WheelOutput::default()
-                    };
+                    out.wheels[i] = WheelOutput::airborne(&pass.contact, &result, steer.angle[i]);
                 }
                 continue;
             };
@@ -303,12 +300,19 @@ pub(crate) fn substep(
             // The aligning moment acts about the ground's normal.
             torque += ground.arm.cross(f) + frame.normal * result.mz;
             if let Some(out) = out.as_deref_mut() {
-                out.wheels[i] = WheelOutput::in_contact(
-                    pass.contact.load,
-                    &result,
-                    ground.compression,
-                    steer.angle[i],
-                );
+                // As the strut's force took it, from the state at the
+                // substep's start (the body has not moved yet).
+                let point_velocity = state.velocity + omega_world.cross(ground.arm);
+                out.wheels[i] = WheelOutput {
+                    travel_rate: -point_velocity.dot(up),
+                    normal: frame.normal,
+                    ..WheelOutput::in_contact(
+                        &pass.contact,
+                        &result,
+                        ground.compression,
+                        steer.angle[i],
+                    )
+                };
             }
         }
     }

@@ -8,7 +8,7 @@ use glam::DVec3;
 use crate::math;
 use crate::model::aero::AeroForces;
 use crate::model::drivetrain::WheelTorques;
-use crate::model::wheel::WheelResult;
+use crate::model::wheel::{WheelContact, WheelResult};
 
 /// One wheel's telemetry from the last substep.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -28,21 +28,53 @@ pub(crate) struct WheelOutput {
     pub steer: f64,
     /// Aligning moment, N·m.
     pub mz: f64,
+    /// Strut compression rate, m/s, positive compressing (0 in the
+    /// single-track model, whose struts hold their static travel).
+    pub travel_rate: f64,
+    /// The ground's normal at the contact, world frame (zero when the
+    /// model has none: airborne, or the single-track model, which does
+    /// not roll).
+    pub normal: DVec3,
+    /// The contact patch's ground velocity along the wheel's heading and
+    /// to its left, m/s.
+    pub patch_velocity: [f64; 2],
+    /// Drive torque on the wheel after traction control, N·m.
+    pub drive_torque: f64,
+    /// The brake's torque on the wheel after ABS, N·m (what it can hold:
+    /// a wheel at rest takes only what keeps it there).
+    pub brake_torque: f64,
 }
 
 impl WheelOutput {
     /// A wheel in contact with the ground after a substep.
-    pub(crate) fn in_contact(load: f64, result: &WheelResult, travel: f64, steer: f64) -> Self {
+    pub(crate) fn in_contact(
+        contact: &WheelContact<'_>,
+        result: &WheelResult,
+        travel: f64,
+        steer: f64,
+    ) -> Self {
         WheelOutput {
-            load,
+            load: contact.load,
             slip_ratio: result.slip_ratio,
             lateral_slip: result.lateral_slip,
             fx: result.fx,
             fy: result.fy,
             travel,
             contact: true,
-            steer,
             mz: result.mz,
+            patch_velocity: [contact.vx, contact.vy],
+            ..WheelOutput::airborne(contact, result, steer)
+        }
+    }
+
+    /// A wheel off the ground after a substep: it only spins under its
+    /// torques.
+    pub(crate) fn airborne(contact: &WheelContact<'_>, result: &WheelResult, steer: f64) -> Self {
+        WheelOutput {
+            steer,
+            drive_torque: contact.drive_torque * (1.0 - result.tc_cut),
+            brake_torque: contact.brake_torque * (1.0 - result.abs_release),
+            ..WheelOutput::default()
         }
     }
 
@@ -72,6 +104,9 @@ pub(crate) struct StepOutputs {
     pub tc_active: f64,
     /// Stability control's brake torque as a share of its maximum.
     pub esc_active: f64,
+    /// The gear engaged before the step (`None` until a step ran): a
+    /// shift is a sound event.
+    pub gear_before: Option<i32>,
 }
 
 impl StepOutputs {

@@ -181,8 +181,7 @@ pub(crate) fn substep(
             yaw_moment += x * fby - y * fbx + result.mz;
             if let Some(out) = out.as_deref_mut() {
                 let travel = params.static_wheel_load[i] / def.suspension.get(front).spring_rate;
-                out.wheels[i] =
-                    WheelOutput::in_contact(contact.load, &result, travel, steer.angle[i]);
+                out.wheels[i] = WheelOutput::in_contact(contact, &result, travel, steer.angle[i]);
             }
         }
     }

@@ -195,6 +195,7 @@ impl Car {
         }
         let level = self.state.lod.level;
         self.ground_hit = None;
+        self.outputs.gear_before = Some(self.state.gear);
         if level == Lod::Frozen {
             return;
         }
@@ -252,11 +253,21 @@ impl Car {
                         input,
                         ..self.state.clone()
                     };
-                    telemetry::write(&self.def, &stepped, &self.outputs, surfaces, &mut values);
+                    telemetry::write(
+                        (&self.def, &self.params),
+                        &stepped,
+                        &self.outputs,
+                        surfaces,
+                        &mut values,
+                    );
                 }
-                None => {
-                    telemetry::write(&self.def, &self.state, &self.outputs, surfaces, &mut values)
-                }
+                None => telemetry::write(
+                    (&self.def, &self.params),
+                    &self.state,
+                    &self.outputs,
+                    surfaces,
+                    &mut values,
+                ),
             }
             values
         })

@@ -5,6 +5,7 @@
 //! finite, every car is put back as it was before the step.
 
 pub(crate) mod car;
+mod chassis_channels;
 pub(crate) mod contact;
 pub(crate) mod stepping;
 pub(crate) mod telemetry;

@@ -13,7 +13,9 @@ use crate::model::steering::kingpin_moment;
 use crate::pose::yaw_pitch_roll;
 use crate::state::car_state::CarState;
 use crate::surface::SurfaceTable;
+use crate::vehicle::car_params::CarParams;
 use crate::vehicle::definition::CarDefinition;
+use crate::world::chassis_channels;
 
 /// How a channel is drawn between two samples (seed 001's modes): a
 /// viewer or a network client interpolating a channel must use its mode.
@@ -69,13 +71,22 @@ const ENGINE_CHANNELS: usize = 2;
 const WHEEL_GRIP_CHANNELS: usize = 6;
 /// Channels per axle.
 const AXLE_CHANNELS: usize = 4;
+/// Suspension, camber, contact-patch and torque channels per wheel.
+const WHEEL_CHASSIS_CHANNELS: usize = 13;
+/// More channels per axle.
+const AXLE_CHASSIS_CHANNELS: usize = 6;
+/// The shift event, gearbox speed, clutch slip and drive torque.
+const DRIVELINE_CHANNELS: usize = 4;
 /// Where the blocks after the steering block begin.
 const BODY_START: usize = CAR_CHANNELS + 4 * WHEEL_CHANNELS + STEERING_CHANNELS;
 const ENGINE_START: usize = BODY_START + BODY_CHANNELS;
 const WHEEL_GRIP_START: usize = ENGINE_START + ENGINE_CHANNELS;
 const AXLE_START: usize = WHEEL_GRIP_START + 4 * WHEEL_GRIP_CHANNELS;
+const WHEEL_CHASSIS_START: usize = AXLE_START + 2 * AXLE_CHANNELS;
+const AXLE_CHASSIS_START: usize = WHEEL_CHASSIS_START + 4 * WHEEL_CHASSIS_CHANNELS;
+const DRIVELINE_START: usize = AXLE_CHASSIS_START + 2 * AXLE_CHASSIS_CHANNELS;
 /// Number of channels.
-pub const CHANNEL_COUNT: usize = AXLE_START + 2 * AXLE_CHANNELS;
+pub const CHANNEL_COUNT: usize = DRIVELINE_START + DRIVELINE_CHANNELS;
 /// Slip ratio at or below which a braked wheel counts as locked.
 const LOCKED_SLIP: f64 = -0.95;
 
@@ -92,7 +103,7 @@ macro_rules! channel {
 }
 
 macro_rules! channel_table {
-    ($($w:literal),*) => {
+    (wheels: $($w:literal),*; axles: $($a:literal),*) => {
         [
             channel!("time", Lerp, "time", "s", "simulated time this car has been stepped"),
             channel!("position", Lerp, "x", "m", "centre of mass, world x"),
@@ -176,12 +187,40 @@ macro_rules! channel_table {
             channel!("axle rear", Lerp, "axle_rear_slip_angle", "rad", "mean slip angle of the axle's tires on the ground"),
             channel!("axle rear", Lerp, "axle_rear_fx", "N", "sum of the axle's tire forces along their headings"),
             channel!("axle rear", Lerp, "axle_rear_fy", "N", "sum of the axle's lateral tire forces"),
+            $(
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_travel_rate"), "m/s", "suspension compression rate, positive compressing: the damper's speed (0 in the single-track model, whose struts hold their static travel)"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_spring_force"), "N", "spring force along the strut, the spring rate times the travel"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_bump_stop_force"), "N", "bump stop's force along the strut, past the suspension's travel"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_damper_force"), "N", "damper force along the strut, positive resisting compression: bump or rebound damping times the travel rate"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_anti_roll_force"), "N", "anti-roll bar's force on this strut: its rate times this strut's travel less the other side's"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_camber"), "rad", "inclination of the wheel to the ground's normal at the contact, positive with the top leaning out of the car: the body's attitude alone, since the suspension has no camber geometry and the tire model no camber thrust (0 off the ground and in the single-track model, which does not roll)"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_patch_vx"), "m/s", "contact patch's ground speed along the wheel's heading (0 off the ground)"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_patch_vy"), "m/s", "contact patch's ground speed to the wheel's left (0 off the ground)"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_slip_speed"), "m/s", "speed the tread slides over the ground, |(ω·R − patch_vx, patch_vy)|: what tire squeal follows (0 off the ground)"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_deflection_long"), "m", "tire carcass deflection along the heading (the relaxation-length state)"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_slip_usage"), "1", "combined slip over the tire's peak slips, |(κ/κ_peak, tan α/tan α_peak)|: 1 where the force peaks, above it the tire slides (0 off the ground)"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_drive_torque"), "N·m", "drive torque on the wheel after traction control"),
+                channel!(concat!("wheel ", $w), Lerp, concat!("wheel_", $w, "_brake_torque"), "N·m", "brake torque on the wheel after ABS: what the brake can hold (a wheel at rest takes only what keeps it there)"),
+            )*
+            $(
+                channel!(concat!("axle ", $a), Lerp, concat!("axle_", $a, "_load"), "N", "sum of the axle's tire loads"),
+                channel!(concat!("axle ", $a), Lerp, concat!("axle_", $a, "_slip_ratio"), "1", "mean slip ratio of the axle's tires on the ground"),
+                channel!(concat!("axle ", $a), Lerp, concat!("axle_", $a, "_mz"), "N·m", "sum of the axle's aligning moments"),
+                channel!(concat!("axle ", $a), Lerp, concat!("axle_", $a, "_roll"), "rad", "suspension roll at the axle, atan((right travel − left travel) / track), positive right side down"),
+                channel!(concat!("axle ", $a), Lerp, concat!("axle_", $a, "_heave"), "m", "mean suspension travel of the axle's struts"),
+                channel!(concat!("axle ", $a), Lerp, concat!("axle_", $a, "_grip_usage"), "1", "the larger grip usage of the axle's two tires"),
+            )*
+            channel!("drivetrain", Discrete, "shift", "1", "a gear change this step, the new gear less the old (positive up), else 0: the shift's sound event"),
+            channel!("drivetrain", Lerp, "gearbox_rpm", "rpm", "gearbox input speed: the driven wheels' mean spin through the engaged gear's ratio (0 in neutral)"),
+            channel!("drivetrain", Lerp, "clutch_slip", "rpm", "engine speed less the gearbox input's (0 while the clutch holds)"),
+            channel!("drivetrain", Lerp, "drive_torque", "N·m", "sum of the drive torques on the wheels after traction control"),
         ]
     };
 }
 
 /// Every channel, in value order.
-pub static CHANNELS: [Channel; CHANNEL_COUNT] = channel_table!("fl", "fr", "rl", "rr");
+pub static CHANNELS: [Channel; CHANNEL_COUNT] =
+    channel_table!(wheels: "fl", "fr", "rl", "rr"; axles: "front", "rear");
 
 /// Index of the channel with this name.
 #[must_use]
@@ -192,7 +231,7 @@ pub fn channel_index(name: &str) -> Option<usize> {
 /// Fills `out` (length [`CHANNEL_COUNT`]) from a state, its last outputs
 /// and the world's surfaces.
 pub(crate) fn write(
-    def: &CarDefinition,
+    (def, params): (&CarDefinition, &CarParams),
     s: &CarState,
     o: &StepOutputs,
     surfaces: &SurfaceTable,
@@ -341,6 +380,18 @@ pub(crate) fn write(
             pair[0].fy + pair[1].fy,
         ]);
     }
+    for k in 0..4 {
+        let start = WHEEL_CHASSIS_START + k * WHEEL_CHASSIS_CHANNELS;
+        out[start..start + WHEEL_CHASSIS_CHANNELS]
+            .copy_from_slice(&chassis_channels::wheel(def, params, s, o, k));
+    }
+    for (axle, front) in [true, false].into_iter().enumerate() {
+        let usage = |k: usize| out[WHEEL_GRIP_START + k * WHEEL_GRIP_CHANNELS + 4];
+        let values = chassis_channels::axle(def, o, front, [usage(2 * axle), usage(2 * axle + 1)]);
+        let start = AXLE_CHASSIS_START + axle * AXLE_CHASSIS_CHANNELS;
+        out[start..start + AXLE_CHASSIS_CHANNELS].copy_from_slice(&values);
+    }
+    out[DRIVELINE_START..].copy_from_slice(&chassis_channels::driveline(def, s, o));
 }
 
 /// The front tires' pull on the steering: each front wheel's moment about
@@ -390,6 +441,14 @@ mod tests {
         assert_eq!(CHANNELS[BODY_START - 1].name, "steer_give");
         assert_eq!(CHANNELS[WHEEL_GRIP_START].name, "wheel_fl_locked");
         assert_eq!(CHANNELS[AXLE_START - 1].name, "wheel_rr_deflection_lat");
-        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "axle_rear_fy");
+        assert_eq!(CHANNELS[WHEEL_CHASSIS_START - 1].name, "axle_rear_fy");
+        assert_eq!(CHANNELS[WHEEL_CHASSIS_START].name, "wheel_fl_travel_rate");
+        assert_eq!(
+            CHANNELS[AXLE_CHASSIS_START - 1].name,
+            "wheel_rr_brake_torque"
+        );
+        assert_eq!(CHANNELS[AXLE_CHASSIS_START].name, "axle_front_load");
+        assert_eq!(CHANNELS[DRIVELINE_START - 1].name, "axle_rear_grip_usage");
+        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "drive_torque");
     }
 }
