@@ -28,16 +28,25 @@ pub fn write_atomic_with<T>(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> Result<T>,
 ) -> Result<T> {
-    let (dir, existing) = check_target(path)?;
-    let mut temp = TempFile::create(dir, path)?;
-    let result = {
-        let mut buffered = std::io::BufWriter::new(&temp.file);
+    write_atomic_file(path, |file, temp_path| {
+        let mut buffered = std::io::BufWriter::new(file);
         let result = write(&mut buffered)?;
         buffered
             .flush()
-            .with_context(|| format!("cannot write {}", temp.path.display()))?;
-        result
-    };
+            .with_context(|| format!("cannot write {}", temp_path.display()))?;
+        Ok(result)
+    })
+}
+
+/// [`write_atomic_with`] for a writer that needs the file itself (to seek
+/// in it): `write` gets the temporary file and its path, for messages.
+pub fn write_atomic_file<T>(
+    path: &Path,
+    write: impl FnOnce(&mut File, &Path) -> Result<T>,
+) -> Result<T> {
+    let (dir, existing) = check_target(path)?;
+    let mut temp = TempFile::create(dir, path)?;
+    let result = write(&mut temp.file, &temp.path)?;
     temp.file
         .sync_all()
         .with_context(|| format!("cannot write {}", temp.path.display()))?;

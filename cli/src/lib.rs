@@ -11,6 +11,7 @@ pub mod ghost_cmd;
 pub mod inspect;
 pub mod limits;
 pub mod motec_csv;
+pub mod motec_ld;
 pub mod recover;
 pub mod telemetry_csv;
 pub mod text;

@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use skidpad_cli::limits::LimitArgs;
 use skidpad_cli::{
-    atomic, demo, export, files, ghost_cmd, inspect, motec_csv, recover, telemetry_csv,
+    atomic, demo, export, files, ghost_cmd, inspect, motec_csv, motec_ld, recover, telemetry_csv,
     tire_import, verify, view,
 };
 
@@ -30,6 +30,8 @@ enum TelemetryFormat {
     Csv,
     /// MoTeC CSV for MoTeC i2: preamble with lap beacons, i2 names.
     MotecCsv,
+    /// MoTeC i2 logged data (`-o FILE.ld`), lap beacons in `FILE.ldx`.
+    Ld,
 }
 
 #[derive(Parser)]
@@ -131,8 +133,9 @@ enum Command {
     },
     /// Write one car's every telemetry channel from a replay as CSV (names
     /// and units as two header rows; lap, lap time and lap distance from
-    /// the race layer; channels as `CHANNELS.md` lists them) or as a MoTeC
-    /// CSV file for MoTeC i2 (standard i2 channel names, lap beacons).
+    /// the race layer; channels as `CHANNELS.md` lists them), as a MoTeC
+    /// CSV file for MoTeC i2 (standard i2 channel names, lap beacons) or
+    /// as MoTeC i2 logged data (`.ld` with its `.ldx` of lap beacons).
     Telemetry {
         /// The replay.
         replay: PathBuf,
@@ -146,7 +149,8 @@ enum Command {
         /// or `3`.
         #[arg(long)]
         laps: Option<String>,
-        /// `csv` (names and units as two header rows) or `motec-csv`.
+        /// `csv` (names and units as two header rows), `motec-csv`, or
+        /// `ld` (needs `-o FILE.ld`; the beacons go to `FILE.ldx`).
         #[arg(long, value_enum, default_value = "csv")]
         format: TelemetryFormat,
         /// Write here (atomically) instead of standard output.
@@ -377,6 +381,24 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let export = match format {
                 TelemetryFormat::Csv => telemetry_csv::export_csv,
                 TelemetryFormat::MotecCsv => motec_csv::export_motec_csv,
+                TelemetryFormat::Ld => {
+                    let Some(path) = &output else {
+                        anyhow::bail!(
+                            "--format ld writes a file and its .ldx beside it: give -o FILE.ld"
+                        );
+                    };
+                    motec_ld::export_ld(
+                        &replay,
+                        car,
+                        &filter,
+                        path,
+                        &limits,
+                        files::no_game_logic,
+                        &bar,
+                    )?;
+                    bar.finish_and_clear();
+                    return Ok(ExitCode::SUCCESS);
+                }
             };
             to_file_or_stdout(output.as_deref(), |out| {
                 export(

@@ -33,7 +33,7 @@ use skidpad_core::{CHANNELS, channel_index};
 use skidpad_replay::{Limits, Replay};
 
 use crate::files::{self, GameLogic};
-use crate::telemetry_csv::{Row, RowFilter, walk};
+use crate::telemetry_csv::{Row, RowFilter, Walked, walk};
 
 /// Standard gravity, m/s² per G.
 const G: f64 = 9.806_65;
@@ -83,9 +83,9 @@ pub const MAPPED: [(&str, &str, &str, f64); 19] = [
 ];
 
 /// One written column.
-struct Column {
-    name: &'static str,
-    unit: &'static str,
+pub(crate) struct Column {
+    pub name: &'static str,
+    pub unit: &'static str,
     source: Source,
     /// Index in `CHANNELS` for a channel column.
     index: Option<usize>,
@@ -93,7 +93,7 @@ struct Column {
 
 /// The columns after `Time`, in order: the lap columns, the mapped
 /// channels, then every other channel.
-fn columns() -> Vec<Column> {
+pub(crate) fn columns() -> Vec<Column> {
     let lap = |name, unit, source| Column {
         name,
         unit,
@@ -127,7 +127,7 @@ fn columns() -> Vec<Column> {
     columns
 }
 
-fn value(column: &Column, row: &Row<'_>) -> Option<f64> {
+pub(crate) fn value(column: &Column, row: &Row<'_>) -> Option<f64> {
     match column.source {
         Source::LapNumber => row.lap.map(f64::from),
         Source::LapTime => row.lap_time,
@@ -181,18 +181,7 @@ pub fn export_motec_csv(
         },
     )?;
     let mut rows = rows.into_inner().map_err(|e| e.into_error())?;
-    let beacons: Vec<f64> = walked
-        .laps
-        .iter()
-        .enumerate()
-        .flat_map(|(k, lap)| {
-            // The first lap's start is a crossing unless it began at the
-            // start; every lap ends at one.
-            let start =
-                (k == 0 && lap.kind == skidpad_core::race::LapStart::Flying).then_some(lap.start);
-            start.into_iter().chain([lap.end])
-        })
-        .collect();
+    let beacons = beacons(&walked);
     let rate = walked
         .dt
         .map(|dt| 1.0 / (dt * filter.stride as f64))
@@ -250,6 +239,22 @@ pub fn export_motec_csv(
     Ok(walked.rows)
 }
 
+/// The race times the car crossed the line, from the race layer.
+pub(crate) fn beacons(walked: &Walked) -> Vec<f64> {
+    walked
+        .laps
+        .iter()
+        .enumerate()
+        .flat_map(|(k, lap)| {
+            // The first lap's start is a crossing unless it began at the
+            // start; every lap ends at one.
+            let start =
+                (k == 0 && lap.kind == skidpad_core::race::LapStart::Flying).then_some(lap.start);
+            start.into_iter().chain([lap.end])
+        })
+        .collect()
+}
+
 fn range_text(filter: &RowFilter) -> String {
     match filter.laps {
         Some((first, last)) if first == last => format!("lap {first}"),
@@ -260,7 +265,7 @@ fn range_text(filter: &RowFilter) -> String {
 
 /// The car's class (the preset its definition equals, else `custom`)
 /// and its driver (the replay's `player`, else `car N`).
-fn vehicle_and_driver(replay: &Replay, car: u32) -> (String, String) {
+pub(crate) fn vehicle_and_driver(replay: &Replay, car: u32) -> (String, String) {
     let class = replay
         .definitions
         .get(car as usize)
@@ -295,5 +300,17 @@ mod tests {
         assert_eq!(names.len(), before);
         // Every channel is written once: mapped or under its own name.
         assert_eq!(columns.len(), 3 + CHANNELS.len());
+    }
+
+    #[test]
+    fn the_mapping_table_in_motec_md_is_this_one() {
+        let doc = std::fs::read_to_string("MOTEC.md").unwrap();
+        let rows = doc.lines().filter(|l| l.starts_with("| `")).count();
+        assert_eq!(rows, MAPPED.len());
+        for (name, unit, channel, _) in MAPPED {
+            let unit = if unit.is_empty() { "(none)" } else { unit };
+            let row = format!("| `{name}` | {unit} | `{channel}` |");
+            assert!(doc.contains(&row), "MOTEC.md lacks {row}");
+        }
     }
 }

@@ -479,4 +479,33 @@ fn telemetry_streams_csv_to_a_file_and_checks_its_arguments() {
     // With --json the error itself comes as JSON.
     assert!(String::from_utf8_lossy(&json.stdout).contains("always writes CSV"));
     assert_eq!(json.status.code(), Some(2));
+    // A .ld log and its beacons beside it; without -o, a clear error.
+    let ld = dir.path().join("lap.ld");
+    let run = skidpad(&[
+        "telemetry",
+        replay.to_str().unwrap(),
+        "--car",
+        "0",
+        "--format",
+        "ld",
+        "-o",
+        ld.to_str().unwrap(),
+    ]);
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(std::fs::read(&ld).unwrap().starts_with(&[0x40, 0, 0, 0]));
+    assert!(dir.path().join("lap.ldx").exists());
+    let no_file = skidpad(&[
+        "telemetry",
+        replay.to_str().unwrap(),
+        "--car",
+        "0",
+        "--format",
+        "ld",
+    ]);
+    assert_eq!(no_file.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&no_file.stderr).contains("give -o FILE.ld"));
 }
