@@ -137,6 +137,8 @@ function playReplay(replay, name, budget) {
     track: track?.geometry ?? null,
     channels,
     units: sk.channelUnits(),
+    groups: sk.channelGroups(),
+    interpolations: sk.channelInterpolations(),
     simulationVersion: replay.simulationVersion,
   });
 

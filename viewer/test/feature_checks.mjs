@@ -144,6 +144,24 @@ export async function checkLinksAndClock(browser) {
       );
       assert.ok(controls.legend.some((l) => l.startsWith('speed')), `the chart shows the chosen car's channels: ${controls.legend}`);
       ok('car picker, camera picker, ¼× speed, frame step by button and keys (1234 → 1236) work from the page');
+      // Every channel is offered in its group; a discrete channel and a
+      // wrapping angle join the chart when ticked.
+      const offered = await page.evaluate(() => ({
+        boxes: document.querySelectorAll('#channels input[type=checkbox]').length,
+        channels: window.viewer.recording.meta.channels.length,
+        groups: [...document.querySelectorAll('#channels details')].map((d) => d.dataset.group),
+      }));
+      assert.equal(offered.boxes, offered.channels, 'one checkbox per channel');
+      assert.ok(offered.groups.includes('drivetrain') && offered.groups.includes('wheel fl'), `${offered.groups}`);
+      await page.locator('#channels details[data-group="drivetrain"] summary').click();
+      await page.locator('#channels input[value="gear"]').check();
+      await page.locator('#channels details[data-group="orientation"] summary').click();
+      await page.locator('#channels input[value="yaw"]').check();
+      const legend = await page.evaluate(
+        () => [...document.querySelectorAll('#chart .u-legend .u-label')].map((th) => th.textContent.trim()),
+      );
+      assert.ok(legend.some((l) => l.startsWith('gear')) && legend.some((l) => l.startsWith('yaw')), `${legend}`);
+      ok(`the chart offers all ${offered.channels} channels in ${offered.groups.length} groups; ticking gear (discrete) and yaw (an angle) draws them`);
       // Playback follows the wall clock × speed: between any two frames
       // time moves by the frames' timestamps × 8, however many frames a
       // slow machine manages.

@@ -1,7 +1,8 @@
 // The viewer's pure modules under node --test: interpolation and cuts
 // (recording.mjs), the wall clock and the event cursor (clock.mjs) and lap
-// events from the wasm package's race layer (laps.mjs), and the deep
-// link's checks (sources.mjs). The page as a
+// events from the wasm package's race layer (laps.mjs), the deep
+// link's checks (sources.mjs) and the chart's channel groups and angle
+// wraps (telemetry.mjs). The page as a
 // whole is tested in Chromium (run.mjs).
 
 import test from 'node:test';
@@ -11,6 +12,7 @@ import { Clock, EventCursor, LIVE_DELAY } from '../src/clock.mjs';
 import { createRequire } from 'node:module';
 import { RaceLaps } from '../src/laps.mjs';
 import { checkPosition, checkSettings, readLink } from '../src/sources.mjs';
+import { angleWraps, groupChannels } from '../src/telemetry.mjs';
 
 // The node half of the npm package (built by `cargo xtask wasm`).
 const sk = createRequire(import.meta.url)('../../bindings-wasm/pkg/node/skidpad_wasm.js');
@@ -211,4 +213,28 @@ test('deep links: values the viewer cannot show fall back with a message each', 
   assert.equal(checkPosition(readLink('?step=9000'), { cars: [{}], steps: null, duration: null }).step, 9000);
   // An empty value is not a number (Number('') would be 0).
   assert.deepEqual(readLink('?car=').problems, ['car= is not a number: ignored']);
+});
+
+test('the chart offers every channel of the package, by its group, once', () => {
+  const names = sk.channelNames();
+  const groups = groupChannels(names, sk.channelUnits(), sk.channelGroups());
+  const listed = groups.flatMap((g) => g.channels.map((c) => c.name));
+  assert.equal(listed.length, names.length);
+  assert.deepEqual([...listed].sort(), [...names].sort());
+  // Groups in the order they first appear, each listing its members in
+  // channel order.
+  assert.equal(groups[0].group, 'time');
+  const wheel = groups.find((g) => g.group === 'wheel fl');
+  assert.ok(wheel.channels.some((c) => c.name === 'wheel_fl_camber'));
+  assert.ok(wheel.channels.every((c, k, all) => k === 0 || all[k - 1].index < c.index));
+  assert.equal(new Set(groups.map((g) => g.group)).size, groups.length);
+  // Every mode the chart draws is one it knows.
+  assert.deepEqual(new Set(sk.channelInterpolations()), new Set(['lerp', 'lerpAngle', 'discrete']));
+});
+
+test('an angle wraps where the shorter way between two samples crosses ±π', () => {
+  assert.deepEqual(angleWraps([3.0, 3.1, -3.1, -3.0, 0.0, 3.0]), [1]);
+  assert.deepEqual(angleWraps([-3.1, 3.1]), [0]);
+  // A fast turn that stays under π a sample is not a wrap, nor is a gap.
+  assert.deepEqual(angleWraps([0, 3.0, NaN, -3.0]), []);
 });
