@@ -9,7 +9,9 @@
 //! viewers), `RaceTiming` and `gridPose` (the race layer: lap timing,
 //! standings, the grid), the input layer (`KeyboardControls`,
 //! `DeviceProfile`, `AxisFinder`, `GearSelector`, `InputMixer`,
-//! `ForceFeedback`, `carInputFrom`), `simulationVersion` and `coreVersion`.
+//! `ForceFeedback`, `carInputFrom`), telemetry exports (`telemetryCsv`,
+//! `telemetryMotecCsv`, `telemetryLd`), `simulationVersion` and
+//! `coreVersion`.
 //!
 //! Nothing here simulates: every call validates its JS arguments and hands
 //! them to the Rust crates, so a replay recorded in a browser has the same
@@ -34,6 +36,7 @@ mod race;
 mod read;
 mod replay;
 mod stream;
+mod telemetry;
 mod track;
 mod world;
 
@@ -106,6 +109,9 @@ export interface DesyncReport {
   step: number; cars: number[];
   fields: { car: number; field: string; recorded: number; simulated: number }[];
 }
+/** Which rows a telemetry export writes: every `stride`-th step (default 1),
+ * only laps `laps` (`"2-4"` or `"3"`), and what the log calls the replay. */
+export interface TelemetryExportOptions { stride?: number; laps?: string; fileName?: string }
 /** Work budgets for replays from strangers; absent fields keep the defaults. */
 export interface Limits {
   maxCars?: number; maxSteps?: number; maxSubstepsPerStep?: number;

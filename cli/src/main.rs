@@ -19,8 +19,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 use skidpad_cli::limits::LimitArgs;
 use skidpad_cli::{
-    atomic, demo, export, files, ghost_cmd, inspect, motec_csv, motec_ld, recover, telemetry_csv,
-    tire_import, verify, view,
+    atomic, demo, export, files, ghost_cmd, inspect, recover, telemetry, tire_import, verify, view,
 };
 
 /// `skidpad telemetry --format`.
@@ -363,11 +362,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output,
             limits,
         } => {
-            let filter = telemetry_csv::RowFilter {
+            let filter = telemetry::RowFilter {
                 stride,
                 laps: laps
                     .as_deref()
-                    .map(telemetry_csv::RowFilter::parse_laps)
+                    .map(telemetry::RowFilter::parse_laps)
                     .transpose()?,
             };
             if cli.json {
@@ -379,15 +378,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
             let bar = progress_bar(false, 0, "{spinner} telemetry {bar:40} {pos}/{len} steps")?;
             let export = match format {
-                TelemetryFormat::Csv => telemetry_csv::export_csv,
-                TelemetryFormat::MotecCsv => motec_csv::export_motec_csv,
+                TelemetryFormat::Csv => telemetry::export_csv,
+                TelemetryFormat::MotecCsv => telemetry::export_motec_csv,
                 TelemetryFormat::Ld => {
                     let Some(path) = &output else {
                         anyhow::bail!(
                             "--format ld writes a file and its .ldx beside it: give -o FILE.ld"
                         );
                     };
-                    motec_ld::export_ld(
+                    telemetry::export_ld(
                         &replay,
                         car,
                         &filter,

@@ -8,8 +8,8 @@
 use std::path::{Path, PathBuf};
 
 use indicatif::ProgressBar;
-use skidpad_cli::telemetry_csv::RowFilter;
-use skidpad_cli::{export, files, motec_csv, telemetry_csv};
+use skidpad_cli::telemetry::RowFilter;
+use skidpad_cli::{export, files, telemetry};
 use skidpad_core::CHANNELS;
 use skidpad_replay::{
     Limits, NoHooks, PlayerOptions, ReplayPlayer, create_replay_world, decode_replay,
@@ -24,7 +24,7 @@ fn csv(name: &str, car: u32, stride: u64) -> anyhow::Result<(u64, String)> {
         name,
         car,
         &RowFilter { stride, laps: None },
-        telemetry_csv::export_csv,
+        telemetry::export_csv,
     )
 }
 
@@ -190,7 +190,7 @@ fn a_lap_range_keeps_that_laps_rows() {
         stride: 1,
         laps: Some(RowFilter::parse_laps("1").unwrap()),
     };
-    let (rows, text) = csv_of("flat_lap.skr", 0, &laps, telemetry_csv::export_csv).unwrap();
+    let (rows, text) = csv_of("flat_lap.skr", 0, &laps, telemetry::export_csv).unwrap();
     assert!(rows > 0);
     for line in text.lines().skip(2) {
         assert_eq!(fields(line)[2], Some(1.0), "{line}");
@@ -199,7 +199,7 @@ fn a_lap_range_keeps_that_laps_rows() {
         stride: 1,
         laps: Some((40, 41)),
     };
-    let err = csv_of("flat_lap.skr", 0, &beyond, telemetry_csv::export_csv)
+    let err = csv_of("flat_lap.skr", 0, &beyond, telemetry::export_csv)
         .unwrap_err()
         .to_string();
     assert!(err.contains("no rows in laps 40-41"), "{err}");
@@ -218,7 +218,7 @@ fn cells(line: &str) -> Vec<String> {
 #[test]
 fn motec_csv_reads_back_to_the_telemetry_with_beacons_at_the_crossings() {
     let every = RowFilter::default();
-    let (rows, text) = csv_of("flat_lap.skr", 0, &every, motec_csv::export_motec_csv).unwrap();
+    let (rows, text) = csv_of("flat_lap.skr", 0, &every, telemetry::export_motec_csv).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(cells(lines[0]), ["Format", "MoTeC CSV File"]);
     let preamble = |key: &str| -> Vec<String> {

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 
 use indicatif::ProgressBar;
 use motec_i2::{LDReader, Sample};
-use skidpad_cli::telemetry_csv::RowFilter;
-use skidpad_cli::{files, motec_ld, telemetry_csv};
+use skidpad_cli::telemetry::RowFilter;
+use skidpad_cli::{files, telemetry};
 use skidpad_core::CHANNELS;
 use skidpad_replay::Limits;
 
@@ -20,7 +20,7 @@ fn golden(name: &str) -> PathBuf {
 }
 
 fn export_ld(name: &str, car: u32, filter: &RowFilter, out: &Path) -> anyhow::Result<u64> {
-    motec_ld::export_ld(
+    telemetry::export_ld(
         &golden(name),
         car,
         filter,
@@ -35,7 +35,7 @@ fn export_ld(name: &str, car: u32, filter: &RowFilter, out: &Path) -> anyhow::Re
 /// bit for bit by `telemetry_export.rs`), empty fields as None.
 fn csv_rows(name: &str, car: u32, filter: &RowFilter) -> Vec<Vec<Option<f64>>> {
     let mut out = Vec::new();
-    telemetry_csv::export_csv(
+    telemetry::export_csv(
         &golden(name),
         car,
         filter,
@@ -115,7 +115,7 @@ fn every_channel_reads_back_through_another_reader_to_the_replays_telemetry() {
     // Every channel of CHANNELS.md, under its own name or its i2 name in
     // i2's units, equals the telemetry (as the f32 the file stores).
     for (k, channel) in CHANNELS.iter().enumerate() {
-        let mapped = skidpad_cli::motec_csv::MAPPED
+        let mapped = skidpad_telemetry::motec::MAPPED
             .iter()
             .find(|m| m.2 == channel.name);
         let (name, factor) = mapped.map_or((channel.name, 1.0), |m| (m.0, m.3));
@@ -156,7 +156,7 @@ fn the_ldx_has_a_beacon_at_each_crossing_of_the_line() {
     let dir = tempfile::tempdir().unwrap();
     let ld = dir.path().join("lap.ld");
     export_ld("flat_lap.skr", 0, &RowFilter::default(), &ld).unwrap();
-    let text = std::fs::read_to_string(motec_ld::ldx_path(&ld)).unwrap();
+    let text = std::fs::read_to_string(telemetry::ldx_path(&ld)).unwrap();
     let beacons = beacons(&text);
     let csv = csv_rows("flat_lap.skr", 0, &RowFilter::default());
     // The log's time zero is its first sample, the first row's race time.
@@ -227,7 +227,7 @@ fn bad_arguments_are_clear_errors() {
         err.contains("--stride 7") && err.contains("whole number"),
         "{err}"
     );
-    assert!(!ld.exists() && !motec_ld::ldx_path(&ld).exists());
+    assert!(!ld.exists() && !telemetry::ldx_path(&ld).exists());
     let err = export_ld("flat_lap.skr", 3, &stride(1), &ld)
         .unwrap_err()
         .to_string();

@@ -1,13 +1,12 @@
-//! `skidpad telemetry --format ld -o FILE.ld`: one car's telemetry as a
-//! MoTeC i2 logged-data file, with its lap beacons in `FILE.ldx` beside
-//! it.
+//! MoTeC i2 logged data: one car's telemetry as a `.ld` file, with its lap
+//! beacons as the `.ldx` text that goes beside it.
 //!
-//! The columns are the MoTeC CSV export's ([`motec_csv`]): the lap number,
+//! The columns are the MoTeC CSV export's ([`motec::columns`]): the lap number,
 //! lap time and lap distance, the channels with a standard i2 name under
 //! it in i2's units, then every other channel under its own name. Samples
 //! are 32-bit floats at the recording rate (a whole number of Hz: the
 //! step's rate over the stride). The format, as this writer lays it out,
-//! is documented byte by byte in `cli/MOTEC.md`; it follows the public
+//! is documented byte by byte in `telemetry/MOTEC.md`; it follows the public
 //! descriptions of the format (the `motec-i2` crate, which the tests read
 //! it back with, and `ldparser`), and like them it cannot say what every
 //! byte of a logger's header means: the unknown constants are written as
@@ -15,26 +14,22 @@
 //!
 //! The file is channel by channel (each channel's samples together), the
 //! walk gives rows, and the row count is known only at the end: the rows
-//! wait in an unnamed temporary file, then go out a block of rows at a
-//! time, each channel's part of the block written at its place. Memory
-//! stays at one block, whatever the race's length.
+//! wait in a spool (a temporary file, or memory in the browser), then go
+//! out a block of rows at a time, each channel's part of the block written
+//! at its place. Besides the spool, memory stays at one block, whatever
+//! the race's length.
 //!
 //! A log has no empty samples: the lap columns hold 0 on an out-lap, and
 //! a car the recording removed ends its log where it was removed (the
 //! event comment says so).
 
-use std::fs::File;
-use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::io::{SeekFrom, Write};
 
-use anyhow::{Context, Result, bail};
-use indicatif::ProgressBar;
-use skidpad_replay::Limits;
+use anyhow::{Result, bail};
 
-use crate::atomic;
-use crate::files::{self, GameLogic};
-use crate::motec_csv::{self, Column};
-use crate::telemetry_csv::{RowFilter, Walked, walk};
+use crate::motec::{self, Column, LogInfo};
+use crate::rows::{Walk, Walked};
+use crate::{SeekWrite, Spool};
 
 /// The header's size, where the event block starts.
 const HEADER_SIZE: usize = 0x6E2;
@@ -50,44 +45,35 @@ const SAMPLE: usize = 4;
 /// Rows moved from the temporary file per block.
 const BLOCK_ROWS: usize = 4096;
 
-/// Where the beacons file of `ld` goes: beside it, `.ldx`.
-#[must_use]
-pub fn ldx_path(ld: &Path) -> PathBuf {
-    ld.with_extension("ldx")
+/// A written log.
+#[derive(Debug)]
+pub struct LdLog {
+    /// Samples per channel.
+    pub rows: u64,
+    /// The `.ldx` to put beside the `.ld`: the lap beacons.
+    pub ldx: String,
 }
 
-/// Writes car `car`'s telemetry from `replay_path` to `ld_path` (MoTeC
-/// `.ld`) and its lap beacons to [`ldx_path`], each atomically; returns
-/// the rows (samples per channel) written.
-pub fn export_ld(
-    replay_path: &Path,
-    car: u32,
-    filter: &RowFilter,
-    ld_path: &Path,
-    limits: &Limits,
-    game_logic: GameLogic,
-    progress: &ProgressBar,
-) -> Result<u64> {
-    atomic::check_target(ld_path)?;
-    atomic::check_target(&ldx_path(ld_path))?;
-    let replay = files::load_replay(replay_path, limits)?;
-    let columns = motec_csv::columns();
-    let mut rows =
-        BufWriter::new(tempfile::tempfile().context("cannot make a temporary file for the rows")?);
-    // The first written row's time (the log's zero) and the step the car
-    // was removed at, if it was.
+/// Writes the rows `walk` gives (every `stride`-th step) as a `.ld` log to
+/// `out`, the rows waiting in `spool` meanwhile; returns the row count and
+/// the `.ldx` text.
+pub fn write_ld(
+    out: &mut dyn SeekWrite,
+    info: &LogInfo,
+    stride: u64,
+    spool: &mut dyn Spool,
+    walk: &mut Walk<'_>,
+) -> Result<LdLog> {
+    let columns = motec::columns();
+    // The first written row's time (the log's zero), the last's, and the
+    // step the car was removed at, if it was.
     let mut first_time = None;
     let mut last_time = 0.0;
     let mut removed_at = None;
     let mut written = 0u64;
-    let walked = walk(
-        (&replay, replay_path),
-        car,
-        filter,
-        limits,
-        game_logic,
-        progress,
-        |row| {
+    let walked = {
+        let mut rows = std::io::BufWriter::new(&mut *spool);
+        let walked = walk(&mut |row| {
             if row.values.is_none() {
                 removed_at.get_or_insert(row.step);
                 return Ok(());
@@ -96,17 +82,22 @@ pub fn export_ld(
             last_time = row.time;
             for column in &columns {
                 // Only the lap columns are ever empty (an out-lap).
-                let v = motec_csv::value(column, row).unwrap_or(0.0);
+                let v = motec::value(column, row).unwrap_or(0.0);
                 rows.write_all(&(v as f32).to_le_bytes())?;
             }
             written += 1;
             Ok(())
-        },
-    )?;
+        })?;
+        rows.flush()?;
+        walked
+    };
     if written == 0 {
-        bail!("car {car} has no rows to log: the recording removed it before its first step");
+        bail!(
+            "car {} has no rows to log: the recording removed it before its first step",
+            info.car
+        );
     }
-    let rate = sample_rate(&walked, filter.stride)?;
+    let rate = sample_rate(&walked, stride)?;
     let data_bytes = written as usize * columns.len() * SAMPLE;
     let data_start = META_START + columns.len() * META_SIZE;
     if u32::try_from(data_start + data_bytes).is_err() {
@@ -115,15 +106,9 @@ pub fn export_ld(
             columns.len()
         );
     }
-    let mut rows = rows.into_inner().map_err(|e| e.into_error())?;
-    let (vehicle, driver) = motec_csv::vehicle_and_driver(&replay, car);
-    let file_name = replay_path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
     let mut comment = format!(
-        "skidpad replay {file_name}, car {car}, simulation version {}; channels as skidpad's CHANNELS.md, lap columns 0 on an out-lap.",
-        replay.header.simulation_version
+        "skidpad replay {}, car {}, simulation version {}; channels as skidpad's CHANNELS.md, lap columns 0 on an out-lap.",
+        info.file_name, info.car, info.simulation_version
     );
     if let Some(step) = removed_at {
         comment.push_str(&format!(
@@ -132,34 +117,30 @@ pub fn export_ld(
     }
     let head = Head {
         channels: columns.len(),
-        driver: &driver,
-        vehicle: &vehicle,
+        driver: &info.driver,
+        vehicle: &info.vehicle,
         venue: walked.track.as_deref().unwrap_or(""),
-        session: &format!("car {car}"),
-        short_comment: &file_name,
+        session: &format!("car {}", info.car),
+        short_comment: &info.file_name,
         comment: &comment,
-        mass: replay
-            .definitions
-            .get(car as usize)
-            .map_or(0, |d| d.chassis.mass.round() as u32),
+        mass: info.mass.round() as u32,
     };
     let layout = Layout {
         rows: written as usize,
         data_start,
         rate,
     };
-    atomic::write_atomic_file(ld_path, |file, temp_path| {
-        write_ld(file, &head, &columns, &layout, &mut rows)
-            .with_context(|| format!("cannot write {}", temp_path.display()))
-    })?;
+    write_blocks(out, &head, &columns, &layout, spool)?;
     let start = first_time.unwrap_or(0.0);
-    let beacons: Vec<f64> = motec_csv::beacons(&walked)
+    let beacons: Vec<f64> = motec::beacons(&walked)
         .into_iter()
         .filter(|t| (start..=last_time).contains(t))
         .map(|t| t - start)
         .collect();
-    atomic::write_atomic(&ldx_path(ld_path), ldx(&beacons).as_bytes())?;
-    Ok(written)
+    Ok(LdLog {
+        rows: written,
+        ldx: ldx(&beacons),
+    })
 }
 
 /// The log's rate: the step's rate over the stride, a whole number of Hz
@@ -206,12 +187,12 @@ impl Layout {
     }
 }
 
-fn write_ld(
-    file: &mut File,
+fn write_blocks(
+    file: &mut dyn SeekWrite,
     head: &Head<'_>,
     columns: &[Column],
     layout: &Layout,
-    rows: &mut File,
+    rows: &mut dyn Spool,
 ) -> Result<()> {
     let mut out = Bytes::default();
     header(&mut out, head, layout.data_start);
@@ -306,7 +287,12 @@ fn header(out: &mut Bytes, head: &Head<'_>, data_start: usize) {
 
 /// Moves the rows (row by row in `rows`) to their channels' places in
 /// `file`, a block of rows at a time.
-fn transpose(file: &mut File, channels: usize, layout: &Layout, rows: &mut File) -> Result<()> {
+fn transpose(
+    file: &mut dyn SeekWrite,
+    channels: usize,
+    layout: &Layout,
+    rows: &mut dyn Spool,
+) -> Result<()> {
     rows.seek(SeekFrom::Start(0))?;
     let row_bytes = channels * SAMPLE;
     let mut block = vec![0u8; BLOCK_ROWS * row_bytes];

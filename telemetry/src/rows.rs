@@ -1,65 +1,14 @@
-//! `skidpad telemetry REPLAY --car N`: one car's every telemetry channel
-//! as CSV, a row per recorded step (or every `--stride`-th), for
-//! spreadsheets and analysis tools.
-//!
-//! Two header rows: the column names, then their units. The columns are
-//! `step`, `race_time` (s, the replay's clock), the race layer's `lap`
-//! (laps completed + 1 once the car is past the line), `lap_time` (s into
-//! that lap) and `lap_distance` (m along the centre line from the line,
-//! resetting each lap so laps overlay), then every channel of
-//! `CHANNELS.md` in order. The
-//! lap columns are empty for a replay that names no track
-//! (`ReplayHeader::TRACK_KEY`) and on an out-lap. Values are written in
-//! Rust's shortest round-trip form, so a row reads back to the exact
-//! telemetry. A car the recording removed has its channel fields empty
-//! from the step it was removed at. Rows are written as they are made: a
-//! replay of any length streams through a fixed amount of memory.
+//! The walk every format writes from: one car's row at each recorded step
+//! (or every `stride`-th), with the race layer's lap, lap time and lap
+//! distance, given as the step is made, so nothing accumulates.
 
-use std::io::Write;
-use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
-use indicatif::ProgressBar;
-use skidpad_core::CHANNELS;
-use skidpad_core::race::{RaceRules, RaceTiming};
-use skidpad_replay::{Limits, Replay};
+use skidpad_core::race::{Lap, RaceRules, RaceTiming};
+use skidpad_replay::{Replay, ReplayHooks, ReplayPlayer};
 
-use crate::files::{self, GameLogic};
-
-/// The columns before the channels, with their units.
-const LEADING: [(&str, &str); 5] = [
-    ("step", "1"),
-    ("race_time", "s"),
-    ("lap", "1"),
-    ("lap_time", "s"),
-    ("lap_distance", "m"),
-];
-
-fn header(out: &mut dyn Write) -> Result<()> {
-    let names = LEADING
-        .iter()
-        .map(|(n, _)| *n)
-        .chain(CHANNELS.iter().map(|c| c.name));
-    let units = LEADING
-        .iter()
-        .map(|(_, u)| *u)
-        .chain(CHANNELS.iter().map(|c| c.unit));
-    writeln!(out, "{}", names.collect::<Vec<_>>().join(","))?;
-    writeln!(out, "{}", units.collect::<Vec<_>>().join(","))?;
-    Ok(())
-}
-
-/// A value, or an empty field.
-fn field(out: &mut dyn Write, value: Option<f64>) -> Result<()> {
-    match value {
-        Some(v) => write!(out, ",{v}")?,
-        None => write!(out, ",")?,
-    }
-    Ok(())
-}
-
-/// What [`walk`] gives for one written step.
+/// One written step.
 #[derive(Debug)]
 pub struct Row<'a> {
     /// The step, from 1.
@@ -125,7 +74,7 @@ pub struct Walked {
     /// Rows given.
     pub rows: u64,
     /// The car's completed laps, from the race layer.
-    pub laps: Vec<skidpad_core::race::Lap>,
+    pub laps: Vec<Lap>,
     /// The track's key, when the replay names one.
     pub track: Option<String>,
     /// The replay's fixed step, when every step has one dt (the sample
@@ -135,18 +84,22 @@ pub struct Walked {
     pub duration: f64,
 }
 
-/// Re-simulates `replay` (read from `replay_path`, which messages name)
-/// and calls `each` with car `car`'s row at every step `filter` keeps, as
-/// the step is made: nothing accumulates, so a replay of any length walks
-/// through a fixed amount of memory.
-pub fn walk(
-    (replay, replay_path): (&Replay, &Path),
+/// A walk over rows as a format writer sees it: called once with what to
+/// do with each row, it walks and tells what it saw. [`walk`] with its
+/// player and car bound is one.
+pub type Walk<'w> = dyn FnMut(&mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<Walked> + 'w;
+
+/// Plays `replay` through `player` (a fresh straight pass) and calls
+/// `each` with car `car`'s row at every step `filter` keeps, as the step
+/// is made; `tick` is called once per step (a progress bar's). A replay of
+/// any length walks through a fixed amount of memory.
+pub fn walk<H: ReplayHooks>(
+    replay: &Replay,
+    mut player: ReplayPlayer<'_, H>,
     car: u32,
     filter: &RowFilter,
-    limits: &Limits,
-    game_logic: GameLogic,
-    progress: &ProgressBar,
-    mut each: impl FnMut(&Row<'_>) -> Result<()>,
+    tick: &mut dyn FnMut(),
+    each: &mut dyn FnMut(&Row<'_>) -> Result<()>,
 ) -> Result<Walked> {
     if filter.stride == 0 {
         bail!("--stride must be at least 1");
@@ -154,31 +107,27 @@ pub fn walk(
     let cars = replay.cars.len();
     let Some(index) = usize::try_from(car).ok().filter(|&c| c < cars) else {
         bail!(
-            "{} has {cars} car(s) (0 to {}): no car {car}",
-            replay_path.display(),
+            "the replay has {cars} car(s) (0 to {}): no car {car}",
             cars.saturating_sub(1)
         );
     };
-    progress.set_length(replay.header.step_count);
     let track = replay.header.track()?.map(Arc::new);
     let length = track.as_ref().map(|t| t.length());
     if filter.laps.is_some() && track.is_none() {
-        bail!(
-            "{} names no track (metadata `track`), so it has no laps to choose",
-            replay_path.display()
-        );
+        bail!("the replay names no track (metadata `track`), so it has no laps to choose");
     }
     let mut walked = Walked {
         track: replay.header.metadata_value("track").map(str::to_owned),
         ..Walked::default()
     };
-    let mut player = files::straight_player(replay, limits, game_logic)?;
     let id = player.car_ids()[index];
     let mut race = track.map(|t| RaceTiming::new(t, RaceRules::default(), player.world()));
     let mut time = 0.0;
     let mut dts = (None::<f64>, true);
-    while let Some((step, dt)) = files::next_step(&mut player, replay)? {
-        progress.inc(1);
+    while player.advance()? {
+        let step = player.step();
+        let dt = replay.dt.at(step - 1).unwrap_or(0.0);
+        tick();
         time += dt;
         dts = match dts {
             (None, _) => (Some(dt), true),
@@ -241,50 +190,4 @@ pub fn walk(
         );
     }
     Ok(walked)
-}
-
-/// Writes car `car`'s telemetry from `replay_path` as CSV to `out`, the
-/// rows `filter` keeps; returns the rows written (besides the headers).
-pub fn export_csv(
-    replay_path: &Path,
-    car: u32,
-    filter: &RowFilter,
-    out: &mut dyn Write,
-    limits: &Limits,
-    game_logic: GameLogic,
-    progress: &ProgressBar,
-) -> Result<u64> {
-    header(out)?;
-    let replay = files::load_replay(replay_path, limits)?;
-    let walked = walk(
-        (&replay, replay_path),
-        car,
-        filter,
-        limits,
-        game_logic,
-        progress,
-        |row| {
-            write!(out, "{},{}", row.step, row.time)?;
-            field(out, row.lap.map(f64::from))?;
-            field(out, row.lap_time)?;
-            field(out, row.lap_distance)?;
-            match row.values {
-                Some(values) => {
-                    for value in values {
-                        write!(out, ",{value}")?;
-                    }
-                }
-                // Removed: empty fields from the step it was removed at.
-                None => {
-                    for _ in 0..CHANNELS.len() {
-                        write!(out, ",")?;
-                    }
-                }
-            }
-            writeln!(out)?;
-            Ok(())
-        },
-    )?;
-    out.flush()?;
-    Ok(walked.rows)
 }

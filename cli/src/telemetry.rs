@@ -1,0 +1,132 @@
+//! `skidpad telemetry REPLAY --car N --format csv|motec-csv|ld`: one car's
+//! telemetry for spreadsheets and analysis tools. The formats themselves
+//! are the `skidpad-telemetry` crate's (shared with the wasm package);
+//! this module reads the replay, plays it with the command's limits and
+//! game logic, and gives the writers their files: the MoTeC formats' rows
+//! wait in an unnamed temporary file, and a `.ld` and its `.ldx` are each
+//! written atomically.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use indicatif::ProgressBar;
+use skidpad_replay::{Limits, Replay};
+pub use skidpad_telemetry::rows::RowFilter;
+use skidpad_telemetry::rows::{Row, Walked, walk};
+use skidpad_telemetry::{csv, motec::LogInfo, motec_csv, motec_ld};
+
+use crate::atomic;
+use crate::files::{self, GameLogic};
+
+/// The replay at `replay_path`, decoded within `limits`, and the walk
+/// over car `car`'s rows that `filter` keeps, its progress on `progress`.
+fn with_walk<T>(
+    replay_path: &Path,
+    car: u32,
+    filter: &RowFilter,
+    (limits, game_logic, progress): (&Limits, GameLogic, &ProgressBar),
+    write: impl FnOnce(
+        &Replay,
+        &mut dyn FnMut(&mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<Walked>,
+    ) -> Result<T>,
+) -> Result<T> {
+    let replay = files::load_replay(replay_path, limits)?;
+    progress.set_length(replay.header.step_count);
+    let mut walk_rows = |each: &mut dyn FnMut(&Row<'_>) -> Result<()>| {
+        let player = files::straight_player(&replay, limits, game_logic)?;
+        walk(&replay, player, car, filter, &mut || progress.inc(1), each)
+    };
+    write(&replay, &mut walk_rows)
+}
+
+/// What a log says about car `car` of the replay at `replay_path`.
+fn log_info(replay: &Replay, car: u32, replay_path: &Path) -> LogInfo {
+    let file_name = replay_path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    LogInfo::new(replay, car, &file_name)
+}
+
+fn spool() -> Result<std::fs::File> {
+    tempfile::tempfile().context("cannot make a temporary file for the rows")
+}
+
+/// Writes car `car`'s telemetry from `replay_path` as CSV to `out`, the
+/// rows `filter` keeps; returns the rows written (besides the headers).
+pub fn export_csv(
+    replay_path: &Path,
+    car: u32,
+    filter: &RowFilter,
+    out: &mut dyn std::io::Write,
+    limits: &Limits,
+    game_logic: GameLogic,
+    progress: &ProgressBar,
+) -> Result<u64> {
+    with_walk(
+        replay_path,
+        car,
+        filter,
+        (limits, game_logic, progress),
+        |_, walk| csv::write_csv(out, walk),
+    )
+}
+
+/// Writes car `car`'s telemetry from `replay_path` as MoTeC CSV to `out`,
+/// the rows `filter` keeps; returns the rows written.
+pub fn export_motec_csv(
+    replay_path: &Path,
+    car: u32,
+    filter: &RowFilter,
+    out: &mut dyn std::io::Write,
+    limits: &Limits,
+    game_logic: GameLogic,
+    progress: &ProgressBar,
+) -> Result<u64> {
+    with_walk(
+        replay_path,
+        car,
+        filter,
+        (limits, game_logic, progress),
+        |replay, walk| {
+            let info = log_info(replay, car, replay_path);
+            motec_csv::write_motec_csv(out, &info, filter, &mut spool()?, walk)
+        },
+    )
+}
+
+/// Where the beacons file of `ld` goes: beside it, `.ldx`.
+#[must_use]
+pub fn ldx_path(ld: &Path) -> PathBuf {
+    ld.with_extension("ldx")
+}
+
+/// Writes car `car`'s telemetry from `replay_path` to `ld_path` (MoTeC
+/// `.ld`) and its lap beacons to [`ldx_path`], each atomically; returns
+/// the rows (samples per channel) written.
+pub fn export_ld(
+    replay_path: &Path,
+    car: u32,
+    filter: &RowFilter,
+    ld_path: &Path,
+    limits: &Limits,
+    game_logic: GameLogic,
+    progress: &ProgressBar,
+) -> Result<u64> {
+    atomic::check_target(ld_path)?;
+    atomic::check_target(&ldx_path(ld_path))?;
+    let log = with_walk(
+        replay_path,
+        car,
+        filter,
+        (limits, game_logic, progress),
+        |replay, walk| {
+            let info = log_info(replay, car, replay_path);
+            atomic::write_atomic_file(ld_path, |file, _| {
+                motec_ld::write_ld(file, &info, filter.stride, &mut spool()?, walk)
+            })
+        },
+    )?;
+    atomic::write_atomic(&ldx_path(ld_path), log.ldx.as_bytes())?;
+    Ok(log.rows)
+}
