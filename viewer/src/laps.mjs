@@ -25,12 +25,15 @@ export class RaceLaps {
   }
 
   /** Writes every car's distance along the track (NaN for a removed car)
-   * into `out[offset + car]`. */
-  distances(poses, out, offset) {
+   * into `distances[offset + car]`, and the distance it has raced from the
+   * line (the race layer's progress: negative on the grid, growing a
+   * track length a lap; NaN once retired) into `progress[offset + car]`. */
+  distances(poses, distances, progress, offset) {
     const cars = poses.length / 8;
     for (let car = 0; car < cars; car++) {
       const x = poses[car * 8];
-      out[offset + car] = Number.isNaN(x) ? NaN : this.track.locate(x, poses[car * 8 + 1])[0];
+      distances[offset + car] = Number.isNaN(x) ? NaN : this.track.locate(x, poses[car * 8 + 1])[0];
+      progress[offset + car] = Number.isNaN(x) ? NaN : this.timing.progress(car);
     }
   }
 }

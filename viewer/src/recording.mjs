@@ -57,6 +57,7 @@ export class Recording {
     this.times = new Float64Array(capacity);
     this.poses = new Float64Array(capacity * this.cars * POSE);
     this.distances = meta.track ? new Float64Array(capacity * this.cars) : null;
+    this.progress = meta.track ? new Float64Array(capacity * this.cars) : null;
     this.cuts = new Uint8Array(capacity * this.cars);
     this.telemetry = new Float32Array(capacity * this.cars * this.channels.length);
     this.events = [];
@@ -79,6 +80,8 @@ export class Recording {
     if (this.distances && batch.distances) {
       this.distances = grown(this.distances, n * cars);
       this.distances.set(batch.distances, at * cars);
+      this.progress = grown(this.progress, n * cars);
+      this.progress.set(batch.progress, at * cars);
     }
     if (batch.telemetry.length > 0) {
       const rowWidth = cars * this.channels.length;
@@ -178,6 +181,17 @@ export class Recording {
   /** Track distance of `car` at sample `i`, or NaN without a track. */
   distance(i, car) {
     return this.distances ? this.distances[i * this.cars + car] : NaN;
+  }
+
+  /** The distance `car` has raced from the line at sample `i` (the race
+   * layer's progress), or NaN without a track or once retired. */
+  raced(i, car) {
+    return this.progress ? this.progress[i * this.cars + car] : NaN;
+  }
+
+  /** Channel `k` (its index in `channels`) of `car` at sample `i`. */
+  channel(i, car, k) {
+    return this.telemetry[(i * this.cars + car) * this.channels.length + k];
   }
 
   /** One channel of one car over the samples held: `[times, values]`. */

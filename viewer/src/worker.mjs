@@ -166,7 +166,7 @@ function playReplay(replay, name, budget) {
     batch.times[i] = time;
     batch.poses.set(poses, i * cars * 8);
     batch.telemetry.set(player.telemetryAll(), i * cars * channels.length);
-    if (laps) laps.distances(poses, batch.distances, i * cars);
+    if (laps) laps.distances(poses, batch.distances, batch.progress, i * cars);
     batch.events.push(...events);
     events = [];
     batch.filled += 1;
@@ -271,7 +271,7 @@ async function playArchived(bytes, version, name, budget) {
     batch.steps[i] = at;
     batch.times[i] = stepTimes[at];
     batch.poses.set(poses, i * cars * 8);
-    if (laps) laps.distances(poses, batch.distances, i * cars);
+    if (laps) laps.distances(poses, batch.distances, batch.progress, i * cars);
     batch.events.push(...events);
     events = [];
     batch.filled += 1;
@@ -308,10 +308,10 @@ async function playArchived(bytes, version, name, budget) {
 }
 
 /** Bytes a sample of `cars` cars takes in the page: step and time, then
- * per car a pose (8 f64), a track distance (f64), a cut flag and the
- * telemetry (f32 per channel). */
+ * per car a pose (8 f64), a track distance and a race progress (f64
+ * each), a cut flag and the telemetry (f32 per channel). */
 function sampleBytes(cars, channels) {
-  return 16 + cars * (8 * 8 + 8 + 1 + 4 * channels);
+  return 16 + cars * (8 * 8 + 16 + 1 + 4 * channels);
 }
 
 /** Room for `count` samples from sample index `from`. */
@@ -325,6 +325,7 @@ function newBatch(from, count, cars, channelCount, withDistances) {
     times: new Float64Array(count),
     poses: new Float64Array(count * cars * 8),
     distances: withDistances ? new Float64Array(count * cars) : null,
+    progress: withDistances ? new Float64Array(count * cars) : null,
     telemetry: new Float32Array(count * cars * channelCount),
     events: [],
   };
@@ -332,7 +333,7 @@ function newBatch(from, count, cars, channelCount, withDistances) {
 
 function post(batch) {
   const transfer = [batch.steps.buffer, batch.times.buffer, batch.poses.buffer, batch.telemetry.buffer];
-  if (batch.distances) transfer.push(batch.distances.buffer);
+  if (batch.distances) transfer.push(batch.distances.buffer, batch.progress.buffer);
   self.postMessage(batch, transfer);
 }
 
@@ -391,7 +392,7 @@ async function followLive(url) {
       if (laps) {
         if (laps.timing === null) laps.timing = new RaceLaps(sk, laps.view, poses);
         else batch.events.push(...laps.timing.observe(firstStep + i, batch.times[i], poses));
-        laps.timing.distances(poses, batch.distances, i * cars);
+        laps.timing.distances(poses, batch.distances, batch.progress, i * cars);
       }
     }
     post(batch);

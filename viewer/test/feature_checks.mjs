@@ -162,6 +162,34 @@ export async function checkLinksAndClock(browser) {
       );
       assert.ok(legend.some((l) => l.startsWith('gear')) && legend.some((l) => l.startsWith('yaw')), `${legend}`);
       ok(`the chart offers all ${offered.channels} channels in ${offered.groups.length} groups; ticking gear (discrete) and yaw (an angle) draws them`);
+      // The standings and the followed car's dashboard, at step 3000.
+      await page.evaluate(() => window.viewer.seekStep(3000));
+      await page.waitForFunction(() => document.querySelector('#standings .followed')?.dataset.car === '3');
+      const race = await page.evaluate(() => {
+        const v = window.viewer;
+        const rec = v.recording;
+        const i = rec.sampleOfStep(3000);
+        const rows = [...document.querySelectorAll('#standings .standing')];
+        return {
+          cars: rows.map((r) => Number(/** @type {HTMLElement} */ (r).dataset.car)),
+          positions: rows.map((r) => r.firstElementChild.textContent),
+          raced: rows.map((r) => rec.raced(i, Number(/** @type {HTMLElement} */ (r).dataset.car))),
+          speed: document.querySelector('#dash [data-field="speed"]')?.textContent,
+          expectedSpeed: Math.round(rec.channel(i, 3, rec.channels.indexOf('speed')) * 3.6),
+          gear: document.querySelector('#dash [data-field="gear"]')?.textContent,
+          expectedGear: rec.channel(i, 3, rec.channels.indexOf('gear')),
+          count: rec.cars,
+        };
+      });
+      assert.equal(race.cars.length, race.count, 'a row per car');
+      assert.deepEqual(race.positions, race.cars.map((_, k) => `P${k + 1}`));
+      assert.ok(race.raced.every((d, k) => k === 0 || d <= race.raced[k - 1]), `race order: ${race.raced}`);
+      assert.equal(race.speed, `speed ${race.expectedSpeed} km/h`);
+      assert.equal(race.gear, `gear ${race.expectedGear}`);
+      const other = race.cars.find((c) => c !== 3);
+      await page.locator(`#standings [data-car="${other}"]`).click();
+      assert.equal(await page.evaluate(() => window.viewer.car), other, 'clicking a row follows that car');
+      ok(`standings of ${race.count} cars in the race layer's order (${race.positions.join(' ')}), the followed car's speed and gear on the dashboard, a click follows car ${other}`);
       // Playback follows the wall clock × speed: between any two frames
       // time moves by the frames' timestamps × 8, however many frames a
       // slow machine manages.

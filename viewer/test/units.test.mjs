@@ -1,8 +1,8 @@
 // The viewer's pure modules under node --test: interpolation and cuts
 // (recording.mjs), the wall clock and the event cursor (clock.mjs) and lap
 // events from the wasm package's race layer (laps.mjs), the deep
-// link's checks (sources.mjs) and the chart's channel groups and angle
-// wraps (telemetry.mjs). The page as a
+// link's checks (sources.mjs), the chart's channel groups and angle
+// wraps (telemetry.mjs) and the standings (race_info.mjs). The page as a
 // whole is tested in Chromium (run.mjs).
 
 import test from 'node:test';
@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { RaceLaps } from '../src/laps.mjs';
 import { checkPosition, checkSettings, readLink } from '../src/sources.mjs';
 import { angleWraps, groupChannels } from '../src/telemetry.mjs';
+import { gapText, standingsAt, timeAtRaced } from '../src/race_info.mjs';
 
 // The node half of the npm package (built by `cargo xtask wasm`).
 const sk = createRequire(import.meta.url)('../../bindings-wasm/pkg/node/skidpad_wasm.js');
@@ -30,6 +31,7 @@ function recording(n, at) {
     times: new Float64Array(n),
     poses: new Float64Array(n * POSE),
     distances: null,
+    progress: null,
     telemetry: new Float32Array(0),
     events: [],
   };
@@ -174,8 +176,11 @@ test('lap events come from the race layer: standing lap 1, interpolated crossing
   assert.ok(Math.abs(events[1].lapTime - (L + 14) / 20) < 1e-6, `${events[1].lapTime}`);
   assert.ok(Math.abs(events[0].time - events[0].lapTime) < 1e-9, 'the lap began at the start');
   const out = new Float64Array(2);
-  laps.distances(poses(0.5, NaN), out, 0);
+  const raced = new Float64Array(2);
+  laps.distances(poses(0.5, NaN), out, raced, 0);
   assert.ok(Math.abs(out[0] - 0.5) < 1e-6 && Number.isNaN(out[1]), `${out}`);
+  // The race layer's progress after its last observation: past a lap.
+  assert.ok(raced[0] > L && raced[0] === laps.timing.progress(0) && Number.isNaN(raced[1]), `${raced}`);
   // Car 1 leaves the race: it completes no lap.
   drive(2 * L + 1, step * 0.5);
   assert.deepEqual(events.map((e) => [e.car, e.lap]), [[0, 1], [1, 1], [0, 2]]);
@@ -237,4 +242,37 @@ test('an angle wraps where the shorter way between two samples crosses ±π', ()
   assert.deepEqual(angleWraps([-3.1, 3.1]), [0]);
   // A fast turn that stays under π a sample is not a wrap, nor is a gap.
   assert.deepEqual(angleWraps([0, 3.0, NaN, -3.0]), []);
+});
+
+test('standings: race order by distance raced, gaps as the time since the leader was there', () => {
+  // Three cars from the line at 20, 19 and 10 m/s, sampled at 10 Hz; car
+  // 2 retires at 5 s. Track 150 m long.
+  const speeds = [20, 19, 10];
+  const n = 201;
+  const times = Float64Array.from({ length: n }, (_, i) => i / 10);
+  const rec = {
+    cars: 3,
+    times,
+    raced: (i, car) => (car === 2 && times[i] >= 5 ? NaN : speeds[car] * times[i]),
+  };
+  const lapTimes = [[7.5, 15], [150 / 19], []];
+  const at = (t) => standingsAt(rec, Math.round(t * 10), lapTimes, 150);
+  const rows = at(4);
+  assert.deepEqual(rows.map((r) => [r.car, r.position, r.laps]), [[0, 1, 0], [1, 2, 0], [2, 3, 0]]);
+  // Car 1 is at 76 m; car 0 was there at 3.8 s.
+  assert.ok(Math.abs(rows[1].gap - 0.2) < 1e-9, `${rows[1].gap}`);
+  assert.equal(gapText(rows[1]), '+0.200');
+  assert.equal(gapText(rows[0]), '');
+  // Later: car 2 is out and listed last; car 0 has done two laps.
+  const later = at(16);
+  assert.deepEqual(later.map((r) => [r.car, r.position, r.laps]), [[0, 1, 2], [1, 2, 1], [2, null, 0]]);
+  assert.equal(gapText(later[2]), '');
+  // At 20 s car 0 (400 m) is a lap (150 m) ahead of a car at 200 m or less.
+  const slow = { ...rec, raced: (i, car) => [20, 9.5, NaN][car] * times[i] };
+  const lapped = standingsAt(slow, 200, lapTimes, 150);
+  assert.equal(lapped[1].lapped, 1);
+  assert.equal(gapText(lapped[1]), '+1 lap');
+  // A distance the car never reached has no time.
+  assert.equal(timeAtRaced(rec, 0, 1000, 200), null);
+  assert.equal(timeAtRaced(rec, 0, 0, 200), 0);
 });

@@ -1,0 +1,221 @@
+// Race information over the 3D view: the standings (position, car, lap,
+// gap to the leader; a click follows that car) and a dashboard of the
+// followed car (position, lap, last and best lap, speed, gear, rpm,
+// throttle and brake). Laps and progress are the race layer's (the
+// worker's `RaceTiming`, the same rules as every other skidpad tool);
+// nothing here times a lap of its own.
+
+import { formatTime } from './timeline.mjs';
+
+/**
+ * The standings at sample `i`: `[{ car, position, raced, laps, gap,
+ * lapped }]` in race order, where `raced` is the distance raced from the
+ * line (m), `laps` the laps completed by the sample's time, `gap` the
+ * seconds since the leader was where the car is now (null for the leader
+ * or when unknown) and `lapped` how many laps the leader is ahead. Cars
+ * out of the race (no progress) come last, with `position` null.
+ */
+export function standingsAt(rec, i, lapTimes, trackLength) {
+  const t = rec.times[i];
+  const rows = [];
+  for (let car = 0; car < rec.cars; car++) {
+    const raced = rec.raced(i, car);
+    const laps = countAtOrBefore(lapTimes[car] ?? [], t);
+    rows.push({ car, position: null, raced, laps, gap: null, lapped: 0 });
+  }
+  const running = rows.filter((r) => Number.isFinite(r.raced)).sort((a, b) => b.raced - a.raced);
+  const out = rows.filter((r) => !Number.isFinite(r.raced));
+  const leader = running[0];
+  running.forEach((row, k) => {
+    row.position = k + 1;
+    if (k === 0) return;
+    row.lapped = trackLength > 0 ? Math.floor((leader.raced - row.raced) / trackLength) : 0;
+    const when = timeAtRaced(rec, leader.car, row.raced, i);
+    row.gap = when === null ? null : t - when;
+  });
+  return [...running, ...out];
+}
+
+/** How many of the sorted `times` are at or before `t`. */
+function countAtOrBefore(times, t) {
+  let lo = 0;
+  let hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (times[mid] <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * The time `car` first reached `raced` metres from the line, searching
+ * samples 0 to `upto` (progress grows as a car races; a car that backs up
+ * a little is still found near where it passed), interpolated between the
+ * two samples around it; null if it never had.
+ */
+export function timeAtRaced(rec, car, raced, upto) {
+  if (!(rec.raced(upto, car) >= raced)) return null;
+  let lo = 0;
+  let hi = upto;
+  if (rec.raced(0, car) >= raced) return rec.times[0];
+  // Invariant: raced(lo) < raced ≤ raced(hi).
+  while (hi - lo > 1) {
+    const mid = (lo + hi) >> 1;
+    if (rec.raced(mid, car) >= raced) hi = mid;
+    else lo = mid;
+  }
+  const a = rec.raced(lo, car);
+  const b = rec.raced(hi, car);
+  const u = b > a ? (raced - a) / (b - a) : 1;
+  return rec.times[lo] + (rec.times[hi] - rec.times[lo]) * Math.min(Math.max(u, 0), 1);
+}
+
+/** Gap text: `+1.234` s, `+2 laps`, or empty for the leader. */
+export function gapText(row) {
+  if (row.position === 1 || row.position === null) return '';
+  if (row.lapped >= 1) return `+${row.lapped} lap${row.lapped === 1 ? '' : 's'}`;
+  return row.gap === null ? '' : `+${row.gap.toFixed(3)}`;
+}
+
+const DASH_CHANNELS = ['speed', 'gear', 'engine_rpm', 'input_throttle', 'input_brake'];
+
+export class RaceInfo {
+  /** `root` is the stage; `onPick(car)` follows a car. */
+  constructor(root, onPick) {
+    this.table = document.createElement('div');
+    this.table.id = 'standings';
+    this.table.setAttribute('role', 'table');
+    this.table.setAttribute('aria-label', 'standings');
+    this.dash = document.createElement('div');
+    this.dash.id = 'dash';
+    this.dash.setAttribute('aria-label', 'the followed car');
+    root.append(this.table, this.dash);
+    this.table.addEventListener('click', (e) => {
+      const row = /** @type {HTMLElement | null} */ ((/** @type {HTMLElement} */ (e.target)).closest('[data-car]'));
+      if (row) onPick(Number(row.dataset.car));
+    });
+    this.recording = null;
+    this.lapTimes = [];
+    this.lapsSeen = 0;
+    this.shown = '';
+  }
+
+  /** A new recording (its track's length, for lapped cars). */
+  setRecording(recording, trackLength) {
+    this.recording = recording;
+    this.trackLength = trackLength;
+    this.lapTimes = [];
+    this.bestLaps = [];
+    this.lastLaps = [];
+    this.lapsSeen = 0;
+    this.shown = '';
+    const hasRace = !!recording.progress;
+    this.table.hidden = !hasRace;
+    this.dash.hidden = recording.channels.length === 0 && !hasRace;
+  }
+
+  /** Keeps the per-car lap crossings up to date with the events held. */
+  indexLaps() {
+    const events = this.recording.events;
+    if (events.length === this.lapsSeen) return;
+    this.lapTimes = Array.from({ length: this.recording.cars }, () => []);
+    this.lapEvents = Array.from({ length: this.recording.cars }, () => []);
+    for (const e of events) {
+      if (e.kind !== 'lap') continue;
+      this.lapTimes[e.car]?.push(e.time);
+      this.lapEvents[e.car]?.push(e);
+    }
+    for (const times of this.lapTimes) times.sort((a, b) => a - b);
+    this.lapsSeen = events.length;
+  }
+
+  /** Shows the race at playback time `t`, following `car`. */
+  show(t, car) {
+    const rec = this.recording;
+    if (!rec || rec.count === 0) return;
+    this.indexLaps();
+    const i = rec.sampleAt(t);
+    const rows = rec.progress ? standingsAt(rec, i, this.lapTimes, this.trackLength) : [];
+    const me = rows.find((r) => r.car === car);
+    const text = [
+      ...rows.map((r) => `${r.car}:${r.position}:${r.laps}:${gapText(r)}`),
+      car,
+      ...this.dashValues(i, car),
+    ].join('|');
+    // Rebuilt only when something shown changed (not every frame).
+    if (text === this.shown) return;
+    this.shown = text;
+    this.table.replaceChildren(...rows.map((r) => this.row(r, r.car === car)));
+    this.drawDash(i, car, t, me, rows.filter((r) => r.position !== null).length);
+  }
+
+  row(r, followed) {
+    const div = document.createElement('div');
+    div.className = followed ? 'standing followed' : 'standing';
+    div.dataset.car = String(r.car);
+    div.setAttribute('role', 'row');
+    const cells = [
+      r.position === null ? 'out' : `P${r.position}`,
+      `${r.car}: ${this.recording.meta.cars[r.car]?.name ?? ''}`,
+      `L${r.laps + 1}`,
+      gapText(r),
+    ];
+    for (const text of cells) {
+      const cell = document.createElement('span');
+      cell.setAttribute('role', 'cell');
+      cell.textContent = text;
+      div.append(cell);
+    }
+    return div;
+  }
+
+  /** The dashboard's telemetry values at sample `i` (NaN without). */
+  dashValues(i, car) {
+    const rec = this.recording;
+    return DASH_CHANNELS.map((name) => {
+      const k = rec.channels.indexOf(name);
+      return k < 0 ? NaN : rec.channel(i, car, k);
+    }).map((v) => (Number.isFinite(v) ? v.toFixed(2) : '-'));
+  }
+
+  drawDash(i, car, t, me, running) {
+    const rec = this.recording;
+    const [speed, gear, rpm, throttle, brake] = DASH_CHANNELS.map((name) => {
+      const k = rec.channels.indexOf(name);
+      return k < 0 ? NaN : rec.channel(i, car, k);
+    });
+    const laps = (this.lapEvents?.[car] ?? []).filter((e) => e.time <= t);
+    const last = laps.at(-1);
+    const best = laps.filter((e) => e.valid).reduce((b, e) => (b === null || e.lapTime < b ? e.lapTime : b), null);
+    const lines = [];
+    if (me) {
+      lines.push(['position', me.position === null ? 'out' : `${me.position} / ${running}`]);
+      lines.push(['lap', `${me.laps + 1}`]);
+      lines.push(['last lap', last ? formatTime(last.lapTime) + (last.valid ? '' : ' (invalid)') : '–']);
+      lines.push(['best lap', best === null ? '–' : formatTime(best)]);
+    }
+    if (Number.isFinite(speed)) {
+      lines.push(['speed', `${Math.round(speed * 3.6)} km/h`]);
+      lines.push(['gear', gear < 0 ? 'R' : gear === 0 ? 'N' : String(gear)]);
+      lines.push(['rpm', String(Math.round(rpm))]);
+    }
+    const children = lines.map(([label, value]) => {
+      const line = document.createElement('div');
+      line.dataset.field = label;
+      line.textContent = `${label} ${value}`;
+      return line;
+    });
+    if (Number.isFinite(throttle)) {
+      for (const [name, value] of [['throttle', throttle], ['brake', brake]]) {
+        const bar = document.createElement('div');
+        bar.className = `pedal ${name}`;
+        bar.dataset.field = name;
+        bar.title = `${name} ${Math.round(value * 100)} %`;
+        bar.style.setProperty('--level', String(Math.min(Math.max(value, 0), 1)));
+        children.push(bar);
+      }
+    }
+    this.dash.replaceChildren(...children);
+  }
+}
