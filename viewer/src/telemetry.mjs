@@ -4,11 +4,15 @@
 // interpolation mode (`channelInterpolations`): `lerp` as a line, `discrete`
 // (gears, ids, flags, events) held until the next sample, `lerpAngle` (an
 // angle that wraps at ±π) the shorter way round, so a heading passing
-// ±π is not drawn as a sweep across the chart. The cursor is a line kept
-// at the playback time (moved, not redrawn, every frame); clicking the
-// chart seeks.
+// ±π is not drawn as a sweep across the chart. The x axis is the race's
+// time, or one lap's distance from its line with another lap (dashed)
+// overlaid at the same distances. The cursor is a line kept at the
+// playback time (moved, not redrawn, every frame); clicking the chart
+// seeks.
 
 import uPlot from 'uplot';
+import { atDistances, lapSamples, timeAtDistance } from './lap_overlay.mjs';
+import { formatTime } from './timeline.mjs';
 
 /** Channels shown until the user picks others. */
 export const DEFAULT_CHANNELS = ['speed', 'input_throttle', 'input_brake', 'input_steer'];
@@ -43,7 +47,11 @@ export function angleWraps(values) {
   return wraps;
 }
 
-/** The uPlot series options that draw a channel by its interpolation mode. */
+/**
+ * The uPlot series options that draw a channel by its interpolation mode.
+ * @param {string} mode
+ * @param {ArrayLike<number | null>} values
+ */
 function seriesFor(mode, values) {
   if (mode === 'discrete') return { paths: uPlot.paths.stepped({ align: 1 }) };
   if (mode !== 'lerpAngle') return {};
@@ -67,9 +75,16 @@ function seriesFor(mode, values) {
 }
 
 export class TelemetryPanel {
-  /** `root` holds `#channels` (the grouped checkboxes) and `#chart`. */
+  /** `root` holds `#lap-a` and `#lap-b` (the laps to chart),
+   * `#channels` (the grouped checkboxes) and `#chart`. */
   constructor(root, onSeek) {
     this.root = root;
+    this.lapA = root.querySelector('#lap-a');
+    this.lapB = root.querySelector('#lap-b');
+    this.lapsListed = '';
+    /** The charted lap's samples in lap mode, else null. */
+    this.lap = null;
+    for (const select of [this.lapA, this.lapB]) select.addEventListener('change', () => this.rebuild());
     this.picker = root.querySelector('#channels');
     this.chartBox = root.querySelector('#chart');
     this.cursor = document.createElement('div');
@@ -120,6 +135,60 @@ export class TelemetryPanel {
     this.rebuild();
   }
 
+  /** The chosen car's completed laps, by number. */
+  laps() {
+    const laps = new Map();
+    for (const e of this.recording.laps(this.car)) laps.set(e.lap, e);
+    return laps;
+  }
+
+  /** Lists the chosen car's laps in the two lap pickers (keeping what is
+   * picked while it still exists). */
+  listLaps(laps) {
+    const key = `${this.car}:${[...laps.keys()].join(',')}`;
+    if (key === this.lapsListed) return;
+    this.lapsListed = key;
+    const fill = (select, none) => {
+      const kept = select.value;
+      select.replaceChildren(
+        new Option(none, ''),
+        ...[...laps.values()].map((e) => new Option(`lap ${e.lap} · ${formatTime(e.lapTime)}${e.valid ? '' : ' (invalid)'}`, String(e.lap))),
+      );
+      select.value = laps.has(Number(kept)) ? kept : '';
+    };
+    fill(this.lapA, 'whole race (time)');
+    fill(this.lapB, 'no other lap');
+    const length = this.recording.meta.track?.length ?? 0;
+    this.lapA.disabled = this.lapB.disabled = laps.size === 0 || !(length > 0) || !this.recording.progress;
+  }
+
+  /** Charts the chosen channels of lap `a` against their distance from
+   * its line, and lap `b`'s (if any) at the same distances, dashed.
+   * Returns uPlot's data and series. */
+  lapData(channels, modes, a, b) {
+    const rec = this.recording;
+    const length = rec.meta.track.length;
+    const lapA = lapSamples(rec, this.car, a, length);
+    const lapB = b ? lapSamples(rec, this.car, b, length) : null;
+    this.lap = lapA;
+    /** @type {ArrayLike<number | null>[]} */
+    const data = [Float64Array.from(lapA.x)];
+    const series = [];
+    channels.forEach((c, k) => {
+      const index = rec.channels.indexOf(c);
+      const colour = SERIES_COLOURS[k % SERIES_COLOURS.length];
+      const values = lapA.samples.map((i) => rec.channel(i, this.car, index));
+      data.push(values);
+      series.push({ label: `${c} L${a.lap}`, stroke: colour, ...seriesFor(modes[k], values) });
+      if (lapB) {
+        const other = atDistances(lapB.x, lapB.samples.map((i) => rec.channel(i, this.car, index)), lapA.x, modes[k]);
+        data.push(other);
+        series.push({ label: `${c} L${b.lap}`, stroke: colour, dash: [5, 4], ...seriesFor(modes[k], other) });
+      }
+    });
+    return { data, series };
+  }
+
   /** Redraws the chart from the recording's telemetry (after the car,
    * the channels or the data changed). */
   rebuild() {
@@ -128,13 +197,32 @@ export class TelemetryPanel {
     const channels = this.chosen();
     const units = channels.map((c) => rec.meta.units[rec.channels.indexOf(c)]);
     const modes = channels.map((c) => rec.meta.interpolations?.[rec.channels.indexOf(c)] ?? 'lerp');
-    let times = null;
-    const columns = channels.map((c) => {
-      const [t, v] = rec.series(this.car, c);
-      times = t;
-      return v;
-    });
-    if (!times) times = rec.series(this.car, rec.channels[0])[0];
+    const laps = this.laps();
+    this.listLaps(laps);
+    const a = this.lapA.disabled ? undefined : laps.get(Number(this.lapA.value));
+    let data;
+    let series;
+    if (a) {
+      ({ data, series } = this.lapData(channels, modes, a, laps.get(Number(this.lapB.value))));
+      // Each channel's scale is its unit's, in both laps.
+      series.forEach((s) => (s.scale = units[channels.findIndex((c) => s.label.startsWith(`${c} L`))]));
+    } else {
+      this.lap = null;
+      let times = null;
+      const columns = channels.map((c) => {
+        const [t, v] = rec.series(this.car, c);
+        times = t;
+        return v;
+      });
+      if (!times) times = rec.series(this.car, rec.channels[0])[0];
+      data = [times, ...columns];
+      series = channels.map((c, k) => ({
+        label: c,
+        scale: units[k],
+        stroke: SERIES_COLOURS[k % SERIES_COLOURS.length],
+        ...seriesFor(modes[k], columns[k]),
+      }));
+    }
     const scales = [...new Set(units)];
     const options = {
       width: this.chartBox.clientWidth || 600,
@@ -143,34 +231,30 @@ export class TelemetryPanel {
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: false } },
       axes: [
-        { label: 's' },
+        { label: a ? `m from the line (lap ${a.lap})` : 's' },
         ...scales.slice(0, 2).map((u, k) => ({ scale: u, label: u, side: k === 0 ? 3 : 1, grid: { show: k === 0 } })),
       ],
-      series: [
-        {},
-        ...channels.map((c, k) => ({
-          label: c,
-          scale: units[k],
-          stroke: SERIES_COLOURS[k % SERIES_COLOURS.length],
-          width: 1,
-          points: { show: false },
-          ...seriesFor(modes[k], columns[k]),
-        })),
-      ],
+      series: [{}, ...series.map((s) => ({ width: 1, points: { show: false }, ...s }))],
     };
     this.plot?.destroy();
-    this.plot = new uPlot(options, [times, ...columns], this.chartBox);
+    this.plot = new uPlot(options, data, this.chartBox);
     this.plot.over.append(this.cursor);
     this.plot.over.addEventListener('click', (e) => {
       const rect = this.plot.over.getBoundingClientRect();
-      this.onSeek(this.plot.posToVal(e.clientX - rect.left, 'x'));
+      const x = this.plot.posToVal(e.clientX - rect.left, 'x');
+      const t = this.lap ? timeAtDistance(this.lap, x) : x;
+      if (t !== null) this.onSeek(t);
     });
   }
 
-  /** Moves the cursor line to time `t`. */
+  /** Moves the cursor line to time `t` (on a lap's chart: to where the
+   * car was then, hidden outside the lap). */
   showTime(t) {
     if (!this.plot) return;
-    const left = this.plot.valToPos(t, 'x');
+    const x = this.lap ? atDistances(this.lap.times, this.lap.x, [t])[0] : t;
+    this.cursor.hidden = x === null;
+    if (x === null) return;
+    const left = this.plot.valToPos(x, 'x');
     this.cursor.style.transform = `translateX(${left}px)`;
   }
 }

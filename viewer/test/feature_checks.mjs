@@ -11,6 +11,48 @@ import {
   root, spectatorBin, work, VERSION, goldenDir, ok, view, withViewer,
 } from './harness.mjs';
 
+/** Two laps of one car overlaid on a distance axis: picked with the
+ * chart's lap pickers as a user would, the x axis is lap 2's distance
+ * from the line, lap 1 is drawn beside it, and a click on the chart seeks
+ * into lap 2. */
+export async function checkLapOverlay(browser, race) {
+  const server = await view([race.replay]);
+  try {
+    await withViewer(browser, server, `?car=${race.car}`, async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      await page.evaluate(() => window.viewer.done);
+      await page.selectOption('#lap-a', '2');
+      await page.selectOption('#lap-b', '1');
+      const chart = await page.evaluate(() => {
+        const v = window.viewer;
+        const panel = v.telemetry;
+        const lap = v.recording.laps(v.car).find((e) => e.lap === 2);
+        const xs = panel.plot.data[0];
+        return {
+          legend: [...document.querySelectorAll('#chart .u-legend .u-label')].map((th) => th.textContent.trim()),
+          first: xs[0],
+          last: xs[xs.length - 1],
+          samples: xs.length,
+          length: v.recording.meta.track.length,
+          start: lap.time - lap.lapTime,
+          end: lap.time,
+          lapTime: lap.lapTime,
+        };
+      });
+      assert.ok(chart.legend.some((l) => l.startsWith('speed L2')) && chart.legend.some((l) => l.startsWith('speed L1')), `${chart.legend}`);
+      assert.ok(chart.first >= 0 && chart.first < 1, `lap 2 starts at its line: ${chart.first} m`);
+      assert.ok(Math.abs(chart.last - chart.length) < 1, `and ends a track length on: ${chart.last} of ${chart.length} m`);
+      const box = await page.locator('#chart .u-over').boundingBox();
+      await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+      const t = await page.evaluate(() => window.viewer.clock.time);
+      assert.ok(t > chart.start && t < chart.end, `a click half way along lap 2 seeks into it: ${t} in ${chart.start}–${chart.end}`);
+      ok(`lap 2 (${chart.lapTime.toFixed(3)} s) and lap 1 of car ${race.car} overlaid on lap 2's distance (${chart.samples} samples, 0 to ${chart.last.toFixed(0)} m); a click seeks to ${t.toFixed(2)} s, inside lap 2`);
+    });
+  } finally {
+    server.child.kill();
+  }
+}
+
 export async function checkGhosts(browser, race) {
   const ghosts = Array.from({ length: 8 }, () => race.ghost);
   const server = await view([race.replay, ...ghosts]);

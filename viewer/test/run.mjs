@@ -6,7 +6,8 @@
 //    gives (and the meshes there to float32 precision);
 // 2. screenshots of four cameras compared with committed references;
 // 3. frame time while scrubbing a 20-car race, reported (never failed on);
-// 4. eight ghosts raced against the car their lap came from;
+// 4. eight ghosts raced against the car their lap came from; two laps
+//    of one car overlaid on a distance axis;
 // 5. deep links, wall-clock playback, lap markers;
 // 6. desync markers; a replay of the previous simulation version played
 //    by its archived core; a corrupt replay and a text file shown as
@@ -29,7 +30,7 @@ import { demo20 } from './harness.mjs';
 import { checkPoses, checkRemovals, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
 import { checkPlay } from './play_checks.mjs';
 import { checkRace } from './race_checks.mjs';
-import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
+import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLapOverlay, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
 
 const browser = await launch();
 try {
@@ -38,6 +39,7 @@ try {
   const race = demo20();
   await checkScrubbing(browser, race);
   await checkGhosts(browser, race);
+  await checkLapOverlay(browser, race);
   await checkStreamFile(browser, race);
   await checkLinksAndClock(browser);
   await checkDesyncs(browser);

@@ -2,7 +2,8 @@
 // (recording.mjs), the wall clock and the event cursor (clock.mjs) and lap
 // events from the wasm package's race layer (laps.mjs), the deep
 // link's checks (sources.mjs), the chart's channel groups and angle
-// wraps (telemetry.mjs) and the standings (race_info.mjs). The page as a
+// wraps (telemetry.mjs), the standings (race_info.mjs) and laps on a
+// distance axis (lap_overlay.mjs). The page as a
 // whole is tested in Chromium (run.mjs).
 
 import test from 'node:test';
@@ -14,6 +15,7 @@ import { RaceLaps } from '../src/laps.mjs';
 import { checkPosition, checkSettings, readLink } from '../src/sources.mjs';
 import { angleWraps, groupChannels } from '../src/telemetry.mjs';
 import { gapText, standingsAt, timeAtRaced } from '../src/race_info.mjs';
+import { atDistances, lapSamples, timeAtDistance } from '../src/lap_overlay.mjs';
 
 // The node half of the npm package (built by `cargo xtask wasm`).
 const sk = createRequire(import.meta.url)('../../bindings-wasm/pkg/node/skidpad_wasm.js');
@@ -275,4 +277,30 @@ test('standings: race order by distance raced, gaps as the time since the leader
   // A distance the car never reached has no time.
   assert.equal(timeAtRaced(rec, 0, 1000, 200), null);
   assert.equal(timeAtRaced(rec, 0, 0, 200), 0);
+});
+
+test('laps on a distance axis: each lap from its line, another lap carried onto its distances', () => {
+  // One car at 10 m/s on a 100 m track, sampled at 10 Hz from the line;
+  // it stops for a second in lap 2 (distance not growing: skipped).
+  const n = 251;
+  const times = Float64Array.from({ length: n }, (_, i) => i / 10);
+  const raced = (i) => {
+    const t = times[i];
+    return t < 15 ? 10 * t : t < 16 ? 150 : 10 * (t - 1);
+  };
+  const rec = { count: n, times, raced: (i) => raced(i), sampleAt: (t) => Math.min(n - 1, Math.floor(t * 10 + 1e-9)) };
+  const lap2 = { lap: 2, time: 21, lapTime: 11 };
+  const samples = lapSamples(rec, 0, lap2, 100);
+  assert.equal(samples.x[0], 0);
+  assert.equal(samples.x.at(-1), 100);
+  assert.ok(samples.x.every((x, k) => k === 0 || x > samples.x[k - 1]), 'distances grow');
+  assert.equal(samples.times[samples.x.indexOf(50)], 15, 'the first pass at the stop');
+  assert.equal(timeAtDistance(samples, 75), 18.5);
+  assert.equal(timeAtDistance(samples, 150), null);
+  // Carried onto other distances: interpolated, held, or the short way
+  // round an angle; nothing outside the other lap.
+  assert.deepEqual(atDistances([0, 10, 20], [0, 1, 3], [-1, 0, 5, 15, 20, 21]), [null, 0, 0.5, 2, 3, null]);
+  assert.deepEqual(atDistances([0, 10], [2, 3], [5], 'discrete'), [2]);
+  const angle = atDistances([0, 10], [3.0, -3.0], [5], 'lerpAngle')[0];
+  assert.ok(Math.abs(Math.abs(angle) - (3.0 + (2 * Math.PI - 6) / 2)) < 1e-12, `${angle}`);
 });
