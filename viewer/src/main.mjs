@@ -1,8 +1,8 @@
 // The viewer page: wires the sources, the simulation worker, the
 // recording tables, the clock, the scene, the cameras, the timeline, the
-// telemetry charts, the standings and dashboard, and the ghosts, and
-// draws one frame per animation
-// frame. `window.viewer` is the page's test and automation surface.
+// telemetry charts, the standings and dashboard, the event list and the
+// ghosts, and draws one frame per animation frame. `window.viewer` is the
+// page's test and automation surface.
 
 import init, * as sk from 'skidpad';
 import { Recording } from './recording.mjs';
@@ -13,6 +13,7 @@ import { Timeline, formatTime } from './timeline.mjs';
 import { TelemetryPanel } from './telemetry.mjs';
 import { GhostRace } from './ghosts.mjs';
 import { RaceInfo } from './race_info.mjs';
+import { EventList } from './event_list.mjs';
 import { checkPosition, checkSettings, fetchBytes, readLink, servedFiles, writeLink } from './sources.mjs';
 
 /** Frame work times kept for the statistics, frames. */
@@ -51,6 +52,7 @@ class Viewer {
     this.telemetry = new TelemetryPanel($('#telemetry'), (t) => this.seek(t));
     this.ghosts = new GhostRace(sk, $('#ghosts'));
     this.raceInfo = new RaceInfo($('#stage'), (car) => this.setCar(car));
+    this.eventList = new EventList($('#stage'), (t) => this.seek(t), (car) => this.setCar(car));
     $('#car').addEventListener('change', (e) => this.setCar(Number(e.target.value)));
     $('#camera').addEventListener('change', (e) => this.setCamera(e.target.value));
     $('#open').addEventListener('change', (e) => this.openFiles(e.target.files));
@@ -219,6 +221,7 @@ class Viewer {
     if (this.clock.live) this.clock.follow();
     this.telemetry.setRecording(this.recording);
     this.raceInfo.setRecording(this.recording, meta.track?.length ?? 0);
+    this.eventList.setRecording(this.recording);
     this.setCar(Math.min(this.car, meta.cars.length - 1));
   }
 
@@ -288,6 +291,7 @@ class Viewer {
     this.scene.render(this.cameras.camera);
     this.telemetry.showTime(t);
     this.raceInfo.show(t, this.car);
+    this.eventList.show(this.car);
     const i = rec.sampleAt(t);
     this.timeline.show(t, rec.stepOf(i), !this.clock.paused);
     for (const e of this.events.crossed(rec.events, t)) this.announce(e);

@@ -81,9 +81,7 @@ export class Timeline {
         mark.style.background = MARKER_COLOURS[e.kind] ?? '#ccc';
         mark.dataset.time = String(e.time);
         mark.dataset.kind = e.kind;
-        mark.title = e.kind === 'lap'
-          ? `car ${e.car}: lap ${e.lap} completed in ${e.lapTime.toFixed(3)} s${e.valid ? '' : ' (invalid)'} at ${formatTime(e.time)}`
-          : `${e.kind} at ${formatTime(e.time)}${e.cars ? ` (cars ${e.cars.join(', ')})` : ''}`;
+        mark.title = `${describeEvent(e)} at ${formatTime(e.time)}`;
         return mark;
       }),
     );
@@ -95,6 +93,17 @@ export class Timeline {
     this.label.textContent = `${formatTime(t)} / ${formatTime(this.end)} · step ${step}`;
     this.playButton.textContent = playing ? '❚❚' : '▶';
   }
+}
+
+/** What an event of the recording says, in words (without its time). */
+export function describeEvent(e) {
+  if (e.kind === 'lap') return `car ${e.car}: lap ${e.lap} completed in ${e.lapTime.toFixed(3)} s${e.valid ? '' : ' (invalid)'}`;
+  if (e.kind === 'contact') {
+    const [a, b] = e.cars;
+    const impulse = e.impulse === undefined ? '' : `, ${Math.round(e.impulse)} N·s`;
+    return b === 'ground' ? `car ${a} hit the ground${impulse}` : `contact: cars ${a} and ${b}${impulse}`;
+  }
+  return `${e.kind}${e.cars?.length ? ` (cars ${e.cars.join(', ')})` : ''}`;
 }
 
 export { formatTime };

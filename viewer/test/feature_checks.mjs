@@ -47,6 +47,25 @@ export async function checkLapOverlay(browser, race) {
       const t = await page.evaluate(() => window.viewer.clock.time);
       assert.ok(t > chart.start && t < chart.end, `a click half way along lap 2 seeks into it: ${t} in ${chart.start}–${chart.end}`);
       ok(`lap 2 (${chart.lapTime.toFixed(3)} s) and lap 1 of car ${race.car} overlaid on lap 2's distance (${chart.samples} samples, 0 to ${chart.last.toFixed(0)} m); a click seeks to ${t.toFixed(2)} s, inside lap 2`);
+      // The event list: every event, then the followed car's only; a
+      // click on its lap plays from 2 s before it.
+      await page.locator('#events summary').click();
+      const all = await page.locator('#events li').count();
+      const held = await page.evaluate(() => window.viewer.recording.events.length);
+      assert.equal(all, held, 'a row per event');
+      await page.locator('#events input[type=checkbox]').check();
+      const mine = await page.locator('#events li').allTextContents();
+      assert.ok(mine.length > 0 && mine.length < all, `${mine.length} of ${all}`);
+      for (const text of mine) assert.match(text, new RegExp(`car ${race.car}\\b|cars (\\d+ and )?${race.car}\\b`), text);
+      await page.locator('#events li[data-kind="lap"]').first().click();
+      const after = await page.evaluate(() => {
+        const v = window.viewer;
+        const lap = v.recording.laps(v.car)[0];
+        return { car: v.car, t: v.clock.time, expected: lap.time - 2 };
+      });
+      assert.equal(after.car, race.car);
+      assert.ok(Math.abs(after.t - after.expected) < 1e-9, `${after.t} against ${after.expected}`);
+      ok(`event list: ${all} events, ${mine.length} naming car ${race.car}; a click on its first lap plays from 2 s before the crossing`);
     });
   } finally {
     server.child.kill();
@@ -100,7 +119,7 @@ export async function checkGhosts(browser, race) {
       assert.ok(state.markers > 0 && state.markers === state.lapEvents, 'a timeline marker per lap crossing');
       // Twenty AI cars from a standing start bump into each other.
       assert.ok(state.contacts.length > 0, 'contact markers on the timeline');
-      for (const title of state.contacts) assert.match(title, /^contact at .* \(cars \d+, (\d+|ground)\)$/);
+      for (const title of state.contacts) assert.match(title, /^(contact: cars \d+ and \d+|car \d+ hit the ground), \d+ N·s at \d+:\d\d\.\d{3}$/);
       ok(`8 ghosts of car ${race.car}'s lap ${race.lap}, raced against that car: gaps 20 s into the lap and both split deltas within 0.05 s, ghost ${apart.toFixed(3)} m from the car; ${state.markers} lap markers, ${state.contacts.length} contact markers`);
 
       // Events fire once when playback crosses them, never while scrubbing.
