@@ -1,6 +1,7 @@
 // The cameras (G70 guide §9): chase (behind and above the car), cockpit
 // (the driver's eye, looking along the body), orbit (around the car, mouse
-// to turn and zoom), free (fly over the track with the mouse) and TV (the
+// to turn and zoom), free (fly over the track with the mouse, from above
+// and behind the car) and TV (the
 // trackside post nearest the car, zooming to keep it framed). A camera is
 // a pure function of the car's pose except for the user's mouse input, so
 // the same time always gives the same picture.
@@ -67,21 +68,6 @@ export class Cameras {
     this.mode = mode;
     this.controls.enabled = mode === 'orbit' || mode === 'free';
     this.lastTarget = null;
-    if (mode === 'free' && this.track) {
-      // Start high above the middle of the track.
-      const pts = this.track.points;
-      let cx = 0;
-      let cy = 0;
-      for (let i = 0; i < pts.length; i += 2) {
-        cx += pts[i];
-        cy += pts[i + 1];
-      }
-      cx /= pts.length / 2;
-      cy /= pts.length / 2;
-      this.controls.target.set(cx, cy, 0);
-      this.camera.position.set(cx, cy - 250, 450);
-      this.controls.update();
-    }
   }
 
   /** Points the camera for the followed car's `pose`. */
@@ -123,6 +109,13 @@ export class Cameras {
         break;
       }
       case 'free':
+        // Starts behind and above the followed car, looking at it; from
+        // then on the mouse flies it and the car no longer moves it.
+        if (this.lastTarget === null) {
+          cam.position.set(x - this.forward.x * 18, y - this.forward.y * 18, z + 9);
+          this.controls.target.copy(this.target);
+          this.lastTarget = this.target.clone();
+        }
         this.controls.update();
         break;
       case 'tv': {

@@ -288,6 +288,7 @@ class Viewer {
       if (pose) this.scene.place(mesh, pose);
       else mesh.group.visible = false;
     });
+    this.scene.seeThrough(this.cameras.camera, this.car);
     this.scene.render(this.cameras.camera);
     this.telemetry.showTime(t);
     this.raceInfo.show(t, this.car);

@@ -232,6 +232,7 @@ class RacePage {
     });
     this.scene.cars[0].group.visible = this.cameras.mode !== 'cockpit';
     this.cameras.update(own);
+    this.scene.seeThrough(this.cameras.camera, 0);
     this.scene.render(this.cameras.camera);
     const p = this.shown.panel;
     $('#hud-pos').textContent = p.pos ?? '–';

@@ -31,6 +31,9 @@ export class Scene {
     this.renderer.setPixelRatio(1);
     this.scene = new THREE.Scene();
     this.scene.background = new THREE.Color(0xb8d4e8);
+    // Haze: far road, grass and centre-line dashes fade into the sky, where
+    // the dashes, thinner than a pixel there, would otherwise flicker.
+    this.scene.fog = new THREE.Fog(0xb8d4e8, 150, 900);
     this.scene.add(new THREE.HemisphereLight(0xffffff, 0x556644, 2.2));
     const sun = new THREE.DirectionalLight(0xffffff, 1.6);
     sun.position.set(-200, -300, 500);
@@ -44,6 +47,8 @@ export class Scene {
     this.cars = [];
     this.ghosts = [];
     this.euler = new THREE.Euler(0, 0, 0, 'ZYX');
+    this.sight = new THREE.Vector3();
+    this.toCar = new THREE.Vector3();
   }
 
   resize(width, height) {
@@ -137,10 +142,41 @@ export class Scene {
     for (const wheel of mesh.steered) wheel.rotation.z = pose[6];
   }
 
+  /** Draws the cars that stand between the camera and car `followed`
+   * see-through, so the followed car is never hidden behind another. */
+  seeThrough(camera, followed) {
+    const target = this.cars[followed]?.group;
+    if (!target?.visible) return;
+    const eye = camera.position;
+    const span = eye.distanceTo(target.position);
+    for (const [k, mesh] of this.cars.entries()) {
+      let hides = false;
+      if (k !== followed && mesh.group.visible) {
+        // Along the line of sight (from the eye) and off it, m.
+        const along = this.sight.subVectors(target.position, eye).normalize().dot(this.toCar.subVectors(mesh.group.position, eye));
+        const off = this.toCar.addScaledVector(this.sight, -along).length();
+        hides = along > 0 && along < span - 1 && off < SEE_THROUGH_RADIUS;
+      }
+      if (hides !== mesh.seeThrough) {
+        mesh.seeThrough = hides;
+        for (const material of mesh.materials) {
+          material.transparent = hides;
+          material.opacity = hides ? 0.3 : 1;
+          material.depthWrite = !hides;
+          material.needsUpdate = true;
+        }
+      }
+    }
+  }
+
   render(camera) {
     this.renderer.render(this.scene, camera);
   }
 }
+
+/** How close to the line of sight another car must be to hide the
+ * followed one (about a car's half-diagonal with its wheels), m. */
+const SEE_THROUGH_RADIUS = 2.5;
 
 /** A triangle strip through pairs of `[x, y, z]` points, lifted by
  * `lift` (so edges and lines draw above the road). */
@@ -186,5 +222,5 @@ function carMesh(car, colour, opacity) {
     }
   }
   group.visible = false;
-  return { group, steered };
+  return { group, steered, materials: [paint, dark], seeThrough: false };
 }
