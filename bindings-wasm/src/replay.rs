@@ -91,6 +91,24 @@ impl Replay {
         Float64Array::from(times.as_slice())
     }
 
+    /// The description of the ground the replay was recorded on (the
+    /// plane's when it names none).
+    #[wasm_bindgen(getter, js_name = groundDescription)]
+    pub fn ground_description(&self) -> JsResult<String> {
+        Ok(self.inner.header.ground().map_err(replay_error)?.1)
+    }
+
+    /// The built-in track whose surface the replay was recorded on (by the
+    /// ground's fingerprint), or null: the plane or a game's own ground.
+    /// A viewer can draw that track's road; laps are timed only on the
+    /// track the `track` metadata names.
+    #[wasm_bindgen(getter, js_name = groundTrack)]
+    pub fn ground_track(&self) -> JsResult<Option<String>> {
+        skidpad_replay::builtin_track_of_ground(&self.inner)
+            .map(|t| t.map(str::to_owned))
+            .map_err(replay_error)
+    }
+
     /// The metadata as a plain object of strings.
     #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
     pub fn metadata(&self) -> JsResult<JsValue> {

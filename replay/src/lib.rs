@@ -84,4 +84,4 @@ pub use runs::Runs;
 pub use source::ReplaySource;
 pub use stream_recorder::{DEFAULT_CHUNK_STEPS, StreamRecorder, StreamSink, SyncPolicy};
 pub use verify::{VerifyReport, verify, verify_replay, verify_replay_on};
-pub use world::{create_replay_world, create_replay_world_on};
+pub use world::{builtin_track_of_ground, create_replay_world, create_replay_world_on};

@@ -25,28 +25,46 @@ pub fn create_replay_world(replay: &Replay) -> Result<World> {
 /// The ground a replay names, if it is the plane or a built-in track's
 /// surface; the plane otherwise.
 pub(crate) fn known_ground(replay: &Replay) -> Result<Arc<dyn Ground>> {
-    let (fingerprint, _) = replay.header.ground()?;
-    if fingerprint != FlatGround::plane_fingerprint()
-        && let Some(mesh) = track_grounds()
-            .iter()
-            .find(|m| m.fingerprint() == fingerprint)
-    {
+    if let Some((_, mesh)) = builtin_ground_of(replay)? {
         let ground: Arc<dyn Ground> = mesh.clone();
         return Ok(ground);
     }
     Ok(Arc::new(FlatGround))
 }
 
+/// The built-in track whose surface the replay was recorded on, found by
+/// the ground's fingerprint (whatever its `track` metadata says): `None`
+/// for the plane or a game's own ground. A viewer draws that track's road
+/// from it; lap timing still needs the `track` metadata
+/// ([`ReplayHeader::TRACK_KEY`](crate::ReplayHeader::TRACK_KEY)).
+pub fn builtin_track_of_ground(replay: &Replay) -> Result<Option<&'static str>> {
+    Ok(builtin_ground_of(replay)?.map(|(name, _)| *name))
+}
+
+fn builtin_ground_of(
+    replay: &Replay,
+) -> Result<Option<&'static (&'static str, Arc<TriangleMesh>)>> {
+    let (fingerprint, _) = replay.header.ground()?;
+    if fingerprint == FlatGround::plane_fingerprint() {
+        return Ok(None);
+    }
+    Ok(track_grounds()
+        .iter()
+        .find(|(_, m)| m.fingerprint() == fingerprint))
+}
+
 /// The built-in tracks' surfaces, built once per process: a service that
 /// verifies many replays does not rebuild a mesh and its hierarchy for
 /// each (every built-in track builds; `track_ground.rs` tests it).
-fn track_grounds() -> &'static [Arc<TriangleMesh>] {
-    static GROUNDS: OnceLock<Vec<Arc<TriangleMesh>>> = OnceLock::new();
+fn track_grounds() -> &'static [(&'static str, Arc<TriangleMesh>)] {
+    static GROUNDS: OnceLock<Vec<(&'static str, Arc<TriangleMesh>)>> = OnceLock::new();
     GROUNDS.get_or_init(|| {
         track_names()
             .into_iter()
-            .filter_map(|name| Track::builtin(name).and_then(|t| t.ground()).ok())
-            .map(Arc::new)
+            .filter_map(|name| {
+                let mesh = Track::builtin(name).and_then(|t| t.ground()).ok()?;
+                Some((name, Arc::new(mesh)))
+            })
             .collect()
     })
 }

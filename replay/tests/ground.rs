@@ -7,8 +7,9 @@ use std::sync::Arc;
 use skidpad_core::{FlatGround, Ground, Track, hex};
 use skidpad_fixtures::{hill_ground, hill_world};
 use skidpad_replay::{
-    Limits, NoHooks, RecorderOptions, ReplayError, ReplayHeader, ReplayRecorder, decode_replay,
-    encode_replay, read_replay_header, verify_replay, verify_replay_on,
+    Limits, NoHooks, RecorderOptions, ReplayError, ReplayHeader, ReplayRecorder,
+    builtin_track_of_ground, decode_replay, encode_replay, read_replay_header, verify_replay,
+    verify_replay_on,
 };
 
 const DT: f64 = 1.0 / 60.0;
@@ -114,8 +115,25 @@ fn a_replay_on_a_built_in_track_ground_verifies_without_being_given_it() {
     let (fingerprint, description) = replay.header.ground().unwrap();
     assert_eq!(fingerprint, world.ground().fingerprint());
     assert!(description.starts_with("triangle mesh of"), "{description}");
-    // `create_replay_world` recognises the built-in track's surface.
+    // `create_replay_world` recognises the built-in track's surface, and
+    // so can a viewer that wants to draw its road.
     let report = verify_replay(&replay, NoHooks, &Limits::default()).unwrap();
     assert_eq!(report.desyncs, 0);
     assert_eq!(report.final_hash, world.world_hash());
+    assert_eq!(builtin_track_of_ground(&replay).unwrap(), Some("hillcrest"));
+}
+
+#[test]
+fn no_built_in_track_is_named_for_the_plane_or_a_games_own_ground() {
+    for mut world in [
+        skidpad_fixtures::racing_world(2, skidpad_core::Lod::Full, false).unwrap(),
+        hill_world(true).unwrap(),
+    ] {
+        let mut recorder = ReplayRecorder::new(&world, RecorderOptions::default()).unwrap();
+        for _ in 0..10 {
+            recorder.step(&mut world, DT).unwrap();
+        }
+        let replay = recorder.finish(&world).unwrap();
+        assert_eq!(builtin_track_of_ground(&replay).unwrap(), None);
+    }
 }

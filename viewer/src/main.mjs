@@ -90,13 +90,15 @@ class Viewer {
   /** Shows what the deep link asked for that the viewer cannot do, and
    * what it does instead (kept with earlier messages). */
   linkProblems(problems) {
-    if (problems.length === 0) return;
+    for (const problem of problems) this.notice(`link: ${problem}`);
+  }
+
+  /** A line in the notice box (kept with earlier ones). */
+  notice(text) {
     const box = $('#notice');
-    for (const problem of problems) {
-      const line = document.createElement('div');
-      line.textContent = `link: ${problem}`;
-      box.append(line);
-    }
+    const line = document.createElement('div');
+    line.textContent = text;
+    box.append(line);
     box.hidden = false;
   }
 
@@ -202,8 +204,10 @@ class Viewer {
 
   start(meta) {
     this.recording = new Recording(meta);
-    this.scene.setTrack(meta.track);
-    this.cameras.setTrack(meta.track);
+    // The timed track's road, or one drawn from the replay's ground alone.
+    this.scene.setTrack(meta.track ?? meta.road);
+    this.cameras.setTrack(meta.track ?? meta.road);
+    if (meta.notice) this.notice(meta.notice);
     this.scene.setCars(meta.cars);
     this.ghosts.setTrack(meta.track?.name ?? null);
     this.scene.setGhosts(this.ghosts.ghosts.length, meta.cars[0]);

@@ -111,12 +111,37 @@ function sampledSteps(steps, stride) {
   return Math.floor(steps / stride) + 1 + (steps % stride === 0 ? 0 : 1);
 }
 
+/**
+ * The road to draw for a replay that names no track (metadata `track`),
+ * and what to tell the user: the built-in track whose surface it was
+ * recorded on, found by the ground's fingerprint (drawn, but no lap is
+ * timed: laps need the `track` metadata in every tool), or nothing on the
+ * plane, with why. (A replay on a game's own ground does not get here: it
+ * cannot be re-simulated without that ground, and the player says so.)
+ */
+function groundRoad(replay, metadata, track) {
+  if (track || metadata.track) return { road: null, notice: null };
+  const name = replay.groundTrack;
+  if (name) {
+    return {
+      road: trackOf({ track: name })?.geometry ?? null,
+      notice: `the replay names no track (metadata "track"), so no laps are timed; it was recorded on ${name}'s surface, drawn from its ground`,
+    };
+  }
+  const ground = replay.groundDescription;
+  return {
+    road: null,
+    notice: `the replay names no track (metadata "track") and was recorded on ${ground}: the cars are drawn on open ground, without a road`,
+  };
+}
+
 function playReplay(replay, name, budget) {
   const world = sk.createReplayWorld(replay);
   const cars = replay.carCount;
   const definitions = Array.from({ length: cars }, (_, k) => world.definition(k));
   const metadata = replay.metadata();
   const track = trackOf(metadata);
+  const { road, notice } = groundRoad(replay, metadata, track);
   const channels = sk.channelNames();
   const steps = replay.stepCount;
   const perSample = sampleBytes(cars, channels.length);
@@ -135,6 +160,8 @@ function playReplay(replay, name, budget) {
     duration: replay.duration,
     metadata,
     track: track?.geometry ?? null,
+    road,
+    notice,
     channels,
     units: sk.channelUnits(),
     groups: sk.channelGroups(),

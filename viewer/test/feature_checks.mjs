@@ -392,6 +392,56 @@ export async function checkArchivedCore(browser) {
   }
 }
 
+/** A replay a game recorded on a built-in track's surface without naming
+ * the track: the page draws the road from the replay's ground, says why
+ * no lap is timed, and shows no standings; the plane's replay of the same
+ * cars says there is no road. */
+export async function checkGroundRoad(browser) {
+  const record = (file, onSurface) => {
+    const world = new sk.World();
+    if (onSurface) world.setTrackGround('brandwood');
+    const track = new sk.TrackView('brandwood');
+    for (let slot = 0; slot < 2; slot++) world.setDriver(world.addPresetCar('rwd_sports', sk.gridPose(track, slot)), 'brandwood');
+    const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 60, metadata: { player: 'a game' } });
+    for (let step = 0; step < 240; step++) recorder.step(world, 1 / 60);
+    writeFileSync(file, sk.encodeReplay(recorder.finish(world)));
+    world.free();
+  };
+  const surface = join(work, 'surface-no-track.skr');
+  const plane = join(work, 'plane-no-track.skr');
+  record(surface, true);
+  record(plane, false);
+  const server = await view([surface, plane]);
+  try {
+    for (const [k, road, pattern] of [
+      [0, true, /recorded on brandwood's surface, drawn from its ground/],
+      [1, false, /recorded on plane z = 0: the cars are drawn on open ground, without a road/],
+    ]) {
+      await withViewer(browser, server, `?src=/files/${k}/x`, async (page, outcome) => {
+        assert.ok(outcome.ok, outcome.error);
+        const shown = await page.evaluate(() => {
+          const v = window.viewer;
+          return {
+            notice: document.querySelector('#notice').textContent,
+            meshes: v.scene.scene.children.length,
+            standings: document.querySelector('#standings').hidden,
+            cars: v.recording.cars,
+          };
+        });
+        assert.match(shown.notice, pattern);
+        assert.ok(shown.standings, 'no standings without lap timing');
+        // Ground, lights and two cars, plus the road's surface, kerbs,
+        // centre line and start line when there is one.
+        const base = await page.evaluate(() => 3 + window.viewer.recording.cars);
+        assert.equal(shown.meshes > base, road, `${shown.meshes} objects in the scene`);
+        ok(`a game's replay on ${road ? "brandwood's surface" : 'the plane'} without a track name: ${road ? 'the road drawn from its ground' : 'no road'}, and the page says "${shown.notice}"`);
+      });
+    }
+  } finally {
+    server.child.kill();
+  }
+}
+
 export async function checkErrors(browser) {
   const good = readFileSync(join(goldenDir, 'flat_lap.skr'));
   const corrupt = join(work, 'corrupt.skr');
