@@ -347,6 +347,25 @@ pub fn encode_replay_js(
     Ok(Uint8Array::from(bytes.as_slice()))
 }
 
+/// Steps `fromStep` to `toStep` of `replay` as a replay of their own: it
+/// starts from the world at `fromStep` (every car's state), plays and
+/// verifies bit for bit alone, and keeps the metadata (game logic's
+/// keyframe state and embedded ghosts are not carried).
+#[wasm_bindgen(js_name = clipReplay)]
+pub fn clip_replay(
+    replay: &Replay,
+    #[wasm_bindgen(js_name = fromStep, unchecked_param_type = "number")] from_step: JsValue,
+    #[wasm_bindgen(js_name = toStep, unchecked_param_type = "number")] to_step: JsValue,
+) -> JsResult<Replay> {
+    let from = args::u64_arg(&from_step, "fromStep")?;
+    let to = args::u64_arg(&to_step, "toStep")?;
+    skidpad_replay::clip_replay(&replay.inner, from, to, &skidpad_replay::Limits::default())
+        .map(|clip| Replay {
+            inner: Arc::new(clip),
+        })
+        .map_err(replay_error)
+}
+
 /// What bytes hold, told by their first bytes as every skidpad tool tells
 /// it (`FileKind::sniff`): `"replay"` (plain or gzip), `"stream"`,
 /// `"ghost"`, `"empty"` or `"unknown"`. Reads only the first four bytes.

@@ -201,3 +201,19 @@ test('fileKind tells the golden files apart as the CLI does', () => {
   assert.equal(sk.fileKind(new TextEncoder().encode('{"steps": []}')), 'unknown');
   assert.throws(() => sk.fileKind('SKRP'), RangeError);
 });
+
+test('clipReplay: a stretch of a golden replay verifies alone and ends on the whole replay\'s world', () => {
+  const bytes = readFileSync(join(repoRoot, `golden/v${sk.simulationVersion()}`, 'mixed_field.skr'));
+  const whole = sk.decodeReplay(new Uint8Array(bytes));
+  const clip = sk.clipReplay(whole, 120, 480);
+  assert.equal(clip.stepCount, 360);
+  assert.deepEqual(clip.metadata().track, whole.metadata().track);
+  const report = sk.verifyReplay(sk.encodeReplay(clip));
+  assert.equal(report.desyncs, 0);
+  const player = new sk.ReplayPlayer(sk.createReplayWorld(whole), whole);
+  while (player.step < 480) player.advance();
+  assert.equal(report.finalHash, player.worldHash());
+  assert.throws(() => sk.clipReplay(whole, 480, 120), RangeError);
+  assert.throws(() => sk.clipReplay(whole, 0, whole.stepCount + 1), RangeError);
+  assert.throws(() => sk.clipReplay(whole, -1, 10), RangeError);
+});

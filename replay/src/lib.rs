@@ -41,6 +41,7 @@
 #![forbid(unsafe_code)]
 
 mod cache;
+mod clip;
 mod desync;
 mod error;
 mod follower;
@@ -61,6 +62,7 @@ mod verify;
 mod world;
 
 pub use cache::DEFAULT_CACHE_BUDGET;
+pub use clip::clip_replay;
 pub use desync::{DesyncReport, FieldDiff, diff_car};
 pub use error::{ReplayError, Result, SharedIoError};
 pub use follower::StreamFollower;

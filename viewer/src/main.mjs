@@ -14,6 +14,7 @@ import { TelemetryPanel } from './telemetry.mjs';
 import { GhostRace } from './ghosts.mjs';
 import { RaceInfo } from './race_info.mjs';
 import { EventList } from './event_list.mjs';
+import { ClipControls } from './clip.mjs';
 import { checkPosition, checkSettings, fetchBytes, readLink, servedFiles, writeLink } from './sources.mjs';
 
 /** Frame work times kept for the statistics, frames. */
@@ -50,6 +51,13 @@ class Viewer {
       live: () => this.clock.follow(),
     });
     this.telemetry = new TelemetryPanel($('#telemetry'), (t) => this.seek(t));
+    this.clips = new ClipControls($('#timeline'), {
+      step: () => this.recording?.stepOf(this.recording.sampleAt(this.clock.time)) ?? 0,
+      span: () => [this.recording?.start ?? 0, this.recording?.end ?? 0],
+      timeOf: (step) => this.recording.times[this.recording.sampleOfStep(step)],
+      cut: (from, to) => this.cut(from, to),
+      name: () => this.recording?.meta.name ?? 'replay',
+    });
     this.ghosts = new GhostRace(sk, $('#ghosts'));
     this.raceInfo = new RaceInfo($('#stage'), (car) => this.setCar(car));
     this.eventList = new EventList($('#stage'), (t) => this.seek(t), (car) => this.setCar(car));
@@ -173,6 +181,10 @@ class Viewer {
             this.result = { ...data, loadMs: performance.now() - this.loadStarted, firstSamplesMs: this.firstSamplesMs };
             this.status(this.summary(data));
             this.finish(data);
+          } else if (data.kind === 'clip') {
+            this.clipWaiting?.resolve(data.bytes);
+          } else if (data.kind === 'clip-error') {
+            this.clipWaiting?.reject(new Error(data.message));
           } else if (data.kind === 'warning') {
             this.fail(data.message);
           } else if (data.kind === 'error') {
@@ -191,6 +203,20 @@ class Viewer {
       };
       this.worker.postMessage(message, transfer);
     });
+  }
+
+  /** Steps `from` to `to` of the replay as `.skr` bytes, cut by the
+   * worker (which holds the replay). */
+  async cut(from, to) {
+    try {
+      return await new Promise((resolve, reject) => {
+        this.clipWaiting = { resolve, reject };
+        this.worker.postMessage({ kind: 'clip', from, to });
+      });
+    } catch (e) {
+      this.fail(`clip of steps ${from} to ${to}: ${e.message}`);
+      throw e;
+    }
   }
 
   summary(done) {
@@ -226,6 +252,7 @@ class Viewer {
     this.telemetry.setRecording(this.recording);
     this.raceInfo.setRecording(this.recording, meta.track?.length ?? 0);
     this.eventList.setRecording(this.recording);
+    this.clips.reset(meta.source === 'replay' && meta.core !== 'archived');
     this.setCar(Math.min(this.car, meta.cars.length - 1));
   }
 
@@ -235,6 +262,7 @@ class Viewer {
     this.clock.setRange(rec.start, rec.end);
     this.timeline.setRange(rec.start, rec.end);
     this.timeline.setMarkers(rec.events);
+    this.clips.update();
     if (rec.count === rec.meta.samples) this.telemetry.rebuild();
     if (rec.meta.source !== 'live') this.status(`re-simulating: ${formatTime(rec.end)} of ${formatTime(rec.meta.duration)}`);
   }

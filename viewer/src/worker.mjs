@@ -4,11 +4,13 @@
 // never simulates on its own thread:
 //
 //   → { kind: 'replay', bytes, name, sampleBudget? }   → { kind: 'live', url }
+//   → { kind: 'clip', from, to }: steps from–to of the replay as .skr bytes
 //
 // A replay of an older simulation version plays in that version's archived
 // core (archived.mjs), fetched from /cores/ when such a replay arrives.
 //   ← meta, then batches of samples (times, poses, track distances,
-//     telemetry), events (laps, desyncs), then done; or error.
+//     telemetry), events (laps, desyncs), then done; or error;
+//   ← { kind: 'clip', from, to, bytes } for a clip.
 //
 // A sample is the world after a step; sample 0 is the world before the
 // first one. Workers do not see the page's import map, so the package is
@@ -31,11 +33,15 @@ const BATCH = 600;
 const CONTACT_IMPULSE = 500;
 
 const ready = init();
+/** The replay being played (current simulation version), for clips. */
+let playing = null;
 
 self.onmessage = async ({ data }) => {
   try {
     await ready;
-    if (data.kind === 'replay') {
+    if (data.kind === 'clip') {
+      clip(data.from, data.to);
+    } else if (data.kind === 'replay') {
       const budget = data.sampleBudget ?? SAMPLE_BUDGET;
       const older = olderVersion(data.bytes);
       if (older === null) playReplay(decode(data.bytes), data.name, budget);
@@ -45,6 +51,18 @@ self.onmessage = async ({ data }) => {
     self.postMessage({ kind: 'error', message: describe(e) });
   }
 };
+
+/** Steps `from` to `to` of the replay as a replay of their own; a
+ * failure is the clip's, not the playback's. */
+function clip(from, to) {
+  try {
+    if (!playing) throw new Error('only a replay of this simulation version can be clipped');
+    const bytes = sk.encodeReplay(sk.clipReplay(playing, from, to));
+    self.postMessage({ kind: 'clip', from, to, bytes }, [bytes.buffer]);
+  } catch (e) {
+    self.postMessage({ kind: 'clip-error', message: describe(e) });
+  }
+}
 
 function describe(e) {
   return e?.message ? String(e.message) : String(e);
@@ -136,6 +154,7 @@ function groundRoad(replay, metadata, track) {
 }
 
 function playReplay(replay, name, budget) {
+  playing = replay;
   const world = sk.createReplayWorld(replay);
   const cars = replay.carCount;
   const definitions = Array.from({ length: cars }, (_, k) => world.definition(k));

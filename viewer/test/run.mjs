@@ -12,6 +12,7 @@
 // 6. desync markers; a replay of the previous simulation version played
 //    by its archived core; a corrupt replay and a text file shown as
 //    errors; a game's replay without a track name drawn from its ground;
+//    a clip downloaded from the timeline verified on its own;
 // 7. cars the recording removed hidden from their step, the rest exact;
 // 8. a live race followed from the spectator service;
 // 9. the play page (play_checks.mjs): a keyboard lap driven with real key
@@ -30,7 +31,7 @@ import { demo20 } from './harness.mjs';
 import { checkPoses, checkRemovals, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
 import { checkPlay } from './play_checks.mjs';
 import { checkRace } from './race_checks.mjs';
-import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkGroundRoad, checkLapOverlay, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
+import { checkArchivedCore, checkClip, checkDesyncs, checkErrors, checkGhosts, checkGroundRoad, checkLapOverlay, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
 
 const browser = await launch();
 try {
@@ -47,6 +48,7 @@ try {
   await checkArchivedCore(browser);
   await checkErrors(browser);
   await checkGroundRoad(browser);
+  await checkClip(browser);
   await checkLive(browser);
   await checkPlay(browser);
   await checkRace(browser);
