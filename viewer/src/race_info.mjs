@@ -1,7 +1,7 @@
 // Race information over the 3D view: the standings (position, car, lap,
 // gap to the leader; a click follows that car) and a dashboard of the
-// followed car (position, lap, last and best lap, speed, gear, rpm,
-// throttle and brake). Laps and progress are the race layer's (the
+// followed car (race clock, position, lap, last and best lap, speed,
+// gear, rpm, throttle, brake and steer). Laps and progress are the race layer's (the
 // worker's `RaceTiming`, the same rules as every other skidpad tool);
 // nothing here times a lap of its own.
 
@@ -78,7 +78,7 @@ export function gapText(row) {
   return row.gap === null ? '' : `+${row.gap.toFixed(3)}`;
 }
 
-const DASH_CHANNELS = ['speed', 'gear', 'engine_rpm', 'input_throttle', 'input_brake'];
+const DASH_CHANNELS = ['speed', 'gear', 'engine_rpm', 'input_throttle', 'input_brake', 'input_steer'];
 
 export class RaceInfo {
   /** `root` is the stage; `onPick(car)` follows a car. */
@@ -141,6 +141,7 @@ export class RaceInfo {
     const text = [
       ...rows.map((r) => `${r.car}:${r.position}:${r.laps}:${gapText(r)}`),
       car,
+      formatTime(t),
       ...this.dashValues(i, car),
     ].join('|');
     // Rebuilt only when something shown changed (not every frame).
@@ -181,14 +182,14 @@ export class RaceInfo {
 
   drawDash(i, car, t, me, running) {
     const rec = this.recording;
-    const [speed, gear, rpm, throttle, brake] = DASH_CHANNELS.map((name) => {
+    const [speed, gear, rpm, throttle, brake, steer] = DASH_CHANNELS.map((name) => {
       const k = rec.channels.indexOf(name);
       return k < 0 ? NaN : rec.channel(i, car, k);
     });
     const laps = (this.lapEvents?.[car] ?? []).filter((e) => e.time <= t);
     const last = laps.at(-1);
     const best = laps.filter((e) => e.valid).reduce((b, e) => (b === null || e.lapTime < b ? e.lapTime : b), null);
-    const lines = [];
+    const lines = [['race', formatTime(t)]];
     if (me) {
       lines.push(['position', me.position === null ? 'out' : `${me.position} / ${running}`]);
       lines.push(['lap', `${me.laps + 1}`]);
@@ -215,6 +216,15 @@ export class RaceInfo {
         bar.style.setProperty('--level', String(Math.min(Math.max(value, 0), 1)));
         children.push(bar);
       }
+      // Steer: the input from full left (−1) to full right (+1), from the
+      // middle of the bar.
+      const bar = document.createElement('div');
+      bar.className = 'steer';
+      bar.dataset.field = 'steer';
+      bar.title = `steer ${steer.toFixed(2)}`;
+      bar.style.setProperty('--from', `${50 + Math.min(steer, 0) * 50}%`);
+      bar.style.setProperty('--to', `${50 + Math.max(steer, 0) * 50}%`);
+      children.push(bar);
     }
     this.dash.replaceChildren(...children);
   }

@@ -74,6 +74,13 @@ function seriesFor(mode, values) {
   };
 }
 
+/** The scales that get an axis: the first two, the delta's among them. */
+function axisScales(scales) {
+  const shown = scales.slice(0, 2);
+  if (scales.includes('Δs') && !shown.includes('Δs')) shown[shown.length - 1] = 'Δs';
+  return shown;
+}
+
 export class TelemetryPanel {
   /** `root` holds `#lap-a` and `#lap-b` (the laps to chart),
    * `#channels` (the grouped checkboxes) and `#chart`. */
@@ -86,6 +93,8 @@ export class TelemetryPanel {
     this.lap = null;
     for (const select of [this.lapA, this.lapB]) select.addEventListener('change', () => this.rebuild());
     this.picker = root.querySelector('#channels');
+    this.search = root.querySelector('#channel-search');
+    this.search.addEventListener('input', () => this.filter(this.search.value));
     this.chartBox = root.querySelector('#chart');
     this.cursor = document.createElement('div');
     this.cursor.className = 'chart-cursor';
@@ -124,6 +133,22 @@ export class TelemetryPanel {
     );
   }
 
+  /** Shows only the channels whose name, unit or group holds `text`
+   * (every one for empty text), opening the groups with a match. */
+  filter(text) {
+    const words = text.trim().toLowerCase();
+    for (const details of this.picker.querySelectorAll('details')) {
+      let shown = 0;
+      for (const label of details.querySelectorAll('label')) {
+        const hit = words === '' || `${label.textContent} ${details.dataset.group}`.toLowerCase().includes(words);
+        label.hidden = !hit;
+        shown += hit ? 1 : 0;
+      }
+      details.hidden = shown === 0;
+      if (words !== '') details.open = shown > 0;
+    }
+  }
+
   /** The chosen channels, in channel order. */
   chosen() {
     const checked = new Set(Array.from(this.picker.querySelectorAll('input:checked'), (b) => b.value));
@@ -135,57 +160,91 @@ export class TelemetryPanel {
     this.rebuild();
   }
 
-  /** The chosen car's completed laps, by number. */
-  laps() {
+  /** Car `car`'s completed laps, by number. */
+  lapsOf(car) {
     const laps = new Map();
-    for (const e of this.recording.laps(this.car)) laps.set(e.lap, e);
+    for (const e of this.recording.laps(car)) laps.set(e.lap, e);
     return laps;
   }
 
-  /** Lists the chosen car's laps in the two lap pickers (keeping what is
-   * picked while it still exists). */
-  listLaps(laps) {
-    const key = `${this.car}:${[...laps.keys()].join(',')}`;
+  /** Lists the followed car's laps in the first lap picker and every
+   * car's in the second (keeping what is picked while it still exists).
+   * Values: `lap` in the first, `car:lap` in the second. */
+  listLaps() {
+    const rec = this.recording;
+    const own = this.lapsOf(this.car);
+    const count = rec.events.length;
+    const key = `${this.car}:${count}`;
     if (key === this.lapsListed) return;
     this.lapsListed = key;
-    const fill = (select, none) => {
-      const kept = select.value;
-      select.replaceChildren(
-        new Option(none, ''),
-        ...[...laps.values()].map((e) => new Option(`lap ${e.lap} · ${formatTime(e.lapTime)}${e.valid ? '' : ' (invalid)'}`, String(e.lap))),
-      );
-      select.value = laps.has(Number(kept)) ? kept : '';
-    };
-    fill(this.lapA, 'whole race (time)');
-    fill(this.lapB, 'no other lap');
-    const length = this.recording.meta.track?.length ?? 0;
-    this.lapA.disabled = this.lapB.disabled = laps.size === 0 || !(length > 0) || !this.recording.progress;
+    const label = (e) => `lap ${e.lap} · ${formatTime(e.lapTime)}${e.valid ? '' : ' (invalid)'}`;
+    const keptA = this.lapA.value;
+    this.lapA.replaceChildren(new Option('whole race (time)', ''), ...[...own.values()].map((e) => new Option(label(e), String(e.lap))));
+    this.lapA.value = own.has(Number(keptA)) ? keptA : '';
+    const keptB = this.lapB.value;
+    const groups = [];
+    for (let car = 0; car < rec.cars; car++) {
+      const laps = [...this.lapsOf(car).values()];
+      if (laps.length === 0) continue;
+      const group = document.createElement('optgroup');
+      group.label = car === this.car ? `car ${car} (this car)` : `car ${car}`;
+      group.append(...laps.map((e) => new Option(`car ${car} ${label(e)}`, `${car}:${e.lap}`)));
+      groups.push(group);
+    }
+    this.lapB.replaceChildren(new Option('no other lap', ''), ...groups);
+    this.lapB.value = [...this.lapB.options].some((o) => o.value === keptB) ? keptB : '';
+    const length = rec.meta.track?.length ?? 0;
+    this.lapA.disabled = this.lapB.disabled = own.size === 0 || !(length > 0) || !rec.progress;
+  }
+
+  /** The lap the second picker names, with its car, or undefined. */
+  otherLap() {
+    const [car, lap] = this.lapB.value.split(':').map(Number);
+    const e = Number.isInteger(car) ? this.lapsOf(car).get(lap) : undefined;
+    return e && { car, lap: e };
   }
 
   /** Charts the chosen channels of lap `a` against their distance from
-   * its line, and lap `b`'s (if any) at the same distances, dashed.
-   * Returns uPlot's data and series. */
-  lapData(channels, modes, a, b) {
+   * its line, and those of `other` (`{ car, lap }`, if any) at the same
+   * distances, dashed, with the time delta: how far behind lap `a` is at
+   * each point, in s (at the line, the two laps' difference). Returns
+   * uPlot's data and series. */
+  lapData(channels, modes, units, a, other) {
     const rec = this.recording;
     const length = rec.meta.track.length;
     const lapA = lapSamples(rec, this.car, a, length);
-    const lapB = b ? lapSamples(rec, this.car, b, length) : null;
+    const lapB = other ? lapSamples(rec, other.car, other.lap, length) : null;
     this.lap = lapA;
     /** @type {ArrayLike<number | null>[]} */
     const data = [Float64Array.from(lapA.x)];
     const series = [];
+    const name = other && (other.car === this.car ? `L${other.lap.lap}` : `car ${other.car} L${other.lap.lap}`);
     channels.forEach((c, k) => {
       const index = rec.channels.indexOf(c);
       const colour = SERIES_COLOURS[k % SERIES_COLOURS.length];
       const values = lapA.samples.map((i) => rec.channel(i, this.car, index));
       data.push(values);
-      series.push({ label: `${c} L${a.lap}`, stroke: colour, ...seriesFor(modes[k], values) });
+      series.push({ label: `${c} L${a.lap}`, scale: units[k], stroke: colour, ...seriesFor(modes[k], values) });
       if (lapB) {
-        const other = atDistances(lapB.x, lapB.samples.map((i) => rec.channel(i, this.car, index)), lapA.x, modes[k]);
-        data.push(other);
-        series.push({ label: `${c} L${b.lap}`, stroke: colour, dash: [5, 4], ...seriesFor(modes[k], other) });
+        const values = atDistances(lapB.x, lapB.samples.map((i) => rec.channel(i, other.car, index)), lapA.x, modes[k]);
+        data.push(values);
+        series.push({ label: `${c} ${name}`, scale: units[k], stroke: colour, dash: [5, 4], ...seriesFor(modes[k], values) });
       }
     });
+    if (lapB) {
+      const startA = a.time - a.lapTime;
+      const startB = other.lap.time - other.lap.lapTime;
+      // Lap B's crossing of the line ends its times (its last sample is
+      // up to a step before it).
+      const ends = lapB.x.length === 0 || lapB.x[lapB.x.length - 1] < length;
+      const timesB = atDistances(
+        ends ? [...lapB.x, length] : lapB.x,
+        (ends ? [...lapB.times, other.lap.time] : lapB.times).map((t) => t - startB),
+        lapA.x,
+      );
+      data.push(lapA.times.map((t, k) => (timesB[k] === null ? null : t - startA - timesB[k])));
+      series.push({ label: `delta to ${name}`, scale: 'Δs', stroke: '#000', width: 1.5 });
+    }
     return { data, series };
   }
 
@@ -197,15 +256,12 @@ export class TelemetryPanel {
     const channels = this.chosen();
     const units = channels.map((c) => rec.meta.units[rec.channels.indexOf(c)]);
     const modes = channels.map((c) => rec.meta.interpolations?.[rec.channels.indexOf(c)] ?? 'lerp');
-    const laps = this.laps();
-    this.listLaps(laps);
-    const a = this.lapA.disabled ? undefined : laps.get(Number(this.lapA.value));
+    this.listLaps();
+    const a = this.lapA.disabled ? undefined : this.lapsOf(this.car).get(Number(this.lapA.value));
     let data;
     let series;
     if (a) {
-      ({ data, series } = this.lapData(channels, modes, a, laps.get(Number(this.lapB.value))));
-      // Each channel's scale is its unit's, in both laps.
-      series.forEach((s) => (s.scale = units[channels.findIndex((c) => s.label.startsWith(`${c} L`))]));
+      ({ data, series } = this.lapData(channels, modes, units, a, this.otherLap()));
     } else {
       this.lap = null;
       let times = null;
@@ -223,7 +279,7 @@ export class TelemetryPanel {
         ...seriesFor(modes[k], columns[k]),
       }));
     }
-    const scales = [...new Set(units)];
+    const scales = [...new Set(series.map((s) => s.scale))];
     const options = {
       width: this.chartBox.clientWidth || 600,
       height: 180,
@@ -232,7 +288,7 @@ export class TelemetryPanel {
       scales: { x: { time: false } },
       axes: [
         { label: a ? `m from the line (lap ${a.lap})` : 's' },
-        ...scales.slice(0, 2).map((u, k) => ({ scale: u, label: u, side: k === 0 ? 3 : 1, grid: { show: k === 0 } })),
+        ...axisScales(scales).map((u, k) => ({ scale: u, label: u, side: k === 0 ? 3 : 1, grid: { show: k === 0 } })),
       ],
       series: [{}, ...series.map((s) => ({ width: 1, points: { show: false }, ...s }))],
     };

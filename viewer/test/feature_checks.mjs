@@ -22,13 +22,17 @@ export async function checkLapOverlay(browser, race) {
       assert.ok(outcome.ok, outcome.error);
       await page.evaluate(() => window.viewer.done);
       await page.selectOption('#lap-a', '2');
-      await page.selectOption('#lap-b', '1');
+      await page.selectOption('#lap-b', `${race.car}:1`);
       const chart = await page.evaluate(() => {
         const v = window.viewer;
         const panel = v.telemetry;
         const lap = v.recording.laps(v.car).find((e) => e.lap === 2);
+        const first = v.recording.laps(v.car).find((e) => e.lap === 1);
         const xs = panel.plot.data[0];
+        const delta = panel.plot.data[panel.plot.series.findIndex((s) => s.label?.startsWith('delta'))];
         return {
+          delta: delta[delta.length - 1],
+          difference: lap.lapTime - first.lapTime,
           legend: [...document.querySelectorAll('#chart .u-legend .u-label')].map((th) => th.textContent.trim()),
           first: xs[0],
           last: xs[xs.length - 1],
@@ -42,11 +46,21 @@ export async function checkLapOverlay(browser, race) {
       assert.ok(chart.legend.some((l) => l.startsWith('speed L2')) && chart.legend.some((l) => l.startsWith('speed L1')), `${chart.legend}`);
       assert.ok(chart.first >= 0 && chart.first < 1, `lap 2 starts at its line: ${chart.first} m`);
       assert.ok(Math.abs(chart.last - chart.length) < 1, `and ends a track length on: ${chart.last} of ${chart.length} m`);
+      // The delta at the line is the difference of the lap times (to the
+      // step the last sample leaves out).
+      assert.ok(Math.abs(chart.delta - chart.difference) < 2 / 60, `delta at the line ${chart.delta} s, laps ${chart.difference} s apart`);
       const box = await page.locator('#chart .u-over').boundingBox();
       await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
       const t = await page.evaluate(() => window.viewer.clock.time);
       assert.ok(t > chart.start && t < chart.end, `a click half way along lap 2 seeks into it: ${t} in ${chart.start}–${chart.end}`);
-      ok(`lap 2 (${chart.lapTime.toFixed(3)} s) and lap 1 of car ${race.car} overlaid on lap 2's distance (${chart.samples} samples, 0 to ${chart.last.toFixed(0)} m); a click seeks to ${t.toFixed(2)} s, inside lap 2`);
+      ok(`lap 2 (${chart.lapTime.toFixed(3)} s) and lap 1 of car ${race.car} overlaid on lap 2's distance (${chart.samples} samples, 0 to ${chart.last.toFixed(0)} m), delta at the line ${chart.delta.toFixed(3)} s for laps ${chart.difference.toFixed(3)} s apart; a click seeks to ${t.toFixed(2)} s, inside lap 2`);
+      // Another car's lap against this one.
+      const rival = await page.evaluate(() => [...document.querySelectorAll('#lap-b option')].map((o) => o.value).find((v) => v.endsWith(':2') && !v.startsWith(`${window.viewer.car}:`)));
+      await page.selectOption('#lap-b', rival);
+      const legend = await page.evaluate(() => [...document.querySelectorAll('#chart .u-legend .u-label')].map((th) => th.textContent.trim()));
+      const rivalCar = rival.split(':')[0];
+      assert.ok(legend.some((l) => l.startsWith(`speed car ${rivalCar} L2`)) && legend.some((l) => l.startsWith(`delta to car ${rivalCar} L2`)), `${legend}`);
+      ok(`car ${rivalCar}'s lap 2 against car ${race.car}'s, with the delta`);
       // The event list: every event, then the followed car's only; a
       // click on its lap plays from 2 s before it.
       await page.locator('#events summary').click();
@@ -238,6 +252,8 @@ export async function checkLinksAndClock(browser) {
           speed: document.querySelector('#dash [data-field="speed"]')?.textContent,
           expectedSpeed: Math.round(rec.channel(i, 3, rec.channels.indexOf('speed')) * 3.6),
           gear: document.querySelector('#dash [data-field="gear"]')?.textContent,
+          race: document.querySelector('#dash [data-field="race"]')?.textContent,
+          steer: !!document.querySelector('#dash [data-field="steer"]'),
           expectedGear: rec.channel(i, 3, rec.channels.indexOf('gear')),
           count: rec.cars,
         };
@@ -247,6 +263,13 @@ export async function checkLinksAndClock(browser) {
       assert.ok(race.raced.every((d, k) => k === 0 || d <= race.raced[k - 1]), `race order: ${race.raced}`);
       assert.equal(race.speed, `speed ${race.expectedSpeed} km/h`);
       assert.equal(race.gear, `gear ${race.expectedGear}`);
+      assert.equal(race.race, 'race 0:50.000', 'the race clock at step 3000');
+      assert.ok(race.steer, 'a steer bar');
+      // Finding channels: "camber" leaves the four wheels' camber.
+      await page.fill('#channel-search', 'camber');
+      const found = await page.evaluate(() => [...document.querySelectorAll('#channels label')].filter((l) => !l.hidden && l.offsetParent !== null).map((l) => l.textContent.trim()));
+      assert.deepEqual(found, ['wheel_fl_camber (rad)', 'wheel_fr_camber (rad)', 'wheel_rl_camber (rad)', 'wheel_rr_camber (rad)']);
+      await page.fill('#channel-search', '');
       const other = race.cars.find((c) => c !== 3);
       await page.locator(`#standings [data-car="${other}"]`).click();
       assert.equal(await page.evaluate(() => window.viewer.car), other, 'clicking a row follows that car');
