@@ -1,7 +1,8 @@
 // The viewer page: wires the sources, the simulation worker, the
 // recording tables, the clock, the scene, the cameras, the timeline, the
-// telemetry charts, the standings and dashboard, the event list and the
-// ghosts, and draws one frame per animation frame. `window.viewer` is the
+// telemetry charts, the standings and dashboard, the event list, the
+// minimap, the car labels and the ghosts, and draws one frame per
+// animation frame. `window.viewer` is the
 // page's test and automation surface.
 
 import init, * as sk from 'skidpad';
@@ -15,6 +16,8 @@ import { GhostRace } from './ghosts.mjs';
 import { RaceInfo } from './race_info.mjs';
 import { EventList } from './event_list.mjs';
 import { ClipControls } from './clip.mjs';
+import { Minimap } from './minimap.mjs';
+import { CarLabels } from './labels.mjs';
 import { checkPosition, checkSettings, fetchBytes, readLink, servedFiles, writeLink } from './sources.mjs';
 
 /** Frame work times kept for the statistics, frames. */
@@ -61,6 +64,8 @@ class Viewer {
     this.ghosts = new GhostRace(sk, $('#ghosts'));
     this.raceInfo = new RaceInfo($('#stage'), (car) => this.setCar(car));
     this.eventList = new EventList($('#stage'), (t) => this.seek(t), (car) => this.setCar(car));
+    this.minimap = new Minimap($('#stage'));
+    this.labels = new CarLabels($('#stage'));
     $('#car').addEventListener('change', (e) => this.setCar(Number(e.target.value)));
     $('#camera').addEventListener('change', (e) => this.setCamera(e.target.value));
     $('#open').addEventListener('change', (e) => this.openFiles(e.target.files));
@@ -235,6 +240,8 @@ class Viewer {
     this.cameras.setTrack(meta.track ?? meta.road);
     if (meta.notice) this.notice(meta.notice);
     this.scene.setCars(meta.cars);
+    this.labels.setCars(meta.cars);
+    this.minimap.setTrack(meta.track ?? meta.road);
     this.ghosts.setTrack(meta.track?.name ?? null);
     this.scene.setGhosts(this.ghosts.ghosts.length, meta.cars[0]);
     const picker = $('#car');
@@ -322,6 +329,8 @@ class Viewer {
     });
     this.scene.seeThrough(this.cameras.camera, this.car);
     this.scene.render(this.cameras.camera);
+    this.labels.place(this.poses, this.cameras.camera, this.canvas.clientWidth, this.canvas.clientHeight, this.car);
+    this.minimap.draw(this.poses, this.car);
     this.telemetry.showTime(t);
     this.raceInfo.show(t, this.car);
     this.eventList.show(this.car);

@@ -238,6 +238,7 @@ export async function checkLinksAndClock(browser) {
       assert.ok(legend.some((l) => l.startsWith('gear')) && legend.some((l) => l.startsWith('yaw')), `${legend}`);
       ok(`the chart offers all ${offered.channels} channels in ${offered.groups.length} groups; ticking gear (discrete) and yaw (an angle) draws them`);
       // The standings and the followed car's dashboard, at step 3000.
+      await page.selectOption('#camera', 'chase');
       await page.evaluate(() => window.viewer.seekStep(3000));
       await page.waitForFunction(() => document.querySelector('#standings .followed')?.dataset.car === '3');
       const race = await page.evaluate(() => {
@@ -253,6 +254,9 @@ export async function checkLinksAndClock(browser) {
           expectedSpeed: Math.round(rec.channel(i, 3, rec.channels.indexOf('speed')) * 3.6),
           gear: document.querySelector('#dash [data-field="gear"]')?.textContent,
           race: document.querySelector('#dash [data-field="race"]')?.textContent,
+          labels: [...document.querySelectorAll('#labels .car-label')].filter((l) => !l.hidden).map((l) => l.dataset.car),
+          followedLabel: document.querySelector('#labels .car-label.followed')?.dataset.car,
+          dots: v.minimap.drawn,
           steer: !!document.querySelector('#dash [data-field="steer"]'),
           expectedGear: rec.channel(i, 3, rec.channels.indexOf('gear')),
           count: rec.cars,
@@ -265,6 +269,9 @@ export async function checkLinksAndClock(browser) {
       assert.equal(race.gear, `gear ${race.expectedGear}`);
       assert.equal(race.race, 'race 0:50.000', 'the race clock at step 3000');
       assert.ok(race.steer, 'a steer bar');
+      assert.equal(race.followedLabel, '3', 'the followed car\'s label is highlighted');
+      assert.ok(race.labels.includes('3'), `labels shown: ${race.labels}`);
+      assert.equal(race.dots, race.count, 'a dot per car on the minimap');
       // Finding channels: "camber" leaves the four wheels' camber.
       await page.fill('#channel-search', 'camber');
       const found = await page.evaluate(() => [...document.querySelectorAll('#channels label')].filter((l) => !l.hidden && l.offsetParent !== null).map((l) => l.textContent.trim()));
