@@ -10,7 +10,7 @@ import { Recording } from './recording.mjs';
 import { Clock, EventCursor, SPEEDS } from './clock.mjs';
 import { Scene } from './scene.mjs';
 import { Cameras, CAMERA_MODES } from './cameras.mjs';
-import { Timeline, formatTime } from './timeline.mjs';
+import { Timeline, describeEvent, formatTime } from './timeline.mjs';
 import { TelemetryPanel } from './telemetry.mjs';
 import { GhostRace } from './ghosts.mjs';
 import { RaceInfo } from './race_info.mjs';
@@ -343,9 +343,7 @@ class Viewer {
   announce(e) {
     this.announced.push(e);
     const toast = $('#toast');
-    toast.textContent = e.kind === 'lap'
-      ? `car ${e.car} completes lap ${e.lap} in ${e.lapTime.toFixed(3)} s${e.valid ? '' : ' (invalid)'}`
-      : `${e.kind} at step ${e.step}`;
+    toast.textContent = `${describeEvent(e)} (step ${e.step})`;
     toast.hidden = false;
     clearTimeout(this.toastTimer);
     this.toastTimer = setTimeout(() => (toast.hidden = true), 2500);

@@ -19,6 +19,7 @@
 import init, * as sk from '/pkg/web/skidpad_wasm.js';
 import { spectate } from '/pkg/spectator.mjs';
 import { RaceLaps } from './laps.mjs';
+import { PassFinder, markRecords } from './race_events.mjs';
 import { describeCar } from './scene_data.mjs';
 import { loadArchivedCore } from './archived.mjs';
 
@@ -200,6 +201,9 @@ function playReplay(replay, name, budget) {
   // Events seen on steps that are not sampled wait for the next sample's
   // batch.
   let events = [];
+  // Overtakes and lap records, beside the race layer's laps.
+  const passes = new PassFinder(cars);
+  const best = { time: null };
   const record = (step) => {
     if (batch.filled === batch.count) {
       post(batch);
@@ -237,7 +241,12 @@ function playReplay(replay, name, budget) {
     simulateMs += lap();
     if (!more) break;
     step += 1;
-    if (laps) events.push(...laps.observe(step, stepTimes[step], player.poses()));
+    if (laps) {
+      events.push(...markRecords(laps.observe(step, stepTimes[step], player.poses()), best));
+      for (const { passer, passed } of passes.observe((car) => laps.timing.progress(car))) {
+        events.push({ kind: 'overtake', step, time: stepTimes[step], cars: [passer, passed] });
+      }
+    }
     if (player.desyncs > desyncs) {
       desyncs = player.desyncs;
       // Only the first report is kept by the player; later desyncs name no cars.

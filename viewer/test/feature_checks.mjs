@@ -67,6 +67,10 @@ export async function checkLapOverlay(browser, race) {
       const all = await page.locator('#events li').count();
       const held = await page.evaluate(() => window.viewer.recording.events.length);
       assert.equal(all, held, 'a row per event');
+      const texts = await page.locator('#events li').allTextContents();
+      const overtakes = texts.filter((t) => / passes car /.test(t)).length;
+      assert.ok(overtakes > 0, 'twenty cars racing two laps pass each other');
+      assert.ok(texts.some((t) => t.includes('the fastest yet')), 'lap records are marked');
       await page.locator('#events input[type=checkbox]').check();
       const mine = await page.locator('#events li').allTextContents();
       assert.ok(mine.length > 0 && mine.length < all, `${mine.length} of ${all}`);
@@ -79,7 +83,7 @@ export async function checkLapOverlay(browser, race) {
       });
       assert.equal(after.car, race.car);
       assert.ok(Math.abs(after.t - after.expected) < 1e-9, `${after.t} against ${after.expected}`);
-      ok(`event list: ${all} events, ${mine.length} naming car ${race.car}; a click on its first lap plays from 2 s before the crossing`);
+      ok(`event list: ${all} events (${overtakes} overtakes), ${mine.length} naming car ${race.car}; a click on its first lap plays from 2 s before the crossing`);
     });
   } finally {
     server.child.kill();

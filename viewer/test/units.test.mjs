@@ -3,7 +3,8 @@
 // events from the wasm package's race layer (laps.mjs), the deep
 // link's checks (sources.mjs), the chart's channel groups and angle
 // wraps (telemetry.mjs), the standings (race_info.mjs) and laps on a
-// distance axis (lap_overlay.mjs). The page as a
+// distance axis (lap_overlay.mjs), overtakes and lap records
+// (race_events.mjs). The page as a
 // whole is tested in Chromium (run.mjs).
 
 import test from 'node:test';
@@ -16,6 +17,7 @@ import { checkPosition, checkSettings, readLink } from '../src/sources.mjs';
 import { angleWraps, groupChannels } from '../src/telemetry.mjs';
 import { gapText, standingsAt, timeAtRaced } from '../src/race_info.mjs';
 import { atDistances, lapSamples, timeAtDistance } from '../src/lap_overlay.mjs';
+import { PassFinder, markRecords } from '../src/race_events.mjs';
 
 // The node half of the npm package (built by `cargo xtask wasm`).
 const sk = createRequire(import.meta.url)('../../bindings-wasm/pkg/node/skidpad_wasm.js');
@@ -303,4 +305,34 @@ test('laps on a distance axis: each lap from its line, another lap carried onto 
   assert.deepEqual(atDistances([0, 10], [2, 3], [5], 'discrete'), [2]);
   const angle = atDistances([0, 10], [3.0, -3.0], [5], 'lerpAngle')[0];
   assert.ok(Math.abs(Math.abs(angle) - (3.0 + (2 * Math.PI - 6) / 2)) < 1e-12, `${angle}`);
+});
+
+test('overtakes: a pass counts once a car is a metre past another, side by side does not, a lapped car far off does not', () => {
+  const finder = new PassFinder(3);
+  const at = (d) => finder.observe((car) => d[car]);
+  assert.deepEqual(at([10, 5, 200]), []);
+  // Car 1 draws level (within a metre): no pass yet, however it flickers.
+  assert.deepEqual(at([10, 10.5, 205]), []);
+  assert.deepEqual(at([10, 9.6, 210]), []);
+  assert.deepEqual(at([10, 11.2, 215]), [{ passer: 1, passed: 0 }]);
+  assert.deepEqual(at([10, 12, 220]), [], 'once');
+  // Car 0 takes the place back.
+  assert.deepEqual(at([14, 12.5, 225]), [{ passer: 0, passed: 1 }]);
+  // A car out of the race (NaN) passes no one and is passed by no one.
+  assert.deepEqual(at([15, NaN, 230]), []);
+  assert.deepEqual(at([300, NaN, 235]), [], 'car 2 is 65 m away: not a pass for a place on track');
+});
+
+test('lap records: the valid laps faster than every earlier one', () => {
+  const best = { time: null };
+  const laps = [
+    { kind: 'lap', valid: true, lapTime: 70 },
+    { kind: 'lap', valid: false, lapTime: 60 },
+    { kind: 'lap', valid: true, lapTime: 71 },
+    { kind: 'lap', valid: true, lapTime: 65 },
+  ];
+  markRecords(laps.slice(0, 2), best);
+  markRecords(laps.slice(2), best);
+  assert.deepEqual(laps.map((e) => !!e.record), [true, false, false, true]);
+  assert.equal(best.time, 65);
 });
