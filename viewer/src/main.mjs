@@ -16,6 +16,7 @@ import { GhostRace } from './ghosts.mjs';
 import { RaceInfo } from './race_info.mjs';
 import { EventList } from './event_list.mjs';
 import { ClipControls } from './clip.mjs';
+import { recordVideo } from './video.mjs';
 import { Minimap } from './minimap.mjs';
 import { CarLabels } from './labels.mjs';
 import { checkPosition, checkSettings, fetchBytes, readLink, servedFiles, writeLink } from './sources.mjs';
@@ -59,6 +60,8 @@ class Viewer {
       span: () => [this.recording?.start ?? 0, this.recording?.end ?? 0],
       timeOf: (step) => this.recording.times[this.recording.sampleOfStep(step)],
       cut: (from, to) => this.cut(from, to),
+      record: (from, to) => this.recordClip(from, to),
+      said: (text) => this.notice(text),
       name: () => this.recording?.meta.name ?? 'replay',
     });
     this.ghosts = new GhostRace(sk, $('#ghosts'));
@@ -220,6 +223,33 @@ class Viewer {
       });
     } catch (e) {
       this.fail(`clip of steps ${from} to ${to}: ${e.message}`);
+      throw e;
+    }
+  }
+
+  /** The view from step `from` to step `to`, played at the chosen speed,
+   * as a WebM video. */
+  async recordClip(from, to) {
+    const rec = this.recording;
+    const end = rec.times[rec.sampleOfStep(to)];
+    try {
+      return await recordVideo(this.canvas, () => new Promise((resolve) => {
+        this.seekStep(from);
+        this.clock.play(1);
+        const watch = () => {
+          if (this.clock.time >= end || this.clock.paused) {
+            this.clock.pause();
+            this.seek(end);
+            // The end drawn, then one more frame for the recorder.
+            requestAnimationFrame(() => requestAnimationFrame(resolve));
+            return;
+          }
+          requestAnimationFrame(watch);
+        };
+        requestAnimationFrame(watch);
+      }));
+    } catch (e) {
+      this.fail(`video of steps ${from} to ${to}: ${e.message}`);
       throw e;
     }
   }
@@ -419,8 +449,10 @@ async function main() {
   // The deep link's time once every sample is there (registered before
   // anyone else can wait on `done`, so it applies first).
   viewer.done.then(() => {
+    if (position.clip) viewer.clips.setRange(...position.clip);
     if (position.step !== null) viewer.seekStep(position.step);
     else if (position.t !== null) viewer.seek(position.t);
+    else if (position.clip) viewer.seekStep(position.clip[0]);
   });
 }
 

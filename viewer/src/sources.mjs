@@ -29,7 +29,18 @@ export function readLink(search = location.search) {
     cam: q.get('cam'),
     speed: number('speed'),
     sampleBudget: number('sampleBudget'),
+    clip: clipRange(q.get('clip'), problems),
   };
+}
+
+/** `clip=A-B` (steps) as `[A, B]`, or null with a message for anything
+ * else. */
+function clipRange(text, problems) {
+  if (text === null) return null;
+  const match = /^\s*(\d+)\s*-\s*(\d+)\s*$/.exec(text);
+  if (match) return [Number(match[1]), Number(match[2])];
+  problems.push(`clip=${text} is not a range of steps (like clip=600-720): ignored`);
+  return null;
 }
 
 /** The link's camera and speed, each replaced by the default with a
@@ -75,7 +86,14 @@ export function checkPosition(link, meta) {
   };
   const step = clamp('step', link.step === null ? null : Math.round(link.step), meta.steps, '');
   const t = clamp('t', link.t, meta.duration, ' s');
-  return { car, step, t, problems };
+  let clip = null;
+  if (link.clip) {
+    const [from, to] = link.clip;
+    const last = meta.steps ?? null;
+    if (from < to && (last === null || to <= last)) clip = link.clip;
+    else problems.push(`clip=${from}-${to} is not a stretch of this recording's steps 0 to ${last}: no clip marked`);
+  }
+  return { car, step, t, clip, problems };
 }
 
 /** Rewrites the address bar's `t`, `car` and `cam` (keeping the rest)

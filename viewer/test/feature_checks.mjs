@@ -426,6 +426,51 @@ export async function checkArchivedCore(browser) {
   }
 }
 
+/**
+ * What a WebM file holds, read from its EBML elements: the doc type, and
+ * the frames (SimpleBlocks, or Blocks in BlockGroups) with their times in
+ * s (the cluster's timecode plus the block's, at the default 1 ms scale).
+ * Masters (Segment, Cluster, BlockGroup) are entered, even with the
+ * unknown size MediaRecorder writes; every other element is skipped by
+ * its size.
+ */
+function readWebm(bytes) {
+  const vint = (at, keepMarker) => {
+    const first = bytes[at];
+    let length = 1;
+    while (length <= 8 && !(first & (0x80 >> (length - 1)))) length += 1;
+    let value = keepMarker ? first : first & (0xff >> length);
+    for (let k = 1; k < length; k++) value = value * 256 + bytes[at + k];
+    const unknown = !keepMarker && value === 2 ** (7 * length) - 1;
+    return { value, length, unknown };
+  };
+  // EBML header, Segment, Cluster, BlockGroup.
+  const MASTERS = new Set([0x1a45dfa3, 0x18538067, 0x1f43b675, 0xa0]);
+  let at = 0;
+  let cluster = 0;
+  let docType = null;
+  const frames = [];
+  while (at < bytes.length) {
+    const id = vint(at, true);
+    const size = vint(at + id.length, false);
+    const body = at + id.length + size.length;
+    if (MASTERS.has(id.value)) {
+      at = body;
+      continue;
+    }
+    if (id.value === 0x4282) docType = Buffer.from(bytes.subarray(body, body + size.value)).toString();
+    if (id.value === 0xe7) cluster = bytes.subarray(body, body + size.value).reduce((v, b) => v * 256 + b, 0);
+    // A frame: a SimpleBlock, or a Block in a BlockGroup.
+    if (id.value === 0xa3 || id.value === 0xa1) {
+      const track = vint(body, false);
+      const relative = (bytes[body + track.length] << 8) | bytes[body + track.length + 1];
+      frames.push((cluster + (relative << 16 >> 16)) / 1000);
+    }
+    at = body + size.value;
+  }
+  return { docType, frames };
+}
+
 /** A clip marked on the timeline with [ and ] and downloaded with "clip":
  * a replay of those steps that verifies bit for bit on its own and ends on
  * the world the whole replay has at that step. */
@@ -452,6 +497,35 @@ export async function checkClip(browser) {
       while (player.step < 1500) player.advance();
       assert.equal(report.finalHash, player.worldHash(), 'the clip ends on the whole race\'s world at step 1500');
       ok(`clip of steps 600–1500 downloaded as ${download.suggestedFilename()}: ${clip.stepCount} steps, 0 desyncs alone, ending on the whole race's world at step 1500`);
+      // Two seconds of the view as a video, played at 1×.
+      await page.evaluate(() => window.viewer.seekStep(600));
+      await page.locator('#clip-in').click();
+      await page.evaluate(() => window.viewer.seekStep(720));
+      await page.locator('#clip-out').click();
+      const [video] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.locator('#clip-video').click()]);
+      const webm = join(work, video.suggestedFilename());
+      await video.saveAs(webm);
+      const { docType, frames } = readWebm(new Uint8Array(readFileSync(webm)));
+      assert.equal(docType, 'webm');
+      const span = frames.length > 1 ? Math.max(...frames) - Math.min(...frames) : 0;
+      assert.ok(frames.length >= 10, `${frames.length} frames`);
+      assert.ok(span > 1.5 && span < 2.6, `the video spans ${span} s for a 2 s clip at 1×`);
+      ok(`video of steps 600–720 (2 s) as ${video.suggestedFilename()}: WebM, ${frames.length} frames over ${span.toFixed(2)} s`);
+      await page.locator('#clip-link').click();
+      const link = await page.evaluate(() => location.search);
+      assert.match(link, /clip=600-720/);
+    });
+    // The link opens with the clip marked, at its first step.
+    await withViewer(browser, server, '?clip=600-720', async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      await page.evaluate(() => window.viewer.done);
+      await page.waitForFunction(() => window.viewer.clips.from === 600);
+      const opened = await page.evaluate(() => {
+        const v = window.viewer;
+        return { from: v.clips.from, to: v.clips.to, step: v.recording.stepOf(v.recording.sampleAt(v.clock.time)), ready: !document.querySelector('#clip').disabled };
+      });
+      assert.deepEqual(opened, { from: 600, to: 720, step: 600, ready: true });
+      ok('the clip\'s link (?clip=600-720) opens with steps 600–720 marked, at step 600');
     });
   } finally {
     server.child.kill();

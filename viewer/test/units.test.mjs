@@ -199,7 +199,7 @@ test('deep links: values the viewer cannot show fall back with a message each', 
   const good = readLink('?car=2&cam=tv&speed=2&step=300');
   assert.deepEqual(good.problems, []);
   assert.deepEqual(checkSettings(good, cameras, speeds), { cam: 'tv', speed: 2, problems: [] });
-  assert.deepEqual(checkPosition(good, meta), { car: 2, step: 300, t: null, problems: [] });
+  assert.deepEqual(checkPosition(good, meta), { car: 2, step: 300, t: null, clip: null, problems: [] });
 
   const bad = readLink('?car=42&cam=drone&speed=100&step=9000&t=abc');
   assert.deepEqual(bad.problems, ['t=abc is not a number: ignored']);
@@ -335,4 +335,17 @@ test('lap records: the valid laps faster than every earlier one', () => {
   markRecords(laps.slice(2), best);
   assert.deepEqual(laps.map((e) => !!e.record), [true, false, false, true]);
   assert.equal(best.time, 65);
+});
+
+test('a clip link: clip=A-B marks steps A to B when they are a stretch of the recording', () => {
+  const meta = { cars: [{}], steps: 1000, duration: 1000 / 60 };
+  const link = readLink('?clip=600-720');
+  assert.deepEqual(link.clip, [600, 720]);
+  assert.deepEqual(checkPosition(link, meta).clip, [600, 720]);
+  for (const [text, message] of [['720-600', /not a stretch/], ['0-5000', /not a stretch/], ['abc', /not a range of steps/]]) {
+    const bad = readLink(`?clip=${text}`);
+    const position = checkPosition(bad, meta);
+    assert.equal(position.clip, null, text);
+    assert.match([...bad.problems, ...position.problems].join(' '), message, text);
+  }
 });
