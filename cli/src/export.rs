@@ -4,7 +4,9 @@
 //! and `--stride` writes a row every N-th step (events stay per step).
 //!
 //! The JSON object is `{ "cars", "channels", "steps": [ {"step", "t",
-//! "cars": [[value per channel], …]} … ], "events": [ … ] }`, written as it
+//! "cars": [[value per channel], …], "order"} … ], "events": [ … ] }`
+//! (`order`: the cars' indices in race order, the race layer's standings,
+//! for a replay that names a track), written as it
 //! is produced so a long replay never sits in memory as one JSON value.
 //! Cars are named by their index in the replay; a car the recording
 //! removed has `null` rows from the step it was removed at.
@@ -219,10 +221,14 @@ pub fn export_json(
                 out.write_all(b",")?;
             }
             first_row = false;
-            serde_json::to_writer(
-                &mut *out,
-                &serde_json::json!({ "step": step, "t": time, "cars": rows }),
-            )?;
+            let mut row = serde_json::json!({ "step": step, "t": time, "cars": rows });
+            if let Some(race) = &race {
+                // The race layer's order, leader first.
+                let order: Vec<Option<u32>> =
+                    race.standings().iter().map(|s| index_of(s.car)).collect();
+                row["order"] = serde_json::json!(order);
+            }
+            serde_json::to_writer(&mut *out, &row)?;
         }
         for contact in world.contacts() {
             events.push(Event {

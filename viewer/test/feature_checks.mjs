@@ -8,7 +8,7 @@ import { openViewer, startServer } from './browser.mjs';
 import assert from 'node:assert/strict';
 import * as sk from '../../bindings-wasm/pkg/node/skidpad_wasm.js';
 import {
-  root, spectatorBin, work, VERSION, goldenDir, ok, view, withViewer,
+  root, spectatorBin, work, VERSION, goldenDir, ok, view, withViewer, nativeExport,
 } from './harness.mjs';
 
 /** Two laps of one car overlaid on a distance axis: picked with the
@@ -241,14 +241,14 @@ export async function checkLinksAndClock(browser) {
       );
       assert.ok(legend.some((l) => l.startsWith('gear')) && legend.some((l) => l.startsWith('yaw')), `${legend}`);
       ok(`the chart offers all ${offered.channels} channels in ${offered.groups.length} groups; ticking gear (discrete) and yaw (an angle) draws them`);
-      // The standings and the followed car's dashboard, at step 3000.
+      // The standings and the followed car's dashboard, at step 3001.
       await page.selectOption('#camera', 'chase');
-      await page.evaluate(() => window.viewer.seekStep(3000));
+      await page.evaluate(() => window.viewer.seekStep(3001));
       await page.waitForFunction(() => document.querySelector('#standings .followed')?.dataset.car === '3');
       const race = await page.evaluate(() => {
         const v = window.viewer;
         const rec = v.recording;
-        const i = rec.sampleOfStep(3000);
+        const i = rec.sampleOfStep(3001);
         const rows = [...document.querySelectorAll('#standings .standing')];
         return {
           cars: rows.map((r) => Number(/** @type {HTMLElement} */ (r).dataset.car)),
@@ -267,11 +267,14 @@ export async function checkLinksAndClock(browser) {
         };
       });
       assert.equal(race.cars.length, race.count, 'a row per car');
+      // The native race layer's order at that step (`skidpad export`).
+      const native = nativeExport(file).steps.find((r) => r.step === 3001).order;
+      assert.deepEqual(race.cars, native, 'the standings are the native race order');
       assert.deepEqual(race.positions, race.cars.map((_, k) => `P${k + 1}`));
       assert.ok(race.raced.every((d, k) => k === 0 || d <= race.raced[k - 1]), `race order: ${race.raced}`);
       assert.equal(race.speed, `speed ${race.expectedSpeed} km/h`);
       assert.equal(race.gear, `gear ${race.expectedGear}`);
-      assert.equal(race.race, 'race 0:50.000', 'the race clock at step 3000');
+      assert.equal(race.race, 'race 0:50.017', 'the race clock at step 3001');
       assert.ok(race.steer, 'a steer bar');
       assert.equal(race.followedLabel, '3', 'the followed car\'s label is highlighted');
       assert.ok(race.labels.includes('3'), `labels shown: ${race.labels}`);
@@ -284,7 +287,7 @@ export async function checkLinksAndClock(browser) {
       const other = race.cars.find((c) => c !== 3);
       await page.locator(`#standings [data-car="${other}"]`).click();
       assert.equal(await page.evaluate(() => window.viewer.car), other, 'clicking a row follows that car');
-      ok(`standings of ${race.count} cars in the race layer's order (${race.positions.join(' ')}), the followed car's speed and gear on the dashboard, a click follows car ${other}`);
+      ok(`standings of ${race.count} cars at step 3001 in the native race layer's order (cars ${race.cars.join(' ')}), the followed car's speed and gear on the dashboard, a click follows car ${other}`);
       // Playback follows the wall clock × speed: between any two frames
       // time moves by the frames' timestamps × 8, however many frames a
       // slow machine manages.
