@@ -31,7 +31,8 @@ import { demo20 } from './harness.mjs';
 import { checkPoses, checkRemovals, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
 import { checkPlay } from './play_checks.mjs';
 import { checkRace } from './race_checks.mjs';
-import { checkArchivedCore, checkClip, checkDesyncs, checkErrors, checkGhosts, checkGroundRoad, checkLapOverlay, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
+import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
+import { checkClip, checkGroundRoad, checkLapOverlay } from './analysis_checks.mjs';
 
 const browser = await launch();
 try {
