@@ -146,12 +146,13 @@ export class Scene {
    * see-through, so the followed car is never hidden behind another. */
   seeThrough(camera, followed) {
     const target = this.cars[followed]?.group;
-    if (!target?.visible) return;
     const eye = camera.position;
-    const span = eye.distanceTo(target.position);
+    const span = target ? eye.distanceTo(target.position) : 0;
     for (const [k, mesh] of this.cars.entries()) {
       let hides = false;
-      if (k !== followed && mesh.group.visible) {
+      // With the followed car not drawn (the cockpit camera, a removed
+      // car) nothing stands in front of it.
+      if (target?.visible && k !== followed && mesh.group.visible) {
         // Along the line of sight (from the eye) and off it, m.
         const along = this.sight.subVectors(target.position, eye).normalize().dot(this.toCar.subVectors(mesh.group.position, eye));
         const off = this.toCar.addScaledVector(this.sight, -along).length();
