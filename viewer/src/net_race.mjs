@@ -1,5 +1,5 @@
 // The online race page: join a race on a skidpad-netplay server, drive
-// with the keyboard, see the other players interpolated.
+// with the keyboard or a gamepad, see the other players interpolated.
 //
 //   /race?server=ws://HOST:PORT/race&token=SEAT_TOKEN&name=NAME[&pace=P]
 //
@@ -7,8 +7,9 @@
 // the npm package's NetClient predicts this player's car with the core and
 // checks every state the server sends bit for bit, and NetInterpolator
 // draws the others `delay` behind the server. Input goes through the same
-// input layer as the play page (keyboard ramps, automatic gears), one
-// prediction tick at a time at the server's rate. `window.skidpadRace`
+// input layer as the play page (keyboard ramps, the standard gamepad
+// profile, the mixer that follows the device touched last, automatic
+// gears), one prediction tick at a time at the server's rate. `window.skidpadRace`
 // lets a test read what the page shows; input arrives only through real
 // key events.
 
@@ -16,7 +17,7 @@ import init, * as sk from 'skidpad';
 import { Scene } from './scene.mjs';
 import { Cameras, CAMERA_MODES } from './cameras.mjs';
 import { fitStage, showError } from './stage.mjs';
-import { KeyboardSource } from './devices.mjs';
+import { GamepadSource, KeyboardSource } from './devices.mjs';
 import { describeCar } from './scene_data.mjs';
 
 const $ = (selector) => document.querySelector(selector);
@@ -51,6 +52,7 @@ class RacePage {
     this.scene = new Scene(this.canvas);
     this.cameras = new Cameras(this.canvas);
     this.keyboard = new KeyboardSource();
+    this.gamepads = new GamepadSource();
     this.client = null;
     this.remote = null;
     this.standings = new Map();
@@ -63,6 +65,8 @@ class RacePage {
   async setup() {
     await init();
     this.keys = new sk.KeyboardControls();
+    this.pad = sk.DeviceProfile.standardGamepad();
+    this.mixer = new sk.InputMixer();
     this.socket = new WebSocket(this.server);
     this.socket.binaryType = 'arraybuffer';
     this.socket.onmessage = ({ data }) => {
@@ -209,10 +213,18 @@ class RacePage {
   drive() {
     const pose = this.client.pose();
     const keys = this.keyboard.keys();
-    const controls = this.keys.update(keys, 1 / this.config.tickHz, pose.speed);
-    this.shown.steer = controls.steer;
-    const gear = this.gears.update({ up: keys.shiftUp, down: keys.shiftDown, gate: null });
-    const input = sk.carInputFrom(controls, gear, this.topGear);
+    /** @type {{ controls: sk.Controls, shift: sk.ShiftButtons }[]} */
+    const frames = [{
+      controls: this.keys.update(keys, 1 / this.config.tickHz, pose.speed),
+      shift: { up: !!keys.shiftUp, down: !!keys.shiftDown },
+    }];
+    for (const { axes, buttons } of this.gamepads.read()) {
+      frames.push({ controls: this.pad.controls(axes, buttons), shift: this.pad.shiftButtons(buttons) });
+    }
+    const mixed = this.mixer.update(frames);
+    this.shown.steer = mixed.controls.steer;
+    const gear = this.gears.update(mixed.shift);
+    const input = sk.carInputFrom(mixed.controls, gear, this.topGear);
     this.send(this.client.drive(input));
     this.shown.pose = poseArray(this.client.pose());
   }
@@ -221,7 +233,8 @@ class RacePage {
     requestAnimationFrame((t) => this.draw(t));
     if (!this.client) return;
     const serverNow = this.clock.serverMs + (performance.now() - this.clock.at) * this.pace;
-    const others = this.remote.sample(serverNow).filter((e) => e.key === 'cars' && e.id !== this.map.seat);
+    const cars = this.remote.sample(serverNow).filter((e) => e.key === 'cars');
+    const others = cars.filter((e) => e.id !== this.map.seat);
     if (this.scene.cars.length !== 1 + others.length) this.scene.setCars(Array(1 + others.length).fill(this.carShape));
     const own = poseArray(this.client.pose());
     this.scene.place(this.scene.cars[0], own);
@@ -241,6 +254,12 @@ class RacePage {
     $('#hud-gap').textContent = p.gap && Number(p.gap) > 0 ? `+${p.gap} s` : '–';
     $('#hud-ping').textContent = this.shown.ping ?? '–';
     $('#hud-speed').textContent = (own[7] * 3.6).toFixed(0);
+    // The engaged gear, as the server's cars block has it for this seat
+    // (on the wire as gear + 1: 0 reverse, 1 neutral, 2 first…).
+    const mine = cars.find((e) => e.id === this.map.seat);
+    const gear = mine ? mine.row.gear - 1 : null;
+    this.shown.gear = gear;
+    $('#hud-gear').textContent = gear === null ? '–' : gear < 0 ? 'R' : gear === 0 ? 'N' : String(gear);
     this.lastDraw = time;
   }
 }

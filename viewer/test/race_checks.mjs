@@ -74,6 +74,7 @@ export async function checkRace(browser) {
       assert.ok(state.stats.checked > LAPS * 40 * 30, detail);
       assert.ok(state.remoteDrawn.includes(other), `draws the other player: ${detail}`);
       assert.ok(state.panel.pos && state.ping !== null, `position and ping shown: ${detail}`);
+      assert.ok(Number.isInteger(state.gear), `the engaged gear shown: ${detail}`);
       assert.deepEqual(state.informs[0], [1], detail);
       assert.equal(state.error, null, detail);
     }
