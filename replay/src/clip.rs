@@ -36,7 +36,7 @@ pub fn clip_replay(
     let mut player =
         ReplayPlayer::with_options(create_replay_world(replay)?, replay, NoHooks, options)?;
     while player.step() < from_step {
-        player.advance()?;
+        advance(&mut player)?;
     }
     // The recorder names the ground itself and refuses the key from the
     // game's metadata.
@@ -56,9 +56,24 @@ pub fn clip_replay(
         },
     )?;
     while player.step() < to_step {
-        player.advance()?;
+        advance(&mut player)?;
         let dt = replay.dt.at(player.step() - 1).unwrap_or(0.0);
         recorder.capture(player.world(), dt)?;
     }
     recorder.finish(player.world())
+}
+
+/// One step of the original; a replay that ends before its declared step
+/// count is an error, not an endless wait.
+fn advance(player: &mut ReplayPlayer<'_, NoHooks>) -> Result<()> {
+    if player.advance()? {
+        return Ok(());
+    }
+    Err(ReplayError::InvalidArgument {
+        what: "clip",
+        reason: format!(
+            "the replay ended at step {}, before the clip did",
+            player.step()
+        ),
+    })
 }

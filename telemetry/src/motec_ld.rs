@@ -98,9 +98,13 @@ pub fn write_ld(
         );
     }
     let rate = sample_rate(&walked, stride)?;
-    let data_bytes = written as usize * columns.len() * SAMPLE;
     let data_start = META_START + columns.len() * META_SIZE;
-    if u32::try_from(data_start + data_bytes).is_err() {
+    // In u64: on a 32-bit target (wasm) the product could wrap. Once the
+    // end fits the format's u32 offsets, every offset fits a usize.
+    let end = (columns.len() as u64 * SAMPLE as u64)
+        .checked_mul(written)
+        .and_then(|bytes| bytes.checked_add(data_start as u64));
+    if end.is_none_or(|end| u32::try_from(end).is_err()) {
         bail!(
             "{written} rows of {} channels do not fit a .ld file's 32-bit offsets: export fewer laps (--laps) or a --stride",
             columns.len()

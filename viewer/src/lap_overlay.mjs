@@ -3,6 +3,8 @@
 // line (the race layer's progress), and another lap's values carried
 // onto the first lap's distances.
 
+import { wrapAngle } from './recording.mjs';
+
 /**
  * The samples of the lap `lap` ended (a viewer lap event: `time` its end,
  * `lapTime` its length) for `car`: `{ times, x, samples }`, `x` the
@@ -48,16 +50,10 @@ export function atDistances(from, values, to, mode = 'lerp') {
     const b = values[j + 1];
     const u = (d - from[j]) / (from[j + 1] - from[j]);
     if (mode === 'discrete') out[k] = u >= 1 ? b : a;
-    else if (mode === 'lerpAngle') out[k] = a + wrapped(b - a) * u;
+    else if (mode === 'lerpAngle') out[k] = a + wrapAngle(b - a) * u;
     else out[k] = a + (b - a) * u;
   }
   return out;
-}
-
-/** An angle difference taken the shorter way round, in (−π, π]. */
-function wrapped(delta) {
-  const turn = 2 * Math.PI;
-  return delta - turn * Math.round(delta / turn);
 }
 
 /** The time at distance `d` along a lap's samples (for the chart's

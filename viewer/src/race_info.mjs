@@ -142,7 +142,7 @@ export class RaceInfo {
       ...rows.map((r) => `${r.car}:${r.position}:${r.laps}:${gapText(r)}`),
       car,
       formatTime(t),
-      ...this.dashValues(i, car),
+      ...this.dashValues(i, car).map((v) => (Number.isFinite(v) ? v.toFixed(2) : '-')),
     ].join('|');
     // Rebuilt only when something shown changed (not every frame).
     if (text === this.shown) return;
@@ -171,21 +171,18 @@ export class RaceInfo {
     return div;
   }
 
-  /** The dashboard's telemetry values at sample `i` (NaN without). */
+  /** The dashboard's channels at sample `i`, in `DASH_CHANNELS` order
+   * (NaN for one the recording lacks). */
   dashValues(i, car) {
     const rec = this.recording;
     return DASH_CHANNELS.map((name) => {
       const k = rec.channels.indexOf(name);
       return k < 0 ? NaN : rec.channel(i, car, k);
-    }).map((v) => (Number.isFinite(v) ? v.toFixed(2) : '-'));
+    });
   }
 
   drawDash(i, car, t, me, running) {
-    const rec = this.recording;
-    const [speed, gear, rpm, throttle, brake, steer] = DASH_CHANNELS.map((name) => {
-      const k = rec.channels.indexOf(name);
-      return k < 0 ? NaN : rec.channel(i, car, k);
-    });
+    const [speed, gear, rpm, throttle, brake, steer] = this.dashValues(i, car);
     const laps = (this.lapEvents?.[car] ?? []).filter((e) => e.time <= t);
     const last = laps.at(-1);
     const best = laps.filter((e) => e.valid).reduce((b, e) => (b === null || e.lapTime < b ? e.lapTime : b), null);

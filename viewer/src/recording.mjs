@@ -15,7 +15,8 @@ export const POSE = 8;
 const CUT_FACTOR = 1.5;
 const CUT_SLACK = 0.5;
 
-function wrapAngle(a) {
+/** An angle difference taken the shorter way round, in (−π, π]. */
+export function wrapAngle(a) {
   const turn = 2 * Math.PI;
   return a - turn * Math.round(a / turn);
 }
