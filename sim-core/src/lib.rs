@@ -67,7 +67,7 @@ pub use vehicle::definition::{
     SteeringDefinition, SuspensionDefinition, WheelDefinition,
 };
 pub use vehicle::presets::{preset, preset_names};
-pub use vehicle::steering_feel::SteeringFeel;
+pub use vehicle::steering_feel::{PowerAssist, SteeringFeel};
 pub use vehicle::tir::{CurveGap, TirImport, parse_tir, tir_keys_read};
 pub use vehicle::tire::{TireAtLoad, TireParameters};
 pub use world::car::InitialPose;

@@ -150,3 +150,94 @@ fn the_feel_scales_the_torque_and_changes_no_simulated_bit() {
         "twice the ratio, half the torque: {ta} / {tb}"
     );
 }
+
+/// The telemetry after 2 s at `speed` m/s with `steer` held.
+fn settle(def: &skidpad_core::CarDefinition, speed: f64, steer: f64) -> Vec<f64> {
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    let pose = InitialPose {
+        speed,
+        ..InitialPose::default()
+    };
+    let id = world.add_car(def, pose).unwrap();
+    let input = CarInput {
+        steer,
+        throttle: 0.2,
+        ..CarInput::default()
+    };
+    world.set_input(id, input).unwrap();
+    for _ in 0..240 {
+        world.step(DT).unwrap();
+    }
+    world.telemetry(id).unwrap().to_vec()
+}
+
+#[test]
+fn a_power_assist_lightens_the_wheel_most_when_parking_and_changes_no_simulated_bit() {
+    let channel = |name| skidpad_core::channel_index(name).unwrap();
+    let (hand_wheel, assist, driver, speed) = (
+        channel("hand_wheel_torque"),
+        channel("assist_torque"),
+        channel("driver_torque"),
+        channel("speed"),
+    );
+    let base = preset("rwd_sports").unwrap();
+    let mut assisted = base.clone();
+    let power = skidpad_core::PowerAssist {
+        boost: 3.0,
+        fade_speed: 15.0,
+        max_torque: 30.0,
+    };
+    assisted.steering.feel.assist = Some(power);
+    assisted.validate().unwrap();
+    for (v, steer) in [(4.0, 0.6), (12.0, -0.3), (30.0, 0.05)] {
+        let plain = settle(&base, v, steer);
+        let with = settle(&assisted, v, steer);
+        assert_eq!(
+            plain[..assist],
+            with[..assist],
+            "no simulated channel moved"
+        );
+        assert_eq!(plain[assist], 0.0, "no assist, no assist torque");
+        assert_eq!(plain[driver], plain[hand_wheel], "the driver holds it all");
+        // The boost at this speed, as the definition states it.
+        let fade = with[speed] / power.fade_speed;
+        let boost = power.boost / (1.0 + fade * fade);
+        let share = with[driver] / with[hand_wheel];
+        println!(
+            "assist at {:.1} m/s: hand wheel {:.2} N·m, driver {:.2} N·m ({share:.3} of it)",
+            with[speed], with[hand_wheel], with[driver]
+        );
+        assert!(
+            with[hand_wheel].abs() > 0.05,
+            "a torque to share at {v} m/s"
+        );
+        assert!(
+            (share - 1.0 / (1.0 + boost)).abs() < 1e-9,
+            "at {v} m/s the driver holds 1/(1+boost): {share}"
+        );
+        assert!(
+            with[assist] * with[hand_wheel] > 0.0,
+            "the assist pulls the way the tires do"
+        );
+    }
+    // A saturated assist leaves the driver the rest.
+    let mut weak = assisted.clone();
+    weak.steering.feel.assist = Some(skidpad_core::PowerAssist {
+        max_torque: 0.05,
+        ..power
+    });
+    let t = settle(&weak, 12.0, 0.3);
+    assert_eq!(t[assist].abs(), 0.05, "capped at max_torque");
+    assert!((t[driver] + t[assist] - t[hand_wheel]).abs() < 1e-12);
+    assert!(
+        assisted.to_json().contains("\"assist\""),
+        "an assist is written in the definition"
+    );
+    let mut bad = assisted.clone();
+    bad.steering.feel.assist = Some(skidpad_core::PowerAssist {
+        fade_speed: f64::NAN,
+        ..power
+    });
+    let error = bad.validate().unwrap_err().to_string();
+    assert!(error.contains("steering.feel.assist.fade_speed"), "{error}");
+}

@@ -196,7 +196,7 @@ function postFrame() {
       speed: pose.speed,
       gear: g.world.channel(g.car, 'gear'),
       rpm: g.world.channel(g.car, 'engine_rpm'),
-      torque: g.world.channel(g.car, 'hand_wheel_torque'),
+      torque: g.world.channel(g.car, 'driver_torque'),
       steer: g.world.channel(g.car, 'input_steer'),
       throttle: g.world.channel(g.car, 'input_throttle'),
       lapTime,

@@ -446,6 +446,21 @@ impl CarDefinition {
             0.2,
         )?;
         in_range("steering.feel.steering_arm", feel.steering_arm, 0.02, 0.5)?;
+        if let Some(assist) = &feel.assist {
+            in_range("steering.feel.assist.boost", assist.boost, 0.0, 20.0)?;
+            in_range(
+                "steering.feel.assist.fade_speed",
+                assist.fade_speed,
+                1.0,
+                100.0,
+            )?;
+            in_range(
+                "steering.feel.assist.max_torque",
+                assist.max_torque,
+                0.0,
+                100.0,
+            )?;
+        }
         if let Some(compliance) = &self.steering.compliance {
             in_range(
                 "steering.compliance.stiffness",

@@ -77,6 +77,8 @@ const WHEEL_CHASSIS_CHANNELS: usize = 13;
 const AXLE_CHASSIS_CHANNELS: usize = 6;
 /// The shift event, gearbox speed, clutch slip and drive torque.
 const DRIVELINE_CHANNELS: usize = 4;
+/// The power assist's share of the hand-wheel torque and the driver's.
+const ASSIST_CHANNELS: usize = 2;
 /// Where the blocks after the steering block begin.
 const BODY_START: usize = CAR_CHANNELS + 4 * WHEEL_CHANNELS + STEERING_CHANNELS;
 const ENGINE_START: usize = BODY_START + BODY_CHANNELS;
@@ -85,8 +87,9 @@ const AXLE_START: usize = WHEEL_GRIP_START + 4 * WHEEL_GRIP_CHANNELS;
 const WHEEL_CHASSIS_START: usize = AXLE_START + 2 * AXLE_CHANNELS;
 const AXLE_CHASSIS_START: usize = WHEEL_CHASSIS_START + 4 * WHEEL_CHASSIS_CHANNELS;
 const DRIVELINE_START: usize = AXLE_CHASSIS_START + 2 * AXLE_CHASSIS_CHANNELS;
+const ASSIST_START: usize = DRIVELINE_START + DRIVELINE_CHANNELS;
 /// Number of channels.
-pub const CHANNEL_COUNT: usize = DRIVELINE_START + DRIVELINE_CHANNELS;
+pub const CHANNEL_COUNT: usize = ASSIST_START + ASSIST_CHANNELS;
 /// Slip ratio at or below which a braked wheel counts as locked.
 const LOCKED_SLIP: f64 = -0.95;
 
@@ -214,6 +217,8 @@ macro_rules! channel_table {
             channel!("drivetrain", Lerp, "gearbox_rpm", "rpm", "gearbox input speed: the driven wheels' mean spin through the engaged gear's ratio (0 in neutral)"),
             channel!("drivetrain", Lerp, "clutch_slip", "rpm", "engine speed less the gearbox input's (0 while the clutch holds)"),
             channel!("drivetrain", Lerp, "drive_torque", "N·m", "sum of the drive torques on the wheels after traction control"),
+            channel!("steering", Lerp, "assist_torque", "N·m", "the power assist's share of the hand-wheel torque, signed as it (0 without an assist)"),
+            channel!("steering", Lerp, "driver_torque", "N·m", "the hand-wheel torque less the assist's share: what the driver holds and a force-feedback wheel plays (the hand-wheel torque itself without an assist)"),
         ]
     };
 }
@@ -391,14 +396,18 @@ pub(crate) fn write(
         let start = AXLE_CHASSIS_START + axle * AXLE_CHASSIS_CHANNELS;
         out[start..start + AXLE_CHASSIS_CHANNELS].copy_from_slice(&values);
     }
-    out[DRIVELINE_START..].copy_from_slice(&chassis_channels::driveline(def, s, o));
+    out[DRIVELINE_START..ASSIST_START].copy_from_slice(&chassis_channels::driveline(def, s, o));
+    let assist = def.steering.feel.assist.map_or(0.0, |a| {
+        a.assist_torque(hand_wheel_torque, s.velocity.length())
+    });
+    out[ASSIST_START..].copy_from_slice(&[assist, hand_wheel_torque - assist]);
 }
 
 /// The front tires' pull on the steering: each front wheel's moment about
 /// its steering axis (the aligning moment, and the lateral force acting a
 /// caster trail behind the axis), through the steering arms to the rack,
-/// and through the steering ratio to the hand wheel (no friction, no power
-/// assistance). Signed as the steer input (positive right), so in a left
+/// and through the steering ratio to the hand wheel (no friction; a power assist's
+/// share is taken off after, in the `driver_torque` channel). Signed as the steer input (positive right), so in a left
 /// turn, where the tires pull the wheels back towards straight, both are
 /// positive: the self-centring a driver feels, which fades as the front
 /// tires pass their peak slip and the aligning moment falls ("going
@@ -449,6 +458,7 @@ mod tests {
         );
         assert_eq!(CHANNELS[AXLE_CHASSIS_START].name, "axle_front_load");
         assert_eq!(CHANNELS[DRIVELINE_START - 1].name, "axle_rear_grip_usage");
-        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "drive_torque");
+        assert_eq!(CHANNELS[ASSIST_START - 1].name, "drive_torque");
+        assert_eq!(CHANNELS[CHANNEL_COUNT - 1].name, "driver_torque");
     }
 }
