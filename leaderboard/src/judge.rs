@@ -161,11 +161,19 @@ fn check_world_settings(replay: &Replay) -> Result<(), Rejection> {
 }
 
 /// The preset the car's embedded definition equals: a class is a car as
-/// shipped, so a tuned definition is not ranked with the stock ones.
+/// shipped, so a tuned definition is not ranked with the stock ones. The
+/// gearbox's shift mode is the driver's choice, not a tune (a player who
+/// shifts with paddles or an H-pattern drives the same car with a manual
+/// box), so it is left out of the comparison.
 fn car_class(def: &CarDefinition, car: u32) -> Result<String, Rejection> {
+    let same_car = |p: &CarDefinition| {
+        let mut shifted = p.clone();
+        shifted.gearbox.mode = def.gearbox.mode;
+        shifted == *def
+    };
     preset_names()
         .into_iter()
-        .find(|name| preset(name).is_ok_and(|p| p == *def))
+        .find(|name| preset(name).is_ok_and(|p| same_car(&p)))
         .map(str::to_owned)
         .ok_or_else(|| {
             Rejection::rules(format!(
@@ -249,5 +257,25 @@ impl ReplayHooks for RunObserver<'_> {
             self.laps.observe(self.time, pose.position.truncate());
             self.audit.observe(dt, input, lod, surfaces);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use skidpad_core::ShiftMode;
+
+    #[test]
+    fn a_manual_gearbox_is_the_same_class_and_a_tune_is_not() {
+        let mut manual = preset("rwd_sports").unwrap();
+        manual.gearbox.mode = ShiftMode::Manual;
+        assert_eq!(car_class(&manual, 0).unwrap(), "rwd_sports");
+        let mut tuned = manual.clone();
+        tuned.gearbox.final_drive *= 1.1;
+        let refused = car_class(&tuned, 0).unwrap_err();
+        assert!(
+            format!("{refused:?}").contains("matches no class"),
+            "{refused:?}"
+        );
     }
 }

@@ -3,7 +3,8 @@
 // plain numbers: which keys are held, and each pad's axes and buttons.
 //
 // Keys: arrows or WASD drive, space is the handbrake, Q and E shift down
-// and up. Keys are read from real keydown/keyup events; a key released
+// and up (automatic and sequential gears), 1 to 7 and R hold an H-pattern
+// gate. Keys are read from real keydown/keyup events; a key released
 // while the page is hidden never sends its keyup, so losing focus
 // releases every key.
 
@@ -16,6 +17,14 @@ export const KEY_MAP = {
   handbrake: ['Space'],
   shiftDown: ['KeyQ'],
   shiftUp: ['KeyE'],
+  reverse: ['KeyR'],
+  gear1: ['Digit1'],
+  gear2: ['Digit2'],
+  gear3: ['Digit3'],
+  gear4: ['Digit4'],
+  gear5: ['Digit5'],
+  gear6: ['Digit6'],
+  gear7: ['Digit7'],
 };
 
 const CONTROL_OF = new Map(Object.entries(KEY_MAP).flatMap(([control, codes]) => codes.map((c) => [c, control])));
@@ -27,7 +36,8 @@ export class KeyboardSource {
     this.onChange = () => {};
     const set = (event, down) => {
       const control = CONTROL_OF.get(event.code);
-      if (!control) return;
+      // Typing in a field (a name, a chat line) drives nothing.
+      if (!control || event.target?.closest?.('input, textarea, select')) return;
       event.preventDefault();
       const before = this.held.has(event.code);
       if (down) this.held.add(event.code);
@@ -42,10 +52,14 @@ export class KeyboardSource {
     });
   }
 
-  /** `{left, right, throttle, brake, handbrake, shiftDown, shiftUp}`. */
+  /** `{left, right, throttle, brake, handbrake, shiftDown, shiftUp,
+   * gate}`, each control held or not; `gate` the H-pattern gate held
+   * (−1 reverse, 1…7) or null. */
   keys() {
-    const keys = {};
+    const keys = /** @type {any} */ ({});
     for (const [control, codes] of Object.entries(KEY_MAP)) keys[control] = codes.some((c) => this.held.has(c));
+    const gear = [1, 2, 3, 4, 5, 6, 7].find((g) => keys[`gear${g}`]);
+    keys.gate = keys.reverse ? -1 : gear ?? null;
     return keys;
   }
 }
@@ -56,16 +70,20 @@ export class GamepadSource {
     this.source = () => (navigator.getGamepads ? [...navigator.getGamepads()].filter(Boolean) : []);
   }
 
-  /** Each connected pad as `{axes, buttons}`: the standard mapping's
-   * four stick axes, its analog triggers (buttons 6 and 7) as axes 6 and
-   * 7 (the standard gamepad profile reads them there), and every button
-   * as 1 pressed or 0. */
+  /** Each connected pad as `{axes, buttons}`: its axes as the browser
+   * reports them, for a pad in the standard mapping also its analog
+   * triggers (buttons 6 and 7) as axes 6 and 7 (where the standard
+   * gamepad profile reads them; such a pad has four axes), and every
+   * button as 1 pressed or 0. A wheel (no standard mapping) keeps every
+   * axis where it is. */
   read() {
     return this.source().map((pad) => {
       const axes = new Float64Array(Math.max(8, pad.axes.length));
       axes.set(pad.axes);
-      axes[6] = pad.buttons[6]?.value ?? 0;
-      axes[7] = pad.buttons[7]?.value ?? 0;
+      if (pad.mapping === 'standard') {
+        axes[6] = pad.buttons[6]?.value ?? 0;
+        axes[7] = pad.buttons[7]?.value ?? 0;
+      }
       const buttons = Uint8Array.from(pad.buttons, (b) => (b.pressed ? 1 : 0));
       return { axes, buttons, pad };
     });
@@ -74,8 +92,8 @@ export class GamepadSource {
 
 /** Plays the force-feedback command on the pads that can rumble (the
  * Gamepad API's dual-rumble effect: the strong motor for the pull's
- * size; a pad has no direction). Wheels need WebHID, which this page
- * does not drive. */
+ * size; a pad has no direction). A wheel's motor needs WebHID
+ * (wheel_hid.mjs). */
 export function rumble(pads, output) {
   const magnitude = Math.min(1, Math.abs(output));
   for (const { pad } of pads) {

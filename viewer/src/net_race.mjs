@@ -18,6 +18,7 @@ import { Scene } from './scene.mjs';
 import { Cameras, CAMERA_MODES } from './cameras.mjs';
 import { fitStage, showError } from './stage.mjs';
 import { GamepadSource, KeyboardSource } from './devices.mjs';
+import { chosenProfile } from './profiles.mjs';
 import { describeCar } from './scene_data.mjs';
 
 const $ = (selector) => document.querySelector(selector);
@@ -56,7 +57,8 @@ class RacePage {
     this.client = null;
     this.remote = null;
     this.standings = new Map();
-    this.shown = { state: 'connecting', seat: null, laps: 0, panel: {}, ping: null, informs: [], remoteDrawn: [], error: null };
+    this.shown = { state: 'connecting', seat: null, laps: 0, panel: {}, ping: null, informs: [], remoteDrawn: [], error: null, chat: [] };
+    $('#chat').onsubmit = (e) => this.sendChat(e);
     fitStage(this.canvas, this.scene, this.cameras);
     for (const mode of CAMERA_MODES) $('#camera').append(new Option(mode, mode));
     $('#camera').onchange = () => this.cameras.setMode($('#camera').value);
@@ -65,7 +67,8 @@ class RacePage {
   async setup() {
     await init();
     this.keys = new sk.KeyboardControls();
-    this.pad = sk.DeviceProfile.standardGamepad();
+    // The device profile chosen (or calibrated) on the play page.
+    this.pad = sk.DeviceProfile.fromJson(chosenProfile().json);
     this.mixer = new sk.InputMixer();
     this.socket = new WebSocket(this.server);
     this.socket.binaryType = 'arraybuffer';
@@ -135,12 +138,38 @@ class RacePage {
       case CH.gameInform:
         this.shown.informs.push(json(payload));
         break;
+      case CH.chat:
+        this.chatLine(json(payload));
+        break;
       case CH.techInform:
         this.fail(`the server: ${text(payload)}`);
         break;
       default:
         break;
     }
+  }
+
+  /** A chat line from the server, `[text, name, 0]`: shown as the last
+   * of at most eight lines (as text, never as markup). */
+  chatLine([text, name]) {
+    this.shown.chat.push({ name, text });
+    const line = document.createElement('div');
+    line.textContent = `${name}: ${text}`;
+    const lines = $('#chat-lines');
+    lines.append(line);
+    while (lines.children.length > 8) lines.firstElementChild.remove();
+  }
+
+  /** Sends the chat box's line (the server takes one a second, 1 to 200
+   * printable characters) and gives the keys back to driving. */
+  sendChat(event) {
+    event.preventDefault();
+    const input = $('#chat-input');
+    const line = input.value.trim();
+    input.value = '';
+    input.blur();
+    this.canvas.focus();
+    if (line) this.send(message(CH.chatSend, new TextEncoder().encode(line)));
   }
 
   join(map) {
@@ -155,6 +184,7 @@ class RacePage {
     this.gears = new sk.GearSelector('automatic', this.topGear);
     $('#hud-laps').textContent = String(map.laps);
     $('#hud').hidden = false;
+    $('#chat').hidden = false;
     $('#status').textContent = `seat ${map.seat} on ${map.track}: arrows or WASD drive`;
     this.canvas.focus();
   }

@@ -6,9 +6,12 @@
 // and cameras. The physics runs in play_worker.mjs on a fixed 60 Hz step;
 // this thread reads the devices, draws at the display's rate
 // (interpolating between the last two physics frames), shows the HUD and
-// plays force feedback. `window.skidpadPlay` lets a test read what the
-// page shows and replace the gamepad source; input still arrives only
-// through real events and that source.
+// plays force feedback (a pad's rumble, a wheel's motor over WebHID).
+// The device row (device_panel.mjs) chooses the profile a pad or wheel
+// is read through, calibrates new ones and sets the gear mode.
+// `window.skidpadPlay` lets a test read what the page shows and replace
+// the gamepad source; input still arrives only through real events and
+// that source (or a step-indexed script, for the frame-rate check).
 
 import init, * as sk from 'skidpad';
 import { Scene } from './scene.mjs';
@@ -16,6 +19,7 @@ import { Cameras, CAMERA_MODES } from './cameras.mjs';
 import { fitStage, showError } from './stage.mjs';
 import { formatTime } from './timeline.mjs';
 import { GamepadSource, KeyboardSource, rumble } from './devices.mjs';
+import { DevicePanel } from './device_panel.mjs';
 import { loadBest, saveIfBest } from './ghost_store.mjs';
 import { forgetToken, playerToken } from './leaderboard_token.mjs';
 
@@ -46,12 +50,18 @@ class PlayPage {
     this.worker = null;
     this.replay = null;
     this.shown = { state: 'setup', laps: [], hud: null, verdict: null, frameTimes: [] };
-    this.leaderboard = new URLSearchParams(location.search).get('leaderboard') ?? '';
+    const q = new URLSearchParams(location.search);
+    this.leaderboard = q.get('leaderboard') ?? '';
+    // `?fps=N` caps drawing at N frames a second (the physics keeps its
+    // own fixed rate whatever the page draws).
+    this.frameGapMs = q.get('fps') ? 1000 / Math.max(1, Number(q.get('fps'))) - 1 : 0;
+    this.wheelAngles = new Map();
     this.keyboard.onChange = () => this.sendDevices(true);
     fitStage(this.canvas, this.scene, this.cameras);
     for (const mode of CAMERA_MODES) $('#camera').append(new Option(mode, mode));
     $('#camera').onchange = () => this.cameras.setMode($('#camera').value);
     $('#start').onclick = () => this.start().catch((e) => this.fail(e));
+    $('#rearm').onclick = () => this.ffb.rearm();
     $('#finish').onclick = () => this.worker?.postMessage({ kind: 'finish' });
     $('#submit').onclick = () => this.submit().catch((e) => this.fail(e));
     $('#open').onclick = () => this.openInViewer();
@@ -60,6 +70,8 @@ class PlayPage {
   async setup() {
     await init();
     this.ffb = new sk.ForceFeedback({ gain: 0.15 });
+    this.panel = new DevicePanel({ onError: (e) => this.fail(e) });
+    this.panel.refresh();
     for (const name of sk.trackNames()) $('#track').append(new Option(name, name));
     for (const name of sk.presetNames()) $('#car').append(new Option(name, name));
     const q = new URLSearchParams(location.search);
@@ -73,7 +85,9 @@ class PlayPage {
     this.shown.error = showError(e);
   }
 
-  async start() {
+  /** Starts a run; a test's `script` (keys per physics step) drives it
+   * instead of the devices and ends it after its last step. */
+  async start({ script = null } = {}) {
     const track = $('#track').value;
     const car = $('#car').value;
     const best = await loadBest(track, car);
@@ -87,6 +101,9 @@ class PlayPage {
       kind: 'start', track, car, player: this.player,
       ghost: best?.bytes ?? null,
       countdown: Number(q.get('countdown') ?? 3),
+      profile: this.panel.json,
+      gears: this.panel.gears,
+      script,
     });
     this.track = track;
     this.car = car;
@@ -104,8 +121,7 @@ class PlayPage {
    * waited for a physics step. */
   sendDevices(changed = false) {
     if (!this.worker) return;
-    this.pads = this.gamepads.read();
-    const pads = this.pads.map(({ axes, buttons }) => ({ axes, buttons }));
+    const pads = (this.pads ?? []).map(({ axes, buttons }) => ({ axes, buttons }));
     const sentAt = performance.timeOrigin + performance.now();
     this.worker.postMessage({ kind: 'devices', keys: this.keyboard.keys(), pads, changed, sentAt });
   }
@@ -118,6 +134,7 @@ class PlayPage {
         this.scene.setCars([data.car]);
         this.scene.setGhosts(this.shown.ghostBest === null ? 0 : 1, data.car);
         this.carDescription = data.car;
+        this.handWheelLock = data.handWheelLock;
         break;
       case 'countdown':
         $('#countdown').hidden = false;
@@ -171,28 +188,58 @@ class PlayPage {
     bar.style.left = share >= 0 ? '50%' : `${50 - Math.abs(share) * 50}%`;
   }
 
-  /** Force feedback from the simulated hand-wheel torque, run every
-   * display frame with the time the last physics frame arrived, so the
-   * stage itself silences the output when the page is hidden or the
-   * physics stops (a stalled worker, a finished run). Gamepads report no
-   * wheel speed, so the runaway latch only guards a wheel source. */
+  /** How fast the fastest wheel turns, rad/s: each wheel's steer
+   * reading through the chosen profile, times half the hand wheel's
+   * lock, differenced frame to frame. Pads in the standard mapping are
+   * gamepads, whose sticks snap back by design and have no motor to run
+   * away, so only other devices (wheels) count. */
+  wheelSpeed(now) {
+    let fastest = 0;
+    const halfLock = (this.handWheelLock ?? (450 * Math.PI) / 180) / 2;
+    for (const [index, { axes, buttons, pad }] of (this.pads ?? []).entries()) {
+      if (pad?.mapping === 'standard') continue;
+      const angle = this.panel.profile.controls(axes, buttons).steer * halfLock;
+      const before = this.wheelAngles.get(index);
+      if (before && now > before.at) fastest = Math.max(fastest, Math.abs(angle - before.angle) / (now - before.at));
+      this.wheelAngles.set(index, { angle, at: now });
+    }
+    return fastest;
+  }
+
+  /** Force feedback from the torque the driver holds, run every display
+   * frame with the time the last physics frame arrived, so the stage
+   * itself silences the output when the page is hidden or the physics
+   * stops (a stalled worker, a finished run), and latches it off when a
+   * wheel runs away until the player rearms it. */
   feedback() {
+    const now = performance.now() / 1000;
+    const wheelSpeed = this.wheelSpeed(now);
     const last = this.frames.at(-1);
     if (!last) return;
-    const { output } = this.ffb.update({
-      now: performance.now() / 1000,
+    const { output, silenced } = this.ffb.update({
+      now,
       lastUpdate: last.arrived / 1000,
       torque: last.hud.torque,
-      wheelSpeed: 0,
+      wheelSpeed,
       visible: !document.hidden,
     });
     this.shown.feedback = output;
+    this.shown.silenced = silenced;
     if (this.pads?.length) rumble(this.pads, output);
+    this.panel.wheel.play(output);
+    const sink = this.panel.wheelName ?? (this.pads?.length ? 'rumble' : 'no device');
+    $('#ffb').textContent = silenced === 'runaway'
+      ? 'force feedback latched off: the wheel spun faster than 10 rad/s; hold it and press rearm'
+      : `force feedback (${sink}): ${silenced ?? 'on'}`;
+    $('#rearm').hidden = silenced !== 'runaway';
   }
 
   draw(time) {
     requestAnimationFrame((t) => this.draw(t));
+    if (this.lastDraw !== undefined && time - this.lastDraw < this.frameGapMs) return;
+    this.pads = this.gamepads.read();
     this.sendDevices();
+    this.panel?.frame(this.pads);
     this.feedback();
     if (this.frames.length === 0) return;
     const [a, b] = this.frames.length === 2 ? this.frames : [this.frames[0], this.frames[0]];
@@ -216,6 +263,10 @@ class PlayPage {
     this.replay = replay;
     this.shown.state = 'finished';
     this.shown.replayBytes = replay.length;
+    this.panel.wheel.stop();
+    crypto.subtle.digest('SHA-256', replay).then((d) => {
+      this.shown.replayDigest = [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, '0')).join('');
+    });
     $('#finish').disabled = true;
     $('#start').disabled = false;
     $('#result').hidden = false;
@@ -279,6 +330,9 @@ const page = new PlayPage();
   /** Asks the worker for its step costs and input latencies (they
    * arrive in `shown().perf`). */
   requestStats: () => page.worker?.postMessage({ kind: 'stats' }),
+  /** Starts a run driven by `script` (keys per physics step) instead of
+   * the devices; it ends after the script's last step. */
+  startScripted: (script) => page.start({ script }).catch((e) => page.fail(e)),
   /** Replaces the gamepad source (a function returning Gamepad-like pads). */
   setGamepadSource: (source) => {
     page.gamepads.source = source;

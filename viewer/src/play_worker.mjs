@@ -4,7 +4,9 @@
 // reports, recorded as a replay, timed lap by lap by the race layer and
 // raced against the best lap's ghost.
 //
-//   → { kind: 'start', track, car, player, ghost?: Uint8Array, countdown?: s, rate?: steps per second }
+//   → { kind: 'start', track, car, player, ghost?: Uint8Array, countdown?: s,
+//       rate?: steps per second, profile?: device profile JSON, gears?: mode,
+//       script?: keys per step }
 //   → { kind: 'devices', keys, pads: [{ axes: Float64Array, buttons: Uint8Array }] }
 //   → { kind: 'finish' }       → { kind: 'stats' }
 //   ← ready { track, car }, countdown { remaining }, frame { step, time,
@@ -14,7 +16,10 @@
 //
 // The inputs of a step are whatever the page last reported before it:
 // a keyboard's ramps and a pad's curves run here, at the physics step,
-// so a replay records exactly the CarInput each step ran with.
+// so a replay records exactly the CarInput each step ran with. A `script`
+// (a test's) gives the keys of each step instead, and the run finishes
+// by itself after its last step: the same script gives the same replay
+// whatever the page's frame rate.
 
 import init, * as sk from '/pkg/web/skidpad_wasm.js';
 import { describeCar } from './scene_data.mjs';
@@ -53,11 +58,20 @@ self.onmessage = async ({ data }) => {
   }
 };
 
-function start({ track: trackName, car: preset, player, ghost, countdown = 3, rate = 60 }) {
+function start({ track: trackName, car: preset, player, ghost, countdown = 3, rate = 60, profile = null, gears = 'automatic', script = null }) {
   const track = new sk.TrackView(trackName);
   const world = new sk.World();
   world.setTrackGround(trackName);
-  const car = world.addPresetCar(preset, sk.gridPose(track, 0));
+  // Sequential and H-pattern gears drive the preset with a manual box
+  // (an automatic box takes only drive or reverse from the player); the
+  // leaderboard ranks it in the preset's class all the same.
+  let car;
+  if (gears === 'automatic') car = world.addPresetCar(preset, sk.gridPose(track, 0));
+  else {
+    const manual = JSON.parse(sk.presetDefinition(preset));
+    manual.gearbox.mode = 'manual';
+    car = world.addCar(JSON.stringify(manual), sk.gridPose(track, 0));
+  }
   const definition = JSON.parse(world.definition(car));
   const topGear = definition.gearbox.ratios.length;
   const reference = ghost ? ghostReference(ghost, track) : null;
@@ -65,9 +79,10 @@ function start({ track: trackName, car: preset, player, ghost, countdown = 3, ra
     track, trackName, world, car, topGear, reference,
     player: player || 'anonymous',
     keyboard: new sk.KeyboardControls(),
-    pad: sk.DeviceProfile.standardGamepad(),
+    pad: profile ? sk.DeviceProfile.fromJson(profile) : sk.DeviceProfile.standardGamepad(),
     mixer: new sk.InputMixer(),
-    gears: new sk.GearSelector('automatic', topGear),
+    gears: new sk.GearSelector(/** @type {sk.GearMode} */ (gears), topGear),
+    script,
     recorder: null,
     timing: null,
     ghostRecorder: new sk.GhostRecorder(car),
@@ -85,6 +100,11 @@ function start({ track: trackName, car: preset, player, ghost, countdown = 3, ra
   self.postMessage({
     kind: 'ready',
     car: describeCar(definition),
+    // The hand wheel's angle at full lock, rad (a definition without a
+    // `feel` has the core's default, 450°): the page turns a wheel's
+    // steer reading into its speed for the force feedback's runaway
+    // latch.
+    handWheelLock: definition.steering.feel?.hand_wheel_lock ?? (450 * Math.PI) / 180,
     track: {
       name: trackName, width: track.width, length: track.length,
       points: track.points(), elevation: track.elevation(), banking: track.banking(),
@@ -109,7 +129,13 @@ function tick() {
   if (!g.recorder) begin();
   const due = Math.floor((now - g.startedAt) / g.interval) - g.step;
   if (due > MAX_CATCH_UP) g.startedAt += (due - MAX_CATCH_UP) * g.interval;
-  for (let k = 0; k < Math.min(due, MAX_CATCH_UP); k++) step();
+  for (let k = 0; k < Math.min(due, MAX_CATCH_UP); k++) {
+    if (g.script && g.step >= g.script.length) {
+      finish();
+      return;
+    }
+    step();
+  }
   if (due > 0) postFrame();
 }
 
@@ -136,10 +162,10 @@ function step() {
 function stepOnce() {
   const g = game;
   const speed = g.world.channel(g.car, 'speed');
-  const { keys = {}, pads = [] } = devices;
+  const { keys = {}, pads = [] } = g.script ? { keys: g.script[g.step] } : devices;
   const frames = [{
     controls: g.keyboard.update(keys, DT, speed),
-    shift: { up: !!keys.shiftUp, down: !!keys.shiftDown },
+    shift: { up: !!keys.shiftUp, down: !!keys.shiftDown, gate: keys.gate ?? null },
   }];
   for (const pad of pads) {
     frames.push({ controls: g.pad.controls(pad.axes, pad.buttons), shift: g.pad.shiftButtons(pad.buttons) });

@@ -105,8 +105,11 @@ function keysFor(track, kappa, pose, steer, { pace = 1, gentle = false } = {}) {
   };
 }
 
-async function openPlay(context, base, query = '') {
+/** Opens the play page; `init` (a function) runs in the page before its
+ * own scripts (a test's scripted devices). */
+export async function openPlay(context, base, query = '', init = null) {
   const page = await context.newPage();
+  if (init) await page.addInitScript(init);
   // A small view: SwiftShader draws on the same two cores that run the
   // physics worker and answer the driver.
   await page.setViewportSize({ width: 480, height: 320 });
@@ -197,49 +200,45 @@ export async function drive(page, laps, seconds, api = 'skidpadPlay', { pace = 1
   return { looks: looks / ((Date.now() - began) / 1000), strongestFeedback, ...last };
 }
 
-export async function checkPlay(browser) {
-  const server = await leaderboard();
-  try {
-    const { page, logs } = await openPlay(browser.context, server.url);
-    await page.click('#start');
-    await page.waitForFunction(() => window.skidpadPlay.shown().state === 'driving', undefined, { timeout: 30_000 });
-    // A clean lap within two (a keyboard player may cut a kerb).
-    const state = await drive(page, 2, 200);
-    const lap = state.laps.find((l) => l.valid);
-    assert.ok(lap, `a clean lap within two: ${JSON.stringify(state.laps)} (logs: ${logs.join(' | ')})`);
-    await reportPerformance(page);
-    await page.click('#finish');
-    await page.waitForFunction(() => window.skidpadPlay.shown().state === 'finished', undefined, { timeout: 30_000 });
-    // The physics has stopped: past the stall timeout (0.25 s) the force
-    // feedback stage has silenced the output it played while driving.
-    assert.ok(state.strongestFeedback > 0.1, `force feedback played while driving (${state.strongestFeedback})`);
-    await page.waitForTimeout(600);
-    assert.equal((await shown(page)).feedback, 0, 'force feedback silenced once the physics stopped');
-    await page.click('#submit');
-    await page.waitForFunction(() => window.skidpadPlay.shown().verdict !== null, undefined, { timeout: 120_000 });
-    const { verdict } = await shown(page);
-    assert.equal(verdict.status, 'verified', JSON.stringify(verdict));
-    assert.equal(Math.round(verdict.bestLap * 1000), Math.round(lap.time * 1000), `leaderboard ${verdict.bestLap} vs page ${lap.time}`);
-    assert.equal(verdict.rank, 1);
-    ok(`play: a keyboard lap of ${TRACK} in ${lap.time.toFixed(3)} s (lap ${lap.lap}, driver looking ${state.looks.toFixed(0)} times a second), verified by the leaderboard at ${verdict.bestLap.toFixed(3)} s, rank ${verdict.rank}`);
-    await page.close();
+/** `base`: the leaderboard serving the page (`leaderboard()`). */
+export async function checkPlay(browser, base) {
+  const { page, logs } = await openPlay(browser.context, base);
+  await page.click('#start');
+  await page.waitForFunction(() => window.skidpadPlay.shown().state === 'driving', undefined, { timeout: 30_000 });
+  // A clean lap within two (a keyboard player may cut a kerb).
+  const state = await drive(page, 2, 200);
+  const lap = state.laps.find((l) => l.valid);
+  assert.ok(lap, `a clean lap within two: ${JSON.stringify(state.laps)} (logs: ${logs.join(' | ')})`);
+  await reportPerformance(page);
+  await page.click('#finish');
+  await page.waitForFunction(() => window.skidpadPlay.shown().state === 'finished', undefined, { timeout: 30_000 });
+  // The physics has stopped: past the stall timeout (0.25 s) the force
+  // feedback stage has silenced the output it played while driving.
+  assert.ok(state.strongestFeedback > 0.1, `force feedback played while driving (${state.strongestFeedback})`);
+  await page.waitForTimeout(600);
+  assert.equal((await shown(page)).feedback, 0, 'force feedback silenced once the physics stopped');
+  await page.click('#submit');
+  await page.waitForFunction(() => window.skidpadPlay.shown().verdict !== null, undefined, { timeout: 120_000 });
+  const { verdict } = await shown(page);
+  assert.equal(verdict.status, 'verified', JSON.stringify(verdict));
+  assert.equal(Math.round(verdict.bestLap * 1000), Math.round(lap.time * 1000), `leaderboard ${verdict.bestLap} vs page ${lap.time}`);
+  assert.equal(verdict.rank, 1);
+  ok(`play: a keyboard lap of ${TRACK} in ${lap.time.toFixed(3)} s (lap ${lap.lap}, driver looking ${state.looks.toFixed(0)} times a second), verified by the leaderboard at ${verdict.bestLap.toFixed(3)} s, rank ${verdict.rank}`);
+  await page.close();
 
-    // The next session races that lap as a ghost.
-    const again = await openPlay(browser.context, server.url);
-    await again.page.click('#start');
-    await again.page.waitForFunction(() => window.skidpadPlay.shown().ghostBest != null, undefined, { timeout: 30_000 });
-    const next = await shown(again.page);
-    assert.ok(Math.abs(next.ghostBest - lap.time) < 1e-9, `ghost ${next.ghostBest} is the lap ${lap.time}`);
-    await again.page.keyboard.down('ArrowUp');
-    await again.page.waitForFunction(() => window.skidpadPlay.shown().hud?.delta !== null && window.skidpadPlay.shown().hud?.delta !== undefined, undefined, { timeout: 30_000 });
-    await again.page.keyboard.up('ArrowUp');
-    ok(`play: the best lap is raced as a ghost next time (gap ${(await shown(again.page)).hud.delta.toFixed(2)} s)`);
-    await again.page.close();
+  // The next session races that lap as a ghost.
+  const again = await openPlay(browser.context, base);
+  await again.page.click('#start');
+  await again.page.waitForFunction(() => window.skidpadPlay.shown().ghostBest != null, undefined, { timeout: 30_000 });
+  const next = await shown(again.page);
+  assert.ok(Math.abs(next.ghostBest - lap.time) < 1e-9, `ghost ${next.ghostBest} is the lap ${lap.time}`);
+  await again.page.keyboard.down('ArrowUp');
+  await again.page.waitForFunction(() => window.skidpadPlay.shown().hud?.delta !== null && window.skidpadPlay.shown().hud?.delta !== undefined, undefined, { timeout: 30_000 });
+  await again.page.keyboard.up('ArrowUp');
+  ok(`play: the best lap is raced as a ghost next time (gap ${(await shown(again.page)).hud.delta.toFixed(2)} s)`);
+  await again.page.close();
 
-    await checkGamepad(browser, server.url);
-  } finally {
-    server.child.kill('SIGTERM');
-  }
+  await checkGamepad(browser, base);
 }
 
 const percentile = (values, p) => {
@@ -267,6 +266,7 @@ async function checkGamepad(browser, base) {
   const readings = { axes: [0.5, 0, 0, 0], triggers: [0, 0.6] };
   await page.evaluate((r) => {
     const pad = {
+      mapping: 'standard',
       axes: r.axes,
       buttons: Array.from({ length: 17 }, (_, i) => ({
         pressed: (i === 7 && r.triggers[1] > 0) || (i === 6 && r.triggers[0] > 0),

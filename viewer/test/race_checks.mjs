@@ -79,6 +79,23 @@ export async function checkRace(browser) {
       assert.equal(state.error, null, detail);
     }
     ok(`race: two Chromium players raced ${LAPS} lap through the link (100 ± 20 ms): ${a.stats.checked} and ${b.stats.checked} states predicted exactly, ${a.stats.lateCorrections} and ${b.stats.lateCorrections} late corrections, ping ${a.ping} and ${b.ping} ms`);
+    // The chat box: ann types a line (real key events into the box, which
+    // must not steer her car: "a" is a steering key) and both see it.
+    await ann.page.click('#chat-input');
+    await ann.page.keyboard.type('good r');
+    await ann.page.keyboard.down('a');
+    await ann.page.waitForTimeout(300);
+    const steering = await ann.page.evaluate(() => window.skidpadRace.glance().steer);
+    await ann.page.keyboard.up('a');
+    await ann.page.keyboard.type('ce, bob');
+    await ann.page.keyboard.press('Enter');
+    for (const { page } of [ann, bob]) {
+      await page.waitForFunction(() => window.skidpadRace.shown().chat.length > 0, undefined, { timeout: 10_000 });
+      assert.deepEqual((await page.evaluate(() => window.skidpadRace.shown())).chat, [{ name: 'ann', text: 'good race, bob' }]);
+      assert.match(await page.$eval('#chat-lines', (e) => e.textContent), /ann: good race, bob/);
+    }
+    assert.equal(steering, 0, 'typing in the chat box steers nothing');
+    ok('race: a chat line typed on one page is shown on both');
     await ann.page.close();
     await bob.page.close();
   } finally {

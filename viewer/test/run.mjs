@@ -17,7 +17,10 @@
 // 8. a live race followed from the spectator service;
 // 9. the play page (play_checks.mjs): a keyboard lap driven with real key
 //    events, submitted to the real leaderboard and verified at the page's
-//    time; the best lap raced as a ghost; a scripted gamepad;
+//    time; the best lap raced as a ghost; a scripted gamepad; and its
+//    devices (device_checks.mjs): a wheel calibrated through the page,
+//    its motor over a scripted WebHID device with the runaway latch, the
+//    same replay drawn at 20 fps;
 // 10. the online race page (race_checks.mjs): two pages race a real
 //    skidpad-netplay server through the link emulator, predicted exactly.
 //
@@ -29,7 +32,8 @@
 import { launch } from './browser.mjs';
 import { demo20 } from './harness.mjs';
 import { checkPoses, checkRemovals, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
-import { checkPlay } from './play_checks.mjs';
+import { checkPlay, leaderboard } from './play_checks.mjs';
+import { checkDevices, checkFixedRate } from './device_checks.mjs';
 import { checkRace } from './race_checks.mjs';
 import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
 import { checkClip, checkGroundRoad, checkLapOverlay } from './analysis_checks.mjs';
@@ -51,7 +55,14 @@ try {
   await checkGroundRoad(browser);
   await checkClip(browser);
   await checkLive(browser);
-  await checkPlay(browser);
+  const board = await leaderboard();
+  try {
+    await checkPlay(browser, board.url);
+    await checkDevices(browser, board.url);
+    await checkFixedRate(browser, board.url);
+  } finally {
+    board.child.kill('SIGTERM');
+  }
   await checkRace(browser);
 } finally {
   await browser.close();

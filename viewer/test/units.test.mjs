@@ -4,7 +4,8 @@
 // link's checks (sources.mjs), the chart's channel groups and angle
 // wraps (telemetry.mjs), the standings (race_info.mjs) and laps on a
 // distance axis (lap_overlay.mjs), overtakes and lap records
-// (race_events.mjs). The page as a
+// (race_events.mjs), the device calibration (calibration.mjs) and the
+// WebHID wheel reports (wheel_hid.mjs). The page as a
 // whole is tested in Chromium (run.mjs).
 
 import test from 'node:test';
@@ -348,4 +349,89 @@ test('a clip link: clip=A-B marks steps A to B when they are a stretch of the re
     assert.equal(position.clip, null, text);
     assert.match([...bad.problems, ...position.problems].join(' '), message, text);
   }
+});
+
+test('calibration: the axes moved and buttons pressed make the profile', async () => {
+  const { Calibration } = await import('../src/calibration.mjs');
+  const c = new Calibration(sk.AxisFinder);
+  const pad = (axes, pressed = []) => ({ axes: Float64Array.from(axes), buttons: Uint8Array.from({ length: 8 }, (_, i) => (pressed.includes(i) ? 1 : 0)) });
+  assert.equal(c.ready(), false);
+  c.frame(pad([0, 0.01, 1, 1]));
+  c.next();
+  assert.equal(c.current.id, 'steer');
+  assert.throws(() => c.next(true), /cannot be skipped/);
+  assert.throws(() => c.next(), /nothing found yet/);
+  for (const v of [-0.3, -0.9, 0.8, 0]) c.frame(pad([v, 0.01, 1, 1]));
+  c.next();
+  // The steering axis is taken: moving it again does not find it.
+  assert.equal(c.frame(pad([0.9, 0.01, 1, 1])), null);
+  for (const v of [0, -1, 1]) c.frame(pad([0, 0.01, v, 1]));
+  c.next();
+  for (const v of [-0.7, 1]) c.frame(pad([0, 0.01, 1, v]));
+  c.next();
+  c.frame(pad([0, 0, 1, 1], [3])); // held when the step began: not a press
+  c.frame(pad([0, 0, 1, 1]));
+  assert.equal(c.frame(pad([0, 0, 1, 1], [5])), 'button 5');
+  c.next();
+  c.frame(pad([0, 0, 1, 1], [5]));
+  assert.equal(c.frame(pad([0, 0, 1, 1], [5, 4])), 'button 4', 'a taken button is not found again');
+  c.next();
+  c.next(true);
+  assert.equal(c.current.id, 'finish');
+  const json = c.profile({ name: 'w', deadZone: 0.03, exponent: 2 });
+  const profile = JSON.parse(sk.DeviceProfile.fromJson(json).toJson());
+  assert.deepEqual(profile.steer.travel, { left: -0.9, rest: 0, right: 0.8 });
+  assert.equal(profile.steer.response.exponent, 2);
+  assert.deepEqual(profile.pedals.split.throttle, { axis: 2, travel: { rest: 1, pressed: -1 }, response: profile.pedals.split.throttle.response });
+  assert.deepEqual(profile.pedals.split.brake.travel, { rest: 1, pressed: -0.7 });
+  assert.deepEqual([profile.buttons.shift_up, profile.buttons.shift_down, profile.buttons.handbrake], [5, 4, null]);
+});
+
+test('calibration: skipping the accelerator leaves the pedals out', async () => {
+  const { Calibration } = await import('../src/calibration.mjs');
+  const c = new Calibration(sk.AxisFinder);
+  const pad = (axes) => ({ axes: Float64Array.from(axes), buttons: new Uint8Array(4) });
+  c.frame(pad([0, 0]));
+  c.next();
+  for (const v of [-1, 1]) c.frame(pad([v, 0]));
+  c.next();
+  c.next(true);
+  assert.equal(c.current.id, 'shift_up', 'no brake step without an accelerator');
+  const profile = JSON.parse(c.profile({ name: 'stick' }));
+  assert.equal(profile.pedals, undefined);
+  assert.equal(profile.steer.axis, 0);
+});
+
+test('WebHID wheel: level bytes and reports of the classic Logitech protocol', async () => {
+  const { HidWheel, forceReport, levelByte } = await import('../src/wheel_hid.mjs');
+  assert.equal(levelByte(0), 0x80);
+  assert.equal(levelByte(1), 0xff);
+  assert.equal(levelByte(-1), 0x01);
+  assert.equal(levelByte(0.4), 0x80 + 51);
+  assert.equal(levelByte(0.4, true), 0x80 - 51);
+  assert.equal(levelByte(Number.NaN), 0x80, 'NaN is no force');
+  assert.equal(levelByte(7), 0xff);
+  assert.deepEqual(forceReport(0.003), [0x13, 0, 0, 0, 0, 0, 0], 'a level that rounds to none stops the slot');
+  assert.deepEqual(forceReport(-0.2), [0x11, 0x08, 0x80 - 25, 0x80, 0, 0, 0]);
+  const sent = [];
+  const device = { productId: 0xc29b, opened: false, async open() { this.opened = true; }, async sendReport(id, data) { sent.push([id, ...data]); } };
+  let asked = null;
+  const wheel = new HidWheel({ async requestDevice(options) { asked = options; return [device]; } });
+  assert.equal(await wheel.connect(), 'G27');
+  assert.ok(asked.filters.every((f) => f.vendorId === 0x046d));
+  assert.ok(device.opened);
+  wheel.play(0.2);
+  wheel.play(0.2); // unchanged level: nothing sent
+  wheel.stop();
+  await new Promise((r) => setTimeout(r, 0));
+  assert.deepEqual(sent, [[0, 0xf5, 0, 0, 0, 0, 0, 0], [0, 0x13, 0, 0, 0, 0, 0, 0], [0, 0x11, 0x08, 0x80 + 25, 0x80, 0, 0, 0], [0, 0x13, 0, 0, 0, 0, 0, 0]]);
+  device.sendReport = async () => {
+    throw new Error('device unplugged');
+  };
+  wheel.play(0.3);
+  await new Promise((r) => setTimeout(r, 0));
+  assert.match(wheel.error, /device unplugged/);
+  wheel.play(0.1); // no device any more: nothing thrown
+  const none = new HidWheel({ async requestDevice() { return []; } });
+  assert.equal(await none.connect(), null, 'the player picked nothing');
 });
