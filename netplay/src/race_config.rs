@@ -89,6 +89,7 @@ pub struct ServerStats {
     pub late_inputs: u64,
     /// Inputs refused (seq order, tick window, flood).
     pub refused_inputs: u64,
-    /// Contacts between two players' cars, one per car pair and tick.
+    /// Contacts between two players' cars, one per car pair and episode
+    /// (the tick they start touching after a tick apart).
     pub contacts: u64,
 }

@@ -4,7 +4,7 @@
 //! |-----------|---:|----------|-------|----------------------------------------------|
 //! | `cars`    | 1  | indexed8 | hot   | every car's drawn state, rounded              |
 //! | `player`  | 2  | indexed8 | event | the receiving player's car, full precision    |
-//! | `contact` | 3  | list16   | event | car–car contacts this frame                   |
+//! | `contact` | 3  | list16   | event | car–car contacts begun this frame             |
 //! | `lap`     | 4  | list16   | event | laps completed this frame                     |
 //! | `removed` | 5  | list16   | event | cars that left the race this frame            |
 //!

@@ -12,11 +12,11 @@
 //! knows which of its inputs applied at which ticks can re-simulate its car
 //! exactly (`client.rs`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use skidpad_core::race::{RaceEvent, RaceRules, RaceTiming, grid_pose};
-use skidpad_core::{CarDefinition, CarId, CarInput, Track, World, WorldConfig, preset};
+use skidpad_core::{CarDefinition, CarId, CarInput, Contact, Track, World, WorldConfig, preset};
 
 use crate::error::{NetError, Result};
 use crate::frame::{Block, Frame, Row, Value, encode_frame};
@@ -68,6 +68,10 @@ pub struct RaceServer {
     tick: u32,
     /// Events since the last frame, as rows of their blocks.
     contacts: Vec<Row>,
+    /// The seat pairs (lower seat first) in contact at the last tick: a
+    /// contact event goes out when a pair starts touching, once per
+    /// episode, not once per tick it lasts.
+    touching: BTreeSet<(u8, u8)>,
     laps: Vec<Row>,
     removed: Vec<Row>,
     /// Seats whose car left since the last frame (hasData 0 in `cars`).
@@ -113,6 +117,7 @@ impl RaceServer {
             seats,
             tick: 0,
             contacts: Vec::new(),
+            touching: BTreeSet::new(),
             laps: Vec::new(),
             removed: Vec::new(),
             gone: Vec::new(),
@@ -393,25 +398,37 @@ impl RaceServer {
     }
 
     fn collect_events(&mut self, dt: f64) {
-        let contacts: Vec<Row> = self
-            .world
-            .contacts()
-            .iter()
-            .filter_map(|c| {
-                let (a, b) = (self.seat_of_car(c.first)?, self.seat_of_car(c.second?)?);
-                let f = |v: f64| Value::F32(v as f32);
-                Some(vec![
-                    Value::U8(a),
-                    Value::U8(b),
-                    f(c.impulse),
-                    f(c.point.x),
-                    f(c.point.y),
-                    f(c.point.z),
-                ])
-            })
-            .collect();
-        self.stats.contacts += contacts.len() as u64;
-        self.contacts.extend(contacts);
+        // This tick's car–car contacts by seat pair, the strongest of a
+        // pair's contact points (two body corners can touch at once).
+        let mut now: BTreeMap<(u8, u8), &Contact> = BTreeMap::new();
+        for c in self.world.contacts() {
+            let (Some(a), Some(b)) = (
+                self.seat_of_car(c.first),
+                c.second.and_then(|s| self.seat_of_car(s)),
+            ) else {
+                continue;
+            };
+            let strongest = now.entry((a.min(b), a.max(b))).or_insert(c);
+            if c.impulse > strongest.impulse {
+                *strongest = c;
+            }
+        }
+        let f = |v: f64| Value::F32(v as f32);
+        for (&(a, b), c) in &now {
+            if self.touching.contains(&(a, b)) {
+                continue;
+            }
+            self.stats.contacts += 1;
+            self.contacts.push(vec![
+                Value::U8(a),
+                Value::U8(b),
+                f(c.impulse),
+                f(c.point.x),
+                f(c.point.y),
+                f(c.point.z),
+            ]);
+        }
+        self.touching = now.into_keys().collect();
         for event in self.timing.observe(&self.world, dt) {
             if let RaceEvent::Lap { car, lap } = event
                 && let Some(seat) = self.seat_of_car(car)

@@ -93,11 +93,31 @@ fn with_contact_mispredictions_are_counted_and_named_and_the_race_goes_on() {
         },
     ];
     let mut race = LoopbackRace::new(config, LinkModel::default(), &plans).unwrap();
-    assert!(
-        race.run_laps(1, 60 * 200).unwrap(),
-        "a car did not finish its lap after the contact"
-    );
-    assert!(race.server().stats().contacts > 0, "the cars never touched");
+    // Tick by tick, counting the ticks the two cars touch and how often
+    // they start touching (an episode), from the server's world.
+    let (mut touching_ticks, mut episodes, mut touching) = (0, 0, false);
+    let mut finished = false;
+    for _ in 0..60 * 200 {
+        finished = race.run_laps(1, 1).unwrap();
+        let now = race
+            .server()
+            .world()
+            .contacts()
+            .iter()
+            .any(|c| c.second.is_some());
+        touching_ticks += u64::from(now);
+        episodes += u64::from(now && !touching);
+        touching = now;
+        if finished {
+            break;
+        }
+    }
+    assert!(finished, "a car did not finish its lap after the contact");
+    let contacts = race.server().stats().contacts;
+    eprintln!("{touching_ticks} ticks in contact, {episodes} episodes, {contacts} contact events");
+    assert!(contacts > 0, "the cars never touched");
+    assert_eq!(contacts, episodes, "one contact event per episode");
+    assert!(touching_ticks > episodes, "episodes last more than a tick");
     let mut mispredicted = 0;
     for player in race.players() {
         let stats = player.client().unwrap().stats();
