@@ -21,7 +21,8 @@ export function startServer(command, args, env = {}) {
     child.stdout.on('data', (d) => {
       out += d;
       const line = out.split('\n')[0];
-      if (out.includes('\n')) resolve({ child, url: line.trim() });
+      // `log()`: what it printed to stderr so far, for failure messages.
+      if (out.includes('\n')) resolve({ child, url: line.trim(), log: () => stderr });
     });
     child.on('exit', (code) => reject(new Error(`${command} exited with ${code}: ${stderr}`)));
   });

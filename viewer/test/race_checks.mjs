@@ -1,15 +1,24 @@
-// The online race page in headless Chromium: two pages join a real
+// The online race page in headless Chromium: a Rust bot (`skidpad-netplay
+// bot`, the AI, on the front of the grid) and two pages join a real
 // `skidpad-netplay serve` process through the real link emulator
-// (`skidpad-netplay link`, 100 ms ± 20 ms each way), each driven only by
-// real key events (the play check's scripted driver), and race a lap:
+// (`skidpad-netplay link`, 100 ms ± 20 ms each way), the pages driven
+// only by real key events (the play check's scripted driver), and race
+// a lap (three laps took ann ten minutes of race time at the pace that
+// keeps the keyboard driver on the road, and the AI bot, lapping sooner,
+// met her: 69 mispredictions; one lap keeps the cars apart):
 //
-// - each page's wasm client predicts its car against the native server's
-//   states: 0 mispredictions, late corrections under 5 %;
+// - each page's wasm client and the bot predict their cars against the
+//   native server's states: 0 mispredictions, late corrections under 5 %;
 // - each page draws the other player (interpolated), shows its position,
-//   gap and ping, and got the race's game informs;
-// - the server recorded the race, and the recording verifies.
+//   gap and ping, and got the race's game informs; a chat line typed on
+//   one page shows on both;
+// - the server recorded the race (a segment per join), and every segment,
+//   made a replay by `skidpad recover`, verifies with `skidpad verify`.
 
 import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,7 +27,25 @@ import { ok, root } from './harness.mjs';
 import { drive, leaderboard } from './play_checks.mjs';
 
 const netplayBin = process.env.SKIDPAD_NETPLAY_BIN ?? join(root, 'target/debug/skidpad-netplay');
+const skidpadBin = process.env.SKIDPAD_BIN ?? join(root, 'target/release/skidpad');
 const LAPS = 1;
+
+/** Runs `skidpad-netplay bot` and resolves with its JSON report. */
+function raceBot(url, token, name) {
+  const child = spawn(netplayBin, ['bot', '--url', url, '--token', token, '--name', name, '--laps', String(LAPS)], {
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: 'warn' },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (err += d));
+  // Settled as a value, never rejected: the check reads it after the
+  // pages' race, and a rejection nobody awaits yet would end the process.
+  const report = new Promise((resolve) => {
+    child.on('exit', (code) => resolve(code === 0 ? JSON.parse(out) : { error: `the bot exited with ${code}: ${err}` }));
+  });
+  return { child, report };
+}
 
 async function openRace(context, base, server, token, name) {
   const page = await context.newPage();
@@ -34,7 +61,8 @@ async function openRace(context, base, server, token, name) {
 export async function checkRace(browser) {
   const dir = mkdtempSync(join(tmpdir(), 'skidpad-race-'));
   const tokens = join(dir, 'tokens.txt');
-  writeFileSync(tokens, 'token-ann\ntoken-bob\n');
+  // Token order is grid order: the bot (the fastest) starts in front.
+  writeFileSync(tokens, 'token-cat\ntoken-ann\ntoken-bob\n');
   // One car a row, 40 m apart: the same car and driver keep the gap.
   const server = await startServer(netplayBin, [
     'serve', '--listen', '127.0.0.1:0', '--tokens', tokens, '--laps', String(LAPS),
@@ -44,6 +72,7 @@ export async function checkRace(browser) {
   const link = await startServer(netplayBin, ['link', '--listen', '127.0.0.1:0', '--to', address], { RUST_LOG: 'warn' });
   const via = `ws://${link.url.replace('link at ', '').split(' ')[0]}/race`;
   const pages = await leaderboard();
+  const bot = raceBot(via, 'token-cat', 'cat');
   try {
     const ann = await openRace(browser.context, pages.url, via, 'token-ann', 'ann');
     const bob = await openRace(browser.context, pages.url, via, 'token-bob', 'bob');
@@ -59,10 +88,10 @@ export async function checkRace(browser) {
       return laps.some((n) => n < LAPS);
     };
     const [a, b] = await Promise.all([
-      drive(ann.page, LAPS, 240, 'skidpadRace', { pace: 0.8, gentle: true, keepDriving: untilBoth(0), name: 'ann' }),
-      drive(bob.page, LAPS, 240, 'skidpadRace', { pace: 0.72, gentle: true, keepDriving: untilBoth(1), name: 'bob' }),
+      drive(ann.page, LAPS, 300, 'skidpadRace', { pace: 0.8, gentle: true, keepDriving: untilBoth(0), name: 'ann' }),
+      drive(bob.page, LAPS, 300, 'skidpadRace', { pace: 0.72, gentle: true, keepDriving: untilBoth(1), name: 'bob' }),
     ]);
-    for (const [who, state, logs, other] of [['ann', a, ann.logs, 1], ['bob', b, bob.logs, 0]]) {
+    for (const [who, state, logs, other] of [['ann', a, ann.logs, 2], ['bob', b, bob.logs, 1]]) {
       const detail = `${who}: ${JSON.stringify({ ...state, pose: undefined })} (logs: ${logs.join(' | ')})`;
       assert.ok(state.laps >= LAPS, `a lap done: ${detail}`);
       assert.equal(state.stats.mispredicted, 0, detail);
@@ -72,13 +101,19 @@ export async function checkRace(browser) {
       // of 6 ticks, 2.5–4 % with the native default of 3).
       assert.ok(state.stats.lateCorrections * 20 <= state.stats.checked, detail);
       assert.ok(state.stats.checked > LAPS * 40 * 30, detail);
-      assert.ok(state.remoteDrawn.includes(other), `draws the other player: ${detail}`);
+      assert.ok(state.remoteDrawn.includes(other) && state.remoteDrawn.includes(0), `draws the other player and the bot: ${detail}`);
       assert.ok(state.panel.pos && state.ping !== null, `position and ping shown: ${detail}`);
       assert.ok(Number.isInteger(state.gear), `the engaged gear shown: ${detail}`);
       assert.deepEqual(state.informs[0], [1], detail);
       assert.equal(state.error, null, detail);
     }
-    ok(`race: two Chromium players raced ${LAPS} lap through the link (100 ± 20 ms): ${a.stats.checked} and ${b.stats.checked} states predicted exactly, ${a.stats.lateCorrections} and ${b.stats.lateCorrections} late corrections, ping ${a.ping} and ${b.ping} ms`);
+    const cat = await bot.report;
+    assert.equal(cat.error, undefined, `${cat.error}; the server said: ${server.log()}; the link said: ${link.log()}`);
+    assert.ok(cat.laps >= LAPS, `the bot's laps: ${JSON.stringify(cat)}`);
+    assert.equal(cat.mispredicted, 0, JSON.stringify(cat));
+    assert.ok(cat.lateCorrections * 20 <= cat.checked, JSON.stringify(cat));
+    ok(`race: the Rust bot raced ${cat.laps} laps in front, ${cat.checked} states predicted exactly, ${cat.lateCorrections} late corrections`);
+    ok(`race: two Chromium players raced ${LAPS} laps through the link (100 ± 20 ms): ${a.stats.checked} and ${b.stats.checked} states predicted exactly, ${a.stats.lateCorrections} and ${b.stats.lateCorrections} late corrections, ping ${a.ping} and ${b.ping} ms`);
     // The chat box: ann types a line (real key events into the box, which
     // must not steer her car: "a" is a steering key) and both see it.
     await ann.page.click('#chat-input');
@@ -99,8 +134,24 @@ export async function checkRace(browser) {
     await ann.page.close();
     await bob.page.close();
   } finally {
+    bot.child.kill('SIGTERM');
     pages.child.kill('SIGTERM');
     link.child.kill('SIGTERM');
     server.child.kill('SIGINT');
   }
+  // SIGINT ends the open segment; then every segment verifies.
+  await new Promise((resolve) => (server.child.exitCode !== null ? resolve() : server.child.on('exit', resolve)));
+  const recorded = join(dir, 'recorded');
+  const segments = readdirSync(recorded).filter((f) => f.endsWith('.sks')).sort();
+  assert.ok(segments.length >= 3, `a segment per join: ${segments}`);
+  const run = promisify(execFile);
+  for (const segment of segments) {
+    // A finished stream becomes a replay (`skidpad recover`, every chunk
+    // whole), which verifies bit for bit.
+    const replay = join(recorded, segment.replace(/\.sks$/, '.skr'));
+    await run(skidpadBin, ['recover', join(recorded, segment), '-o', replay]);
+    const { stdout } = await run(skidpadBin, ['verify', replay]);
+    assert.match(stdout, /1 passed, 0 failed/, `${segment}: ${stdout}`);
+  }
+  ok(`race: the server's ${segments.length} recorded segments, recovered as replays, verify with skidpad verify`);
 }

@@ -21,8 +21,9 @@
 //    devices (device_checks.mjs): a wheel calibrated through the page,
 //    its motor over a scripted WebHID device with the runaway latch, the
 //    same replay drawn at 20 fps;
-// 10. the online race page (race_checks.mjs): two pages race a real
-//    skidpad-netplay server through the link emulator, predicted exactly.
+// 10. the online race page (race_checks.mjs): two pages and a Rust bot
+//    race a lap on a real skidpad-netplay server through the link
+//    emulator, predicted exactly; a chat line; the recording verifies.
 //
 // Environment: SKIDPAD_BIN (the skidpad binary), SKIDPAD_SPECTATOR_BIN,
 // SKIDPAD_LEADERBOARD_BIN, SKIDPAD_NETPLAY_BIN,
