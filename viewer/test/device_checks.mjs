@@ -49,8 +49,14 @@ async function setWheel(page, axes = {}, held = []) {
       b.value = b.pressed ? 1 : 0;
     });
   }, { axes, held });
-  // A few display frames see it.
-  await page.waitForTimeout(150);
+  await frames(page);
+}
+
+/** Waits until the page has drawn at least one whole display frame after
+ * now (its own frame callback, registered before ours, runs first), so it
+ * has read what the test just set, however slow the machine draws. */
+async function frames(page) {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => r(undefined)))));
 }
 
 const text = (page, selector) => page.$eval(selector, (e) => e.textContent);
@@ -72,6 +78,9 @@ async function calibrate(page) {
   for (const v of [-0.98, 1]) await setWheel(page, { 3: v });
   await next();
   for (const [button] of [[5], [4]]) {
+    // The step's first frame takes the buttons as they are (a held one is
+    // no press), so press only after it.
+    await frames(page);
     await setWheel(page, {}, [button]);
     await setWheel(page, {}, []);
     assert.equal(await text(page, '#cal-found'), `button ${button}`);
@@ -115,7 +124,9 @@ export async function checkDevices(browser, base) {
   await page.waitForFunction(() => (window.skidpadPlay.shown().step ?? 0) > 30, undefined, { timeout: 30_000 });
   assert.equal((await shown(page)).hud.gear, 0, 'sequential starts in neutral');
   for (const gear of [1, 2]) {
+    // Held for a few physics steps, as a finger on a paddle is.
     await setWheel(page, axes, [5]);
+    await page.waitForTimeout(150);
     await setWheel(page, axes, []);
     await page.waitForFunction((g) => window.skidpadPlay.shown().hud.gear === g, gear, { timeout: 10_000 });
   }
