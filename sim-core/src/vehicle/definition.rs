@@ -327,7 +327,7 @@ fn non_negative(field: &str, v: f64) -> Result<()> {
     check(field, v, v >= 0.0, "must be non-negative and finite")
 }
 
-fn in_range(field: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
+pub(crate) fn in_range(field: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
     check(
         field,
         v,
@@ -430,46 +430,7 @@ impl CarDefinition {
             }
         }
 
-        in_range("steering.max_angle", self.steering.max_angle, 0.05, 1.2)?;
-        in_range("steering.ackermann", self.steering.ackermann, 0.0, 1.0)?;
-        let feel = &self.steering.feel;
-        in_range(
-            "steering.feel.hand_wheel_lock",
-            feel.hand_wheel_lock,
-            0.1,
-            30.0,
-        )?;
-        in_range(
-            "steering.feel.mechanical_trail",
-            feel.mechanical_trail,
-            -0.1,
-            0.2,
-        )?;
-        in_range("steering.feel.steering_arm", feel.steering_arm, 0.02, 0.5)?;
-        if let Some(assist) = &feel.assist {
-            in_range("steering.feel.assist.boost", assist.boost, 0.0, 20.0)?;
-            in_range(
-                "steering.feel.assist.fade_speed",
-                assist.fade_speed,
-                1.0,
-                100.0,
-            )?;
-            in_range(
-                "steering.feel.assist.max_torque",
-                assist.max_torque,
-                0.0,
-                100.0,
-            )?;
-        }
-        if let Some(compliance) = &self.steering.compliance {
-            in_range(
-                "steering.compliance.stiffness",
-                compliance.stiffness,
-                100.0,
-                1.0e7,
-            )?;
-            in_range("steering.compliance.lag", compliance.lag, 0.0, 1.0)?;
-        }
+        self.steering.validate()?;
 
         let e = &self.engine;
         if e.torque_curve.len() < 2 {

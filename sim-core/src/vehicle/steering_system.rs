@@ -5,7 +5,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::vehicle::definition::is_default;
+use crate::Result;
+use crate::vehicle::definition::{in_range, is_default};
 use crate::vehicle::steering_feel::SteeringFeel;
 
 /// Steering geometry.
@@ -48,6 +49,51 @@ pub struct SteeringCompliance {
 }
 
 impl SteeringDefinition {
+    /// Refuses values outside their ranges, naming the field.
+    pub(crate) fn validate(&self) -> Result<()> {
+        in_range("steering.max_angle", self.max_angle, 0.05, 1.2)?;
+        in_range("steering.ackermann", self.ackermann, 0.0, 1.0)?;
+        let feel = &self.feel;
+        in_range(
+            "steering.feel.hand_wheel_lock",
+            feel.hand_wheel_lock,
+            0.1,
+            30.0,
+        )?;
+        in_range(
+            "steering.feel.mechanical_trail",
+            feel.mechanical_trail,
+            -0.1,
+            0.2,
+        )?;
+        in_range("steering.feel.steering_arm", feel.steering_arm, 0.02, 0.5)?;
+        if let Some(assist) = &feel.assist {
+            in_range("steering.feel.assist.boost", assist.boost, 0.0, 20.0)?;
+            in_range(
+                "steering.feel.assist.fade_speed",
+                assist.fade_speed,
+                1.0,
+                100.0,
+            )?;
+            in_range(
+                "steering.feel.assist.max_torque",
+                assist.max_torque,
+                0.0,
+                100.0,
+            )?;
+        }
+        if let Some(compliance) = &self.compliance {
+            in_range(
+                "steering.compliance.stiffness",
+                compliance.stiffness,
+                100.0,
+                1.0e7,
+            )?;
+            in_range("steering.compliance.lag", compliance.lag, 0.0, 1.0)?;
+        }
+        Ok(())
+    }
+
     /// Hand-wheel angle per road-wheel angle (from the hand wheel's lock
     /// and the road wheels' `max_angle`).
     #[must_use]
