@@ -20,6 +20,7 @@ import { fitStage, showError } from './stage.mjs';
 import { GamepadSource, KeyboardSource } from './devices.mjs';
 import { chosenProfile } from './profiles.mjs';
 import { describeCar } from './scene_data.mjs';
+import { MissLog } from './net_misses.mjs';
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -56,6 +57,8 @@ class RacePage {
     this.gamepads = new GamepadSource();
     this.client = null;
     this.remote = null;
+    /** @type {MissLog | null} the prediction's misses, once seated */
+    this.misses = null;
     this.standings = new Map();
     this.shown = { state: 'connecting', seat: null, laps: 0, panel: {}, ping: null, informs: [], remoteDrawn: [], error: null, chat: [] };
     $('#chat').onsubmit = (e) => this.sendChat(e);
@@ -175,6 +178,7 @@ class RacePage {
   join(map) {
     this.map = map;
     this.shown.seat = map.seat;
+    this.misses = new MissLog(map.seat);
     const track = new sk.TrackView(map.track);
     const data = { name: map.track, width: track.width, length: track.length, points: track.points(), elevation: track.elevation(), banking: track.banking() };
     this.scene.setTrack(data);
@@ -203,9 +207,11 @@ class RacePage {
 
   shot(payload) {
     if (!this.client) return;
-    this.client.onFrame(payload);
+    const miss = this.client.onFrame(payload);
+    const frame = this.schema.decodeFrame(payload);
+    this.misses?.frame(frame);
+    if (miss) this.misses?.miss(miss, frame);
     if (this.remote.push(payload)) {
-      const frame = this.schema.decodeFrame(payload);
       this.clock = { serverMs: frame.serverTimeMs, at: performance.now() };
       // The lap events: anonymous rows of {car, lap, timeMs, valid}.
       const laps = /** @type {Array<Record<string, number>>} */ (frame.blocks.lap ?? []);
@@ -297,8 +303,8 @@ class RacePage {
 const page = new RacePage();
 /** @type {any} */ (window).skidpadRace = {
   /** What the page shows: state, seat, panel, ping, laps, game informs,
-   * remote seats drawn, the prediction's record. */
-  shown: () => ({ ...page.shown, stats: page.client?.stats() ?? null }),
+   * remote seats drawn, the prediction's record and its misses. */
+  shown: () => ({ ...page.shown, stats: page.client?.stats() ?? null, misses: page.misses?.summary() ?? null }),
   /** What a driver looks at: the car's pose, its steer, the laps done. */
   glance: () => ({ pose: page.shown.pose, steer: page.shown.steer, laps: page.shown.laps }),
 };

@@ -435,3 +435,19 @@ test('WebHID wheel: level bytes and reports of the classic Logitech protocol', a
   const none = new HidWheel({ async requestDevice() { return []; } });
   assert.equal(await none.connect(), null, 'the player picked nothing');
 });
+
+test('the race page files a misprediction by the nearest car at its tick', async () => {
+  const { MissLog, CONTACT_RANGE_M } = await import('../src/net_misses.mjs');
+  const car = (id, x, y) => ({ id, row: { x, y, z: 0 } });
+  const log = new MissLog(1);
+  const miss = { tick: 40, fields: [{ field: 'x', server: 1, predicted: 2 }] };
+  log.miss(miss, { blocks: { cars: [car(0, 100, 0), car(1, 0, 0), car(2, 3, 4)] } });
+  assert.deepEqual([log.explained, log.unexplained], [1, 0]);
+  // The car 5 m away is gone (null row): the one left is 100 m away.
+  log.miss(miss, { blocks: { cars: [car(0, 100, 0), car(1, 0, 0), { id: 2, row: null }] } });
+  assert.deepEqual(log.lastUnexplained, { tick: 40, fields: ['x'], nearest: { seat: 0, distance: 100 } });
+  log.miss(miss, { blocks: { cars: [car(1, 0, 0), car(2, CONTACT_RANGE_M + 0.01, 0)] } });
+  assert.equal(log.unexplained, 2);
+  log.frame({ blocks: { contact: [{ a: 0, b: 2 }, { a: 2, b: 1 }, { a: 1, b: 0 }] } });
+  assert.deepEqual(log.summary(), { explained: 1, unexplained: 2, contacts: 2, lastUnexplained: log.lastUnexplained });
+});
