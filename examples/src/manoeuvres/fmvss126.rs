@@ -44,7 +44,7 @@ const FREQUENCY: f64 = 0.7;
 const DWELL: f64 = 0.5;
 
 /// The hand-wheel input (deg, positive left) as a steer input.
-fn steer_for(def: &CarDefinition, hand_wheel_deg: f64) -> f64 {
+pub(super) fn steer_for(def: &CarDefinition, hand_wheel_deg: f64) -> f64 {
     def.steering
         .input_for_hand_wheel(hand_wheel_deg.to_radians())
 }

@@ -9,6 +9,7 @@
 
 mod fmvss126;
 mod robustness;
+mod rollover;
 mod steady_state;
 mod straight_line;
 mod transient;
@@ -18,6 +19,10 @@ pub use fmvss126::{
     sine_with_dwell_run, slowly_increasing_steer,
 };
 pub use robustness::{ParkedRun, SweepRun, ai_lap, parked, parked_cases, timestep_sweep};
+pub use rollover::{
+    RollWatch, circle_to_limit, fishhook, fishhook_series, peak_lateral_friction,
+    static_stability_factor,
+};
 pub use steady_state::{
     CircleRun, LATERAL_G, LINEAR_G, SPEED_TEST_G, constant_radius, constant_speed,
     static_axle_load, theory_understeer_gradient,

@@ -3,6 +3,7 @@
 
 use skidpad_core::{CarDefinition, Result};
 
+use super::rollover::RollWatch;
 use super::{G, Rig, Stepping, drive};
 
 /// The lateral accelerations (g) of the ISO 4138 runs.
@@ -146,22 +147,25 @@ pub fn constant_speed(
 
 /// A closed-loop driver on circles: kinematic feedforward plus feedback on
 /// heading and radius for the steer, PI on speed for the throttle.
-struct CircleDriver {
+pub(super) struct CircleDriver {
     rig: Rig,
     stepping: Stepping,
     max_angle: f64,
     wheelbase: f64,
     throttle_integral: f64,
+    /// The body's roll and the wheels' lift over every step driven.
+    pub(super) roll: RollWatch,
 }
 
 impl CircleDriver {
-    fn new(def: &CarDefinition, stepping: Stepping, speed: f64) -> Result<CircleDriver> {
+    pub(super) fn new(def: &CarDefinition, stepping: Stepping, speed: f64) -> Result<CircleDriver> {
         Ok(CircleDriver {
             rig: Rig::new(def, stepping, speed)?,
             stepping,
             max_angle: def.steering.max_angle,
             wheelbase: def.chassis.wheelbase,
             throttle_integral: 0.0,
+            roll: RollWatch::default(),
         })
     }
 
@@ -169,7 +173,7 @@ impl CircleDriver {
     /// to the left (`direction` +1) or the right (−1); after settling,
     /// returns the averaged (lateral acceleration in g, dynamic steer angle
     /// δ − L/R in degrees), both signed positive left.
-    fn hold(&mut self, radius: f64, speed: f64, direction: f64) -> Result<(f64, f64)> {
+    pub(super) fn hold(&mut self, radius: f64, speed: f64, direction: f64) -> Result<(f64, f64)> {
         const SETTLE: f64 = 6.0;
         const AVERAGE: f64 = 2.0;
         let start = self.rig.world.pose(self.rig.car)?;
@@ -198,6 +202,7 @@ impl CircleDriver {
                 (self.throttle_integral + speed_error * self.rig.dt).clamp(-2.0, 2.0);
             let throttle = (0.5 * speed_error + 0.4 * self.throttle_integral).clamp(0.0, 1.0);
             self.rig.step(drive(throttle, 0.0, steer))?;
+            self.roll.watch(&self.rig)?;
             if k >= average_from {
                 let v = self.rig.speed()?;
                 let r = self.rig.channel("yaw_rate")?;

@@ -1,7 +1,7 @@
 //! Straight-line manoeuvres: 0-100 km/h and stops from 100 km/h (with
 //! and without ABS), and the friction bound the stops are held to.
 
-use skidpad_core::{CarDefinition, CarInput, Result};
+use skidpad_core::{CarDefinition, CarInput, Result, TireParameters};
 
 use super::{G, KMH_100, Rig, Stepping, drive, static_axle_load};
 
@@ -70,10 +70,16 @@ pub fn friction_bound_100(def: &CarDefinition) -> f64 {
 /// Load-weighted peak longitudinal friction coefficient at static load.
 #[must_use]
 pub fn peak_friction(def: &CarDefinition) -> f64 {
+    load_weighted(def, TireParameters::peak_fx)
+}
+
+/// Σ `peak(tire, load)` over the four wheels at static load, over the
+/// car's weight.
+pub(super) fn load_weighted(def: &CarDefinition, peak: fn(&TireParameters, f64) -> f64) -> f64 {
     let (mut force, mut load) = (0.0, 0.0);
     for front in [true, false] {
         let fz = static_axle_load(def, front) / 2.0;
-        force += 2.0 * def.tires.get(front).peak_fx(fz);
+        force += 2.0 * peak(def.tires.get(front), fz);
         load += 2.0 * fz;
     }
     force / load
