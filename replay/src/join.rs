@@ -5,7 +5,7 @@
 
 use skidpad_core::{CarDefinition, combine_world_hash};
 
-use crate::replay::{CarTrack, Keyframe, Replay, ReplayHeader};
+use crate::replay::{CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
 
 /// Joins parts one at a time, checking that each continues the last.
 pub(crate) struct Joiner {
@@ -206,6 +206,12 @@ fn append_track(track: &mut CarTrack, add: CarTrack, offset: u64) {
     }
     track.removed_at = add.removed_at.map(|r| offset + r);
     track.inputs.extend(add.inputs);
+    track
+        .resets
+        .extend(add.resets.into_iter().map(|r| CarReset {
+            step: offset + r.step,
+            ..r
+        }));
     for (n, lod) in add.lod.runs() {
         for _ in 0..n {
             track.lod.push(lod);

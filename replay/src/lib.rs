@@ -48,6 +48,7 @@ mod follower;
 mod format;
 mod highlights;
 mod hooks;
+mod input_chunks;
 mod join;
 mod limits;
 mod playback;
@@ -80,7 +81,7 @@ pub use player::{PlayerOptions, ReplayPlayer};
 pub use recorder::{
     DEFAULT_KEYFRAME_EVERY, KeyframeState, MAX_RESERVE_BYTES, RecorderOptions, ReplayRecorder,
 };
-pub use replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};
+pub use replay::{CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
 pub use ring::{InstantReplayRing, RingOptions};
 pub use runs::Runs;
 pub use source::ReplaySource;

@@ -224,6 +224,10 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
             if !track.present_at(step) {
                 continue;
             }
+            // As recorded: the game reset the car, then the step ran.
+            if let Some(pose) = track.reset_before(step) {
+                self.world.reset_car(car, pose)?;
+            }
             let input = *track
                 .inputs
                 .get(step as usize)

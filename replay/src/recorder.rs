@@ -14,7 +14,8 @@ use skidpad_core::{
 };
 use skidpad_ghost::GhostRecorder;
 
-use crate::replay::{CarKeyframe, CarTrack, Keyframe, Replay, ReplayHeader};
+use crate::input_chunks::{push_chunked, reserved_chunks};
+use crate::replay::{CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
 use crate::runs::Runs;
 use crate::{ReplayError, Result};
 
@@ -64,50 +65,10 @@ impl Default for RecorderOptions<'_> {
     }
 }
 
-/// Inputs per recording chunk (3 MiB).
-const INPUT_CHUNK: usize = 1 << 16;
-
 /// Largest input reserve a recorder takes (`RecorderOptions::reserve_steps`
 /// times the cars, 48 bytes each), 1 GiB: more is refused rather than
 /// left to the system's mercy.
 pub const MAX_RESERVE_BYTES: u64 = 1 << 30;
-
-/// Appends one input, in a spare chunk when the last one is full.
-fn push_chunked(chunks: &mut Vec<Vec<CarInput>>, spare: &mut Vec<Vec<CarInput>>, input: CarInput) {
-    match chunks.last_mut() {
-        Some(chunk) if chunk.len() < INPUT_CHUNK => chunk.push(input),
-        _ => {
-            let mut chunk = spare
-                .pop()
-                .unwrap_or_else(|| Vec::with_capacity(INPUT_CHUNK));
-            chunk.push(input);
-            chunks.push(chunk);
-        }
-    }
-}
-
-/// Empty chunks with room for `inputs` inputs, every page written once so
-/// the system has mapped it.
-fn reserved_chunks(inputs: u64) -> Vec<Vec<CarInput>> {
-    let count = inputs.div_ceil(INPUT_CHUNK as u64);
-    (0..count)
-        .map(|_| {
-            // Not `vec![CarInput::default(); …]`: all zeros, it would be
-            // allocated zeroed, and the system maps such pages only when
-            // they are first written.
-            let mut chunk = Vec::with_capacity(INPUT_CHUNK);
-            chunk.resize(
-                INPUT_CHUNK,
-                CarInput {
-                    throttle: 1.0,
-                    ..CarInput::default()
-                },
-            );
-            chunk.clear();
-            chunk
-        })
-        .collect()
-}
 
 /// The recorded cars that have not been removed, each with its track, id
 /// and world-index hint.
@@ -323,6 +284,7 @@ impl<'a> ReplayRecorder<'a> {
         self.check_position(world, 1)?;
         self.replay.dt.push(dt);
         let records = world.last_step_records();
+        let step = self.replay.header.step_count;
         // One pass: a car removed before this step did not take it, and
         // every other car's record is appended.
         walk_cars(
@@ -333,6 +295,9 @@ impl<'a> ReplayRecorder<'a> {
             |track, index| {
                 let record = &records[index];
                 push_chunked(&mut self.inputs, &mut self.spare_inputs, record.input);
+                if let Some(pose) = record.reset {
+                    track.resets.push(CarReset { step, pose });
+                }
                 track.lod.push(record.lod);
                 for (runs, &surface) in track.surfaces.iter_mut().zip(&record.surfaces) {
                     runs.push(surface);
@@ -375,6 +340,7 @@ impl<'a> ReplayRecorder<'a> {
     /// it. Adds the final keyframe if the last step was not one.
     pub fn finish(mut self, world: &World) -> Result<Replay> {
         self.check_position(world, 0)?;
+        self.check_no_pending_reset(world)?;
         self.note_removals(world);
         let last = self.replay.header.step_count;
         if self.replay.keyframes.last().map(|k| k.step) != Some(last) {
@@ -407,6 +373,7 @@ impl<'a> ReplayRecorder<'a> {
     /// mapped already, so writing them again costs no fault).
     pub(crate) fn cut(&mut self, world: &World) -> Result<Replay> {
         self.check_position(world, 0)?;
+        self.check_no_pending_reset(world)?;
         self.note_removals(world);
         if self.ghosts.is_some() {
             return Err(ReplayError::InvalidArgument {
@@ -434,6 +401,7 @@ impl<'a> ReplayRecorder<'a> {
         for track in &mut self.replay.cars {
             track.lod = Runs::new();
             track.surfaces = Default::default();
+            track.resets.clear();
             // A car gone by now is gone from the next part's start.
             track.removed_at = track.removed_at.map(|_| 0);
         }
@@ -459,6 +427,7 @@ impl<'a> ReplayRecorder<'a> {
     /// if nothing was asked (the keyframe is not kept).
     pub(crate) fn tail(&mut self, world: &World) -> Result<Replay> {
         self.check_position(world, 0)?;
+        self.check_no_pending_reset(world)?;
         self.note_removals(world);
         let last = self.replay.header.step_count;
         if self.replay.keyframes.last().map(|k| k.step) == Some(last) {
@@ -508,6 +477,26 @@ impl<'a> ReplayRecorder<'a> {
 
     /// Refuses to record when the world has taken steps the recorder did
     /// not see (or is behind): the replay would not play back.
+    /// Refuses to end a recording (or a part of it) while a car has a
+    /// reset the next step would record: the keyframe taken now would
+    /// hold the reset state, and no recorded step would make the reset.
+    fn check_no_pending_reset(&self, world: &World) -> Result<()> {
+        for (track, &car) in self.replay.cars.iter().zip(&self.cars) {
+            if track.removed_at.is_none()
+                && world.contains_car(car)
+                && world.pending_reset(car)?.is_some()
+            {
+                return Err(ReplayError::InvalidArgument {
+                    what: "end of recording",
+                    reason: format!(
+                        "car {car} was reset after the last recorded step; a reset is recorded with the step after it, so step once more first"
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+
     fn check_position(&self, world: &World, just_stepped: u64) -> Result<()> {
         let expected = self.replay.header.start_step + self.replay.header.step_count + just_stepped;
         if world.step_count() != expected {

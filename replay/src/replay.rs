@@ -1,7 +1,8 @@
 //! The in-memory replay: what a recording holds (SPEC §5).
 
 use skidpad_core::{
-    CarDefinition, CarId, CarInput, FlatGround, Ground, LodSetting, SurfaceId, SurfaceTable,
+    CarDefinition, CarId, CarInput, FlatGround, Ground, InitialPose, LodSetting, SurfaceId,
+    SurfaceTable,
 };
 use skidpad_ghost::Ghost;
 
@@ -155,6 +156,19 @@ pub struct CarTrack {
     /// cover those `r` steps, and keyframes from step `r` on leave it out.
     /// `None` for a car in the world to the end.
     pub removed_at: Option<u64>,
+    /// The game's resets of the car (`World::reset_car`), in rising step
+    /// order, at most one a step.
+    pub resets: Vec<CarReset>,
+}
+
+/// A reset the game made: before step `step` was played, the car was put
+/// down at `pose` (`World::reset_car`), and a player does the same.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CarReset {
+    /// The step the reset came before (steps after the replay's start).
+    pub step: u64,
+    /// Where the car was put.
+    pub pose: InitialPose,
 }
 
 impl CarTrack {
@@ -166,7 +180,15 @@ impl CarTrack {
             lod: Runs::new(),
             surfaces: Default::default(),
             removed_at: None,
+            resets: Vec::new(),
         }
+    }
+
+    /// The pose the car was reset to before step `step`, if it was.
+    #[must_use]
+    pub fn reset_before(&self, step: u64) -> Option<InitialPose> {
+        let i = self.resets.binary_search_by_key(&step, |r| r.step).ok()?;
+        Some(self.resets[i].pose)
     }
 
     /// True when the car is in the world at `step`: at a keyframe of that

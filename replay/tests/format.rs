@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{DT, LapGame, race_world, record_lap_game, record_race};
+use common::{DT, LapGame, race_world, record_lap_game, record_race, resealed};
 use skidpad_core::{CarId, CarInput, SIMULATION_VERSION};
 use skidpad_replay::{
     FORMAT_VERSION, Limits, NoHooks, RecorderOptions, Replay, ReplayError, ReplayRecorder,
@@ -12,15 +12,6 @@ use skidpad_replay::{
 
 fn sample() -> Replay {
     record_race(3, 700, 200).0
-}
-
-/// Re-seals bytes whose body was edited, so the checksum passes and the
-/// parser behind it is exercised.
-fn resealed(mut bytes: Vec<u8>) -> Vec<u8> {
-    let body = bytes.len() - 32;
-    let sum = blake3::hash(&bytes[..body]);
-    bytes[body..].copy_from_slice(sum.as_bytes());
-    bytes
 }
 
 #[test]

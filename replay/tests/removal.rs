@@ -5,12 +5,12 @@
 
 mod common;
 
-use common::{DT, race_world, script};
+use common::{DT, brandwood_options, race_world, record_with_events, script};
 use skidpad_core::World;
 use skidpad_replay::{
     InstantReplayRing, Limits, NoHooks, PlayerOptions, RecorderOptions, Replay, ReplayPlayer,
-    ReplayRecorder, RingOptions, StreamRecorder, SyncPolicy, create_replay_world, decode_replay,
-    encode_replay, encode_stream, read_stream, verify_replay,
+    ReplayRecorder, RingOptions, create_replay_world, decode_replay, encode_replay, encode_stream,
+    read_stream, verify_replay,
 };
 
 const EVERY: u32 = 60;
@@ -29,39 +29,13 @@ fn remove_scheduled(world: &mut World, step: u64, ids: &[skidpad_core::CarId]) {
 }
 
 fn options() -> RecorderOptions<'static> {
-    RecorderOptions {
-        keyframe_every: EVERY,
-        metadata: vec![("track".into(), "brandwood".into())],
-        ..RecorderOptions::default()
-    }
+    brandwood_options(EVERY)
 }
 
 /// A 4-car scripted race, recorded as a replay and as a stream at once;
 /// also the world hash at every step.
 fn record() -> (Replay, Vec<u8>, Vec<[u8; 32]>) {
-    let mut world = race_world(4);
-    let ids: Vec<_> = world.car_ids().collect();
-    let mut recorder = ReplayRecorder::new(&world, options()).unwrap();
-    let mut stream =
-        StreamRecorder::new(&world, options(), Vec::new(), SyncPolicy::EveryChunk).unwrap();
-    let mut hashes = vec![world.world_hash()];
-    for step in 0..STEPS {
-        remove_scheduled(&mut world, step, &ids);
-        // The state at a step is after that step's removals.
-        hashes[step as usize] = world.world_hash();
-        script(&mut world, step);
-        world.step(DT).unwrap();
-        recorder.capture(&world, DT).unwrap();
-        stream.capture(&world, DT).unwrap();
-        hashes.push(world.world_hash());
-    }
-    remove_scheduled(&mut world, STEPS, &ids);
-    *hashes.last_mut().unwrap() = world.world_hash();
-    (
-        recorder.finish(&world).unwrap(),
-        stream.finish(&world).unwrap(),
-        hashes,
-    )
+    record_with_events(STEPS, EVERY, remove_scheduled)
 }
 
 #[test]

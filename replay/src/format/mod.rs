@@ -31,6 +31,7 @@ mod inputs;
 mod keyframes;
 mod kind;
 mod per_step;
+mod resets;
 mod sections;
 mod stream;
 
@@ -60,9 +61,10 @@ use self::keyframes::{
 use self::per_step::{
     decode_lods, decode_runs, decode_surfaces, encode_lods, encode_runs, encode_surfaces,
 };
+use self::resets::{decode_resets, encode_resets, has_resets};
 use self::sections::{
-    DEFINITIONS, DT, END, GHOSTS, HEADER, INPUTS, KEYFRAMES, LOD, REMOVALS, SURFACES, Sections,
-    checksum_failure, section_name,
+    DEFINITIONS, DT, END, GHOSTS, HEADER, INPUTS, KEYFRAMES, LOD, REMOVALS, RESETS, SURFACES,
+    Sections, checksum_failure, section_name,
 };
 use crate::limits::{Limits, Work, definition_rates, keyframe_bytes};
 use crate::replay::{CarTrack, Replay, ReplayHeader};
@@ -109,6 +111,9 @@ pub fn encode_replay(replay: &Replay) -> Result<Vec<u8>> {
     }
     if replay.cars.iter().any(|c| c.removed_at.is_some()) {
         section(&mut out, REMOVALS, REQUIRED, encode_removals(&replay.cars));
+    }
+    if has_resets(&replay.cars) {
+        section(&mut out, RESETS, REQUIRED, encode_resets(&replay.cars));
     }
     section(&mut out, END, REQUIRED, Writer::default());
     let checksum = blake3::hash(&out.buf);
@@ -265,17 +270,26 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
         .map(|g| decode_ghosts(g, header.car_count))
         .transpose()?;
 
+    let resets = match sections.take(RESETS) {
+        Some(r) => decode_resets(r, &car_steps)?,
+        None => vec![Vec::new(); car_steps.len()],
+    };
+
     let cars = inputs
         .into_iter()
         .zip(lods)
         .zip(surfaces)
         .zip(removals)
-        .map(|(((inputs, lod), surfaces), removed_at)| CarTrack {
-            inputs,
-            lod,
-            surfaces,
-            removed_at,
-        })
+        .zip(resets)
+        .map(
+            |((((inputs, lod), surfaces), removed_at), resets)| CarTrack {
+                inputs,
+                lod,
+                surfaces,
+                removed_at,
+                resets,
+            },
+        )
         .collect();
     Ok(Replay {
         header,

@@ -17,6 +17,7 @@ pub(super) const SURFACES: u16 = 6;
 pub(super) const KEYFRAMES: u16 = 7;
 pub(super) const GHOSTS: u16 = 8;
 pub(super) const REMOVALS: u16 = 9;
+pub(super) const RESETS: u16 = 10;
 
 /// The known sections of a file whose checksum passed, each a reader of
 /// its payload; taken one by one as the decoder needs them.
@@ -49,7 +50,7 @@ impl<'a> Sections<'a> {
             if found.last().is_some_and(|(last, _)| *last >= id) {
                 return Err(r.error(format!("section {id} out of order")));
             }
-            let known = id <= REMOVALS;
+            let known = id <= RESETS;
             let required_flag = flags & REQUIRED != 0;
             if known && required_flag != (id != GHOSTS) {
                 return Err(r.error(format!(
@@ -99,6 +100,7 @@ pub(super) fn section_name(id: u16) -> &'static str {
         KEYFRAMES => "keyframes",
         GHOSTS => "ghosts",
         REMOVALS => "removals",
+        RESETS => "resets",
         _ => "unknown",
     }
 }

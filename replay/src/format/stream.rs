@@ -25,7 +25,7 @@ use super::{check_preamble_of, encode_header, encode_replay};
 use super::{decode_definitions, decode_header, decode_replay_with, encode_definitions};
 use crate::join::Joiner;
 use crate::limits::{Limits, Work, definition_rates, keyframe_bytes};
-use crate::replay::{CarTrack, Replay, ReplayHeader};
+use crate::replay::{CarReset, CarTrack, Replay, ReplayHeader};
 use crate::runs::Runs;
 use crate::{ReplayError, Result};
 
@@ -521,6 +521,15 @@ fn part_between(replay: &Replay, from: u64, to: u64) -> Result<Replay> {
                         .to_vec()
                 },
                 removed_at,
+                resets: c
+                    .resets
+                    .iter()
+                    .filter(|r| (from..end).contains(&r.step))
+                    .map(|r| CarReset {
+                        step: r.step - from,
+                        ..*r
+                    })
+                    .collect(),
                 ..CarTrack::new()
             };
             for s in from..end {

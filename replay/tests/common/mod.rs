@@ -7,10 +7,13 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use skidpad_core::CarId;
 use skidpad_core::{
     InitialPose, Lod, LodSetting, SurfaceId, Track, Wheel, World, WorldConfig, preset,
 };
-use skidpad_replay::{RecorderOptions, Replay, ReplayHooks, ReplayRecorder};
+use skidpad_replay::{
+    RecorderOptions, Replay, ReplayHooks, ReplayRecorder, StreamRecorder, SyncPolicy,
+};
 
 pub const DT: f64 = 1.0 / 60.0;
 
@@ -156,4 +159,56 @@ pub fn record_lap_game(steps: u64, keyframe_every: u32) -> (Replay, LapTimer) {
     let replay = recorder.finish(&world).unwrap();
     let end = timer.borrow().clone();
     (replay, end)
+}
+
+/// Recorder options of the keyframed races: `keyframe_every` and the
+/// track's name in the metadata.
+pub fn brandwood_options(keyframe_every: u32) -> RecorderOptions<'static> {
+    RecorderOptions {
+        keyframe_every,
+        metadata: vec![("track".into(), "brandwood".into())],
+        ..RecorderOptions::default()
+    }
+}
+
+/// `bytes` with the checksum made right again after an edit, so that the
+/// parser behind the checksum is what an edit exercises.
+pub fn resealed(mut bytes: Vec<u8>) -> Vec<u8> {
+    let body = bytes.len() - 32;
+    let sum = blake3::hash(&bytes[..body]);
+    bytes[body..].copy_from_slice(sum.as_bytes());
+    bytes
+}
+
+/// A 4-car scripted race of `steps` steps, keyframed every
+/// `keyframe_every`, recorded as a replay and as a stream at once, with
+/// the game's `events` (removals, resets) made before each step and after
+/// the last; also the world hash at every step, after that step's events.
+pub fn record_with_events(
+    steps: u64,
+    keyframe_every: u32,
+    mut events: impl FnMut(&mut World, u64, &[CarId]),
+) -> (Replay, Vec<u8>, Vec<[u8; 32]>) {
+    let mut world = race_world(4);
+    let ids: Vec<_> = world.car_ids().collect();
+    let options = || brandwood_options(keyframe_every);
+    let mut recorder = ReplayRecorder::new(&world, options()).unwrap();
+    let mut stream =
+        StreamRecorder::new(&world, options(), Vec::new(), SyncPolicy::EveryChunk).unwrap();
+    let mut hashes = Vec::new();
+    for step in 0..steps {
+        events(&mut world, step, &ids);
+        hashes.push(world.world_hash());
+        script(&mut world, step);
+        world.step(DT).unwrap();
+        recorder.capture(&world, DT).unwrap();
+        stream.capture(&world, DT).unwrap();
+    }
+    events(&mut world, steps, &ids);
+    hashes.push(world.world_hash());
+    (
+        recorder.finish(&world).unwrap(),
+        stream.finish(&world).unwrap(),
+        hashes,
+    )
 }

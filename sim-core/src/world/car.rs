@@ -52,7 +52,10 @@ impl InitialPose {
     /// Largest |yaw| accepted, rad.
     pub const MAX_YAW: f64 = 1e7;
 
-    fn validated(self) -> Result<Self> {
+    /// The pose itself when every field is finite and within its bound
+    /// ([`MAX_POSITION`](Self::MAX_POSITION) and the others); an error
+    /// naming the field otherwise.
+    pub fn validated(self) -> Result<Self> {
         for (what, v, max) in [
             ("x", self.x, Self::MAX_POSITION),
             ("y", self.y, Self::MAX_POSITION),
@@ -89,6 +92,10 @@ pub(crate) struct Car {
     pub state: CarState,
     pub outputs: StepOutputs,
     pub driver: Option<AiDriver>,
+    /// The pose of a reset made since the last step
+    /// ([`World::reset_car`](crate::World::reset_car)), for that step's
+    /// record: a replay plays the reset again before the step.
+    pub pending_reset: Option<InitialPose>,
     /// Telemetry of the current state and outputs, computed on first read:
     /// a game reads it for the few cars it shows, so the step does not pay
     /// for every car's. Emptied whenever the step changes the state.
@@ -146,6 +153,7 @@ impl Car {
             state,
             outputs: StepOutputs::default(),
             driver: None,
+            pending_reset: None,
             telemetry: OnceLock::new(),
             stepped_input: None,
         };
@@ -280,6 +288,23 @@ impl Car {
             self.stepped_input = Some(self.state.input);
         }
         self.state.input = input;
+    }
+
+    /// Puts the car down at `pose` as a new car of its definition would be
+    /// (at rest or rolling at `pose.speed`, in first gear, engine at idle),
+    /// keeping what the game set on it: its input, level of detail and
+    /// driver, and its clock. Nothing changes on error.
+    pub(crate) fn reset(&mut self, pose: InitialPose, ground: &dyn Ground) -> Result<()> {
+        let fresh = Car::new(self.id, &self.def, pose, ground)?;
+        let kept = (self.state.input, self.state.lod, self.state.elapsed);
+        self.state = fresh.state;
+        (self.state.input, self.state.lod, self.state.elapsed) = kept;
+        self.ground_hit = None;
+        self.ground_hints = [GroundHint::EMPTY; 4];
+        self.outputs = StepOutputs::default();
+        self.pending_reset = Some(pose);
+        self.state_changed();
+        Ok(())
     }
 
     /// Marks the telemetry stale after the state or outputs changed.

@@ -7,6 +7,7 @@
 pub(crate) mod car;
 mod chassis_channels;
 pub(crate) mod contact;
+mod reset;
 pub(crate) mod stepping;
 pub(crate) mod telemetry;
 
@@ -57,8 +58,8 @@ impl Default for WorldConfig {
 }
 
 /// What one car ran with in the last step: the input (after any AI driver
-/// wrote it), the level of detail and the wheel surfaces. Exactly what a
-/// replay must store to play the step again.
+/// wrote it), the level of detail, the wheel surfaces and a reset made
+/// before it. Exactly what a replay must store to play the step again.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct StepRecord {
     /// The input the car ran with.
@@ -67,6 +68,9 @@ pub struct StepRecord {
     pub lod: LodSetting,
     /// The surface under each wheel when the step started.
     pub surfaces: [SurfaceId; 4],
+    /// The pose of the last [`World::reset_car`] made on the car since the
+    /// step before, if any: the step started from it.
+    pub reset: Option<InitialPose>,
 }
 
 /// A set of cars simulated together.
@@ -415,6 +419,7 @@ impl World {
                 // assigns surfaces changes them during the step, and a
                 // player sets these before playing the step again.
                 surfaces: before.0.surfaces,
+                reset: car.pending_reset.take(),
             };
         }
         self.step_count += 1;
