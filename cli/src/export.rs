@@ -14,7 +14,8 @@
 //! for a replay that names no track, `ReplayHeader::TRACK_KEY`),
 //! `contact` (car, other: a car or
 //! `"ground"`, impulse in N·s, point; one per contact and step),
-//! `removed` (car), `keyframe`, `desync`.
+//! `removed` (car), `reset` (car, pose: x, y, yaw, speed, made before
+//! the event's step), `keyframe`, `desync`.
 
 use std::io::Write;
 use std::path::Path;
@@ -118,6 +119,9 @@ struct Event {
     /// A contact's point, world frame, m.
     #[serde(skip_serializing_if = "Option::is_none")]
     point: Option<[f64; 3]>,
+    /// A reset's pose: x, y (m), yaw (rad), speed (m/s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pose: Option<[f64; 4]>,
 }
 
 impl Event {
@@ -132,6 +136,7 @@ impl Event {
             other: None,
             impulse: None,
             point: None,
+            pose: None,
         }
     }
 }
@@ -195,6 +200,14 @@ pub fn export_json(
         let written = (step - 1) % options.stride == 0;
         let mut rows = Vec::with_capacity(ids.len());
         for (c, &id) in ids.iter().enumerate() {
+            // Made before the step just played (step − 1 → step).
+            if let Some(p) = replay.cars[c].reset_before(step - 1) {
+                events.push(Event {
+                    car: Some(c as u32),
+                    pose: Some([p.x, p.y, p.yaw, p.speed]),
+                    ..Event::at(step - 1, "reset")
+                });
+            }
             if !world.contains_car(id) {
                 // Removed: a null row from the step it was removed at.
                 // (One event, at the first row without the car.)

@@ -242,3 +242,71 @@ fn export_takes_a_channel_choice_and_a_stride_and_keeps_every_event() {
     assert!(err.to_string().contains("unknown channel `warp`"), "{err}");
     assert!(export::ExportOptions::parse(None, 0).is_err());
 }
+
+#[test]
+fn export_lists_a_reset_and_the_lap_it_spoils() {
+    use skidpad_core::race::{GridLayout, grid_pose};
+    use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+    use skidpad_replay::{RecorderOptions, ReplayRecorder, encode_replay};
+    let track = std::sync::Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    for slot in 0..2 {
+        let pose = grid_pose(&track, slot, &GridLayout::default());
+        let car = world.add_car(&preset("kart").unwrap(), pose).unwrap();
+        world.set_driver(car, Some(track.clone())).unwrap();
+    }
+    let options = RecorderOptions {
+        metadata: vec![("track".into(), "brandwood".into())],
+        ..RecorderOptions::default()
+    };
+    let mut recorder = ReplayRecorder::new(&world, options).unwrap();
+    let second = world.car_ids().nth(1).unwrap();
+    let at = InitialPose {
+        speed: 0.0,
+        ..grid_pose(&track, 1, &GridLayout::default())
+    };
+    for step in 0..6600 {
+        if step == 600 {
+            world.reset_car(second, at).unwrap();
+        }
+        recorder.step(&mut world, 1.0 / 60.0).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("reset.skr");
+    std::fs::write(
+        &path,
+        encode_replay(&recorder.finish(&world).unwrap()).unwrap(),
+    )
+    .unwrap();
+    let mut out = Vec::new();
+    let options = export::ExportOptions::parse(Some("speed"), 60).unwrap();
+    let hidden = ProgressBar::hidden();
+    export::export_json(
+        &path,
+        &mut out,
+        &options,
+        &Limits::default(),
+        skidpad_cli::files::no_game_logic,
+        &hidden,
+    )
+    .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let events = json["events"].as_array().unwrap();
+    let resets: Vec<&serde_json::Value> = events.iter().filter(|e| e["kind"] == "reset").collect();
+    assert_eq!(resets.len(), 1, "{resets:?}");
+    assert_eq!(resets[0]["step"], 600);
+    assert_eq!(resets[0]["car"], 1);
+    assert_eq!(resets[0]["pose"][0].as_f64().unwrap(), at.x);
+    assert_eq!(resets[0]["pose"][3].as_f64().unwrap(), 0.0);
+    // Car 1's first lap had the reset in it and does not count; car 0's
+    // does.
+    let first_lap = |car: u64| {
+        events
+            .iter()
+            .find(|e| e["kind"] == "lap" && e["car"] == car)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(first_lap(0)["valid"], true, "{}", first_lap(0));
+    assert_eq!(first_lap(1)["valid"], false, "{}", first_lap(1));
+}

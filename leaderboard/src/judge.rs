@@ -248,6 +248,10 @@ impl ReplayHooks for RunObserver<'_> {
         let Some(car) = self.car else {
             return;
         };
+        // A reset came before this step: the lap it falls in is not clean.
+        if world.last_step_record(car).is_ok_and(|r| r.reset.is_some()) {
+            self.laps.note_reset(self.time - dt);
+        }
         if let (Ok(pose), Ok(input), Ok(lod), Ok(surfaces)) = (
             world.pose(car),
             world.input(car),

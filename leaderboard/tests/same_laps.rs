@@ -199,3 +199,58 @@ fn the_golden_replays_have_the_same_laps_in_every_tool() {
     }
     assert!(laps_seen >= 8, "the golden replays hold laps: {laps_seen}");
 }
+
+#[test]
+fn a_reset_spoils_its_lap_alike_in_every_tool() {
+    use skidpad_core::race::{GridLayout, grid_pose};
+    use skidpad_core::{InitialPose, World, WorldConfig, preset};
+    use skidpad_replay::{RecorderOptions, ReplayRecorder, encode_replay};
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    let start = grid_pose(&track, 0, &GridLayout::default());
+    let car = world.add_car(&preset("kart").unwrap(), start).unwrap();
+    world.set_driver(car, Some(track.clone())).unwrap();
+    let options = RecorderOptions {
+        metadata: vec![("track".into(), "brandwood".into())],
+        ..RecorderOptions::default()
+    };
+    let mut recorder = ReplayRecorder::new(&world, options).unwrap();
+    // Ten seconds in, the game puts the kart back on the grid at rest.
+    for step in 0..60 * 180 {
+        if step == 600 {
+            world
+                .reset_car(
+                    car,
+                    InitialPose {
+                        speed: 0.0,
+                        ..start
+                    },
+                )
+                .unwrap();
+        }
+        recorder.step(&mut world, 1.0 / 60.0).unwrap();
+    }
+    let bytes = encode_replay(&recorder.finish(&world).unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("reset.skr");
+    std::fs::write(&path, &bytes).unwrap();
+
+    let reference = race_layer_laps(&bytes, &track);
+    assert!(reference.len() >= 2, "{reference:?}");
+    assert!(
+        !reference[0].3 && reference[1].3,
+        "the reset lap alone is spoilt: {reference:?}"
+    );
+    assert_eq!(export_laps(&path), reference, "skidpad export");
+    check_highlights(&bytes, &track, &reference);
+    let Outcome::Verified(verified) = judge(&bytes, &Limits::default()) else {
+        panic!("the run verifies");
+    };
+    let judged: Vec<LapRow> = verified
+        .laps
+        .iter()
+        .map(|l| (0, l.lap, micros(l.time), l.valid))
+        .collect();
+    assert_eq!(judged, reference, "leaderboard");
+    assert_eq!(verified.best_lap.map(micros), Some(reference[1].2));
+}

@@ -177,3 +177,57 @@ fn a_car_that_joins_a_running_race_is_timed_from_where_it_joined() {
         first[0].time()
     );
 }
+
+#[test]
+fn a_lap_with_a_reset_does_not_count_and_the_next_one_does() {
+    let track = brandwood();
+    let mut world = field(&track, 2);
+    let rules = RaceRules {
+        laps: Some(2),
+        ..RaceRules::default()
+    };
+    let mut race = RaceTiming::new(track.clone(), rules, &world);
+    let reset = CarId::from_raw(1);
+    // Halfway round its first lap, car 1 is put back where it stands, at
+    // rest: it loses time and the lap, nothing else.
+    let events = race_until_done(&mut world, &mut race, |step, world, _| {
+        if step == 1500 {
+            let pose = world.pose(reset).unwrap();
+            let at = skidpad_core::InitialPose {
+                x: pose.position.x,
+                y: pose.position.y,
+                yaw: pose.yaw,
+                speed: 0.0,
+            };
+            world.reset_car(reset, at).unwrap();
+        }
+    });
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, RaceEvent::Finished { .. }))
+            .count(),
+        2,
+        "{events:?}"
+    );
+    let valid = |car: u32| -> Vec<bool> {
+        race.laps(CarId::from_raw(car))
+            .unwrap()
+            .iter()
+            .map(|l| l.is_valid())
+            .collect()
+    };
+    assert_eq!(valid(0), [true, true]);
+    assert_eq!(valid(1), [false, true]);
+    let lap = &race.laps(reset).unwrap()[0];
+    let why = lap
+        .faults
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ");
+    assert!(
+        why.contains("was reset onto the track at t = 25.000 s"),
+        "{why}"
+    );
+}

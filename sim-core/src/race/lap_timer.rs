@@ -89,6 +89,12 @@ pub enum LapFault {
         /// Distance moved, m.
         distance: f64,
     },
+    /// The game put the car back on the track (`World::reset_car`) at
+    /// `time`: a reset run is not a clean lap.
+    Reset {
+        /// Race time, s.
+        time: f64,
+    },
 }
 
 impl LapFault {
@@ -120,6 +126,7 @@ impl fmt::Display for LapFault {
                 f,
                 "jumped {distance:.1} m along the track in one step at t = {time:.3} s"
             ),
+            LapFault::Reset { time } => write!(f, "was reset onto the track at t = {time:.3} s"),
         }
     }
 }
@@ -368,6 +375,12 @@ impl LapTimer {
     }
 
     /// One fault of each kind is enough to read; the first is kept.
+    /// The game reset the car at race time `time`: the lap in progress
+    /// does not count.
+    pub fn note_reset(&mut self, time: f64) {
+        self.fault(LapFault::Reset { time });
+    }
+
     fn fault(&mut self, fault: LapFault) {
         if !self.faults.iter().any(|f| f.same_kind(&fault)) {
             self.faults.push(fault);

@@ -161,8 +161,16 @@ impl RaceTiming {
     }
 
     /// Observes `world` after a step of `dt` seconds. A car missing from
-    /// the world is retired.
+    /// the world is retired; a car reset before the step loses its lap in
+    /// progress (see [`note_reset`](Self::note_reset)).
     pub fn observe(&mut self, world: &World, dt: f64) -> Vec<RaceEvent> {
+        // A reset came before the step just taken.
+        for i in 0..self.cars.len() {
+            let car = self.cars[i].car;
+            if world.last_step_record(car).is_ok_and(|r| r.reset.is_some()) {
+                self.note_reset(car);
+            }
+        }
         let time = self.time + dt;
         let positions: Vec<(CarId, Option<DVec2>)> = self
             .cars
@@ -170,6 +178,17 @@ impl RaceTiming {
             .map(|e| (e.car, world.pose(e.car).ok().map(|p| p.position.truncate())))
             .collect();
         self.observe_positions(time, &positions)
+    }
+
+    /// The game reset `car` onto the track (`World::reset_car`) since the
+    /// last observation: its lap in progress does not count. `observe`
+    /// notices resets itself, from the world's step records; a caller of
+    /// `observe_positions` says so here.
+    pub fn note_reset(&mut self, car: CarId) {
+        if let Ok(i) = self.cars.binary_search_by_key(&car, |e| e.car) {
+            let time = self.time;
+            self.cars[i].timer.note_reset(time);
+        }
     }
 
     /// Observes the cars' positions at race time `time` (s); `None` for a
