@@ -194,6 +194,22 @@ impl World {
         self.with_mut(|w| w.remove_car(car).map(drop).map_err(core_error))
     }
 
+    /// Puts a car back on the track (`World::reset_car`): down at `pose`
+    /// (`{x, y, yaw, speed}`, all optional) as a new car of its definition
+    /// would be, keeping its id, input and driver. The next step records
+    /// the reset, so a recorder running on this world keeps it and a
+    /// replay makes it again before the same step.
+    #[wasm_bindgen(js_name = resetCar)]
+    pub fn reset_car(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "CarPoseOptions")] pose: JsValue,
+    ) -> JsResult<()> {
+        let car = car_id(&car)?;
+        let pose = initial_pose(&pose)?;
+        self.with_mut(|w| w.reset_car(car, pose).map_err(core_error))
+    }
+
     /// The car ids, in stepping order.
     #[wasm_bindgen(js_name = carIds)]
     pub fn car_ids(&self) -> JsResult<Uint32Array> {

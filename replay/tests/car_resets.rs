@@ -249,3 +249,47 @@ fn a_recording_does_not_end_between_a_reset_and_its_step() {
     assert!(report.is_valid(), "{report:?}");
     assert_eq!(report.final_hash, world.world_hash());
 }
+
+#[test]
+fn an_ai_drivers_own_reset_is_recorded_and_played_without_the_driver() {
+    use skidpad_core::{DriverStyle, Track, WorldConfig, preset};
+    // A sports car nosed into Brandwood's left barrier 200 m into the lap,
+    // its driver not backing out but resetting it after 5 s stuck.
+    let track = std::sync::Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    world
+        .set_ground(std::sync::Arc::new(track.ground().unwrap()))
+        .unwrap();
+    let (p, dir) = track.point_at(200.0);
+    let at = p + dir.perp() * (track.width() / 2.0 + 10.0);
+    let pose = InitialPose {
+        x: at.x,
+        y: at.y,
+        yaw: dir.y.atan2(dir.x) + 70f64.to_radians(),
+        speed: 0.0,
+    };
+    let car = world.add_car(&preset("rwd_sports").unwrap(), pose).unwrap();
+    let style = DriverStyle {
+        resets_after: Some(5.0),
+        ..DriverStyle::default()
+    };
+    world
+        .set_driver_with_style(car, Some(track.clone()), style)
+        .unwrap();
+    let mut recorder = ReplayRecorder::new(&world, options()).unwrap();
+    for _ in 0..60 * 12 {
+        recorder.step(&mut world, DT).unwrap();
+    }
+    let replay = recorder.finish(&world).unwrap();
+    assert_eq!(
+        replay.cars[0].resets.len(),
+        1,
+        "{:?}",
+        replay.cars[0].resets
+    );
+    let bytes = encode_replay(&replay).unwrap();
+    let report =
+        verify_replay(&decode_replay(&bytes).unwrap(), NoHooks, &Limits::default()).unwrap();
+    assert!(report.is_valid(), "{report:?}");
+    assert_eq!(report.final_hash, world.world_hash());
+}

@@ -152,6 +152,21 @@ fn the_ai_laps_both_tracks_on_their_ground_with_every_preset() {
 /// positive), driven for `seconds`: where it ends along the lap, and
 /// whether it ever reversed.
 fn from_the_barrier(yaw_deg: f64, backs_out: bool, seconds: u32) -> (f64, bool) {
+    let style = DriverStyle {
+        backs_out,
+        ..DriverStyle::default()
+    };
+    let (distance, reversed, _) = driven_from_the_barrier(yaw_deg, style, seconds);
+    (distance, reversed)
+}
+
+/// [`from_the_barrier`] with any driver style; also the resets the
+/// driver made (step, pose).
+fn driven_from_the_barrier(
+    yaw_deg: f64,
+    style: DriverStyle,
+    seconds: u32,
+) -> (f64, bool, Vec<(u32, InitialPose)>) {
     let track = Arc::new(Track::builtin("brandwood").unwrap());
     let mut world = World::new(WorldConfig::default()).unwrap();
     world.set_ground(Arc::new(track.ground().unwrap())).unwrap();
@@ -170,20 +185,20 @@ fn from_the_barrier(yaw_deg: f64, backs_out: bool, seconds: u32) -> (f64, bool) 
             },
         )
         .unwrap();
-    let style = DriverStyle {
-        backs_out,
-        ..DriverStyle::default()
-    };
     world
         .set_driver_with_style(car, Some(track.clone()), style)
         .unwrap();
     let mut reversed = false;
-    for _ in 0..60 * seconds {
+    let mut resets = Vec::new();
+    for step in 0..60 * seconds {
         world.step(DT).unwrap();
         reversed |= world.input(car).unwrap().gear < 0.0;
+        if let Some(pose) = world.last_step_record(car).unwrap().reset {
+            resets.push((step, pose));
+        }
     }
     let here = track.locate(world.pose(car).unwrap().position.truncate());
-    (here.distance, reversed)
+    (here.distance, reversed, resets)
 }
 
 #[test]
@@ -213,4 +228,37 @@ fn a_driver_turned_round_against_the_barrier_backs_out_and_drives_on() {
         away > 400.0,
         "after backing out the car drives on: {away} m"
     );
+}
+
+#[test]
+fn a_driver_that_resets_puts_a_stuck_car_back_on_the_track_once() {
+    // Nosed into the barrier and not backing out, it pushes on: stuck.
+    let style = DriverStyle {
+        resets_after: Some(5.0),
+        ..DriverStyle::default()
+    };
+    let (away, reversed, resets) = driven_from_the_barrier(70.0, style, 30);
+    assert!(!reversed);
+    assert_eq!(resets.len(), 1, "{resets:?}");
+    let (step, pose) = resets[0];
+    // Stuck from when it came to rest against the barrier, within its
+    // first second (it rolls forward 2 m first): 5 s later.
+    assert!((300..360 + 60).contains(&step), "reset at step {step}");
+    let track = Track::builtin("brandwood").unwrap();
+    let here = track.locate(skidpad_core::glam::DVec2::new(pose.x, pose.y));
+    assert!(
+        here.offset.abs() < 1e-6 && (here.distance - 200.0).abs() < 5.0,
+        "{here:?}"
+    );
+    assert_eq!(pose.speed, 0.0);
+    assert!(away > 400.0, "after the reset the car drives on: {away} m");
+    // Out of range: refused, naming the field.
+    for bad in [0.0, -1.0, f64::NAN, 1e9] {
+        let style = DriverStyle {
+            resets_after: Some(bad),
+            ..DriverStyle::default()
+        };
+        let e = style.validated().unwrap_err().to_string();
+        assert!(e.contains("resets_after"), "{e}");
+    }
 }

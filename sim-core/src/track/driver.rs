@@ -66,7 +66,19 @@ pub struct DriverStyle {
     /// instead of driving as if alone. Off by default: it changes what the
     /// driver does, so existing AI-driven runs keep their bits.
     pub racecraft: Option<Racecraft>,
+    /// Put the car back on the track once it has been stuck this many
+    /// seconds (moving slower than 1 m/s, or on its side or
+    /// roof): on the centre line level with it, facing along the track,
+    /// at rest, through [`World::reset_car`](crate::World::reset_car), so
+    /// a replay records it like a game's reset. `None` by default: it
+    /// changes what the driver does, so existing AI-driven runs keep their
+    /// bits.
+    pub resets_after: Option<f64>,
 }
+
+/// Below this planar speed, m/s, a car counts as stuck (for
+/// [`DriverStyle::resets_after`]).
+pub(crate) const STUCK_SPEED: f64 = 1.0;
 
 impl Default for DriverStyle {
     fn default() -> Self {
@@ -79,6 +91,7 @@ impl Default for DriverStyle {
             top_speed: 70.0,
             backs_out: false,
             racecraft: None,
+            resets_after: None,
         }
     }
 }
@@ -132,6 +145,14 @@ impl DriverStyle {
         if let Some(craft) = self.racecraft {
             craft.validated()?;
         }
+        if let Some(t) = self.resets_after
+            && !(t > 0.0 && t <= 3600.0)
+        {
+            return Err(CoreError::InvalidArgument {
+                what: "driver style",
+                reason: format!("resets_after is out of range (0, 3600] s: {t}"),
+            });
+        }
         Ok(self)
     }
 }
@@ -183,6 +204,21 @@ impl AiDriver {
     #[must_use]
     pub fn speed_profile(&self) -> &[f64] {
         &self.speed_profile
+    }
+
+    /// How long the car may be stuck before the driver resets it, s.
+    #[must_use]
+    pub fn resets_after(&self) -> Option<f64> {
+        self.style.resets_after
+    }
+
+    /// Where the driver puts a stuck car: the point on the centre line
+    /// level with `position`, and the heading along the track there, rad.
+    #[must_use]
+    pub fn reset_point(&self, position: DVec2) -> (DVec2, f64) {
+        let here = self.track.locate(position);
+        let (point, along) = self.track.point_at_from(here.distance, here.segment);
+        (point, libm::atan2(along.y, along.x))
     }
 
     /// Whether this driver races the other cars (and so needs the world's

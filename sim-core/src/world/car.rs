@@ -96,6 +96,10 @@ pub(crate) struct Car {
     /// ([`World::reset_car`](crate::World::reset_car)), for that step's
     /// record: a replay plays the reset again before the step.
     pub pending_reset: Option<InitialPose>,
+    /// How long the car has been stuck, s, for a driver that resets it
+    /// (`DriverStyle::resets_after`); not part of the state, since a
+    /// playback world has no driver and the replay holds the resets.
+    pub stuck_for: f64,
     /// Telemetry of the current state and outputs, computed on first read:
     /// a game reads it for the few cars it shows, so the step does not pay
     /// for every car's. Emptied whenever the step changes the state.
@@ -154,6 +158,7 @@ impl Car {
             outputs: StepOutputs::default(),
             driver: None,
             pending_reset: None,
+            stuck_for: 0.0,
             telemetry: OnceLock::new(),
             stepped_input: None,
         };
@@ -303,6 +308,7 @@ impl Car {
         self.ground_hints = [GroundHint::EMPTY; 4];
         self.outputs = StepOutputs::default();
         self.pending_reset = Some(pose);
+        self.stuck_for = 0.0;
         self.state_changed();
         Ok(())
     }

@@ -357,6 +357,7 @@ impl World {
         if !(dt.is_finite() && dt > 0.0 && dt <= MAX_TIMESTEP) {
             return Err(CoreError::InvalidTimestep(dt));
         }
+        reset::reset_stuck_cars(&mut self.cars, self.ground.as_ref());
         // Copied in place into the kept buffer when it fits (building each
         // pair and then moving it into the vector copied it twice).
         if self.rollback.len() == self.cars.len() {
@@ -412,6 +413,7 @@ impl World {
             .zip(&self.rollback)
         {
             car.state_changed();
+            reset::time_stuck(car, dt);
             *record = StepRecord {
                 input: car.state.input,
                 lod: car.state.lod,

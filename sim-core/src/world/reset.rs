@@ -2,9 +2,14 @@
 //! its roof or wedged against a barrier, made so a replay can make it
 //! again at the same step.
 
+use glam::{DVec2, DVec3};
+
 use super::World;
+use super::car::Car;
 use crate::Result;
+use crate::ground::Ground;
 use crate::ids::CarId;
+use crate::track::driver::STUCK_SPEED;
 use crate::world::car::InitialPose;
 
 impl World {
@@ -29,5 +34,47 @@ impl World {
     /// make the reset again.
     pub fn pending_reset(&self, id: CarId) -> Result<Option<InitialPose>> {
         Ok(self.cars[self.index_of(id)?].pending_reset)
+    }
+}
+
+/// A car whose body's up axis is this far from the vertical or more (its
+/// z component below cos 60°) lies on its side or roof.
+const ON_ITS_SIDE_UP_Z: f64 = 0.5;
+
+/// The AI drivers' own resets, at the start of a step: each car whose
+/// driver resets it (`DriverStyle::resets_after`) and that has been stuck
+/// that long goes back on the track. A car the ground cannot take there
+/// stays as it is (deterministically: the same state refuses again).
+pub(super) fn reset_stuck_cars(cars: &mut [Car], ground: &dyn Ground) {
+    for car in cars.iter_mut() {
+        let Some(driver) = &car.driver else { continue };
+        if driver.resets_after().is_some_and(|t| car.stuck_for >= t) {
+            let p = car.state.position;
+            let (point, yaw) = driver.reset_point(DVec2::new(p.x, p.y));
+            let pose = InitialPose {
+                x: point.x,
+                y: point.y,
+                yaw,
+                speed: 0.0,
+            };
+            // An error leaves the car untouched; it tries again next step.
+            let _ = car.reset(pose, ground);
+        }
+    }
+}
+
+/// After a step of `dt`: the time each car that a driver may reset has
+/// been stuck (slower than [`STUCK_SPEED`] or on its side or roof).
+pub(super) fn time_stuck(car: &mut Car, dt: f64) {
+    if car.driver.as_ref().and_then(|d| d.resets_after()).is_none() {
+        return;
+    }
+    let s = &car.state;
+    let planar = DVec2::new(s.velocity.x, s.velocity.y).length();
+    let up = s.orientation * DVec3::Z;
+    if planar < STUCK_SPEED || up.z < ON_ITS_SIDE_UP_Z {
+        car.stuck_for += dt;
+    } else {
+        car.stuck_for = 0.0;
     }
 }
