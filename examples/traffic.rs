@@ -1,6 +1,7 @@
 //! Prints `VALIDATION.md`'s traffic table: fields of 6 to 64 AI cars for
 //! three laps of each built-in track's surface, drivers alone and with
-//! racecraft (skills from seed 1), finishing cars, DNFs, laps and contacts
+//! racecraft (skills from seed 1, a stuck car reset after 10 s), finishing
+//! cars, DNFs, resets, laps and contacts
 //! (`skidpad_examples::traffic_stats`). `-- TRACK CARS` runs one field only.
 //!
 //! `cargo run --release -p skidpad-examples --example traffic`
@@ -9,6 +10,8 @@ use skidpad_examples::traffic_stats::{HARD_IMPULSE, TrafficRace, run};
 
 const SEED: u64 = 1;
 const LAPS: u32 = 3;
+/// Racecraft drivers reset a car stuck this long, s (as `skidpad demo`'s).
+const RESET_AFTER: f64 = 10.0;
 
 fn main() -> Result<(), String> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -21,9 +24,9 @@ fn main() -> Result<(), String> {
         _ => return Err("usage: traffic [TRACK CARS]".into()),
     };
     println!(
-        "| track | cars | drivers | finished | DNF | car-laps | invalid laps | contacts | hard (≥ {HARD_IMPULSE} N·s) | hard per car-lap | hard body–ground | places gained | steps |"
+        "| track | cars | drivers | finished | DNF | resets | car-laps | invalid laps | contacts | hard (≥ {HARD_IMPULSE} N·s) | hard per car-lap | hard body–ground | places gained | steps |"
     );
-    println!("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (track, cars) in fields {
         for racecraft in [None, Some(SEED)] {
             let stats = run(&TrafficRace {
@@ -31,9 +34,10 @@ fn main() -> Result<(), String> {
                 cars,
                 laps: LAPS,
                 racecraft,
+                resets_after: racecraft.map(|_| RESET_AFTER),
             })?;
             println!(
-                "| {track} | {cars} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {} | {} | {} |",
+                "| {track} | {cars} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {} | {} | {} |",
                 if racecraft.is_some() {
                     "racecraft"
                 } else {
@@ -41,6 +45,7 @@ fn main() -> Result<(), String> {
                 },
                 stats.finished,
                 stats.dnf,
+                stats.resets,
                 stats.car_laps,
                 stats.invalid_laps,
                 stats.contacts,

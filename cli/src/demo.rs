@@ -184,9 +184,11 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
             grid_pose(&track, k, &GridLayout::default()),
         )?;
         // On the track's surface a car pushed into a barrier must back out
-        // to finish; on the plane there is nothing to back out of.
+        // to finish, and one wedged or rolled is put back after 10 s stuck;
+        // on the plane there is nothing to back out of.
         let style = DriverStyle {
             backs_out: options.on_track_surface,
+            resets_after: options.on_track_surface.then_some(10.0),
             racecraft: options
                 .racecraft
                 .map(|seed| Racecraft::varied(seed, k as u64)),

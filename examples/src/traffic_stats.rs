@@ -37,6 +37,9 @@ pub struct TrafficRace {
     /// Drivers race each other, with skills drawn from this seed; `None`:
     /// each drives as if alone.
     pub racecraft: Option<u64>,
+    /// Drivers put their car back on the track after this many seconds
+    /// stuck (`DriverStyle::resets_after`); `None`: never.
+    pub resets_after: Option<f64>,
 }
 
 /// What happened.
@@ -46,6 +49,8 @@ pub struct TrafficStats {
     pub finished: usize,
     /// Cars that did not (stuck for a minute, or out at the cut-off).
     pub dnf: usize,
+    /// Resets the drivers made (stuck cars put back on the track).
+    pub resets: usize,
     /// Laps completed, over all cars (at most `laps` each).
     pub car_laps: usize,
     /// Of those, laps the race layer marked invalid (track limits).
@@ -94,6 +99,7 @@ pub fn run(race: &TrafficRace) -> Result<TrafficStats, String> {
         let style = DriverStyle {
             backs_out: true,
             racecraft: race.racecraft.map(|seed| Racecraft::varied(seed, k as u64)),
+            resets_after: race.resets_after,
             ..DriverStyle::default()
         };
         world
@@ -121,6 +127,11 @@ pub fn run(race: &TrafficRace) -> Result<TrafficStats, String> {
         step += 1;
         for (k, id) in ids.iter().enumerate() {
             if world.pose(*id).map_err(err)?.speed >= STUCK_SPEED {
+                last_moving[k] = step;
+            }
+            if world.last_step_record(*id).map_err(err)?.reset.is_some() {
+                stats.resets += 1;
+                // Put back on the track: no longer standing still.
                 last_moving[k] = step;
             }
         }

@@ -12,6 +12,7 @@ fn racecraft_cuts_hard_contacts_to_a_fifth_and_every_car_finishes() {
         cars: 12,
         laps: 1,
         racecraft,
+        resets_after: racecraft.map(|_| 10.0),
     };
     let alone = run(&race(None)).unwrap();
     let racing = run(&race(Some(1))).unwrap();
