@@ -165,10 +165,13 @@ impl RaceTiming {
     /// progress (see [`note_reset`](Self::note_reset)).
     pub fn observe(&mut self, world: &World, dt: f64) -> Vec<RaceEvent> {
         // A reset came before the step just taken.
-        for i in 0..self.cars.len() {
-            let car = self.cars[i].car;
-            if world.last_step_record(car).is_ok_and(|r| r.reset.is_some()) {
-                self.note_reset(car);
+        let before = self.time;
+        for entry in &mut self.cars {
+            if world
+                .last_step_record(entry.car)
+                .is_ok_and(|r| r.reset.is_some())
+            {
+                entry.timer.note_reset(before);
             }
         }
         let time = self.time + dt;

@@ -127,25 +127,7 @@ impl Car {
         })?;
         let mut fingerprint = [0u8; 8];
         fingerprint.copy_from_slice(&blake3::hash(&json).as_bytes()[..8]);
-        let (position, orientation) = placed_on(ground, def, pose)?;
-        let wheel_omega = [0, 1, 2, 3].map(|i| pose.speed / def.wheels.get(i < 2).radius + 0.0);
-        let state = CarState {
-            position,
-            orientation,
-            velocity: orientation * DVec3::new(pose.speed, 0.0, 0.0) + DVec3::ZERO,
-            angular_velocity: DVec3::ZERO,
-            wheel_omega,
-            gear: 1,
-            elapsed: 0.0,
-            input: CarInput::default(),
-            lod: LodSetting::default(),
-            surfaces: [SurfaceId::DRY_ASPHALT; 4],
-            slope: GroundSlope::FLAT,
-            tire_deflection: [[0.0; 2]; 4],
-            engine_omega: def.engine.idle_rpm * core::f64::consts::PI / 30.0,
-            steer_give: 0.0,
-            clutch_locked: false,
-        };
+        let state = initial_state(def, pose, ground)?;
         let car = Car {
             id,
             def: def.clone(),
@@ -300,9 +282,9 @@ impl Car {
     /// keeping what the game set on it: its input, level of detail and
     /// driver, and its clock. Nothing changes on error.
     pub(crate) fn reset(&mut self, pose: InitialPose, ground: &dyn Ground) -> Result<()> {
-        let fresh = Car::new(self.id, &self.def, pose, ground)?;
+        let fresh = initial_state(&self.def, pose.validated()?, ground)?;
         let kept = (self.state.input, self.state.lod, self.state.elapsed);
-        self.state = fresh.state;
+        self.state = fresh;
         (self.state.input, self.state.lod, self.state.elapsed) = kept;
         self.ground_hit = None;
         self.ground_hints = [GroundHint::EMPTY; 4];
@@ -318,6 +300,32 @@ impl Car {
         self.telemetry.take();
         self.stepped_input = None;
     }
+}
+
+/// The state of a car of `def` just put down at `pose` (already
+/// validated) on `ground`: level with it, at rest or rolling at
+/// `pose.speed`, first gear, engine at idle. `Car::new` and `Car::reset`
+/// share it.
+fn initial_state(def: &CarDefinition, pose: InitialPose, ground: &dyn Ground) -> Result<CarState> {
+    let (position, orientation) = placed_on(ground, def, pose)?;
+    let wheel_omega = [0, 1, 2, 3].map(|i| pose.speed / def.wheels.get(i < 2).radius + 0.0);
+    Ok(CarState {
+        position,
+        orientation,
+        velocity: orientation * DVec3::new(pose.speed, 0.0, 0.0) + DVec3::ZERO,
+        angular_velocity: DVec3::ZERO,
+        wheel_omega,
+        gear: 1,
+        elapsed: 0.0,
+        input: CarInput::default(),
+        lod: LodSetting::default(),
+        surfaces: [SurfaceId::DRY_ASPHALT; 4],
+        slope: GroundSlope::FLAT,
+        tire_deflection: [[0.0; 2]; 4],
+        engine_omega: def.engine.idle_rpm * core::f64::consts::PI / 30.0,
+        steer_give: 0.0,
+        clutch_locked: false,
+    })
 }
 
 /// How high above the origin a new car looks down for the ground, m: above
