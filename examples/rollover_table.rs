@@ -3,13 +3,17 @@
 //! against its tires' peak lateral friction, and the peak roll, wheel lift
 //! and peak lateral acceleration of a 40 m circle driven to the limit and
 //! of NHTSA's fishhook at 60, 70 and 80 km/h both ways, on flat dry
-//! asphalt. The assertions are `tests/rollover_resistance.rs`.
+//! asphalt; then the sideways crashes: struck in the side at 54 and
+//! 72 km/h, sliding into a standing car at 54 km/h, and the lowest lateral
+//! speed at which a 0.2 m kerb trips the car over. The assertions are
+//! `tests/rollover_resistance.rs`.
 //!
 //! Run: `cargo run --release -p skidpad-examples --example rollover_table`
 
 use skidpad_examples::manoeuvres::{
-    ALL, RollWatch, car, circle_to_limit, fishhook_series, peak_lateral_friction,
-    static_stability_factor,
+    ALL, Crash, FMVSS_214, KERB_HEIGHT, RollWatch, car, circle_to_limit, fishhook_series,
+    kerb_trip, kerb_trip_speed, peak_lateral_friction, side_impact, slide_into_standing,
+    static_stability_factor, trip_theory_speed,
 };
 
 fn cells(run: &RollWatch) -> String {
@@ -49,6 +53,44 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "| {name} | {ssf:.2} | {mu:.2} | {} | {} | {verdict} |",
             cells(&circle),
             cells(&hook)
+        );
+    }
+    println!();
+    crash_table()
+}
+
+fn crash_cells(crash: &Crash) -> String {
+    format!(
+        "{:.1}°, {:.1}° | {:.0} N·s",
+        crash.struck_roll_deg, crash.other_roll_deg, crash.impulse
+    )
+}
+
+/// The sideways crashes: both cars' peak roll (struck first) and the
+/// largest one-step impulse.
+fn crash_table() -> Result<(), Box<dyn std::error::Error>> {
+    println!(
+        "| preset | side impact {:.0} km/h: roll (struck, striker) | impulse | side impact 72 km/h: roll | impulse | sliding into a standing car at {:.0} km/h: roll (sliding, standing) | impulse | {KERB_HEIGHT} m kerb at 6 m/s: roll | {KERB_HEIGHT} m kerb: lowest speed that rolls it over | rigid-trip theory |",
+        FMVSS_214 * 3.6,
+        FMVSS_214 * 3.6
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for name in ALL {
+        let def = car(name)?;
+        let trip = match kerb_trip_speed(&def)? {
+            Some(speed) => format!("{speed:.0} m/s ({:.0} km/h)", speed * 3.6),
+            None => "none up to 20 m/s".to_owned(),
+        };
+        let theory = match trip_theory_speed(&def) {
+            Some(speed) => format!("{speed:.1} m/s"),
+            None => "centre of mass below the kerb".to_owned(),
+        };
+        println!(
+            "| {name} | {} | {} | {} | {:.1}° | {trip} | {theory} |",
+            crash_cells(&side_impact(&def, FMVSS_214)?),
+            crash_cells(&side_impact(&def, 20.0)?),
+            crash_cells(&slide_into_standing(&def, FMVSS_214)?),
+            kerb_trip(&def, 6.0)?.struck_roll_deg
         );
     }
     Ok(())

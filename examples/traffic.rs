@@ -1,7 +1,7 @@
 //! Prints `VALIDATION.md`'s traffic table: fields of 6 to 64 AI cars for
 //! three laps of each built-in track's surface, drivers alone and with
 //! racecraft (skills from seed 1, a stuck car reset after 10 s), finishing
-//! cars, DNFs, resets, laps and contacts
+//! cars, DNFs, resets, rollovers, laps and contacts
 //! (`skidpad_examples::traffic_stats`). `-- TRACK CARS` runs one field only.
 //!
 //! `cargo run --release -p skidpad-examples --example traffic`
@@ -24,9 +24,9 @@ fn main() -> Result<(), String> {
         _ => return Err("usage: traffic [TRACK CARS]".into()),
     };
     println!(
-        "| track | cars | drivers | finished | DNF | resets | car-laps | invalid laps | contacts | hard (≥ {HARD_IMPULSE} N·s) | hard per car-lap | hard body–ground | places gained | steps |"
+        "| track | cars | drivers | finished | DNF | resets | rollovers | car-laps | invalid laps | contacts | hard (≥ {HARD_IMPULSE} N·s) | hard per car-lap | hard body–ground | places gained | steps |"
     );
-    println!("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (track, cars) in fields {
         for racecraft in [None, Some(SEED)] {
             let stats = run(&TrafficRace {
@@ -37,7 +37,7 @@ fn main() -> Result<(), String> {
                 resets_after: racecraft.map(|_| RESET_AFTER),
             })?;
             println!(
-                "| {track} | {cars} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {} | {} | {} |",
+                "| {track} | {cars} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {:.3} | {} | {} | {} |",
                 if racecraft.is_some() {
                     "racecraft"
                 } else {
@@ -46,6 +46,7 @@ fn main() -> Result<(), String> {
                 stats.finished,
                 stats.dnf,
                 stats.resets,
+                stats.rollovers,
                 stats.car_laps,
                 stats.invalid_laps,
                 stats.contacts,

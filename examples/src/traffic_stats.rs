@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+use skidpad_core::glam::DVec3;
 use skidpad_core::race::{GridLayout, RaceEvent, RaceRules, RaceTiming, grid_pose};
 use skidpad_core::{CarId, DriverStyle, Racecraft, Track, World, WorldConfig, preset};
 
@@ -51,6 +52,10 @@ pub struct TrafficStats {
     pub dnf: usize,
     /// Resets the drivers made (stuck cars put back on the track).
     pub resets: usize,
+    /// Rollovers: a car turning past 90° of roll or pitch (its roof's
+    /// normal pointing down), counted once until it is upright again
+    /// (within 60°, so a car rocking on its side counts once).
+    pub rollovers: usize,
     /// Laps completed, over all cars (at most `laps` each).
     pub car_laps: usize,
     /// Of those, laps the race layer marked invalid (track limits).
@@ -115,6 +120,7 @@ pub fn run(race: &TrafficRace) -> Result<TrafficStats, String> {
     let mut stats = TrafficStats::default();
     let mut finished = vec![false; ids.len()];
     let mut last_moving = vec![0u64; ids.len()];
+    let mut rolled = vec![false; ids.len()];
     let mut open: Episodes = BTreeMap::new();
     let mut places: Vec<CarId> = Vec::new();
     let limit = u64::from(race.laps) * 60 * 240;
@@ -126,8 +132,16 @@ pub fn run(race: &TrafficRace) -> Result<TrafficStats, String> {
         world.step(DT).map_err(err)?;
         step += 1;
         for (k, id) in ids.iter().enumerate() {
-            if world.pose(*id).map_err(err)?.speed >= STUCK_SPEED {
+            let pose = world.pose(*id).map_err(err)?;
+            if pose.speed >= STUCK_SPEED {
                 last_moving[k] = step;
+            }
+            let up = (pose.orientation * DVec3::Z).z;
+            if up < 0.0 && !rolled[k] {
+                stats.rollovers += 1;
+                rolled[k] = true;
+            } else if up > 0.5 {
+                rolled[k] = false;
             }
             if world.last_step_record(*id).map_err(err)?.reset.is_some() {
                 stats.resets += 1;

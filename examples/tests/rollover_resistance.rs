@@ -4,11 +4,13 @@
 //! driven to the limit or in NHTSA's fishhook at 60–80 km/h both ways;
 //! and the same car with its centre of mass raised until the SSF falls
 //! below µ does lift in the fishhook, so the watch sees lift when there
-//! is some.
+//! is some. Sideways crashes: a blow in the side pushes a car and does
+//! not roll it; a kerb trips it over at speed.
 
 use skidpad_examples::manoeuvres::{
-    ALL, car, circle_to_limit, fishhook, fishhook_series, peak_lateral_friction, reference_angle,
-    static_stability_factor,
+    ALL, FMVSS_214, ROAD, car, circle_to_limit, fishhook, fishhook_series, kerb_trip,
+    kerb_trip_speed, peak_lateral_friction, reference_angle, side_impact, slide_into_standing,
+    static_stability_factor, trip_theory_speed,
 };
 
 #[test]
@@ -52,4 +54,66 @@ fn a_car_whose_ssf_is_below_its_friction_lifts_in_the_fishhook() {
         "SSF {:.2}, µ {mu:.2}: {run:?}",
         static_stability_factor(&def)
     );
+}
+
+/// The blows that rolled cars over in version 10's 20- and 40-car
+/// Hillcrest races (applied then 0.2–0.3 m above the centres of mass):
+/// square into a standing car's side at FMVSS 214's 54 km/h and at
+/// 72 km/h, and a car sliding sideways at 54 km/h into a standing one.
+#[test]
+fn a_car_struck_in_the_side_is_pushed_not_rolled() {
+    for name in ALL {
+        let def = car(name).unwrap();
+        for speed in [FMVSS_214, 20.0] {
+            let hit = side_impact(&def, speed).unwrap();
+            // A blow that changes the struck car's speed by less than a
+            // fifth of the striker's would test nothing.
+            assert!(
+                hit.impulse / def.chassis.mass > speed / 5.0,
+                "{name} at {speed} m/s: {hit:?}"
+            );
+            assert!(hit.pushed_m > 1.0, "{name} at {speed} m/s: {hit:?}");
+            assert!(
+                hit.struck_roll_deg < 7.0 && hit.other_roll_deg < 7.0,
+                "{name} at {speed} m/s: {hit:?}"
+            );
+        }
+        let slide = slide_into_standing(&def, FMVSS_214).unwrap();
+        assert!(slide.impulse > 0.0, "{name}: the cars met");
+        assert!(
+            slide.struck_roll_deg < 7.0 && slide.other_roll_deg < 7.0,
+            "{name} sliding into a standing car: {slide:?}"
+        );
+    }
+}
+
+/// A trip rolls a car over at speed, and only at speed: sliding sideways
+/// into a 0.2 m kerb at 6 m/s every preset stays upright, at 16 m/s every
+/// preset goes over.
+#[test]
+fn a_car_sliding_sideways_into_a_kerb_trips_over_at_speed_only() {
+    for name in ALL {
+        let def = car(name).unwrap();
+        let slow = kerb_trip(&def, 6.0).unwrap();
+        assert!(slow.struck_roll_deg < 7.0, "{name} at 6 m/s: {slow:?}");
+        let fast = kerb_trip(&def, 16.0).unwrap();
+        assert!(fast.rolled_over(), "{name} at 16 m/s: {fast:?}");
+    }
+}
+
+/// The road presets trip over the kerb no lower than a lossless rigid
+/// car would (theory in `trip_theory_speed`) and within half as much
+/// again (the suspension and the contact's restitution take energy).
+#[test]
+fn the_kerb_trip_speed_follows_rigid_trip_theory() {
+    for name in ROAD {
+        let def = car(name).unwrap();
+        let theory = trip_theory_speed(&def).unwrap();
+        let simulated = kerb_trip_speed(&def).unwrap().unwrap();
+        let ratio = simulated / theory;
+        assert!(
+            (1.0..1.5).contains(&ratio),
+            "{name}: trips at {simulated} m/s, theory {theory:.1} m/s"
+        );
+    }
 }

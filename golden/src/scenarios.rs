@@ -31,6 +31,11 @@ pub enum Scenario {
     /// Four AI cars; the game removes one in the middle of a keyframe
     /// interval and another right after a keyframe, and the race goes on.
     Retirements,
+    /// Four AI cars; the game resets one in the middle of a keyframe
+    /// interval (put 150 m back up the road, at rest), another right after
+    /// a keyframe (moved 3 m sideways at its own speed), and the first
+    /// car twice (since simulation version 11).
+    Resets,
 }
 
 /// A recorded scenario: the replay and its named ghosts.
@@ -43,12 +48,13 @@ pub struct Recording {
 
 impl Scenario {
     /// Every scenario, in file order.
-    pub const ALL: [Scenario; 5] = [
+    pub const ALL: [Scenario; 6] = [
         Scenario::FlatLap,
         Scenario::MixedField,
         Scenario::GameLogic,
         Scenario::LongRun,
         Scenario::Retirements,
+        Scenario::Resets,
     ];
 
     /// File stem.
@@ -60,6 +66,7 @@ impl Scenario {
             Scenario::GameLogic => "game_logic",
             Scenario::LongRun => "long_run",
             Scenario::Retirements => "retirements",
+            Scenario::Resets => "resets",
         }
     }
 
@@ -78,6 +85,8 @@ impl Scenario {
             Scenario::GameLogic => 60 * 60,
             Scenario::LongRun => 60 * 60 * 10,
             Scenario::Retirements => 60 * 40,
+            // Long enough for every car's first lap, voided or not.
+            Scenario::Resets => 60 * 100,
         }
     }
 
@@ -101,16 +110,15 @@ impl Scenario {
             ),
             Scenario::GameLogic => (&["rwd_sports", "fwd_hatchback", "rwd_sports"], 12.0),
             Scenario::LongRun => (&["rwd_sports", "fwd_hatchback"], 10.0),
-            Scenario::Retirements => (
+            Scenario::Retirements | Scenario::Resets => (
                 &["rwd_sports", "fwd_hatchback", "rwd_sports", "fwd_hatchback"],
                 10.0,
             ),
         };
-        // Single file from the line, 10 m apart. Not `race::grid_pose`:
-        // that takes the heading from libm's atan2, these files were
-        // recorded with std's, and the two differ in the last bit for one
-        // of these directions (the test `recording_the_scenarios_again_…`
-        // shows it). The next version bump can move this to `grid_pose`.
+        // Single file from the line, 10 m apart, headed along the track by
+        // libm's atan2 (as `race::grid_pose`): std's is the platform's and
+        // may differ in the last bit elsewhere. Up to simulation version
+        // 10 these files were recorded with std's.
         for (k, name) in names.iter().enumerate() {
             let (p, d) = track.point_at(track.length() - 10.0 * k as f64);
             let id = world
@@ -119,7 +127,7 @@ impl Scenario {
                     InitialPose {
                         x: p.x,
                         y: p.y,
-                        yaw: d.y.atan2(d.x),
+                        yaw: libm::atan2(d.y, d.x),
                         speed,
                     },
                 )
@@ -195,6 +203,7 @@ impl Scenario {
                 Scenario::MixedField => mixed_field_script(&mut world, step),
                 Scenario::GameLogic => game.borrow_mut().apply(step, &mut world),
                 Scenario::Retirements => retirements_script(&mut world, step),
+                Scenario::Resets => resets_script(&mut world, step),
                 _ => {}
             }
             recorder.step(&mut world, DT).map_err(|e| e.to_string())?;
@@ -245,6 +254,53 @@ fn retirements_script(world: &mut World, step: u64) {
             let car = world.car_ids().nth(k).expect("car");
             world.remove_car(car).expect("car in the world");
         }
+    }
+}
+
+/// Steps before which the resets scenario resets a car (its index):
+/// inside a keyframe interval, right after the keyframe at step 1200, and
+/// the first car a second time.
+pub const RESETS: [(u64, usize); 3] = [(700, 1), (1200, 2), (1500, 0)];
+
+/// Puts a car back as a game would: the second car 150 m back up the road
+/// on the centre line, at rest; the third 3 m to its left, at its own
+/// heading and speed; the first on the centre line level with it.
+fn resets_script(world: &mut World, step: u64) {
+    let track = track();
+    for (at, k) in RESETS {
+        if step != at {
+            continue;
+        }
+        let car = world.car_ids().nth(k).expect("car");
+        let pose = world.pose(car).expect("car in the world");
+        let here = track.locate(pose.position.truncate());
+        let put = match k {
+            1 => {
+                let (p, d) = track.point_at(here.distance - 150.0);
+                InitialPose {
+                    x: p.x,
+                    y: p.y,
+                    yaw: libm::atan2(d.y, d.x),
+                    speed: 0.0,
+                }
+            }
+            2 => InitialPose {
+                x: pose.position.x - 3.0 * libm::sin(pose.yaw),
+                y: pose.position.y + 3.0 * libm::cos(pose.yaw),
+                yaw: pose.yaw,
+                speed: pose.speed,
+            },
+            _ => {
+                let (p, d) = track.point_at(here.distance);
+                InitialPose {
+                    x: p.x,
+                    y: p.y,
+                    yaw: libm::atan2(d.y, d.x),
+                    speed: pose.speed,
+                }
+            }
+        };
+        world.reset_car(car, put).expect("a pose on the ground");
     }
 }
 

@@ -22,7 +22,7 @@ fn every_golden_plays_back_bit_for_bit() {
 /// its ghost files byte for byte: the scenarios (their grid, drivers and
 /// game logic) are what the corpus says they are, so a refactor of them
 /// cannot drift unnoticed. Replays compare decoded: the files keep the
-/// replay format they were written in (version 1 for `v10/`), while
+/// replay format they were written in (version 1 up to `v10/`, 2 from `v11/`), while
 /// today's encoder writes the current one (`replay/FORMAT.md`,
 /// "Versions").
 #[cfg(not(target_arch = "wasm32"))]

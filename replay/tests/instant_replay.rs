@@ -7,7 +7,10 @@ mod common;
 use std::sync::Arc;
 
 use common::{DT, race_world, script};
-use skidpad_core::{CarInput, InitialPose, Lod, LodSetting, Track, World, WorldConfig, preset};
+use skidpad_core::{
+    CarInput, DriverStyle, InitialPose, Lod, LodSetting, Racecraft, Track, World, WorldConfig,
+    preset,
+};
 use skidpad_replay::{
     HighlightKind, HighlightOptions, InstantReplayRing, Limits, NoHooks, PlaybackClock,
     RecorderOptions, ReplayPlayer, RingOptions, create_replay_world, find_highlights,
@@ -98,9 +101,12 @@ fn the_ring_drops_old_parts_by_bytes_too() {
     );
 }
 
-/// A sports car 25 m behind a hatchback on the racing line, both AI, on
-/// the single-track model (fast in debug builds), and a third car without
-/// a driver thrown into a handbrake turn at speed.
+/// A sports car 25 m behind a slower hatchback that keeps off the centre
+/// line, both AI, on the single-track model (fast in debug builds), and a
+/// third car without a driver thrown into a handbrake turn at speed. (Until
+/// simulation version 11 both drove the centre line and the sports car
+/// rammed the hatchback before passing it: a scenario that hung on how a
+/// crash came out.)
 fn eventful_world() -> (World, Arc<Track>) {
     let track = Arc::new(Track::builtin("brandwood").unwrap());
     let mut world = World::new(WorldConfig::default()).unwrap();
@@ -113,9 +119,29 @@ fn eventful_world() -> (World, Arc<Track>) {
             speed: 15.0,
         }
     };
-    for (name, back) in [("fwd_hatchback", 20.0), ("rwd_sports", 45.0)] {
+    // The hatchback keeps 3 m left of the centre line at 80 % of the
+    // pace; the sports car, on the centre line at full pace, catches it
+    // and goes by on its right.
+    for (name, back, racecraft) in [
+        (
+            "fwd_hatchback",
+            20.0,
+            Some(Racecraft {
+                line_offset: 3.0,
+                pace: 0.8,
+                ..Racecraft::default()
+            }),
+        ),
+        ("rwd_sports", 45.0, None),
+    ] {
         let car = world.add_car(&preset(name).unwrap(), place(back)).unwrap();
-        world.set_driver(car, Some(track.clone())).unwrap();
+        let style = DriverStyle {
+            racecraft,
+            ..DriverStyle::default()
+        };
+        world
+            .set_driver_with_style(car, Some(track.clone()), style)
+            .unwrap();
         world
             .set_lod(car, LodSetting::new(Lod::SingleTrack))
             .unwrap();

@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 10.
-const GOLDEN: &str = "d84518e536bbfaebfff4a4ff232d326c590304b803e078db7718880415399ad9";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 11.
+const GOLDEN: &str = "c754d5e259f9a59a572f055eb0fd6ad9772e3448630e13850f91e25bb5d9a3c5";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 10;
+const GOLDEN_VERSION: u32 = 11;
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -32,10 +32,10 @@ fn reference_scenario_matches_the_pinned_hash() {
 
 /// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
 /// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 10.
+/// surfaces, the single-track model on a slope) at simulation version 11.
 /// Pinned here so the grounds are checked on every target as the
 /// reference scenario is.
-const HILL_GOLDEN: &str = "404e69e0482daed3fb92691b42967f77d38f2d80b5a4275d3446704b4b2ec0a4";
+const HILL_GOLDEN: &str = "cac34a102c5ff62ac57f83e3ad960c2bac575ebcd86be90cebba8b8a30b41c47";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -54,8 +54,8 @@ fn hill_scenario_matches_the_pinned_hash() {
 /// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
 /// cars on the built-in hillcrest track's triangle mesh: the track mesh
 /// build, the hierarchy's rays, banking, kerbs, car contact) at
-/// simulation version 10.
-const HILLCREST_GOLDEN: &str = "d005c3e4354597473b1b67c82de511595091268647c4a6873710af8419946069";
+/// simulation version 11.
+const HILLCREST_GOLDEN: &str = "a6bbe09af16f1fd1d63a2a56d168dfc458a5cf60074e6f84c0331779003e2d8e";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(

@@ -13,6 +13,7 @@ mod rollover;
 mod steady_state;
 mod straight_line;
 mod transient;
+mod trip;
 
 pub use fmvss126::{
     DwellRun, Fmvss126, amplitudes, fmvss_126, phaseless_low_pass, reference_angle,
@@ -33,6 +34,10 @@ pub use straight_line::{
 pub use transient::{
     Lane, LaneChange, TransientRun, double_lane_change, lane_change_course, sine_with_dwell,
     step_steer,
+};
+pub use trip::{
+    Crash, FMVSS_214, KERB_HEIGHT, kerb_trip, kerb_trip_speed, side_impact, slide_into_standing,
+    trip_theory_speed,
 };
 
 use skidpad_core::{

@@ -44,8 +44,10 @@ pub struct Contact {
     pub first: CarId,
     /// The other car; `None` for the ground.
     pub second: Option<CarId>,
-    /// Where they touch, world frame, m (for the ground: the body's
-    /// deepest corner).
+    /// Where they touch, world frame, m: for two cars, in the ground
+    /// plane where the boxes overlap, at the height of the two centres of
+    /// mass (within the boxes' vertical overlap); for the ground, the
+    /// body's deepest corner.
     pub point: DVec3,
     /// Unit normal from the first car towards the second (horizontal), or
     /// the ground's surface normal.
@@ -63,6 +65,8 @@ pub struct Contact {
 pub(crate) struct Footprint {
     /// Centre of the box, world frame.
     centre: DVec3,
+    /// Height of the centre of mass, world frame, m.
+    mass_centre_z: f64,
     forward: DVec2,
     left: DVec2,
     half: DVec3,
@@ -83,6 +87,7 @@ impl Footprint {
         let forward = heading.try_unit().unwrap_or(DVec2::X);
         Some(Footprint {
             centre: car.state.position + m * centre,
+            mass_centre_z: car.state.position.z,
             forward,
             left: forward.perp(),
             half,
@@ -161,7 +166,15 @@ fn overlap(a: &Footprint, b: &Footprint) -> Option<Overlap> {
     // Halfway between the incident corner and the face it passed.
     let incident = sum / count;
     let point = incident - toward * (depth / 2.0);
-    let z = (a_lo.max(b_lo) + a_hi.min(b_hi)) / 2.0;
+    // The box is the whole body, roof included, but what meets in a crash
+    // is the bumpers', sills' and doors' structure, built at about the
+    // height of the centres of mass so that a hit pushes a car rather
+    // than rolls it. Struck at the box's middle (0.2 to 0.3 m above the
+    // centre of mass), a standing car took a roll rate that rolled a
+    // kart over at 20 m/s and a saloon past 30°, which FMVSS 214's 54 km/h
+    // side impacts do not show. The height is kept inside the overlap, so
+    // a car landing on another's roof is still pushed there.
+    let z = ((a.mass_centre_z + b.mass_centre_z) / 2.0).clamp(a_lo.max(b_lo), a_hi.min(b_hi));
     Some(Overlap {
         normal,
         depth,
