@@ -130,6 +130,8 @@ export interface RaceLap {
   kind: 'lap'; car: number; lap: number; start: number; end: number; time: number;
   valid: boolean; standing: boolean; faults: string[];
 }
+/** A game's reset of a car (`Replay.resets`): put down at the pose before step `step`. */
+export interface CarResetEvent { car: number; step: number; x: number; y: number; yaw: number; speed: number }
 /** What RaceTiming.observe saw happen. */
 export type RaceEvent = RaceLap
   | { kind: 'finished'; car: number; time: number }

@@ -90,6 +90,14 @@ impl RaceTiming {
         Ok(out)
     }
 
+    /// The game reset car `car` onto the track since the last observation
+    /// (`Replay.resets()`, `World.resetCar`): its lap in progress does not
+    /// count, as in every other skidpad tool's timing.
+    #[wasm_bindgen(js_name = noteReset)]
+    pub fn note_reset(&mut self, car: u32) {
+        self.inner.note_reset(CarId::from_raw(car));
+    }
+
     /// Distance raced from the line by car `car`, m (negative on the grid;
     /// NaN for a retired car).
     pub fn progress(&self, car: u32) -> f64 {

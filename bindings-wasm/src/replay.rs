@@ -115,6 +115,33 @@ impl Replay {
         metadata_object(&self.inner.header)
     }
 
+    /// The game's resets of its cars (`World.resetCar`), in step order:
+    /// `{car, step, x, y, yaw, speed}`, the car put down at that pose
+    /// before step `step` was played (steps from the replay's start).
+    #[wasm_bindgen(unchecked_return_type = "CarResetEvent[]")]
+    pub fn resets(&self) -> JsResult<Array> {
+        let mut all: Vec<(u64, usize, skidpad_core::InitialPose)> = self
+            .inner
+            .cars
+            .iter()
+            .enumerate()
+            .flat_map(|(car, track)| track.resets.iter().map(move |r| (r.step, car, r.pose)))
+            .collect();
+        all.sort_by_key(|(step, car, _)| (*step, *car));
+        let out = Array::new();
+        for (step, car, p) in all {
+            out.push(&args::object_of_numbers(&[
+                ("car", car as f64),
+                ("step", step as f64),
+                ("x", p.x),
+                ("y", p.y),
+                ("yaw", p.yaw),
+                ("speed", p.speed),
+            ])?);
+        }
+        Ok(out)
+    }
+
     /// Car `index`'s embedded ghost, if the recording embedded ghosts.
     #[wasm_bindgen(js_name = embeddedGhost)]
     pub fn embedded_ghost(

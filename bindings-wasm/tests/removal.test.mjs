@@ -72,5 +72,38 @@ test('a car reset from JS is recorded and reset again in playback, bit for bit',
   player.seek(120);
   player.seek(180);
   assert.equal(player.worldHash(), world.worldHash());
+  // The replay lists it: made before step 90 was played.
+  assert.deepEqual(replay.resets(), [{ car: 1, step: 90, x: 200, y: 20, yaw: 1.5, speed: 0 }]);
+  world.free();
+});
+
+test('a reset voids the lap in progress in the race layer', () => {
+  const track = new sk.TrackView('brandwood');
+  const world = new sk.World();
+  for (const slot of [0, 1]) {
+    world.setDriver(world.addPresetCar('rwd_sports', sk.gridPose(track, slot)), 'brandwood');
+  }
+  const timing = new sk.RaceTiming(track, world.poses());
+  // Car 1 is reset where it is, 10 s into its first lap, as a game would
+  // put a car back: that lap is void, its next counts, and car 0's lap
+  // carries no reset.
+  const laps = [];
+  for (let step = 1; step <= 60 * 150 && laps.length < 3; step++) {
+    world.step(DT);
+    if (step === 600) {
+      const p = world.pose(1);
+      world.resetCar(1, { x: p.x, y: p.y, yaw: p.yaw, speed: p.speed });
+      timing.noteReset(1);
+    }
+    laps.push(...timing.observe(step * DT, world.poses()).filter((e) => e.kind === 'lap'));
+  }
+  // Car 1's laps 1 and 2 and car 0's first (whatever else voids it).
+  assert.equal(laps.length, 3, JSON.stringify(laps));
+  for (const lap of laps) {
+    const reset = lap.faults.some((f) => /was reset onto the track/.test(f));
+    assert.equal(reset, lap.car === 1 && lap.lap === 1, JSON.stringify(lap));
+    if (reset) assert.equal(lap.valid, false, JSON.stringify(lap));
+  }
+  assert.ok(laps.some((l) => l.car === 1 && l.lap === 2 && l.valid), JSON.stringify(laps));
   world.free();
 });

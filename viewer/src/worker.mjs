@@ -9,7 +9,7 @@
 // A replay of an older simulation version plays in that version's archived
 // core (archived.mjs), fetched from /cores/ when such a replay arrives.
 //   ← meta, then batches of samples (times, poses, track distances,
-//     telemetry), events (laps, desyncs), then done; or error;
+//     telemetry), events (laps, desyncs, resets), then done; or error;
 //   ← { kind: 'clip', from, to, bytes } for a clip.
 //
 // A sample is the world after a step; sample 0 is the world before the
@@ -233,6 +233,10 @@ function playReplay(replay, name, budget) {
     clock = now;
     return elapsed;
   };
+  // The game's resets, in step order: each is an event, and voids the
+  // car's lap in progress as the race layer does everywhere else.
+  const resets = replay.resets();
+  let nextReset = 0;
   record(0);
   let step = 0;
   for (;;) {
@@ -241,6 +245,12 @@ function playReplay(replay, name, budget) {
     simulateMs += lap();
     if (!more) break;
     step += 1;
+    // A reset made before step s was played in the advance to step s + 1.
+    for (; nextReset < resets.length && resets[nextReset].step < step; nextReset++) {
+      const r = resets[nextReset];
+      laps?.timing.noteReset(r.car);
+      events.push({ kind: 'reset', step: r.step, time: stepTimes[r.step], car: r.car, pose: { x: r.x, y: r.y, yaw: r.yaw, speed: r.speed } });
+    }
     if (laps) {
       events.push(...markRecords(laps.observe(step, stepTimes[step], player.poses()), best));
       for (const { passer, passed } of passes.observe((car) => laps.timing.progress(car))) {

@@ -200,3 +200,39 @@ export async function checkRemovals(browser) {
     server.child.kill();
   }
 }
+
+export async function checkResets(browser) {
+  // The resets golden: the game put car 1 back before step 700, car 2
+  // before step 1200 and car 0 before step 1500. The page lists each
+  // reset where the native export has it, voids the same laps, and draws
+  // every car exactly at the native pose on both sides of each cut.
+  const file = join(goldenDir, 'resets.skr');
+  const native = nativeExport(file);
+  const index = Object.fromEntries(native.channels.map((c, k) => [c, k]));
+  const nativeResets = native.events.filter((e) => e.kind === 'reset').map((e) => [e.step, e.car]);
+  const nativeLaps = native.events.filter((e) => e.kind === 'lap').map((e) => [e.car, e.lap, e.valid]);
+  assert.equal(nativeResets.length, 3, JSON.stringify(nativeResets));
+  assert.ok(nativeLaps.some(([, , valid]) => !valid), 'a reset voided a lap natively');
+  const server = await view([file]);
+  try {
+    await withViewer(browser, server, '', async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const events = await page.evaluate(() => window.viewer.recording.events);
+      const resets = events.filter((e) => e.kind === 'reset').map((e) => [e.step, e.car]);
+      assert.deepEqual(resets, nativeResets);
+      const laps = events.filter((e) => e.kind === 'lap').map((e) => [e.car, e.lap, e.valid]);
+      assert.deepEqual(laps, nativeLaps);
+      const steps = nativeResets.flatMap(([step]) => [step, step + 1]);
+      for (const step of steps) {
+        const shown = await posesAtStep(page, step);
+        native.steps[step - 1].cars.forEach((values, car) => assertPoseEquals(shown, values, index, step, car));
+      }
+      const items = await page.$$eval('#events li[data-kind="reset"]', (li) => li.map((e) => e.textContent));
+      assert.equal(items.length, 3, JSON.stringify(items));
+      assert.ok(items.every((t) => /put back on the track/.test(t)), JSON.stringify(items));
+      ok(`resets.skr: 3 resets listed at the native steps (${nativeResets.map(([s, c]) => `car ${c} before ${s}`).join(', ')}), the same ${laps.length} laps and validity, poses exact either side of each cut`);
+    });
+  } finally {
+    server.child.kill();
+  }
+}

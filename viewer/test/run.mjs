@@ -14,6 +14,8 @@
 //    errors; a game's replay without a track name drawn from its ground;
 //    a clip downloaded from the timeline verified on its own;
 // 7. cars the recording removed hidden from their step, the rest exact;
+//    resets listed where the native export has them, laps voided alike,
+//    poses exact either side of each cut;
 // 8. a live race followed from the spectator service;
 // 9. the play page (play_checks.mjs): a keyboard lap driven with real key
 //    events, submitted to the real leaderboard and verified at the page's
@@ -32,7 +34,7 @@
 
 import { launch } from './browser.mjs';
 import { demo20 } from './harness.mjs';
-import { checkPoses, checkRemovals, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
+import { checkPoses, checkRemovals, checkResets, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
 import { checkPlay, leaderboard } from './play_checks.mjs';
 import { checkDevices, checkFixedRate } from './device_checks.mjs';
 import { checkRace } from './race_checks.mjs';
@@ -51,6 +53,7 @@ try {
   await checkLinksAndClock(browser);
   await checkDesyncs(browser);
   await checkRemovals(browser);
+  await checkResets(browser);
   await checkArchivedCore(browser);
   await checkErrors(browser);
   await checkGroundRoad(browser);

@@ -4,7 +4,7 @@
 // link's checks (sources.mjs), the chart's channel groups and angle
 // wraps (telemetry.mjs), the standings (race_info.mjs) and laps on a
 // distance axis (lap_overlay.mjs), overtakes and lap records
-// (race_events.mjs), the device calibration (calibration.mjs) and the
+// (race_events.mjs), events in words (timeline.mjs), the device calibration (calibration.mjs) and the
 // WebHID wheel reports (wheel_hid.mjs). The page as a
 // whole is tested in Chromium (run.mjs).
 
@@ -19,6 +19,7 @@ import { angleWraps, groupChannels } from '../src/telemetry.mjs';
 import { gapText, standingsAt, timeAtRaced } from '../src/race_info.mjs';
 import { atDistances, lapSamples, timeAtDistance } from '../src/lap_overlay.mjs';
 import { PassFinder, markRecords } from '../src/race_events.mjs';
+import { describeEvent } from '../src/timeline.mjs';
 
 // The node half of the npm package (built by `cargo xtask wasm`).
 const sk = createRequire(import.meta.url)('../../bindings-wasm/pkg/node/skidpad_wasm.js');
@@ -450,4 +451,10 @@ test('the race page files a misprediction by the nearest car at its tick', async
   assert.equal(log.unexplained, 2);
   log.frame({ blocks: { contact: [{ a: 0, b: 2 }, { a: 2, b: 1 }, { a: 1, b: 0 }] } });
   assert.deepEqual(log.summary(), { explained: 1, unexplained: 2, contacts: 2, lastUnexplained: log.lastUnexplained });
+});
+
+test('events in words: a reset says which car and that its lap does not count', () => {
+  assert.equal(describeEvent({ kind: 'reset', car: 2, step: 700, time: 11.7 }), 'car 2 put back on the track (reset: its lap does not count)');
+  assert.equal(describeEvent({ kind: 'overtake', cars: [1, 0] }), 'car 1 passes car 0');
+  assert.equal(describeEvent({ kind: 'contact', cars: [3, 'ground'], impulse: 812.4 }), 'car 3 hit the ground, 812 N·s');
 });
