@@ -6,9 +6,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use skidpad_core::race::{GridLayout, grid_pose};
 use skidpad_core::{
-    CarId, GroundSlope, InitialPose, Lod, LodSetting, SurfaceId, Track, Wheel, World, WorldConfig,
-    preset,
+    CarId, DriverStyle, GroundSlope, InitialPose, Lod, LodSetting, Racecraft, SurfaceId, Track,
+    Wheel, World, WorldConfig, preset,
 };
 use skidpad_ghost::{Ghost, LapCutter};
 use skidpad_replay::{RecorderOptions, Replay, ReplayHooks, ReplayRecorder};
@@ -36,6 +37,11 @@ pub enum Scenario {
     /// a keyframe (moved 3 m sideways at its own speed), and the first
     /// car twice (since simulation version 11).
     Resets,
+    /// Twenty AI cars racing each other (racecraft, skills from seed 1,
+    /// a stuck car reset after 10 s) from the grid on Hillcrest's own
+    /// surface for 45 s: the first corners in traffic, car-to-car and
+    /// barrier contacts (since simulation version 11).
+    Traffic,
 }
 
 /// A recorded scenario: the replay and its named ghosts.
@@ -48,13 +54,14 @@ pub struct Recording {
 
 impl Scenario {
     /// Every scenario, in file order.
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 7] = [
         Scenario::FlatLap,
         Scenario::MixedField,
         Scenario::GameLogic,
         Scenario::LongRun,
         Scenario::Retirements,
         Scenario::Resets,
+        Scenario::Traffic,
     ];
 
     /// File stem.
@@ -67,6 +74,7 @@ impl Scenario {
             Scenario::LongRun => "long_run",
             Scenario::Retirements => "retirements",
             Scenario::Resets => "resets",
+            Scenario::Traffic => "traffic",
         }
     }
 
@@ -87,6 +95,16 @@ impl Scenario {
             Scenario::Retirements => 60 * 40,
             // Long enough for every car's first lap, voided or not.
             Scenario::Resets => 60 * 100,
+            Scenario::Traffic => 60 * 45,
+        }
+    }
+
+    /// The built-in track the scenario's cars drive (its `track` metadata).
+    #[must_use]
+    pub fn track_name(self) -> &'static str {
+        match self {
+            Scenario::Traffic => TRAFFIC_TRACK,
+            _ => "brandwood",
         }
     }
 
@@ -114,6 +132,7 @@ impl Scenario {
                 &["rwd_sports", "fwd_hatchback", "rwd_sports", "fwd_hatchback"],
                 10.0,
             ),
+            Scenario::Traffic => return traffic_world(),
         };
         // Single file from the line, 10 m apart, headed along the track by
         // libm's atan2 (as `race::grid_pose`): std's is the platform's and
@@ -189,7 +208,7 @@ impl Scenario {
         let options = RecorderOptions {
             metadata: vec![
                 ("scenario".into(), self.name().into()),
-                ("track".into(), "brandwood".into()),
+                ("track".into(), self.track_name().into()),
             ],
             keyframe_state: (self == Scenario::GameLogic).then(|| {
                 Box::new(move |_| saved.borrow().save()) as Box<dyn FnMut(u64) -> Vec<u8>>
@@ -222,6 +241,38 @@ impl Scenario {
 
 fn track() -> Arc<Track> {
     Arc::new(Track::builtin("brandwood").expect("built-in track"))
+}
+
+/// The traffic scenario's track and field size.
+const TRAFFIC_TRACK: &str = "hillcrest";
+const TRAFFIC_CARS: usize = 20;
+
+/// Twenty cars on the grid of Hillcrest's own surface, the presets
+/// alternating, each with its own racecraft from seed 1 and a reset after
+/// 10 s stuck, as `skidpad demo` races on a track's surface.
+fn traffic_world() -> World {
+    let track = Arc::new(Track::builtin(TRAFFIC_TRACK).expect("built-in track"));
+    let mut world = World::new(WorldConfig::default()).expect("default config");
+    world
+        .set_ground(Arc::new(track.ground().expect("the track's ground")))
+        .expect("ground");
+    for k in 0..TRAFFIC_CARS {
+        let name = ["fwd_hatchback", "rwd_sports"][k % 2];
+        let pose = grid_pose(&track, k, &GridLayout::default());
+        let id = world
+            .add_car(&preset(name).expect("preset"), pose)
+            .expect("car");
+        let style = DriverStyle {
+            backs_out: true,
+            racecraft: Some(Racecraft::varied(1, k as u64)),
+            resets_after: Some(10.0),
+            ..DriverStyle::default()
+        };
+        world
+            .set_driver_with_style(id, Some(track.clone()), style)
+            .expect("driver");
+    }
+    world
 }
 
 /// Level-of-detail and surface changes, cycling over the cars.
