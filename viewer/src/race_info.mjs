@@ -1,5 +1,6 @@
 // Race information over the 3D view: the standings (position, car, lap,
-// gap to the leader; a click follows that car) and a dashboard of the
+// gap to the leader, the lap starred while a reset voids it; a click
+// follows that car) and a dashboard of the
 // followed car (race clock, position, lap, last and best lap, speed,
 // gear, rpm, throttle, brake and steer). Laps and progress are the race layer's (the
 // worker's `RaceTiming`, the same rules as every other skidpad tool);
@@ -9,10 +10,11 @@ import { formatTime } from './timeline.mjs';
 
 /**
  * The standings at sample `i`: `[{ car, position, raced, laps, gap,
- * lapped }]` in race order, where `raced` is the distance raced from the
+ * lapped, reset }]` in race order, where `raced` is the distance raced from the
  * line (m), `laps` the laps completed by the sample's time, `gap` the
  * seconds since the leader was where the car is now (null for the leader
- * or when unknown) and `lapped` how many laps the leader is ahead. Cars
+ * or when unknown), `lapped` how many laps the leader is ahead and
+ * `reset` false (the caller marks a lap a reset voids, `resetThisLap`). Cars
  * out of the race (no progress) come last, with `position` null.
  */
 export function standingsAt(rec, i, lapTimes, trackLength) {
@@ -21,7 +23,7 @@ export function standingsAt(rec, i, lapTimes, trackLength) {
   for (let car = 0; car < rec.cars; car++) {
     const raced = rec.raced(i, car);
     const laps = countAtOrBefore(lapTimes[car] ?? [], t);
-    rows.push({ car, position: null, raced, laps, gap: null, lapped: 0 });
+    rows.push({ car, position: null, raced, laps, gap: null, lapped: 0, reset: false });
   }
   const running = rows.filter((r) => Number.isFinite(r.raced)).sort((a, b) => b.raced - a.raced);
   const out = rows.filter((r) => !Number.isFinite(r.raced));
@@ -34,6 +36,16 @@ export function standingsAt(rec, i, lapTimes, trackLength) {
     row.gap = when === null ? null : t - when;
   });
   return [...running, ...out];
+}
+
+/** Whether a car was reset during the lap it is on at time `t`: a reset
+ * (its sorted `resetTimes`) after its last lap crossing at or before `t`
+ * (its sorted `lapTimes`). The race layer voids that lap. */
+export function resetThisLap(resetTimes, lapTimes, t) {
+  const resets = countAtOrBefore(resetTimes, t);
+  if (resets === 0) return false;
+  const laps = countAtOrBefore(lapTimes, t);
+  return laps === 0 || resetTimes[resets - 1] > lapTimes[laps - 1];
 }
 
 /** How many of the sorted `times` are at or before `t`. */
@@ -121,12 +133,14 @@ export class RaceInfo {
     if (events.length === this.lapsSeen) return;
     this.lapTimes = Array.from({ length: this.recording.cars }, () => []);
     this.lapEvents = Array.from({ length: this.recording.cars }, () => []);
+    this.resetTimes = Array.from({ length: this.recording.cars }, () => []);
     for (const e of events) {
+      if (e.kind === 'reset') this.resetTimes[e.car]?.push(e.time);
       if (e.kind !== 'lap') continue;
       this.lapTimes[e.car]?.push(e.time);
       this.lapEvents[e.car]?.push(e);
     }
-    for (const times of this.lapTimes) times.sort((a, b) => a - b);
+    for (const times of [...this.lapTimes, ...this.resetTimes]) times.sort((a, b) => a - b);
     this.lapsSeen = events.length;
   }
 
@@ -137,9 +151,10 @@ export class RaceInfo {
     this.indexLaps();
     const i = rec.sampleAt(t);
     const rows = rec.progress ? standingsAt(rec, i, this.lapTimes, this.trackLength) : [];
+    for (const r of rows) r.reset = resetThisLap(this.resetTimes[r.car] ?? [], this.lapTimes[r.car] ?? [], rec.times[i]);
     const me = rows.find((r) => r.car === car);
     const text = [
-      ...rows.map((r) => `${r.car}:${r.position}:${r.laps}:${gapText(r)}`),
+      ...rows.map((r) => `${r.car}:${r.position}:${r.laps}:${gapText(r)}:${r.reset}`),
       car,
       formatTime(t),
       ...this.dashValues(i, car).map((v) => (Number.isFinite(v) ? v.toFixed(2) : '-')),
@@ -159,7 +174,9 @@ export class RaceInfo {
     const cells = [
       r.position === null ? 'out' : `P${r.position}`,
       `${r.car}: ${this.recording.meta.cars[r.car]?.name ?? ''}`,
-      `L${r.laps + 1}`,
+      // A lap a reset voided is starred, as `skidpad demo`'s table stars
+      // an invalid lap.
+      `L${r.laps + 1}${r.reset ? '*' : ''}`,
       gapText(r),
     ];
     for (const text of cells) {
@@ -167,6 +184,10 @@ export class RaceInfo {
       cell.setAttribute('role', 'cell');
       cell.textContent = text;
       div.append(cell);
+    }
+    if (r.reset) {
+      div.classList.add('reset');
+      div.title = `car ${r.car} was reset on lap ${r.laps + 1}: the lap does not count`;
     }
     return div;
   }

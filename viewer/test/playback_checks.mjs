@@ -205,7 +205,8 @@ export async function checkResets(browser) {
   // The resets golden: the game put car 1 back before step 700, car 2
   // before step 1200 and car 0 before step 1500. The page lists each
   // reset where the native export has it, voids the same laps, and draws
-  // every car exactly at the native pose on both sides of each cut.
+  // every car exactly at the native pose on both sides of each cut; the
+  // standings star a lap a reset voids.
   const file = join(goldenDir, 'resets.skr');
   const native = nativeExport(file);
   const index = Object.fromEntries(native.channels.map((c, k) => [c, k]));
@@ -227,10 +228,31 @@ export async function checkResets(browser) {
         const shown = await posesAtStep(page, step);
         native.steps[step - 1].cars.forEach((values, car) => assertPoseEquals(shown, values, index, step, car));
       }
+      // The standings star the lap a reset voids, from the reset to the
+      // car's next line (car 1: reset before step 700, lap 1 ends at step
+      // 4996); car 3 is never reset.
+      const starred = async (step) => {
+        await posesAtStep(page, step);
+        return page.evaluate(() => {
+          const v = window.viewer;
+          v.raceInfo.show(v.clock.time, v.car);
+          return Object.fromEntries(
+            [...document.querySelectorAll('#standings .standing')].map((r) => [
+              /** @type {HTMLElement} */ (r).dataset.car,
+              [r.classList.contains('reset'), r.children[2].textContent],
+            ]),
+          );
+        });
+      };
+      const during = await starred(760);
+      assert.deepEqual(during['1'], [true, 'L1*'], JSON.stringify(during));
+      assert.deepEqual(during['3'], [false, 'L1'], JSON.stringify(during));
+      const after = await starred(5100);
+      assert.deepEqual(after['1'], [false, 'L2'], JSON.stringify(after));
       const items = await page.$$eval('#events li[data-kind="reset"]', (li) => li.map((e) => e.textContent));
       assert.equal(items.length, 3, JSON.stringify(items));
       assert.ok(items.every((t) => /put back on the track/.test(t)), JSON.stringify(items));
-      ok(`resets.skr: 3 resets listed at the native steps (${nativeResets.map(([s, c]) => `car ${c} before ${s}`).join(', ')}), the same ${laps.length} laps and validity, poses exact either side of each cut`);
+      ok(`resets.skr: 3 resets listed at the native steps (${nativeResets.map(([s, c]) => `car ${c} before ${s}`).join(', ')}), the same ${laps.length} laps and validity, poses exact either side of each cut, car 1's lap starred in the standings from its reset to its line`);
     });
   } finally {
     server.child.kill();

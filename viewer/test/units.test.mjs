@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { RaceLaps } from '../src/laps.mjs';
 import { checkPosition, checkSettings, readLink } from '../src/sources.mjs';
 import { angleWraps, groupChannels } from '../src/telemetry.mjs';
-import { gapText, standingsAt, timeAtRaced } from '../src/race_info.mjs';
+import { gapText, resetThisLap, standingsAt, timeAtRaced } from '../src/race_info.mjs';
 import { atDistances, lapSamples, timeAtDistance } from '../src/lap_overlay.mjs';
 import { PassFinder, markRecords } from '../src/race_events.mjs';
 import { describeEvent } from '../src/timeline.mjs';
@@ -457,4 +457,17 @@ test('events in words: a reset says which car and that its lap does not count', 
   assert.equal(describeEvent({ kind: 'reset', car: 2, step: 700, time: 11.7 }), 'car 2 put back on the track (reset: its lap does not count)');
   assert.equal(describeEvent({ kind: 'overtake', cars: [1, 0] }), 'car 1 passes car 0');
   assert.equal(describeEvent({ kind: 'contact', cars: [3, 'ground'], impulse: 812.4 }), 'car 3 hit the ground, 812 N·s');
+});
+
+test('standings: a lap is void by a reset from the reset to the next lap line', () => {
+  const resets = [12.5, 80];
+  const laps = [30, 70, 110];
+  assert.equal(resetThisLap(resets, laps, 10), false, 'before the reset');
+  assert.equal(resetThisLap(resets, laps, 12.5), true, 'at the reset, on lap 1');
+  assert.equal(resetThisLap(resets, laps, 29.9), true);
+  assert.equal(resetThisLap(resets, laps, 30), false, 'lap 2 starts clean');
+  assert.equal(resetThisLap(resets, laps, 79), false);
+  assert.equal(resetThisLap(resets, laps, 95), true, 'the second reset voids lap 3');
+  assert.equal(resetThisLap(resets, laps, 110), false);
+  assert.equal(resetThisLap([], laps, 50), false, 'never reset');
 });
