@@ -109,6 +109,7 @@ export class RaceInfo {
     });
     this.recording = null;
     this.lapTimes = [];
+    this.resetTimes = [];
     this.lapsSeen = 0;
     this.shown = '';
   }
@@ -118,6 +119,8 @@ export class RaceInfo {
     this.recording = recording;
     this.trackLength = trackLength;
     this.lapTimes = [];
+    // Filled by indexLaps once events arrive; a live race may have none.
+    this.resetTimes = [];
     this.bestLaps = [];
     this.lastLaps = [];
     this.lapsSeen = 0;
