@@ -14,7 +14,10 @@ use std::sync::Arc;
 
 use super::G;
 use skidpad_core::glam::DVec3;
-use skidpad_core::{CarDefinition, CarId, InitialPose, Result, TriangleMesh, World, WorldConfig};
+use skidpad_core::{
+    CarDefinition, CarId, CoreError, InitialPose, Result, TriangleMesh, World, WorldConfig,
+    snapshot_fields,
+};
 
 /// One host step, s.
 const DT: f64 = 1.0 / 60.0;
@@ -56,9 +59,16 @@ fn at(x: f64, y: f64, yaw: f64, speed: f64) -> InitialPose {
 /// wheels not turning: a car that has spun.
 fn slide_sideways(world: &mut World, car: CarId, speed: f64) -> Result<()> {
     let mut snapshot = world.snapshot(car)?;
-    // The velocity's y is float 8 (car_state.rs's FLOAT_FIELDS order),
-    // after an 18-byte header.
-    let at = 18 + 8 * 8;
+    // The snapshot's floats follow an 18-byte header in the order
+    // `snapshot_fields` names them (sim-core/src/state/snapshot.rs).
+    let index = snapshot_fields(&snapshot)?
+        .iter()
+        .position(|(name, _)| *name == "velocity.y")
+        .ok_or_else(|| CoreError::InvalidArgument {
+            what: "snapshot",
+            reason: "no velocity.y field".into(),
+        })?;
+    let at = 18 + 8 * index;
     snapshot[at..at + 8].copy_from_slice(&speed.to_le_bytes());
     world.restore(car, &snapshot)
 }
