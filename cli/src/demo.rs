@@ -9,8 +9,8 @@ use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
 use serde::Serialize;
 use skidpad_core::hex;
-use skidpad_core::race::{GridLayout, grid_pose};
-use skidpad_core::{DriverStyle, Racecraft, Track, World, WorldConfig, preset};
+use skidpad_core::race::AiField;
+use skidpad_core::{Track, World, WorldConfig};
 use skidpad_ghost::{CutLap, LapCutter, encode_ghost};
 use skidpad_replay::{
     Limits, RecorderOptions, ReplayRecorder, StreamRecorder, SyncPolicy, encode_replay,
@@ -24,8 +24,6 @@ const DT: f64 = 1.0 / 60.0;
 pub const MAX_CARS: u16 = 64;
 /// Most laps per car.
 pub const MAX_LAPS: u32 = 20;
-/// Presets raced, alternating.
-const PRESETS: [&str; 2] = ["fwd_hatchback", "rwd_sports"];
 
 /// Cars the demo races unless told otherwise.
 pub const DEFAULT_CARS: u16 = 6;
@@ -178,24 +176,14 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
         // built-in track).
         world.set_ground(Arc::new(track.ground()?))?;
     }
-    for k in 0..options.cars {
-        let id = world.add_car(
-            &preset(PRESETS[k % 2])?,
-            grid_pose(&track, k, &GridLayout::default()),
-        )?;
-        // On the track's surface a car pushed into a barrier must back out
-        // to finish, and one wedged or rolled is put back after 10 s stuck;
-        // on the plane there is nothing to back out of.
-        let style = DriverStyle {
-            backs_out: options.on_track_surface,
-            resets_after: options.on_track_surface.then_some(10.0),
-            racecraft: options
-                .racecraft
-                .map(|seed| Racecraft::varied(seed, k as u64)),
-            ..DriverStyle::default()
-        };
-        world.set_driver_with_style(id, Some(track.clone()), style)?;
+    // On the track's surface a car pushed into a barrier must back out to
+    // finish, and one wedged or rolled is put back after 10 s stuck; on the
+    // plane there is nothing to back out of.
+    let mut field = AiField::new(options.cars).racecraft(options.racecraft);
+    if options.on_track_surface {
+        field = field.on_track_surface(Some(10.0));
     }
+    field.line_up(&mut world, &track)?;
     let metadata = vec![
         // The built-in track's key, by which players rebuild it.
         ("track".to_owned(), options.track.clone()),
@@ -321,7 +309,7 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
             .enumerate()
             .map(|(car, (laps, dnf))| CarResult {
                 car,
-                preset: PRESETS[car % 2].to_owned(),
+                preset: field.preset_of(car).to_owned(),
                 laps,
                 dnf,
             })

@@ -11,8 +11,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use skidpad_core::glam::DVec3;
-use skidpad_core::race::{GridLayout, RaceEvent, RaceRules, RaceTiming, grid_pose};
-use skidpad_core::{CarId, DriverStyle, Racecraft, Track, World, WorldConfig, preset};
+use skidpad_core::race::{AiField, RaceEvent, RaceRules, RaceTiming};
+use skidpad_core::{CarId, Track, World, WorldConfig};
 
 /// A contact is hard when one step of it carries at least this normal
 /// impulse, N·s: 0.4 m/s of speed change in one step for a 1.25 t car, a
@@ -93,24 +93,11 @@ pub fn run(race: &TrafficRace) -> Result<TrafficStats, String> {
     world
         .set_ground(Arc::new(track.ground().map_err(err)?))
         .map_err(err)?;
-    for k in 0..race.cars {
-        let name = ["fwd_hatchback", "rwd_sports"][k % 2];
-        let id = world
-            .add_car(
-                &preset(name).map_err(err)?,
-                grid_pose(&track, k, &GridLayout::default()),
-            )
-            .map_err(err)?;
-        let style = DriverStyle {
-            backs_out: true,
-            racecraft: race.racecraft.map(|seed| Racecraft::varied(seed, k as u64)),
-            resets_after: race.resets_after,
-            ..DriverStyle::default()
-        };
-        world
-            .set_driver_with_style(id, Some(track.clone()), style)
-            .map_err(err)?;
-    }
+    AiField::new(race.cars)
+        .on_track_surface(race.resets_after)
+        .racecraft(race.racecraft)
+        .line_up(&mut world, &track)
+        .map_err(err)?;
     let rules = RaceRules {
         laps: Some(race.laps),
         ..RaceRules::default()

@@ -6,10 +6,10 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use skidpad_core::race::{GridLayout, grid_pose};
+use skidpad_core::race::AiField;
 use skidpad_core::{
-    CarId, DriverStyle, GroundSlope, InitialPose, Lod, LodSetting, Racecraft, SurfaceId, Track,
-    Wheel, World, WorldConfig, preset,
+    CarId, GroundSlope, InitialPose, Lod, LodSetting, SurfaceId, Track, Wheel, World, WorldConfig,
+    preset,
 };
 use skidpad_ghost::{Ghost, LapCutter};
 use skidpad_replay::{RecorderOptions, Replay, ReplayHooks, ReplayRecorder};
@@ -256,22 +256,11 @@ fn traffic_world() -> World {
     world
         .set_ground(Arc::new(track.ground().expect("the track's ground")))
         .expect("ground");
-    for k in 0..TRAFFIC_CARS {
-        let name = ["fwd_hatchback", "rwd_sports"][k % 2];
-        let pose = grid_pose(&track, k, &GridLayout::default());
-        let id = world
-            .add_car(&preset(name).expect("preset"), pose)
-            .expect("car");
-        let style = DriverStyle {
-            backs_out: true,
-            racecraft: Some(Racecraft::varied(1, k as u64)),
-            resets_after: Some(10.0),
-            ..DriverStyle::default()
-        };
-        world
-            .set_driver_with_style(id, Some(track.clone()), style)
-            .expect("driver");
-    }
+    AiField::new(TRAFFIC_CARS)
+        .on_track_surface(Some(10.0))
+        .racecraft(Some(1))
+        .line_up(&mut world, &track)
+        .expect("the field");
     world
 }
 

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use skidpad_core::race::{GridLayout, grid_pose};
+use skidpad_core::race::{AiField, GridLayout, grid_pose};
 use skidpad_core::{DriverStyle, Racecraft, Track, World, WorldConfig, preset};
 
 const DT: f64 = 1.0 / 60.0;
@@ -124,23 +124,11 @@ fn racing_hashes(steps: usize) -> Vec<[u8; 32]> {
     let track = brandwood();
     let mut world = World::new(WorldConfig::default()).unwrap();
     world.set_ground(Arc::new(track.ground().unwrap())).unwrap();
-    for k in 0..12 {
-        let name = ["fwd_hatchback", "rwd_sports"][k % 2];
-        let id = world
-            .add_car(
-                &preset(name).unwrap(),
-                grid_pose(&track, k, &GridLayout::default()),
-            )
-            .unwrap();
-        let style = DriverStyle {
-            backs_out: true,
-            racecraft: Some(Racecraft::varied(3, k as u64)),
-            ..DriverStyle::default()
-        };
-        world
-            .set_driver_with_style(id, Some(track.clone()), style)
-            .unwrap();
-    }
+    AiField::new(12)
+        .on_track_surface(None)
+        .racecraft(Some(3))
+        .line_up(&mut world, &track)
+        .unwrap();
     (0..steps)
         .map(|_| {
             world.step(DT).unwrap();

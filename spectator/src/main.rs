@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Parser;
-use skidpad_core::race::{GridLayout, grid_pose};
-use skidpad_core::{Track, World, WorldConfig, preset};
+use skidpad_core::race::AiField;
+use skidpad_core::{Track, World, WorldConfig};
 use skidpad_replay::{RecorderOptions, StreamRecorder, SyncPolicy};
 use skidpad_spectator::{Race, RaceSink, Races, ServiceLimits, archive, router};
 
@@ -72,13 +72,7 @@ fn run_race(
 ) -> Result<bool> {
     let track = Arc::new(Track::builtin("brandwood")?);
     let mut world = World::new(WorldConfig::default())?;
-    for k in 0..usize::from(cars) {
-        let id = world.add_car(
-            &preset(["fwd_hatchback", "rwd_sports"][k % 2])?,
-            grid_pose(&track, k, &GridLayout::default()),
-        )?;
-        world.set_driver(id, Some(track.clone()))?;
-    }
+    AiField::new(usize::from(cars)).line_up(&mut world, &track)?;
     let options = RecorderOptions {
         keyframe_every: chunk_steps,
         metadata: vec![("track".into(), "brandwood".into())],

@@ -24,7 +24,8 @@
 //!   [`RaceRules::track_limit_margin`].
 //!
 //! [`LapTimer`] times one car; [`RaceTiming`] times a field and gives the
-//! [`Standing`]s; [`grid_pose`] places the starting grid.
+//! [`Standing`]s; [`grid_pose`] places the starting grid and [`AiField`]
+//! lines up a field of AI cars on it.
 //!
 //! ```
 //! use std::sync::Arc;
@@ -49,10 +50,12 @@
 //! assert!(standings[0].progress > standings[1].progress);
 //! ```
 
+mod field;
 mod grid;
 mod lap_timer;
 mod standings;
 
+pub use field::{AiField, FIELD_PRESETS};
 pub use grid::{GridLayout, grid_pose};
 pub use lap_timer::{GRID_ZONE, Lap, LapFault, LapStart, LapTimer, ON_LINE, RaceRules};
 pub use standings::{CarStatus, RaceEvent, RaceTiming, Standing};

@@ -200,6 +200,12 @@ impl AiDriver {
         &self.track
     }
 
+    /// How this driver drives (validated).
+    #[must_use]
+    pub fn style(&self) -> &DriverStyle {
+        &self.style
+    }
+
     /// Target speed at each track point, m/s.
     #[must_use]
     pub fn speed_profile(&self) -> &[f64] {
