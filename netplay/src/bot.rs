@@ -93,6 +93,8 @@ pub struct BotReport {
     pub tech_inform: Option<String>,
     /// Server time of its first shot, ms.
     pub first_shot_ms: Option<u32>,
+    /// Server time of the newest frame it took, ms.
+    pub last_frame_ms: Option<u32>,
     /// For each other seat, the server time at which this bot first drew
     /// its car (interpolated at server time − delay), ms.
     pub first_drawn_ms: BTreeMap<u8, f64>,
@@ -205,6 +207,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         };
                         report.frames += 1;
                         report.frame_bytes += bytes.len() as u64;
+                        report.last_frame_ms = Some(frame.server_time_ms);
                         c.on_frame(&frame)?;
                         if drawn.as_mut().is_some_and(|d| d.push(&frame)) {
                             clock = Some((f64::from(frame.server_time_ms), Instant::now()));
