@@ -188,7 +188,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         let mut c = NetClient::new(WorldConfig::default(), ground.clone(), &def, dt, &frame)?;
                         c.advance_to(frame.tick + options.lead_ticks)?;
                         let pilot = AiPilot::new(ground, &def, track)?.with_nudge(options.nudge);
-                        report.seat = map.seat;
+                        report.seat = map.seat.ok_or_else(|| io("signed in as a spectator, not a player"))?;
                         report.first_shot_ms = Some(frame.server_time_ms);
                         if let Some(drawn) = &mut drawn {
                             drawn.first_shot(&frame);

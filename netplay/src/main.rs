@@ -82,6 +82,14 @@ struct ServeArgs {
     /// (`race-000.sks`, …; a player joining starts the next).
     #[arg(long)]
     record: Option<PathBuf>,
+    /// A file of spectator tokens, one per line: each signs in a
+    /// spectator (no car; `nextPlayer` / `prevPlayer` switch the player
+    /// it follows). None: no spectators.
+    #[arg(long)]
+    spectator_tokens: Option<PathBuf>,
+    /// Spectators connected at once, at most.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    max_spectators: u32,
 }
 
 #[derive(Args)]
@@ -131,24 +139,29 @@ struct LinkArgs {
     seed: u64,
 }
 
+/// A file of tokens, one per line (blank lines skipped): 1 to 255 of them.
+fn read_tokens(path: &std::path::Path) -> Result<Vec<String>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let tokens: Vec<String> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect();
+    if tokens.is_empty() || tokens.len() > 255 {
+        bail!(
+            "{}: 1 to 255 tokens, one per line; found {}",
+            path.display(),
+            tokens.len()
+        );
+    }
+    Ok(tokens)
+}
+
 fn tokens(args: &ServeArgs) -> Result<Vec<String>> {
     if let Some(path) = &args.tokens {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let tokens: Vec<String> = text
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-            .map(str::to_owned)
-            .collect();
-        if tokens.is_empty() || tokens.len() > 255 {
-            bail!(
-                "{}: 1 to 255 tokens, one per line; found {}",
-                path.display(),
-                tokens.len()
-            );
-        }
-        return Ok(tokens);
+        return read_tokens(path);
     }
     let mut rng = rand::rngs::OsRng;
     Ok((0..args.seats)
@@ -169,6 +182,13 @@ async fn serve(args: ServeArgs) -> Result<()> {
     }
     let seat_tokens = tokens(&args)?;
     let print_tokens = args.tokens.is_none();
+    let spectator_tokens = match &args.spectator_tokens {
+        Some(path) => read_tokens(path)?,
+        None => Vec::new(),
+    };
+    if let Some(both) = spectator_tokens.iter().find(|t| seat_tokens.contains(t)) {
+        bail!("the token {both:?} is both a seat's and a spectator's");
+    }
     let options = ServiceOptions {
         race: RaceConfig {
             track: args.track,
@@ -188,6 +208,8 @@ async fn serve(args: ServeArgs) -> Result<()> {
         max_latency_ms: args.max_latency_ms,
         max_missed_pings: args.max_missed_pings,
         record: args.record.clone(),
+        spectator_tokens,
+        max_spectators: args.max_spectators as usize,
         ..ServiceOptions::default()
     };
     if let Some(dir) = &args.record {

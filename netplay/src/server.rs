@@ -76,6 +76,8 @@ pub struct RaceServer {
     removed: Vec<Row>,
     /// Seats whose car left since the last frame (hasData 0 in `cars`).
     gone: Vec<u8>,
+    /// The last frame without a player block, for spectators.
+    watch_frame: Option<Vec<u8>>,
     stats: ServerStats,
 }
 
@@ -121,8 +123,16 @@ impl RaceServer {
             laps: Vec::new(),
             removed: Vec::new(),
             gone: Vec::new(),
+            watch_frame: None,
             stats: ServerStats::default(),
         })
+    }
+
+    /// The newest frame without a player block (what a spectator takes),
+    /// made at every frame tick; `None` before the first.
+    #[must_use]
+    pub fn watch_frame(&self) -> Option<&[u8]> {
+        self.watch_frame.as_deref()
     }
 
     /// The race's settings.
@@ -493,6 +503,17 @@ impl RaceServer {
             shared.push((key, Block::List(rows)));
         }
         self.gone.clear();
+        let server_time_ms = (u64::from(self.tick) * 1000 / u64::from(self.config.tick_hz)) as u32;
+        // Spectators take the frame every player takes, less the player
+        // block: the same cars and events, and nothing to predict.
+        self.watch_frame = Some(encode_frame(
+            &self.schema,
+            &Frame {
+                tick: self.tick,
+                server_time_ms,
+                blocks: shared.clone(),
+            },
+        )?);
         let mut out = Vec::new();
         for index in 0..self.seats.len() {
             let Some(seat) = &self.seats[index] else {
@@ -521,8 +542,7 @@ impl RaceServer {
             );
             let frame = Frame {
                 tick: self.tick,
-                server_time_ms: (u64::from(self.tick) * 1000 / u64::from(self.config.tick_hz))
-                    as u32,
+                server_time_ms,
                 blocks,
             };
             out.push(Outgoing {

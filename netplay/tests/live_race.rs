@@ -12,7 +12,9 @@ use futures_util::{SinkExt, StreamExt};
 use skidpad_core::{CarInput, hex};
 use skidpad_netplay::bot::{BotOptions, BotReport, run_bot};
 use skidpad_netplay::service::payloads::{message, tech_codes};
-use skidpad_netplay::{Channel, InputMessage};
+use skidpad_netplay::{
+    Block, CARS_KEY, Channel, InputMessage, PLAYER_KEY, decode_frame, race_schema,
+};
 use skidpad_replay::{Limits, NoHooks, read_stream, verify_replay};
 use tokio_tungstenite::tungstenite::Message;
 
@@ -384,14 +386,14 @@ async fn hostile_clients_are_refused_or_kicked_and_the_race_goes_on() {
     );
 }
 
-/// Reads until a message on `channel`; its payload as text.
-async fn next_on(ws: &mut Socket, channel: Channel) -> String {
+/// Reads until a message on `channel`; its payload.
+async fn next_bytes_on(ws: &mut Socket, channel: Channel) -> Vec<u8> {
     let read = async {
         while let Some(Ok(m)) = ws.next().await {
             if let Message::Binary(bytes) = m
                 && bytes.first() == Some(&(channel as u8))
             {
-                return String::from_utf8_lossy(&bytes[1..]).into_owned();
+                return bytes[1..].to_vec();
             }
         }
         panic!("the connection ended before a message on {channel:?}");
@@ -399,6 +401,11 @@ async fn next_on(ws: &mut Socket, channel: Channel) -> String {
     tokio::time::timeout(Duration::from_secs(30), read)
         .await
         .expect("a message in time")
+}
+
+/// Reads until a message on `channel`; its payload as text.
+async fn next_on(ws: &mut Socket, channel: Channel) -> String {
+    String::from_utf8_lossy(&next_bytes_on(ws, channel).await).into_owned()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -428,4 +435,106 @@ async fn chat_reaches_everyone_and_a_full_server_says_so() {
     .await
     .unwrap();
     assert_eq!(closed_with(bob).await, Some(tech_codes::PROTOCOL));
+}
+
+/// Reads panels until one sets `key:value` (within 40 panels: the race
+/// time changes every simulated second, so panels keep coming).
+async fn panel_until(ws: &mut Socket, entry: &str) {
+    let mut seen = Vec::new();
+    for _ in 0..40 {
+        let keys: Vec<String> = serde_json::from_str(&next_on(ws, Channel::Panel).await).unwrap();
+        if keys.iter().any(|k| k == entry) {
+            return;
+        }
+        seen.push(keys);
+    }
+    panic!("no panel set {entry}: {seen:?}");
+}
+
+async fn command(ws: &mut Socket, text: &str) {
+    ws.send(Message::Binary(
+        message(Channel::Shot, text.as_bytes()).into(),
+    ))
+    .await
+    .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spectator_watches_without_a_car_and_switches_the_player_it_follows() {
+    let (tokens_path, tokens) = tokens_file(2);
+    let watchers = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(watchers.path(), "watch\n").unwrap();
+    let watch = watchers.path().to_str().unwrap();
+    let server = server(
+        &tokens_path,
+        1,
+        // Pings a minute apart: these raw clients do not answer them.
+        &[
+            "--spectator-tokens",
+            watch,
+            "--max-spectators",
+            "2",
+            "--ping-ms",
+            "60000",
+        ],
+    );
+    let mut ann = signed_in(&server, &tokens[0], None).await;
+    assert_eq!(next_on(&mut ann, Channel::GameInform).await, "[1]");
+    let mut bob = signed_in(&server, &tokens[1], None).await;
+    assert_eq!(next_on(&mut bob, Channel::GameInform).await, "[1]");
+
+    let mut eve = signed_in(&server, "watch", None).await;
+    assert_eq!(next_on(&mut eve, Channel::AuthResult).await, "null");
+    let map: serde_json::Value =
+        serde_json::from_str(&next_on(&mut eve, Channel::Map).await).unwrap();
+    assert!(map["seat"].is_null(), "a spectator has no seat: {map}");
+    assert_eq!(next_on(&mut eve, Channel::GameInform).await, "[1]");
+    // Frames of both cars, first shot first, and no player block (no car
+    // to predict).
+    let schema = race_schema();
+    let first = decode_frame(&schema, &next_bytes_on(&mut eve, Channel::FirstShot).await).unwrap();
+    let next = decode_frame(&schema, &next_bytes_on(&mut eve, Channel::Shot).await).unwrap();
+    assert!(next.tick > first.tick);
+    for frame in [&first, &next] {
+        let keys: Vec<u8> = frame.blocks.iter().map(|(k, _)| *k).collect();
+        assert!(!keys.contains(&PLAYER_KEY), "{keys:?}");
+        let Some((_, Block::Indexed(cars))) = frame.blocks.iter().find(|(k, _)| *k == CARS_KEY)
+        else {
+            panic!("no cars block: {keys:?}");
+        };
+        let ids: Vec<u32> = cars.iter().map(|(id, _)| *id).collect();
+        assert_eq!(ids, [0, 1]);
+    }
+    // It follows the first seat (its first panel went by with the first
+    // frames), and seed 001's key commands switch: the next after seat 0
+    // is 1, then it wraps.
+    command(&mut eve, "1:down:nextPlayer").await;
+    panel_until(&mut eve, "f:1").await;
+    command(&mut eve, "2:down:nextPlayer").await;
+    panel_until(&mut eve, "f:0").await;
+    command(&mut eve, "3:down:prevPlayer").await;
+    panel_until(&mut eve, "f:1").await;
+    // The followed player leaves: the spectator follows the next one.
+    drop(bob);
+    panel_until(&mut eve, "f:0").await;
+
+    // The room for spectators is bounded; a spectator sends no inputs.
+    let mut second = signed_in(&server, "watch", None).await;
+    assert_eq!(next_on(&mut second, Channel::AuthResult).await, "null");
+    let third = signed_in(&server, "watch", None).await;
+    assert_eq!(closed_with(third).await, Some(tech_codes::SERVER_FULL));
+    let input = InputMessage {
+        seq: 1,
+        tick: 1,
+        input: CarInput::default(),
+    };
+    second
+        .send(Message::Binary(
+            message(Channel::Input, &input.encode()).into(),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(closed_with(second).await, Some(tech_codes::PROTOCOL));
+    // The player raced on through it.
+    assert!(!next_on(&mut ann, Channel::Shot).await.is_empty());
 }

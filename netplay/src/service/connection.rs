@@ -12,11 +12,10 @@ use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::messages::{Channel, Command, InputMessage};
-use crate::race_config::SeatId;
 use crate::race_schema::RemovalReason;
 use crate::service::Shared;
 use crate::service::payloads::{AuthAnswer, AuthForm, json_message, message, tech_codes};
-use crate::service::race_loop::{JoinRefusal, Outbound, RaceCommand};
+use crate::service::race_loop::{JoinRefusal, Member, Outbound, RaceCommand};
 
 /// Weight of a new round-trip time in the smoothed latency.
 const LATENCY_WEIGHT: f64 = 0.2;
@@ -89,24 +88,24 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>) {
         }
         Err(_) => return,
     };
-    let seat = joined.seat;
+    let who = joined.who;
     for m in [
         json_message(Channel::AuthResult, &serde_json::Value::Null),
         json_message(Channel::Map, &joined.map),
     ] {
         if sink.send(Message::Binary(m.into())).await.is_err() {
-            leave(&shared, seat, RemovalReason::Left).await;
+            leave(&shared, who, RemovalReason::Left).await;
             return;
         }
     }
-    let reason = play(&shared, seat, joined.outbound, &mut sink, &mut stream).await;
-    leave(&shared, seat, reason).await;
+    let reason = play(&shared, who, joined.outbound, &mut sink, &mut stream).await;
+    leave(&shared, who, reason).await;
 }
 
-async fn leave(shared: &Shared, seat: SeatId, reason: RemovalReason) {
+async fn leave(shared: &Shared, who: Member, reason: RemovalReason) {
     let _ = shared
         .commands
-        .send(RaceCommand::Leave { seat, reason })
+        .send(RaceCommand::Leave { who, reason })
         .await;
 }
 
@@ -124,10 +123,10 @@ struct Pings {
     last_chat: Option<Instant>,
 }
 
-/// The seated part of a connection; returns why it ended.
+/// The signed-in part of a connection; returns why it ended.
 async fn play(
     shared: &Shared,
-    seat: SeatId,
+    who: Member,
     mut outbound: mpsc::Receiver<Outbound>,
     sink: &mut Sink,
     stream: &mut futures_util::stream::SplitStream<WebSocket>,
@@ -155,7 +154,7 @@ async fn play(
                     // Closed, or a WebSocket error (an oversized message among them).
                     _ => return RemovalReason::Left,
                 };
-                match take_message(shared, seat, &bytes, &mut pings).await {
+                match take_message(shared, who, &bytes, &mut pings).await {
                     Ok(()) => {}
                     Err(why) => {
                         kick(sink, tech_codes::PROTOCOL, &why).await;
@@ -200,17 +199,20 @@ async fn play(
     }
 }
 
-/// Acts on one message from a seated player; an error is a protocol
-/// violation, named for the kick.
+/// Acts on one message from a player or a spectator; an error is a
+/// protocol violation, named for the kick.
 async fn take_message(
     shared: &Shared,
-    seat: SeatId,
+    who: Member,
     bytes: &[u8],
     pings: &mut Pings,
 ) -> Result<(), String> {
     let (&channel, payload) = bytes.split_first().ok_or("an empty message")?;
     match Channel::from_byte(channel) {
         Some(Channel::Input) => {
+            let Member::Seat(seat) = who else {
+                return Err("a spectator sends no inputs".into());
+            };
             let message = InputMessage::decode(payload).map_err(|e| e.to_string())?;
             let _ = shared
                 .commands
@@ -232,10 +234,12 @@ async fn take_message(
                 .smoothed_ms
                 .map_or(rtt, |s| s + LATENCY_WEIGHT * (rtt - s));
             pings.smoothed_ms = Some(smoothed);
-            let _ = shared
-                .commands
-                .send(RaceCommand::Latency { seat, ms: smoothed })
-                .await;
+            if let Member::Seat(seat) = who {
+                let _ = shared
+                    .commands
+                    .send(RaceCommand::Latency { seat, ms: smoothed })
+                    .await;
+            }
         }
         Some(Channel::ChatSend) => {
             let text = std::str::from_utf8(payload).map_err(|_| "a chat line is UTF-8")?;
@@ -254,17 +258,24 @@ async fn take_message(
                 let _ = shared
                     .commands
                     .send(RaceCommand::Chat {
-                        seat,
+                        who,
                         text: text.to_owned(),
                     })
                     .await;
             }
         }
         Some(Channel::Shot) => {
-            // Seed 001's key commands: a player has none yet, so they are
-            // checked and dropped; a malformed one is a violation.
+            // Seed 001's key commands: a spectator's switch the player it
+            // follows; a player has none yet, so its are checked and
+            // dropped. A malformed one is a violation.
             let text = std::str::from_utf8(payload).map_err(|_| "a command is UTF-8")?;
-            Command::parse(text).map_err(|e| e.to_string())?;
+            let command = Command::parse(text).map_err(|e| e.to_string())?;
+            if let Member::Spectator(spectator) = who {
+                let _ = shared
+                    .commands
+                    .send(RaceCommand::Command { spectator, command })
+                    .await;
+            }
         }
         _ => return Err(format!("channel {channel} is not one a player sends")),
     }

@@ -1,7 +1,8 @@
 //! The race as a network service: an axum router with one WebSocket route,
 //! `/race`, in front of a [`RaceServer`] stepped on its own thread
 //! (`race_loop.rs`); each connection (`connection.rs`) signs in with a seat
-//! token, then sends inputs and receives frames, HUD and standings
+//! token, then sends inputs and receives frames, HUD and standings, or
+//! with a spectator token, then watches and switches the player it follows
 //! (`payloads.rs` has the JSON channels).
 //!
 //! **Architecture Invariant:** the race logic stays in `server.rs` and
@@ -58,6 +59,12 @@ pub struct ServiceOptions {
     pub interpolation: InterpolationSettings,
     /// Where to record the race (`race-NNN.sks` segments), if anywhere.
     pub record: Option<PathBuf>,
+    /// Tokens that sign in a spectator: no car, the frames without a
+    /// player block, and `nextPlayer` / `prevPlayer` to switch the player
+    /// whose HUD it is sent. A token may be used by several spectators.
+    pub spectator_tokens: Vec<String>,
+    /// Spectators connected at once, at most (4002 past it).
+    pub max_spectators: usize,
 }
 
 impl Default for ServiceOptions {
@@ -73,6 +80,8 @@ impl Default for ServiceOptions {
             auth_timeout: connection::DEFAULT_AUTH_TIMEOUT,
             interpolation: InterpolationSettings::default(),
             record: None,
+            spectator_tokens: Vec::new(),
+            max_spectators: 64,
         }
     }
 }
@@ -121,13 +130,17 @@ pub fn race_service(options: ServiceOptions) -> Result<RaceService> {
     let pace = options.pace;
     // The recorder is made on the race's thread (it is not Send).
     let record = options.record.clone();
+    let watching = race_loop::Watching {
+        tokens: options.spectator_tokens.clone(),
+        most: options.max_spectators,
+    };
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = stop.clone();
     let thread = std::thread::Builder::new()
         .name("skidpad-race".into())
         .spawn(move || {
             let recording = record.map(recording::Recording::new);
-            race_loop::run(race, receiver, pace, recording, stopping);
+            race_loop::run(race, receiver, pace, &watching, recording, stopping);
         })
         .map_err(|e| crate::NetError::Refused {
             reason: format!("cannot start the race thread: {e}"),

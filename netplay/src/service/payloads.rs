@@ -71,8 +71,9 @@ pub struct MapData {
     pub car: String,
     /// Laps in the race.
     pub laps: u32,
-    /// The player's seat: its id in the `cars` and `player` blocks.
-    pub seat: u8,
+    /// The player's seat: its id in the `cars` and `player` blocks;
+    /// `null` for a spectator, who has no car.
+    pub seat: Option<u8>,
 }
 
 /// Channel 8 codes, also used as the WebSocket close code of a kick.

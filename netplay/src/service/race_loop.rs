@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::messages::{Channel, InputMessage};
+use crate::messages::{Channel, Command, InputMessage, KeyAction};
 use crate::race_config::{SeatId, SeatStanding};
 use crate::race_schema::RemovalReason;
 use crate::server::RaceServer;
@@ -26,6 +26,14 @@ const OUTBOUND_QUEUE: usize = 256;
 /// Ticks the race may run back to back to catch up with its schedule.
 const MAX_CATCH_UP_TICKS: u32 = 5;
 
+/// Who a connection is in the race: a player in a seat, or a spectator
+/// (numbered by the service, in sign-in order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Member {
+    Seat(SeatId),
+    Spectator(u32),
+}
+
 /// What a connection asks of the race.
 pub(crate) enum RaceCommand {
     Join {
@@ -34,21 +42,33 @@ pub(crate) enum RaceCommand {
         reply: oneshot::Sender<std::result::Result<Joined, JoinRefusal>>,
     },
     Chat {
-        seat: SeatId,
+        who: Member,
         text: String,
     },
     Leave {
-        seat: SeatId,
+        who: Member,
         reason: RemovalReason,
     },
     Input {
         seat: SeatId,
         message: InputMessage,
     },
+    /// A spectator's key command (seed 001: `nextPlayer`, `prevPlayer`).
+    Command {
+        spectator: u32,
+        command: Command,
+    },
     Latency {
         seat: SeatId,
         ms: f64,
     },
+}
+
+/// Who may watch: the spectator tokens and how many may watch at once.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Watching {
+    pub tokens: Vec<String>,
+    pub most: usize,
 }
 
 /// Why a sign-in was turned away.
@@ -59,9 +79,9 @@ pub(crate) enum JoinRefusal {
     Denied(String),
 }
 
-/// A seat taken: its queue of messages and the race it joined.
+/// A place taken: its queue of messages and the race it joined.
 pub(crate) struct Joined {
-    pub seat: SeatId,
+    pub who: Member,
     pub outbound: mpsc::Receiver<Outbound>,
     pub map: MapData,
 }
@@ -72,6 +92,40 @@ pub(crate) enum Outbound {
     Message(Vec<u8>),
     /// An input the race refused, and why.
     Refused(String),
+}
+
+/// A spectator's connection: whom it follows and what it was last sent.
+struct SpectatorLink {
+    name: String,
+    queue: mpsc::Sender<Outbound>,
+    /// The seat followed, if any player is seated.
+    following: Option<u8>,
+    /// The HUD as last sent (the followed player's, with `f`).
+    panel: BTreeMap<&'static str, String>,
+    /// Its first frame is still to come (channel `FirstShot`).
+    needs_first_shot: bool,
+}
+
+/// Everyone connected to the race.
+#[derive(Default)]
+struct Links {
+    seats: BTreeMap<u8, SeatLink>,
+    spectators: BTreeMap<u32, SpectatorLink>,
+    next_spectator: u32,
+}
+
+impl Links {
+    /// Every connection's queue, players first.
+    fn queues(&self) -> impl Iterator<Item = &mpsc::Sender<Outbound>> {
+        let seats = self.seats.values().map(|l| &l.queue);
+        seats.chain(self.spectators.values().map(|l| &l.queue))
+    }
+
+    fn broadcast(&self, m: &[u8]) {
+        for queue in self.queues() {
+            let _ = queue.try_send(Outbound::Message(m.to_vec()));
+        }
+    }
 }
 
 struct SeatLink {
@@ -92,17 +146,18 @@ pub(crate) fn run(
     mut race: RaceServer,
     mut commands: mpsc::Receiver<RaceCommand>,
     pace: f64,
+    watching: &Watching,
     mut recording: Option<Recording>,
     stop: Arc<AtomicBool>,
 ) {
-    let mut seats: BTreeMap<u8, SeatLink> = BTreeMap::new();
+    let mut links = Links::default();
     let tick_wall = Duration::from_secs_f64(race.dt() / pace);
     let mut start = Instant::now();
     let mut ticks: u32 = 0;
     loop {
         loop {
             match commands.try_recv() {
-                Ok(command) => handle(&mut race, &mut seats, &mut recording, command),
+                Ok(command) => handle(&mut race, &mut links, watching, &mut recording, command),
                 Err(mpsc::error::TryRecvError::Empty) => break,
                 Err(mpsc::error::TryRecvError::Disconnected) => {
                     stop.store(true, Ordering::Relaxed);
@@ -118,21 +173,17 @@ pub(crate) fn run(
         }
         match race.step() {
             Ok(frames) => {
-                let frame_tick = !frames.is_empty();
+                let frame_tick = race.tick().is_multiple_of(race.config().ticks_per_frame);
                 for out in frames {
-                    if let Some(link) = seats.get(&out.seat.0) {
-                        let channel = if out.first_shot {
-                            Channel::FirstShot
-                        } else {
-                            Channel::Shot
-                        };
+                    if let Some(link) = links.seats.get(&out.seat.0) {
                         let _ = link
                             .queue
-                            .try_send(Outbound::Message(message(channel, &out.frame)));
+                            .try_send(Outbound::Message(shot(out.first_shot, &out.frame)));
                     }
                 }
                 if frame_tick {
-                    send_huds(&race, &mut seats);
+                    send_watch_frames(&race, &mut links);
+                    send_huds(&race, &mut links);
                 }
                 if let Some(recording) = &mut recording {
                     recording.capture(&race);
@@ -156,14 +207,42 @@ pub(crate) fn run(
     }
 }
 
+/// A frame message: on `FirstShot` for a connection's first frame.
+fn shot(first: bool, frame: &[u8]) -> Vec<u8> {
+    let channel = if first {
+        Channel::FirstShot
+    } else {
+        Channel::Shot
+    };
+    message(channel, frame)
+}
+
+/// The frame without a player block to every spectator.
+fn send_watch_frames(race: &RaceServer, links: &mut Links) {
+    let Some(frame) = race.watch_frame() else {
+        return;
+    };
+    for link in links.spectators.values_mut() {
+        let _ = link
+            .queue
+            .try_send(Outbound::Message(shot(link.needs_first_shot, frame)));
+        link.needs_first_shot = false;
+    }
+}
+
 fn handle(
     race: &mut RaceServer,
-    seats: &mut BTreeMap<u8, SeatLink>,
+    links: &mut Links,
+    watching: &Watching,
     recording: &mut Option<Recording>,
     command: RaceCommand,
 ) {
     match command {
         RaceCommand::Join { token, name, reply } => {
+            if watching.tokens.contains(&token) {
+                let _ = reply.send(spectator_link(race, links, watching, name));
+                return;
+            }
             if race.free_seats() == 0 {
                 let _ = reply.send(Err(JoinRefusal::Full));
                 return;
@@ -174,7 +253,7 @@ fn handle(
                 recording.finish(race);
             }
             let joined = match race.join(&token, &name) {
-                Ok(seat) => seat_link(race, seats, seat),
+                Ok(seat) => Ok(seat_link(race, links, seat)),
                 Err(e) => Err(JoinRefusal::Denied(e.to_string())),
             };
             if let Some(recording) = recording {
@@ -182,15 +261,25 @@ fn handle(
             }
             let _ = reply.send(joined);
         }
-        RaceCommand::Chat { seat, text } => {
-            if let Some(name) = seats.get(&seat.0).map(|l| l.name.clone()) {
-                let line = json_message(Channel::Chat, &json!([text, name, 0]));
-                for link in seats.values() {
-                    let _ = link.queue.try_send(Outbound::Message(line.clone()));
-                }
+        RaceCommand::Chat { who, text } => {
+            let name = match who {
+                Member::Seat(seat) => links.seats.get(&seat.0).map(|l| l.name.clone()),
+                Member::Spectator(id) => links.spectators.get(&id).map(|l| l.name.clone()),
+            };
+            if let Some(name) = name {
+                links.broadcast(&json_message(Channel::Chat, &json!([text, name, 0])));
             }
         }
-        RaceCommand::Leave { seat, reason } => {
+        RaceCommand::Leave {
+            who: Member::Spectator(id),
+            ..
+        } => {
+            links.spectators.remove(&id);
+        }
+        RaceCommand::Leave {
+            who: Member::Seat(seat),
+            reason,
+        } => {
             if race.leave(seat, reason).is_ok() {
                 if race.world().car_count() == 0
                     && let Some(recording) = recording
@@ -206,56 +295,106 @@ fn handle(
                     contacts = stats.contacts,
                     "a player left"
                 );
-                seats.remove(&seat.0);
-                let gone = json!([[[seat.0, 0, null, 0]], []]);
-                for link in seats.values() {
-                    let _ = link
-                        .queue
-                        .try_send(Outbound::Message(json_message(Channel::Stat, &gone)));
-                }
+                links.seats.remove(&seat.0);
+                links.broadcast(&json_message(
+                    Channel::Stat,
+                    &json!([[[seat.0, 0, null, 0]], []]),
+                ));
             }
         }
         RaceCommand::Input { seat, message } => {
             if let Err(e) = race.input(seat, message)
-                && let Some(link) = seats.get(&seat.0)
+                && let Some(link) = links.seats.get(&seat.0)
             {
                 let _ = link.queue.try_send(Outbound::Refused(e.to_string()));
             }
         }
+        RaceCommand::Command { spectator, command } => {
+            let seated: Vec<u8> = links.seats.keys().copied().collect();
+            if let Some(link) = links.spectators.get_mut(&spectator)
+                && command.action == KeyAction::Down
+            {
+                match command.name.as_str() {
+                    "nextPlayer" => link.following = next_followed(&seated, link.following, true),
+                    "prevPlayer" => link.following = next_followed(&seated, link.following, false),
+                    // Other keys mean nothing to a spectator of a race.
+                    _ => {}
+                }
+            }
+        }
         RaceCommand::Latency { seat, ms } => {
-            if let Some(link) = seats.get_mut(&seat.0) {
+            if let Some(link) = links.seats.get_mut(&seat.0) {
                 link.latency_ms = Some(ms);
             }
         }
     }
 }
 
-/// Opens a seated player's queue with the standings so far and the race's
-/// state (seed 001's game code 1: on).
-fn seat_link(
+/// The seat a spectator follows after `nextPlayer` (`forward`) or
+/// `prevPlayer`: the next seated seat after (or before) `current` in seat
+/// order, wrapping around; the first (or last) when `current` is none or
+/// has left; none when no one is seated.
+pub(crate) fn next_followed(seated: &[u8], current: Option<u8>, forward: bool) -> Option<u8> {
+    let (first, last) = (seated.first().copied()?, seated.last().copied()?);
+    let Some(current) = current else {
+        return Some(if forward { first } else { last });
+    };
+    if forward {
+        Some(
+            seated
+                .iter()
+                .copied()
+                .find(|&s| s > current)
+                .unwrap_or(first),
+        )
+    } else {
+        Some(
+            seated
+                .iter()
+                .rev()
+                .copied()
+                .find(|&s| s < current)
+                .unwrap_or(last),
+        )
+    }
+}
+
+/// The race's description for a newcomer, and the standings so far with
+/// the race's state (seed 001's game code 1: on).
+fn welcome(
     race: &RaceServer,
-    seats: &mut BTreeMap<u8, SeatLink>,
-    seat: SeatId,
-) -> std::result::Result<Joined, JoinRefusal> {
+    links: &Links,
+    seat: Option<u8>,
+) -> (MapData, mpsc::Sender<Outbound>, mpsc::Receiver<Outbound>) {
     let (queue, outbound) = mpsc::channel(OUTBOUND_QUEUE);
     let config = race.config();
     let map = MapData {
         track: config.track.clone(),
         car: config.car.clone(),
         laps: config.laps,
-        seat: seat.0,
+        seat,
     };
-    let name = race.name_of(seat).unwrap_or_default().to_owned();
     // The standings' head and every current row, then deltas.
     let head = json!([[0, ["name", "position", "laps", "best", "latency"], 0]]);
-    let rows: Vec<_> = seats.values().filter_map(|s| s.stat_row.clone()).collect();
+    let rows: Vec<_> = links
+        .seats
+        .values()
+        .filter_map(|s| s.stat_row.clone())
+        .collect();
     for m in [
         json_message(Channel::Stat, &json!([rows, head, true])),
         json_message(Channel::GameInform, &json!([1])),
     ] {
         let _ = queue.try_send(Outbound::Message(m));
     }
-    seats.insert(
+    (map, queue, outbound)
+}
+
+/// Opens a seated player's queue.
+fn seat_link(race: &RaceServer, links: &mut Links, seat: SeatId) -> Joined {
+    let (map, queue, outbound) = welcome(race, links, Some(seat.0));
+    let name = race.name_of(seat).unwrap_or_default().to_owned();
+    links.seats.insert(
         seat.0,
         SeatLink {
             name,
@@ -266,20 +405,52 @@ fn seat_link(
             finish_sent: false,
         },
     );
+    Joined {
+        who: Member::Seat(seat),
+        outbound,
+        map,
+    }
+}
+
+/// Opens a spectator's queue, following the first seated player, if the
+/// race has room for another.
+fn spectator_link(
+    race: &RaceServer,
+    links: &mut Links,
+    watching: &Watching,
+    name: String,
+) -> std::result::Result<Joined, JoinRefusal> {
+    if links.spectators.len() >= watching.most {
+        return Err(JoinRefusal::Full);
+    }
+    let (map, queue, outbound) = welcome(race, links, None);
+    let id = links.next_spectator;
+    links.next_spectator += 1;
+    let seated: Vec<u8> = links.seats.keys().copied().collect();
+    links.spectators.insert(
+        id,
+        SpectatorLink {
+            name: name.chars().take(32).collect(),
+            queue,
+            following: next_followed(&seated, None, true),
+            panel: BTreeMap::new(),
+            needs_first_shot: true,
+        },
+    );
     Ok(Joined {
-        seat,
+        who: Member::Spectator(id),
         outbound,
         map,
     })
 }
 
-/// Each seat's panel keys that changed, and the standings rows that
+/// Each connection's panel keys that changed, and the standings rows that
 /// changed, to everyone (seed 001: only on change).
-fn send_huds(race: &RaceServer, seats: &mut BTreeMap<u8, SeatLink>) {
+fn send_huds(race: &RaceServer, links: &mut Links) {
     let standings = race.standings();
     let mut changed_rows = Vec::new();
     for standing in &standings {
-        let Some(link) = seats.get_mut(&standing.seat.0) else {
+        let Some(link) = links.seats.get_mut(&standing.seat.0) else {
             continue;
         };
         if standing.finished && !link.finish_sent {
@@ -295,24 +466,39 @@ fn send_huds(race: &RaceServer, seats: &mut BTreeMap<u8, SeatLink>) {
             link.stat_row = Some(row.clone());
             changed_rows.push(row);
         }
-        let panel = panel(race, standing);
-        let changes: Vec<String> = panel
-            .iter()
-            .filter(|(k, v)| link.panel.get(*k) != Some(v))
-            .map(|(k, v)| format!("{k}:{v}"))
-            .collect();
-        if !changes.is_empty() {
-            link.panel = panel;
-            let _ = link
-                .queue
-                .try_send(Outbound::Message(json_message(Channel::Panel, &changes)));
+        let panel = panel(race, Some(standing));
+        send_panel(&link.queue, &mut link.panel, panel);
+    }
+    let seated: Vec<u8> = links.seats.keys().copied().collect();
+    for link in links.spectators.values_mut() {
+        // The followed player may have left: follow the next one.
+        if link.following.is_none_or(|s| !seated.contains(&s)) {
+            link.following = next_followed(&seated, link.following, true);
         }
+        let followed = standings.iter().find(|s| Some(s.seat.0) == link.following);
+        let mut panel = panel(race, followed);
+        panel.insert("f", link.following.map_or(String::new(), |s| s.to_string()));
+        send_panel(&link.queue, &mut link.panel, panel);
     }
     if !changed_rows.is_empty() {
-        let update = json_message(Channel::Stat, &json!([changed_rows, []]));
-        for link in seats.values() {
-            let _ = link.queue.try_send(Outbound::Message(update.clone()));
-        }
+        links.broadcast(&json_message(Channel::Stat, &json!([changed_rows, []])));
+    }
+}
+
+/// The keys of `panel` that differ from what was `sent`, if any.
+fn send_panel(
+    queue: &mpsc::Sender<Outbound>,
+    sent: &mut BTreeMap<&'static str, String>,
+    panel: BTreeMap<&'static str, String>,
+) {
+    let changes: Vec<String> = panel
+        .iter()
+        .filter(|(k, v)| sent.get(*k) != Some(v))
+        .map(|(k, v)| format!("{k}:{v}"))
+        .collect();
+    if !changes.is_empty() {
+        *sent = panel;
+        let _ = queue.try_send(Outbound::Message(json_message(Channel::Panel, &changes)));
     }
 }
 
@@ -330,11 +516,41 @@ fn stat_row(s: &SeatStanding, link: &SeatLink) -> serde_json::Value {
 
 /// The HUD: `t` race time (whole seconds, the seed's one engine key),
 /// `lap` the lap being driven, `pos`, `gap` to the leader (s, 3 decimals).
-fn panel(race: &RaceServer, s: &SeatStanding) -> BTreeMap<&'static str, String> {
+/// Without a standing (a spectator following no one) the keys are sent
+/// empty, as seed 001's spectator panel.
+fn panel(race: &RaceServer, s: Option<&SeatStanding>) -> BTreeMap<&'static str, String> {
     let mut panel = BTreeMap::new();
     panel.insert("t", format!("{}", race.race_time() as u64));
-    panel.insert("lap", format!("{}", (s.laps + 1).min(race.config().laps)));
-    panel.insert("pos", s.position.to_string());
-    panel.insert("gap", s.gap.map_or(String::new(), |g| format!("{g:.3}")));
+    let value = |f: &dyn Fn(&SeatStanding) -> String| s.map_or(String::new(), f);
+    panel.insert(
+        "lap",
+        value(&|s| format!("{}", (s.laps + 1).min(race.config().laps))),
+    );
+    panel.insert("pos", value(&|s| s.position.to_string()));
+    panel.insert(
+        "gap",
+        value(&|s| s.gap.map_or(String::new(), |g| format!("{g:.3}"))),
+    );
     panel
+}
+
+#[cfg(test)]
+mod tests {
+    use super::next_followed;
+
+    #[test]
+    fn next_and_previous_player_cycle_over_the_seated_seats() {
+        let seated = [0, 3, 7];
+        assert_eq!(next_followed(&seated, None, true), Some(0));
+        assert_eq!(next_followed(&seated, None, false), Some(7));
+        assert_eq!(next_followed(&seated, Some(0), true), Some(3));
+        assert_eq!(next_followed(&seated, Some(7), true), Some(0));
+        assert_eq!(next_followed(&seated, Some(0), false), Some(7));
+        assert_eq!(next_followed(&seated, Some(3), false), Some(0));
+        // A followed seat that left: the next one after where it was.
+        assert_eq!(next_followed(&seated, Some(5), true), Some(7));
+        assert_eq!(next_followed(&seated, Some(5), false), Some(3));
+        assert_eq!(next_followed(&[], Some(1), true), None);
+        assert_eq!(next_followed(&[4], Some(4), true), Some(4));
+    }
 }
