@@ -202,8 +202,22 @@ impl NetClient {
         self.inner.set_lead_safety(ticks).map_err(net_error)
     }
 
+    /// Tells the client the server's `maxInputLead` (from its config
+    /// message; 60 by default): it predicts no further past the newest
+    /// server state, so a stalled server does not leave it running away.
+    #[wasm_bindgen(js_name = setMaxInputLead)]
+    pub fn set_max_input_lead(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "number")] ticks: JsValue,
+    ) -> JsResult<()> {
+        let ticks = args::u32_arg(&ticks, "ticks")?;
+        self.inner.set_max_input_lead(ticks);
+        Ok(())
+    }
+
     /// How many ticks to predict now (1 normally; more or 0 to keep the
-    /// inputs arriving just before their ticks).
+    /// inputs arriving just before their ticks; 0 while the prediction is
+    /// the server's input lead past its newest state).
     #[wasm_bindgen(js_name = ticksDue)]
     pub fn ticks_due(&mut self) -> u32 {
         self.inner.ticks_due()

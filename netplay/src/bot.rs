@@ -129,6 +129,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
     let mut map: Option<MapData> = None;
     let mut client: Option<(NetClient, AiPilot)> = None;
     let mut dt = 1.0 / 60.0;
+    let mut max_input_lead = crate::RaceConfig::default().max_input_lead;
     let mut drawn: Option<Interpolator> = None;
     // The newest frame's server time and when it came: the bot's clock of
     // the server's time.
@@ -163,6 +164,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         let config: ClientConfig = serde_json::from_slice(payload).map_err(io)?;
                         schema = Some(Schema::from_json(&config.schema.to_string())?);
                         dt = 1.0 / f64::from(config.tick_hz);
+                        max_input_lead = config.max_input_lead;
                         ticker = tokio::time::interval(Duration::from_secs_f64(dt / options.pace));
                         let settings = InterpolationSettings {
                             delay_ms: config.interpolation_delay_ms,
@@ -186,6 +188,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         let ground: Arc<dyn skidpad_core::Ground> = Arc::new(track.ground().map_err(core)?);
                         let def = preset(&map.car).map_err(core)?;
                         let mut c = NetClient::new(WorldConfig::default(), ground.clone(), &def, dt, &frame)?;
+                        c.set_max_input_lead(max_input_lead);
                         c.advance_to(frame.tick + options.lead_ticks)?;
                         let pilot = AiPilot::new(ground, &def, track)?.with_nudge(options.nudge);
                         report.seat = map.seat.ok_or_else(|| io("signed in as a spectator, not a player"))?;

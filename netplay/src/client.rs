@@ -22,6 +22,7 @@ use skidpad_replay::{FieldDiff, diff_car};
 use crate::error::{NetError, Result, frame_error};
 use crate::frame::{Block, Frame};
 use crate::messages::InputMessage;
+use crate::race_config::RaceConfig;
 use crate::race_schema::{PLAYER_KEY, PlayerRow};
 
 /// Most ticks a client predicts ahead of the newest server state; past
@@ -84,6 +85,9 @@ pub struct NetClient {
     offset: DVec3,
     stats: PredictionStats,
     lead: LeadControl,
+    /// Ticks past the newest server state the client predicts at most:
+    /// the server's `max_input_lead`.
+    max_ahead: u32,
 }
 
 /// Ticks of margin the client keeps its inputs arriving ahead of their
@@ -200,6 +204,7 @@ impl NetClient {
                 skip: 0,
                 safety: i64::from(DEFAULT_LEAD_SAFETY),
             },
+            max_ahead: RaceConfig::default().max_input_lead,
         })
     }
 
@@ -245,8 +250,25 @@ impl NetClient {
     /// arrive too close to (or after) their ticks; 0 when they arrive far
     /// earlier than needed. A client that always predicts one tick per
     /// tick keeps the lead it started with.
+    ///
+    /// It is 0, whatever the lead control says, while the prediction is
+    /// the server's `max_input_lead` ticks past the newest server state:
+    /// the server is at that state's tick at least, so an input for a
+    /// later tick would be refused. This holds a client whose server has
+    /// stalled or fallen behind its schedule (an overloaded machine drops
+    /// the debt) instead of letting it run away and be kicked for a flood
+    /// of refused inputs.
     pub fn ticks_due(&mut self) -> u32 {
+        if self.tick.saturating_sub(self.server_tick) >= self.max_ahead {
+            return 0;
+        }
         self.lead.ticks_due(self.next_seq)
+    }
+
+    /// Tells the client the server's `max_input_lead` (its config message
+    /// carries it; by default `RaceConfig`'s).
+    pub fn set_max_input_lead(&mut self, ticks: u32) {
+        self.max_ahead = ticks;
     }
 
     /// Sets the margin, in ticks, the lead control keeps between an

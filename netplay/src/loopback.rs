@@ -198,6 +198,7 @@ impl LoopbackRace {
                             server.dt(),
                             &frame,
                         )?;
+                        client.set_max_input_lead(server.config().max_input_lead);
                         client.advance_to(frame.tick + player.plan.lead_ticks)?;
                         let pilot = AiPilot::new(ground, &def, server.track().clone())?
                             .with_nudge(player.plan.nudge);

@@ -3,10 +3,10 @@
 //! nothing, least of all another player's car.
 
 use proptest::prelude::*;
-use skidpad_core::CarInput;
+use skidpad_core::{CarInput, WorldConfig};
 use skidpad_netplay::{
-    Block, Channel, Command, InputMessage, KeyAction, NetError, PLAYER_KEY, PlayerRow, RaceConfig,
-    RaceServer, RemovalReason, SeatId, decode_frame,
+    Block, Channel, Command, InputMessage, KeyAction, NetClient, NetError, PLAYER_KEY, PlayerRow,
+    RaceConfig, RaceServer, RemovalReason, SeatId, decode_frame,
 };
 
 fn server(seats: usize) -> RaceServer {
@@ -272,4 +272,45 @@ proptest! {
         }
         prop_assert_eq!(race.tick() as usize, messages.len());
     }
+}
+
+#[test]
+fn a_client_holds_at_the_servers_input_lead_past_its_newest_state() {
+    let mut race = server(1);
+    let seat = race.join("token-0", "ann").unwrap();
+    race.step().unwrap();
+    let first = race.step().unwrap();
+    let frame = decode_frame(race.schema(), &first[0].frame).unwrap();
+    let def = skidpad_core::preset(&race.config().car).unwrap();
+    let mut client = NetClient::new(
+        WorldConfig::default(),
+        race.world().ground().clone(),
+        &def,
+        race.dt(),
+        &frame,
+    )
+    .unwrap();
+    let lead = race.config().max_input_lead;
+    client.set_max_input_lead(lead);
+    // The server stalls (no frame comes): the client predicts up to the
+    // lead and then holds, so each input it sent is one the server takes.
+    let mut sent = Vec::new();
+    for _ in 0..10 * lead {
+        for _ in 0..client.ticks_due() {
+            sent.push(client.drive(CarInput::default()).unwrap());
+        }
+    }
+    assert_eq!(client.tick() - client.server_tick(), lead);
+    for message in &sent {
+        race.input(seat, *message).unwrap();
+    }
+    assert_eq!(race.stats().refused_inputs, 0);
+    // The server moves on: the client does too.
+    let mut frames = Vec::new();
+    while frames.is_empty() {
+        frames = race.step().unwrap();
+    }
+    let newer = decode_frame(race.schema(), &frames[0].frame).unwrap();
+    client.on_frame(&newer).unwrap();
+    assert!(client.ticks_due() > 0);
 }
