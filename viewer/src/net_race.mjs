@@ -3,6 +3,11 @@
 //
 //   /race?server=ws://HOST:PORT/race&token=SEAT_TOKEN&name=NAME[&pace=P]
 //
+// With a spectator token the page watches instead: no car of its own,
+// every car interpolated, the camera on the player the server says it
+// follows (panel key `f`), N and P switching to the next and previous
+// player (seed 001's `nextPlayer` / `prevPlayer` commands).
+//
 // The page owns the WebSocket and the message channels (netplay/FORMAT.md);
 // the npm package's NetClient predicts this player's car with the core and
 // checks every state the server sends bit for bit, and NetInterpolator
@@ -60,7 +65,11 @@ class RacePage {
     /** @type {MissLog | null} the prediction's misses, once seated */
     this.misses = null;
     this.standings = new Map();
-    this.shown = { state: 'connecting', seat: null, laps: 0, panel: {}, ping: null, informs: [], remoteDrawn: [], error: null, chat: [] };
+    this.shown = { state: 'connecting', seat: null, laps: 0, panel: {}, ping: null, informs: [], remoteDrawn: [], error: null, chat: [], following: null };
+    /** True once the server seated this page as a spectator. */
+    this.spectating = false;
+    /** The seq of the last key command sent. */
+    this.commandSeq = 0;
     $('#chat').onsubmit = (e) => this.sendChat(e);
     fitStage(this.canvas, this.scene, this.cameras);
     for (const mode of CAMERA_MODES) $('#camera').append(new Option(mode, mode));
@@ -178,7 +187,8 @@ class RacePage {
   join(map) {
     this.map = map;
     this.shown.seat = map.seat;
-    this.misses = new MissLog(map.seat);
+    this.spectating = map.seat === null;
+    if (!this.spectating) this.misses = new MissLog(map.seat);
     const track = new sk.TrackView(map.track);
     const data = { name: map.track, width: track.width, length: track.length, points: track.points(), elevation: track.elevation(), banking: track.banking() };
     this.scene.setTrack(data);
@@ -189,13 +199,31 @@ class RacePage {
     $('#hud-laps').textContent = String(map.laps);
     $('#hud').hidden = false;
     $('#chat').hidden = false;
-    $('#status').textContent = `seat ${map.seat} on ${map.track}: arrows or WASD drive`;
+    $('#status').textContent = this.spectating
+      ? `watching on ${map.track}: N and P switch the player followed`
+      : `seat ${map.seat} on ${map.track}: arrows or WASD drive`;
+    if (this.spectating) {
+      window.addEventListener('keydown', (e) => {
+        if (e.target === $('#chat-input') || e.repeat) return;
+        const name = { n: 'nextPlayer', p: 'prevPlayer' }[e.key.toLowerCase()];
+        if (!name) return;
+        this.commandSeq += 1;
+        this.send(message(CH.shot, new TextEncoder().encode(`${this.commandSeq}:down:${name}`)));
+      });
+    }
     this.canvas.focus();
   }
 
   firstShot(payload) {
+    if (this.spectating) {
+      this.remote.firstShot(payload);
+      this.clock = { serverMs: this.schema.decodeFrame(payload).serverTimeMs, at: performance.now() };
+      this.shown.state = 'watching';
+      return;
+    }
     this.client = new sk.NetClient(this.map.track, this.map.car, this.config.tickHz, payload);
     this.client.setLeadSafety(LEAD_SAFETY);
+    this.client.setMaxInputLead(this.config.maxInputLead);
     this.client.advanceTo(this.client.tick + START_LEAD);
     this.remote.firstShot(payload);
     this.clock = { serverMs: this.schema.decodeFrame(payload).serverTimeMs, at: performance.now() };
@@ -206,6 +234,12 @@ class RacePage {
   }
 
   shot(payload) {
+    if (this.spectating) {
+      if (this.clock && this.remote.push(payload)) {
+        this.clock = { serverMs: this.schema.decodeFrame(payload).serverTimeMs, at: performance.now() };
+      }
+      return;
+    }
     if (!this.client) return;
     const miss = this.client.onFrame(payload);
     const frame = this.schema.decodeFrame(payload);
@@ -265,8 +299,49 @@ class RacePage {
     this.shown.pose = poseArray(this.client.pose());
   }
 
+  /** A spectator's picture: every car as the server sent it, the camera
+   * on the followed player's (the first drawn while it follows no one). */
+  watch(time) {
+    const serverNow = this.clock.serverMs + (performance.now() - this.clock.at) * this.pace;
+    const cars = this.remote.sample(serverNow).filter((e) => e.key === 'cars');
+    if (this.scene.cars.length !== cars.length) this.scene.setCars(Array(cars.length).fill(this.carShape));
+    const p = this.shown.panel;
+    this.shown.following = p.f ? Number(p.f) : null;
+    /** @type {{ pose: number[], index: number, row: Record<string, number> } | null} */
+    let followed = null;
+    cars.forEach((e, k) => {
+      const r = e.row;
+      const pose = [r.x, r.y, r.z, r.yaw, r.pitch, r.roll, r.steer, r.speed];
+      this.scene.place(this.scene.cars[k], pose);
+      if (!this.shown.remoteDrawn.includes(e.id)) this.shown.remoteDrawn.push(e.id);
+      if (e.id === this.shown.following || followed === null) followed = { pose, index: k, row: r };
+    });
+    if (followed) {
+      this.scene.cars.forEach((car, k) => (car.group.visible = k !== followed.index || this.cameras.mode !== 'cockpit'));
+      this.cameras.update(followed.pose);
+      this.scene.seeThrough(this.cameras.camera, followed.index);
+      $('#hud-speed').textContent = (followed.pose[7] * 3.6).toFixed(0);
+      const gear = followed.row.gear - 1;
+      $('#hud-gear').textContent = gear < 0 ? 'R' : gear === 0 ? 'N' : String(gear);
+    }
+    this.scene.render(this.cameras.camera);
+    $('#hud-pos').textContent = p.pos || '–';
+    $('#hud-lap').textContent = p.lap || '–';
+    $('#hud-gap').textContent = p.gap && Number(p.gap) > 0 ? `+${p.gap} s` : '–';
+    const name = this.standings.get(this.shown.following)?.[0] ?? null;
+    if (name !== this.shown.watching) {
+      this.shown.watching = name;
+      $('#status').textContent = `watching ${name ?? 'no one'} on ${this.map.track}: N and P switch the player followed`;
+    }
+    this.lastDraw = time;
+  }
+
   draw(time) {
     requestAnimationFrame((t) => this.draw(t));
+    if (this.spectating && this.clock) {
+      this.watch(time);
+      return;
+    }
     if (!this.client) return;
     const serverNow = this.clock.serverMs + (performance.now() - this.clock.at) * this.pace;
     const cars = this.remote.sample(serverNow).filter((e) => e.key === 'cars');

@@ -14,6 +14,8 @@
 // - each page draws the other player (interpolated), shows its position,
 //   gap and ping, and got the race's game informs; a chat line typed on
 //   one page shows on both;
+// - a spectator page draws the cars and switches the player it follows
+//   with N and P;
 // - the server recorded the race (a segment per join), and every segment,
 //   made a replay by `skidpad recover`, verifies with `skidpad verify`.
 
@@ -49,14 +51,14 @@ function raceBot(url, token, name) {
   return { child, report };
 }
 
-async function openRace(context, base, server, token, name) {
+async function openRace(context, base, server, token, name, state = 'racing') {
   const page = await context.newPage();
   await page.setViewportSize({ width: 480, height: 320 });
   const logs = [];
   page.on('console', (m) => logs.push(m.text()));
   page.on('pageerror', (e) => logs.push(`page error: ${e.message}`));
   await page.goto(`${base}/race?server=${encodeURIComponent(server)}&token=${token}&name=${name}`);
-  await page.waitForFunction(() => window.skidpadRace?.shown().state === 'racing', undefined, { timeout: 60_000 });
+  await page.waitForFunction((s) => window.skidpadRace?.shown().state === s, state, { timeout: 60_000 });
   return { page, logs };
 }
 
@@ -65,10 +67,13 @@ export async function checkRace(browser) {
   const tokens = join(dir, 'tokens.txt');
   // Token order is grid order: the bot (the fastest) starts in front.
   writeFileSync(tokens, 'token-cat\ntoken-ann\ntoken-bob\n');
+  const watchers = join(dir, 'spectators.txt');
+  writeFileSync(watchers, 'token-eve\n');
   // One car a row, 40 m apart: the same car and driver keep the gap.
   const server = await startServer(netplayBin, [
     'serve', '--listen', '127.0.0.1:0', '--tokens', tokens, '--laps', String(LAPS),
     '--grid-columns', '1', '--grid-row-spacing', '40', '--record', join(dir, 'recorded'),
+    '--spectator-tokens', watchers,
   ], { RUST_LOG: 'warn' });
   const address = server.url.replace('race at ws://', '').replace('/race', '');
   const link = await startServer(netplayBin, ['link', '--listen', '127.0.0.1:0', '--to', address], { RUST_LOG: 'warn' });
@@ -122,6 +127,25 @@ export async function checkRace(browser) {
     ok(`race: the Rust bot raced ${cat.laps} laps in front, ${cat.checked} states predicted exactly, ${cat.lateCorrections} late corrections`);
     const touches = (s) => `${s.stats.mispredicted} misses in contact (${s.misses.contacts} contact events)`;
     ok(`race: two Chromium players raced ${LAPS} laps through the link (100 ± 20 ms): ${a.stats.checked} and ${b.stats.checked} states checked, ${touches(a)} and ${touches(b)}, none without a car near, ${a.stats.lateCorrections} and ${b.stats.lateCorrections} late corrections, ping ${a.ping} and ${b.ping} ms`);
+    // A spectator page: no car of its own, every seated car drawn, and
+    // real N and P key presses switch the player the server has it follow.
+    const eve = await openRace(browser.context, pages.url, via, 'token-eve', 'eve', 'watching');
+    await eve.page.waitForFunction(() => {
+      const s = window.skidpadRace.shown();
+      return s.following !== null && s.remoteDrawn.includes(1) && s.remoteDrawn.includes(2);
+    }, undefined, { timeout: 30_000 });
+    const watched = await eve.page.evaluate(() => window.skidpadRace.shown());
+    assert.equal(watched.seat, null, JSON.stringify(watched));
+    assert.equal(watched.stats, null, 'a spectator predicts nothing');
+    await eve.page.keyboard.press('n');
+    await eve.page.waitForFunction((f) => window.skidpadRace.shown().following !== f, watched.following, { timeout: 10_000 });
+    const next = (await eve.page.evaluate(() => window.skidpadRace.shown())).following;
+    await eve.page.keyboard.press('p');
+    await eve.page.waitForFunction((f) => window.skidpadRace.shown().following === f, watched.following, { timeout: 10_000 });
+    assert.match(await eve.page.$eval('#status', (e) => e.textContent), /^watching (ann|bob|cat) /);
+    assert.deepEqual(eve.logs.filter((l) => l.startsWith('page error')), []);
+    ok(`race: a spectator page drew seats ${watched.remoteDrawn.sort().join(', ')}, followed seat ${watched.following}, N moved it to ${next} and P back`);
+    await eve.page.close();
     // The chat box: ann types a line (real key events into the box, which
     // must not steer her car: "a" is a steering key) and both see it.
     await ann.page.click('#chat-input');
