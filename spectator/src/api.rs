@@ -77,6 +77,12 @@ impl Races {
         }
     }
 
+    /// Whether a race is published under `id`.
+    #[must_use]
+    pub fn contains(&self, id: &str) -> bool {
+        self.get(id).is_some()
+    }
+
     fn get(&self, id: &str) -> Option<Arc<Race>> {
         self.races.read().ok()?.get(id).cloned()
     }

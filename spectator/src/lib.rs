@@ -11,6 +11,7 @@
 
 pub mod api;
 pub mod archive;
+pub mod follow;
 pub mod limits;
 pub mod metrics;
 pub mod publish;

@@ -13,7 +13,7 @@ use clap::Parser;
 use skidpad_core::race::AiField;
 use skidpad_core::{Track, World, WorldConfig};
 use skidpad_replay::{RecorderOptions, StreamRecorder, SyncPolicy};
-use skidpad_spectator::{Race, RaceSink, Races, ServiceLimits, archive, router};
+use skidpad_spectator::{Race, RaceSink, Races, ServiceLimits, archive, follow, router};
 
 #[derive(Parser)]
 #[command(
@@ -54,6 +54,11 @@ struct Args {
     /// `demo-1`, `demo-2`, …).
     #[arg(long)]
     data: Option<std::path::PathBuf>,
+    /// Also offer every race another process records into this directory
+    /// (`*.sks` streams, e.g. `skidpad-netplay serve --record DIR`), each
+    /// under its file name, read on as it grows.
+    #[arg(long)]
+    follow: Option<std::path::PathBuf>,
 }
 
 const DT: f64 = 1.0 / 60.0;
@@ -148,6 +153,11 @@ async fn main() -> Result<()> {
             Err(e) => eprintln!("skidpad-spectator: the race stopped: {e:#}"),
         }
     });
+    if let Some(dir) = args.follow.clone() {
+        // The demo race's id is taken first: a followed file of that name
+        // is not offered.
+        follow::spawn(dir, races.clone(), Duration::from_millis(200), stop.clone());
+    }
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     println!(
         "spectate at http://{}/races/demo/meta (live tail: /races/demo/live)",

@@ -4,57 +4,28 @@
 //! race whose service was killed with SIGKILL mid-race is offered up to
 //! its last whole chunk, as ended.
 
-use std::io::{BufRead, BufReader};
+mod common;
+
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-/// The service, killed if a test fails before it stops it.
-struct Service {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Service {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use common::{Service, bytes, json};
 
 fn start(data: &Path, pace: &str) -> Service {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_skidpad-spectator"))
-        .args(["--listen", "127.0.0.1:0", "--cars", "2", "--laps", "1"])
-        .args(["--chunk-steps", "120", "--pace", pace])
-        .arg("--data")
-        .arg(data)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.as_mut().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let address = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next())
-        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
-        .to_owned();
-    Service {
-        child,
-        base: format!("http://{address}"),
-    }
-}
-
-async fn json(url: &str) -> serde_json::Value {
-    reqwest::get(url).await.unwrap().json().await.unwrap()
-}
-
-async fn bytes(url: &str) -> Vec<u8> {
-    let response = reqwest::get(url).await.unwrap();
-    assert_eq!(response.status(), 200, "{url}");
-    response.bytes().await.unwrap().to_vec()
+    let data = data.to_str().unwrap();
+    common::start(&[
+        "--cars",
+        "2",
+        "--laps",
+        "1",
+        "--chunk-steps",
+        "120",
+        "--pace",
+        pace,
+        "--data",
+        data,
+    ])
 }
 
 /// Polls `/races/{id}/range` until `done` says so (60 s at most).

@@ -2,6 +2,8 @@
 //! tail: the tails end (a spectator resumes elsewhere with Last-Event-ID)
 //! instead of holding the graceful shutdown open for ever.
 
+mod common;
+
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Command, Stdio};
@@ -18,12 +20,7 @@ fn sigterm_ends_live_tails_and_the_process() {
     // Kept open to the end: the service prints to it.
     let mut output = BufReader::new(child.stdout.take().unwrap());
     output.read_line(&mut line).unwrap();
-    let address = line
-        .split("http://")
-        .nth(1)
-        .and_then(|rest| rest.split('/').next())
-        .unwrap_or_else(|| panic!("unexpected first line: {line}"))
-        .to_owned();
+    let address = common::address_of(&line);
     let mut spectator = TcpStream::connect(&address).unwrap();
     spectator
         .write_all(b"GET /races/demo/live HTTP/1.1\r\nHost: x\r\n\r\n")
