@@ -61,7 +61,9 @@ pub struct ServiceOptions {
     pub record: Option<PathBuf>,
     /// Tokens that sign in a spectator: no car, the frames without a
     /// player block, and `nextPlayer` / `prevPlayer` to switch the player
-    /// whose HUD it is sent. A token may be used by several spectators.
+    /// whose HUD it is sent. A token may be used by several spectators;
+    /// one that is also a seat's signs in a spectator (the binary refuses
+    /// such a pair).
     pub spectator_tokens: Vec<String>,
     /// Spectators connected at once, at most (4002 past it).
     pub max_spectators: usize,
