@@ -203,6 +203,8 @@ class RacePage {
       ? `watching on ${map.track}: N and P switch the player followed`
       : `seat ${map.seat} on ${map.track}: arrows or WASD drive`;
     if (this.spectating) {
+      // A spectator has no round trip of its own to show.
+      $('#hud-ping').parentElement.hidden = true;
       window.addEventListener('keydown', (e) => {
         if (e.target === $('#chat-input') || e.repeat) return;
         const name = { n: 'nextPlayer', p: 'prevPlayer' }[e.key.toLowerCase()];
