@@ -299,6 +299,49 @@ const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
     ),
 ];
 
+/// How long each check of `cargo xtask test` took, printed after each and
+/// as a table at the end, so that a CI run's slow checks are named by the
+/// log itself (CI must stay well under its 90-minute limit).
+#[derive(Default)]
+struct Timings {
+    rows: Vec<(&'static str, std::time::Duration)>,
+}
+
+impl Timings {
+    /// Runs one check, prints its time and keeps it; a failure names the
+    /// check and its time too.
+    fn time(
+        &mut self,
+        name: &'static str,
+        check: impl FnOnce() -> Result<(), String>,
+    ) -> Result<(), String> {
+        let start = std::time::Instant::now();
+        let result = check();
+        let took = start.elapsed();
+        println!("<== {name}: {}", minutes(took));
+        self.rows.push((name, took));
+        result.map_err(|e| format!("{name} failed after {}: {e}", minutes(took)))
+    }
+
+    fn print(&self) {
+        let total: std::time::Duration = self.rows.iter().map(|(_, t)| *t).sum();
+        println!("\ntime per check (total {}):", minutes(total));
+        for (name, took) in &self.rows {
+            println!("  {:>8}  {name}", minutes(*took));
+        }
+    }
+}
+
+/// `12m 05s`, or `9.3s` under a minute.
+fn minutes(d: std::time::Duration) -> String {
+    let s = d.as_secs_f64();
+    if s < 60.0 {
+        format!("{s:.1}s")
+    } else {
+        format!("{}m {:02}s", d.as_secs() / 60, d.as_secs() % 60)
+    }
+}
+
 /// The words after `test --only`, lower-cased; empty for every check.
 fn only_words(args: &[String]) -> Result<Vec<String>, String> {
     match args.split_first() {
@@ -342,6 +385,7 @@ fn test(args: &[String]) -> Result<(), String> {
     // The leaderboard's tests need a real server; it lives as long as the
     // cargo checks run and is stopped and deleted after them.
     let server = postgres::TestPostgres::start()?;
+    let mut timings = Timings::default();
     for (k, check) in checks.iter().enumerate() {
         println!("\n==> [{}/{total}] {}", k + 1, check.name);
         let mut cmd = Command::new(tools::cargo());
@@ -349,13 +393,14 @@ fn test(args: &[String]) -> Result<(), String> {
             .envs(check.env.iter().copied())
             .current_dir(&root);
         server.export(&mut cmd);
-        run(&mut cmd).map_err(|e| format!("{} failed: {e}", check.name))?;
+        timings.time(check.name, || run(&mut cmd))?;
     }
     drop(server);
     for (k, (name, check)) in package_checks.iter().enumerate() {
         println!("\n==> [{}/{total}] {name}", checks.len() + k + 1);
-        check(&root).map_err(|e| format!("{name} failed: {e}"))?;
+        timings.time(name, || check(&root))?;
     }
+    timings.print();
     if only.is_empty() {
         println!("\nxtask test: all {total} checks passed");
     } else {
