@@ -283,7 +283,8 @@ impl NetClient {
         ])
     }
 
-    /// `{checked, mispredicted, lateCorrections, largestCorrection}`.
+    /// `{checked, mispredicted, lateCorrections, resetCorrections,
+    /// largestCorrection}`.
     #[wasm_bindgen(unchecked_return_type = "NetStats")]
     pub fn stats(&self) -> JsResult<JsValue> {
         let s = self.inner.stats();
@@ -291,6 +292,7 @@ impl NetClient {
             ("checked", s.checked as f64),
             ("mispredicted", s.mispredicted as f64),
             ("lateCorrections", s.late_corrections as f64),
+            ("resetCorrections", s.reset_corrections as f64),
             ("largestCorrection", s.largest_correction),
         ])
     }

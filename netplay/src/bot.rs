@@ -44,6 +44,12 @@ pub struct BotOptions {
     pub nudge: fn(u32) -> f64,
     /// Gives up after this long.
     pub timeout: Duration,
+    /// Sends the `reset` command once, when its prediction reaches this
+    /// tick (a test's).
+    pub reset_at_tick: Option<u32>,
+    /// Sends the `reset` command when its car has been slower than 1 m/s
+    /// this long, s (a car wedged in a pack or a barrier).
+    pub reset_when_stuck_s: Option<f64>,
 }
 
 fn no_nudge(_: u32) -> f64 {
@@ -62,6 +68,8 @@ impl Default for BotOptions {
             answer_pings: true,
             nudge: no_nudge,
             timeout: Duration::from_secs(600),
+            reset_at_tick: None,
+            reset_when_stuck_s: None,
         }
     }
 }
@@ -79,6 +87,10 @@ pub struct BotReport {
     pub mispredicted: u64,
     /// States corrected because an input came late.
     pub late_corrections: u64,
+    /// `reset` commands it sent.
+    pub resets_sent: u32,
+    /// States corrected because the server reset its car.
+    pub reset_corrections: u64,
     /// The last misprediction.
     pub last_miss: Option<Misprediction>,
     /// Largest correction of the drawn position, m.
@@ -138,6 +150,8 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
     // a second at most, then leaves.
     let mut finished_at: Option<Instant> = None;
     let mut ticker = tokio::time::interval(Duration::from_secs_f64(dt / options.pace));
+    // Ticks its predicted car has been slower than 1 m/s.
+    let mut stuck_ticks = 0_u32;
     loop {
         if let Some(at) = finished_at
             && (report.game_informs.iter().any(|g| g.starts_with("[2"))
@@ -224,6 +238,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                             report.checked = stats.checked;
                             report.mispredicted = stats.mispredicted;
                             report.late_corrections = stats.late_corrections;
+                            report.reset_corrections = stats.reset_corrections;
                             report.last_miss = stats.last.clone();
                             report.largest_correction = stats.largest_correction;
                             finished_at = Some(Instant::now());
@@ -252,6 +267,12 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         }
                     }
                 }
+                if wants_reset(options, c, &mut stuck_ticks, report.resets_sent, dt) {
+                    report.resets_sent += 1;
+                    // Seed 001's command string; its seq counts the bot's commands.
+                    let command = format!("{}:down:reset", report.resets_sent);
+                    let _ = sink.send(Message::Binary(message(Channel::Shot, command.as_bytes()).into())).await;
+                }
                 for _ in 0..c.ticks_due() {
                     let input = pilot.input(c, dt)?;
                     let m = c.drive(input)?;
@@ -263,4 +284,31 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
             }
         }
     }
+}
+
+/// Whether the bot asks for a reset now: at its `reset_at_tick` (once), or
+/// stuck for `reset_when_stuck_s` (counted from its predicted car, and
+/// counted again from zero after asking).
+fn wants_reset(
+    options: &BotOptions,
+    client: &NetClient,
+    stuck_ticks: &mut u32,
+    sent: u32,
+    dt: f64,
+) -> bool {
+    let speed = client
+        .world()
+        .pose(client.car())
+        .map_or(0.0, |p| p.speed.abs());
+    *stuck_ticks = if speed < 1.0 { *stuck_ticks + 1 } else { 0 };
+    let at_tick = options
+        .reset_at_tick
+        .is_some_and(|t| sent == 0 && client.tick() >= t);
+    let stuck = options
+        .reset_when_stuck_s
+        .is_some_and(|s| f64::from(*stuck_ticks) * dt >= s);
+    if at_tick || stuck {
+        *stuck_ticks = 0;
+    }
+    at_tick || stuck
 }

@@ -53,6 +53,10 @@ pub struct PredictionStats {
     /// it later than predicted (the lead was too short); corrected the same
     /// way, but not a misprediction.
     pub late_corrections: u64,
+    /// States that differed because the server reset the car (the
+    /// player's `reset` command): corrected with a cut, not eased, and not
+    /// a misprediction.
+    pub reset_corrections: u64,
     /// The most recent misprediction.
     pub last: Option<Misprediction>,
     /// Largest correction of the drawn position, m.
@@ -81,6 +85,10 @@ pub struct NetClient {
     late_inputs: u32,
     /// A late input was counted and no prediction has matched since.
     late_pending: bool,
+    /// The server's count of this car's resets, as last seen, and whether
+    /// one was counted that no correction has taken yet.
+    resets: u32,
+    reset_pending: bool,
     /// The drawn position's offset from the physics, m.
     offset: DVec3,
     stats: PredictionStats,
@@ -195,6 +203,8 @@ impl NetClient {
             server_tick: tick,
             late_inputs: player.late_inputs,
             late_pending: false,
+            resets: player.resets,
+            reset_pending: false,
             offset: DVec3::ZERO,
             stats: PredictionStats::default(),
             lead: LeadControl {
@@ -351,6 +361,10 @@ impl NetClient {
             self.late_pending = true;
         }
         self.late_inputs = player.late_inputs;
+        if player.resets != self.resets {
+            self.reset_pending = true;
+        }
+        self.resets = player.resets;
         // The inputs the server had applied by then: an acknowledged input
         // may have applied later than it asked (it came late).
         if player.last_input_seq > 0
@@ -411,7 +425,13 @@ impl NetClient {
             self.late_pending = false;
             return Ok(None);
         };
-        self.resimulate(frame.tick, &player.state)?;
+        if std::mem::take(&mut self.reset_pending) {
+            // The car jumped back onto the track: drawn where it is now.
+            self.resimulate(frame.tick, &player.state, Correction::Cut)?;
+            self.stats.reset_corrections += 1;
+            return Ok(None);
+        }
+        self.resimulate(frame.tick, &player.state, Correction::Eased)?;
         if self.late_pending {
             self.stats.late_corrections += 1;
             return Ok(None);
@@ -423,7 +443,7 @@ impl NetClient {
 
     /// Restores the server's state at `from` and steps to the current
     /// tick again with the inputs in force at each tick.
-    fn resimulate(&mut self, from: u32, state: &[u8]) -> Result<()> {
+    fn resimulate(&mut self, from: u32, state: &[u8], correction: Correction) -> Result<()> {
         let core = |e: skidpad_core::CoreError| NetError::Refused {
             reason: e.to_string(),
         };
@@ -447,11 +467,24 @@ impl NetClient {
             self.step_predicted(input)?;
         }
         let after = self.world.pose(self.car).map_err(core)?.position;
+        if correction == Correction::Cut {
+            self.offset = DVec3::ZERO;
+            return Ok(());
+        }
         self.offset = offset + (before - after);
         self.stats.largest_correction =
             self.stats.largest_correction.max((before - after).length());
         Ok(())
     }
+}
+
+/// How a correction is drawn.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Correction {
+    /// The drawn car glides from where it was to the corrected pose.
+    Eased,
+    /// The drawn car jumps to the corrected pose (a reset).
+    Cut,
 }
 
 /// The frame's player block, if it has one.

@@ -133,6 +133,16 @@ impl LoopbackRace {
         &self.players
     }
 
+    /// The player's `reset` command, as the server takes it: whether the
+    /// server will reset its car at the next tick
+    /// ([`RaceServer::ask_reset`]).
+    pub fn ask_reset(&mut self, player: usize) -> bool {
+        self.players
+            .get(player)
+            .and_then(|p| p.seat)
+            .is_some_and(|seat| self.server.ask_reset(seat))
+    }
+
     /// Virtual time now, ms.
     #[must_use]
     pub fn now_ms(&self) -> f64 {

@@ -112,6 +112,17 @@ struct BotArgs {
     /// The server's pace.
     #[arg(long, default_value_t = 1.0)]
     pace: f64,
+    /// Send the `reset` command when the car has been slower than 1 m/s
+    /// this long, s.
+    #[arg(long, value_parser = stuck_seconds)]
+    reset_when_stuck: Option<f64>,
+}
+
+fn stuck_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (1.0..=3600.0).contains(&s) => Ok(s),
+        _ => Err("seconds from 1 to 3600".into()),
+    }
 }
 
 #[derive(Args)]
@@ -255,6 +266,7 @@ async fn main() -> Result<()> {
                 laps: args.laps,
                 lead_ticks: args.lead_ticks,
                 pace: args.pace,
+                reset_when_stuck_s: args.reset_when_stuck,
                 ..BotOptions::default()
             })
             .await?;
@@ -263,6 +275,7 @@ async fn main() -> Result<()> {
                 serde_json::json!({
                     "seat": report.seat, "laps": report.laps, "checked": report.checked,
                     "mispredicted": report.mispredicted, "lateCorrections": report.late_corrections,
+                    "resetsSent": report.resets_sent, "resetCorrections": report.reset_corrections,
                     "frames": report.frames,
                     "lastMiss": report.last_miss.as_ref().map(|m| serde_json::json!({
                         "tick": m.tick,

@@ -97,6 +97,7 @@ pub fn race_schema() -> Schema {
         d("inputTick", U32),
         d("inputWait", U32),
         d("lateInputs", U32),
+        d("resets", U32),
     ];
     player_fields.extend((0..STATE_WORDS).map(|i| d(&format!("s{i}"), U32)));
     let player = KeySpec {
@@ -183,7 +184,7 @@ impl CarRow {
 }
 
 /// Fields of the player row before the state words.
-const HEAD: usize = 4;
+const HEAD: usize = 5;
 
 /// The player block's row: the last input the server applied and the car's
 /// exact state after the frame's tick.
@@ -201,6 +202,10 @@ pub struct PlayerRow {
     /// joined: when it grows, a difference from the prediction is the
     /// server running the late input at a later tick, not a mistake.
     pub late_inputs: u32,
+    /// Resets of this player's car since it joined (asked with the
+    /// `reset` command): when it grows, a difference from the prediction
+    /// is the car put back on the track, not a mistake.
+    pub resets: u32,
     /// The car's snapshot (`World::snapshot`), [`SNAPSHOT_LEN`] bytes.
     pub state: Vec<u8>,
 }
@@ -222,6 +227,7 @@ impl PlayerRow {
             Value::U32(self.input_tick),
             Value::U32(self.input_wait),
             Value::U32(self.late_inputs),
+            Value::U32(self.resets),
         ];
         row.extend(
             self.state
@@ -259,6 +265,7 @@ impl PlayerRow {
             input_tick: word(&row[1])?,
             input_wait: word(&row[2])?,
             late_inputs: word(&row[3])?,
+            resets: word(&row[4])?,
             state,
         })
     }

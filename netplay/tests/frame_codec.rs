@@ -418,6 +418,7 @@ fn the_player_block_carries_the_car_state_bit_for_bit() {
         input_tick: 88,
         input_wait: 3,
         late_inputs: 1,
+        resets: 2,
         state: world.snapshot(car).unwrap(),
     };
     let cars = CarRow {

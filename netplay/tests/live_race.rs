@@ -188,13 +188,21 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
     let record = recorded.path().to_str().unwrap();
     let mut server = server(&tokens_path, 3, &["--record", record]);
     let link = link(&server, 100.0);
-    let first = tokio::spawn(run_bot(bot(&link, &tokens[0], 3)));
+    // The first player resets its car once, 15 s in (the `reset` command):
+    // corrected, not mispredicted, and recorded.
+    let first = tokio::spawn(run_bot(BotOptions {
+        reset_at_tick: Some(900),
+        ..bot(&link, &tokens[0], 3)
+    }));
     // The second player joins a running race.
     tokio::time::sleep(Duration::from_secs(2)).await;
     let second = run_bot(bot(&link, &tokens[1], 3)).await.unwrap();
     let first = first.await.unwrap().unwrap();
     assert_exact(&first, 3);
     assert_exact(&second, 3);
+    assert_eq!(first.resets_sent, 1);
+    assert_eq!(first.reset_corrections, 1, "the reset corrected once");
+    assert_eq!(second.reset_corrections, 0);
     // The first player draws the second from the frame that seated it,
     // within one interpolation delay (100 ms) of server time.
     let joined = f64::from(second.first_shot_ms.unwrap());
@@ -232,6 +240,7 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
         })
         .collect();
     assert_eq!(segments.len(), 2, "{printed:?}");
+    let mut resets = 0;
     for (path, world_hash) in segments {
         let bytes = std::fs::read(&path).unwrap();
         let stream = read_stream(&bytes, &Limits::default()).unwrap();
@@ -242,7 +251,14 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
             "{path}: {report:?}"
         );
         assert_eq!(hex(&report.final_hash), world_hash, "{path}");
+        resets += stream
+            .replay
+            .cars
+            .iter()
+            .map(|c| c.resets.len())
+            .sum::<usize>();
     }
+    assert_eq!(resets, 1, "the reset is in the recording");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

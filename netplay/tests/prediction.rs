@@ -153,3 +153,66 @@ fn with_contact_mispredictions_are_counted_and_named_and_the_race_goes_on() {
     }
     assert!(mispredicted > 0, "contact must show as mispredictions");
 }
+
+#[test]
+fn a_reset_is_corrected_with_a_cut_and_every_other_state_is_predicted_exactly() {
+    let config = RaceConfig {
+        seat_tokens: tokens(1),
+        laps: 1,
+        ..RaceConfig::default()
+    };
+    let mut race =
+        LoopbackRace::new(config, LinkModel::default(), &[PlayerPlan::default()]).unwrap();
+    let run = |race: &mut LoopbackRace, ticks: u32| {
+        for _ in 0..ticks {
+            race.tick().unwrap();
+        }
+    };
+    // Ten seconds in, the car is at speed; the reset puts it on the
+    // centre line at rest, facing along the track.
+    run(&mut race, 600);
+    let server = race.server();
+    let car = server.car_of(race.players()[0].seat().unwrap()).unwrap();
+    let speed_before = server.world().pose(car).unwrap().speed;
+    assert!(
+        speed_before > 10.0,
+        "at speed before the reset: {speed_before}"
+    );
+    assert!(race.ask_reset(0), "the reset is taken");
+    assert!(
+        !race.ask_reset(0),
+        "a second one before the first is made is dropped"
+    );
+    run(&mut race, 1);
+    let pose = race.server().world().pose(car).unwrap();
+    assert!(
+        pose.speed.abs() < 1e-3,
+        "at rest after the reset: {}",
+        pose.speed
+    );
+    let on_track = race.server().track().locate(pose.position.truncate());
+    assert!(
+        on_track.offset.abs() < 1e-3,
+        "on the centre line: {}",
+        on_track.offset
+    );
+    // Within RESET_INTERVAL_S of it another is dropped; after, taken.
+    let interval = (skidpad_netplay::RESET_INTERVAL_S * 60.0) as u32;
+    run(&mut race, interval - 2);
+    assert!(!race.ask_reset(0), "too soon after the last");
+    run(&mut race, 2);
+    assert!(race.ask_reset(0), "taken once the interval has passed");
+    run(&mut race, 600);
+    let stats = race.players()[0].client().unwrap().stats();
+    eprintln!("{stats:?}");
+    assert_eq!(stats.reset_corrections, 2, "each reset corrected once");
+    assert_eq!(stats.mispredicted, 0, "mispredicted: {:?}", stats.last);
+    assert!(
+        stats.checked > 600, // of about 660 frames (one every 2 ticks)
+        "only {} states checked",
+        stats.checked
+    );
+    // The drawn car jumped with the physics (no easing across a reset).
+    let offset = race.players()[0].client().unwrap().drawn_offset();
+    assert!(offset.length() < 1e-9, "drawn offset {offset}");
+}

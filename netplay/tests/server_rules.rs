@@ -195,6 +195,49 @@ fn a_player_who_leaves_is_gone_from_the_next_frame() {
 }
 
 #[test]
+fn a_spectators_frame_is_made_only_while_the_race_is_watched() {
+    let mut race = server(1);
+    let a = race.join("token-0", "a").unwrap();
+    let frame_ticks = race.config().ticks_per_frame;
+    // Steps to the next frame tick; the seats that got a frame there.
+    let run_one_frame = |race: &mut RaceServer| {
+        let mut seats = Vec::new();
+        for _ in 0..frame_ticks {
+            seats = race
+                .step()
+                .unwrap()
+                .into_iter()
+                .map(|out| out.seat)
+                .collect();
+        }
+        seats
+    };
+    run_one_frame(&mut race);
+    let watched = decode_frame(
+        race.schema(),
+        race.watch_frame().expect("watched by default"),
+    )
+    .unwrap();
+    assert!(watched.block(race.schema(), "cars").is_some());
+    assert!(
+        watched.block(race.schema(), "player").is_none(),
+        "no player block"
+    );
+    race.set_watched(false);
+    assert!(race.watch_frame().is_none(), "the last one is dropped");
+    assert_eq!(
+        run_one_frame(&mut race),
+        vec![a],
+        "the player's frame goes on"
+    );
+    assert!(race.watch_frame().is_none(), "none made unwatched");
+    race.set_watched(true);
+    run_one_frame(&mut race);
+    let again = decode_frame(race.schema(), race.watch_frame().unwrap()).unwrap();
+    assert_eq!(again.tick, race.tick());
+}
+
+#[test]
 fn commands_parse_as_the_seed_writes_them() {
     let c = Command::parse("7:down:nextPlayer").unwrap();
     assert_eq!(

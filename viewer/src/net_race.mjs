@@ -14,7 +14,8 @@
 // draws the others `delay` behind the server. Input goes through the same
 // input layer as the play page (keyboard ramps, the standard gamepad
 // profile, the mixer that follows the device touched last, automatic
-// gears), one prediction tick at a time at the server's rate. `window.skidpadRace`
+// gears), one prediction tick at a time at the server's rate; Backspace
+// sends the `reset` command. `window.skidpadRace`
 // lets a test read what the page shows; input arrives only through real
 // key events.
 
@@ -201,7 +202,7 @@ class RacePage {
     $('#chat').hidden = false;
     $('#status').textContent = this.spectating
       ? `watching on ${map.track}: N and P switch the player followed`
-      : `seat ${map.seat} on ${map.track}: arrows or WASD drive`;
+      : `seat ${map.seat} on ${map.track}: arrows or WASD drive, Backspace puts the car back on the track`;
     if (this.spectating) {
       // A spectator has no round trip of its own to show.
       $('#hud-ping').parentElement.hidden = true;
@@ -211,6 +212,15 @@ class RacePage {
         if (!name) return;
         this.commandSeq += 1;
         this.send(message(CH.shot, new TextEncoder().encode(`${this.commandSeq}:down:${name}`)));
+      });
+    } else {
+      // Backspace asks the server to put the car back on the track (a
+      // wedged or rolled car); the lap it falls in does not count.
+      window.addEventListener('keydown', (e) => {
+        if (e.code !== 'Backspace' || e.repeat || (e.target instanceof Element && e.target.closest('input, textarea, select'))) return;
+        e.preventDefault();
+        this.commandSeq += 1;
+        this.send(message(CH.shot, new TextEncoder().encode(`${this.commandSeq}:down:reset`)));
       });
     }
     this.canvas.focus();

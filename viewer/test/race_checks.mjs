@@ -120,6 +120,15 @@ export async function checkRace(browser) {
       assert.deepEqual(state.informs[0], [1], detail);
       assert.equal(state.error, null, detail);
     }
+    // A reset through a real Backspace press: the server puts ann's car
+    // back on the track and her client corrects with a cut, not a miss.
+    const missesBefore = a.stats.mispredicted;
+    await ann.page.keyboard.press('Backspace');
+    await ann.page.waitForFunction(() => window.skidpadRace.shown().stats?.resetCorrections >= 1, null, { timeout: 20_000 });
+    const reset = await ann.page.evaluate(() => window.skidpadRace.shown());
+    assert.equal(reset.stats.mispredicted, missesBefore, `a reset is no miss: ${JSON.stringify(reset.stats)}`);
+    assert.equal(reset.misses.unexplained, 0);
+    ok(`race: Backspace reset ann's car on the server (${reset.stats.resetCorrections} reset correction, no miss)`);
     const cat = await bot.report;
     assert.equal(cat.error, undefined, `${cat.error}; the server said: ${server.log()}; the link said: ${link.log()}`);
     assert.ok(cat.laps >= LAPS, `the bot's laps: ${JSON.stringify(cat)}`);

@@ -3,11 +3,13 @@
 //! (seed 001: 4003 past the latency limit, 4004 after missed pings; and
 //! 4005 for a message that breaks the protocol, 4006 for a flood).
 
+use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket};
 use futures_util::{SinkExt, StreamExt};
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
@@ -114,13 +116,26 @@ const MAX_CHAT_CHARS: usize = 200;
 /// Least time between two chat lines a player sends.
 const CHAT_INTERVAL: Duration = Duration::from_secs(1);
 
+/// Commands (seed 001's key strings) a connection may send back to back,
+/// and how many a second it earns back. A person pressing N and P never
+/// comes near; a flood beyond it is dropped, not a violation, so it costs
+/// the race loop nothing.
+const COMMAND_BURST: NonZeroU32 = NonZeroU32::new(10).unwrap();
+const COMMANDS_PER_SECOND: NonZeroU32 = NonZeroU32::new(20).unwrap();
+
+/// A connection's allowance of commands.
+fn command_allowance() -> DefaultDirectRateLimiter {
+    RateLimiter::direct(Quota::per_second(COMMANDS_PER_SECOND).allow_burst(COMMAND_BURST))
+}
+
 /// A connection's timing: pings sent and not yet answered (oldest first),
-/// the smoothed round trip, the last chat line.
+/// the smoothed round trip, the last chat line, the commands' allowance.
 struct Pings {
     next_id: u32,
     waiting: Vec<(u32, Instant)>,
     smoothed_ms: Option<f64>,
     last_chat: Option<Instant>,
+    commands: DefaultDirectRateLimiter,
 }
 
 /// The signed-in part of a connection; returns why it ended.
@@ -139,6 +154,7 @@ async fn play(
         waiting: Vec::new(),
         smoothed_ms: None,
         last_chat: None,
+        commands: command_allowance(),
     };
     let mut refused = 0_u32;
     loop {
@@ -266,14 +282,15 @@ async fn take_message(
         }
         Some(Channel::Shot) => {
             // Seed 001's key commands: a spectator's switch the player it
-            // follows; a player has none yet, so its are checked and
-            // dropped. A malformed one is a violation.
+            // follows, a player's `reset` puts its car back on the track.
+            // A malformed one is a violation; one past the allowance is
+            // dropped.
             let text = std::str::from_utf8(payload).map_err(|_| "a command is UTF-8")?;
             let command = Command::parse(text).map_err(|e| e.to_string())?;
-            if let Member::Spectator(spectator) = who {
+            if pings.commands.check().is_ok() {
                 let _ = shared
                     .commands
-                    .send(RaceCommand::Command { spectator, command })
+                    .send(RaceCommand::Command { who, command })
                     .await;
             }
         }
@@ -284,3 +301,17 @@ async fn take_message(
 
 /// How long a connection may take to answer the sign-in form.
 pub(crate) const DEFAULT_AUTH_TIMEOUT: Duration = Duration::from_secs(10);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_connection_may_send_a_burst_of_commands_and_no_more_at_once() {
+        let allowance = command_allowance();
+        let passed = (0..100).filter(|_| allowance.check().is_ok()).count();
+        // The 100 checks take far less than the 50 ms one command takes
+        // to come back.
+        assert_eq!(passed, COMMAND_BURST.get() as usize);
+    }
+}

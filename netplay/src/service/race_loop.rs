@@ -53,9 +53,10 @@ pub(crate) enum RaceCommand {
         seat: SeatId,
         message: InputMessage,
     },
-    /// A spectator's key command (seed 001: `nextPlayer`, `prevPlayer`).
+    /// A key command (seed 001's `seq:action:name`): a spectator's
+    /// `nextPlayer`, `prevPlayer`; a player's `reset`.
     Command {
-        spectator: u32,
+        who: Member,
         command: Command,
     },
     Latency {
@@ -171,6 +172,8 @@ pub(crate) fn run(
             }
             return;
         }
+        // A frame for spectators is encoded only while one watches.
+        race.set_watched(!links.spectators.is_empty());
         match race.step() {
             Ok(frames) => {
                 let frame_tick = race.tick().is_multiple_of(race.config().ticks_per_frame);
@@ -309,19 +312,29 @@ fn handle(
                 let _ = link.queue.try_send(Outbound::Refused(e.to_string()));
             }
         }
-        RaceCommand::Command { spectator, command } => {
-            let seated: Vec<u8> = links.seats.keys().copied().collect();
-            if let Some(link) = links.spectators.get_mut(&spectator)
-                && command.action == KeyAction::Down
-            {
-                match command.name.as_str() {
-                    "nextPlayer" => link.following = next_followed(&seated, link.following, true),
-                    "prevPlayer" => link.following = next_followed(&seated, link.following, false),
-                    // Other keys mean nothing to a spectator of a race.
-                    _ => {}
+        // Commands act on key down; other names are checked and dropped.
+        RaceCommand::Command { who, command } if command.action == KeyAction::Down => match who {
+            Member::Seat(seat) => {
+                if command.name == "reset" {
+                    race.ask_reset(seat);
                 }
             }
-        }
+            Member::Spectator(spectator) => {
+                let seated: Vec<u8> = links.seats.keys().copied().collect();
+                if let Some(link) = links.spectators.get_mut(&spectator) {
+                    match command.name.as_str() {
+                        "nextPlayer" => {
+                            link.following = next_followed(&seated, link.following, true)
+                        }
+                        "prevPlayer" => {
+                            link.following = next_followed(&seated, link.following, false)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        },
+        RaceCommand::Command { .. } => {}
         RaceCommand::Latency { seat, ms } => {
             if let Some(link) = links.seats.get_mut(&seat.0) {
                 link.latency_ms = Some(ms);

@@ -218,13 +218,11 @@ impl AiDriver {
         self.style.resets_after
     }
 
-    /// Where the driver puts a stuck car: the point on the centre line
-    /// level with `position`, and the heading along the track there, rad.
+    /// Where the driver puts a stuck car at `position`:
+    /// [`Track::rejoin_point`] on its track.
     #[must_use]
     pub fn reset_point(&self, position: DVec2) -> (DVec2, f64) {
-        let here = self.track.locate(position);
-        let (point, along) = self.track.point_at_from(here.distance, here.segment);
-        (point, libm::atan2(along.y, along.x))
+        self.track.rejoin_point(position)
     }
 
     /// Whether this driver races the other cars (and so needs the world's

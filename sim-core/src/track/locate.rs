@@ -105,6 +105,16 @@ struct Candidate {
 }
 
 impl Track {
+    /// Where a car at `position` goes back on the track (a reset, the AI's
+    /// own or a player's): the point on the centre line level with it, and
+    /// the heading along the track there, rad.
+    #[must_use]
+    pub fn rejoin_point(&self, position: DVec2) -> (DVec2, f64) {
+        let here = self.locate(position);
+        let (point, along) = self.point_at_from(here.distance, here.segment);
+        (point, libm::atan2(along.y, along.x))
+    }
+
     /// Projects a position onto the centre line.
     ///
     /// The search has no history (the answer depends on `p` alone): it

@@ -15,18 +15,22 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use skidpad_core::race::{RaceEvent, RaceRules, RaceTiming, grid_pose};
-use skidpad_core::{CarDefinition, CarId, CarInput, Contact, Track, World, WorldConfig, preset};
+use skidpad_core::race::{RaceRules, RaceTiming, grid_pose};
+use skidpad_core::{CarDefinition, CarId, CarInput, Track, World, WorldConfig, preset};
 
 use crate::error::{NetError, Result};
 use crate::frame::{Block, Frame, Row, Value, encode_frame};
 use crate::messages::InputMessage;
 use crate::race_config::{Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats};
 use crate::race_schema::{
-    CARS_KEY, CONTACT_KEY, CarRow, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY, RemovalReason,
-    flags, race_schema,
+    CARS_KEY, CONTACT_KEY, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY, RemovalReason, race_schema,
 };
 use crate::schema::Schema;
+
+mod blocks;
+mod resets;
+
+pub use resets::RESET_INTERVAL_S;
 
 /// An input waiting for its tick.
 #[derive(Clone, Copy, Debug)]
@@ -51,6 +55,12 @@ struct Seat {
     scheduled: BTreeMap<u32, Scheduled>,
     /// Inputs of this seat that arrived after their tick.
     late_inputs: u32,
+    /// Resets of this seat's car so far, and whether the player asked for
+    /// one that the next tick makes (see `resets.rs`).
+    resets: u32,
+    reset_asked: bool,
+    /// The tick of the car's last reset, if any.
+    last_reset: Option<u32>,
     /// Inputs the seat may still send now (see `RaceConfig::input_burst`).
     input_allowance: u32,
     needs_first_shot: bool,
@@ -76,8 +86,10 @@ pub struct RaceServer {
     removed: Vec<Row>,
     /// Seats whose car left since the last frame (hasData 0 in `cars`).
     gone: Vec<u8>,
-    /// The last frame without a player block, for spectators.
+    /// The last frame without a player block, for spectators, made only
+    /// while `watched`.
     watch_frame: Option<Vec<u8>>,
+    watched: bool,
     stats: ServerStats,
 }
 
@@ -124,15 +136,28 @@ impl RaceServer {
             removed: Vec::new(),
             gone: Vec::new(),
             watch_frame: None,
+            watched: true,
             stats: ServerStats::default(),
         })
     }
 
     /// The newest frame without a player block (what a spectator takes),
-    /// made at every frame tick; `None` before the first.
+    /// made at every frame tick while the race is watched; `None` before
+    /// the first.
     #[must_use]
     pub fn watch_frame(&self) -> Option<&[u8]> {
         self.watch_frame.as_deref()
+    }
+
+    /// Whether frames for spectators are made (the default): a server
+    /// with no spectator turns it off and saves one encoding a frame.
+    /// Turned off, the last one is dropped, so a spectator who comes
+    /// later never gets a stale frame.
+    pub fn set_watched(&mut self, watched: bool) {
+        self.watched = watched;
+        if !watched {
+            self.watch_frame = None;
+        }
     }
 
     /// The race's settings.
@@ -255,6 +280,9 @@ impl RaceServer {
             scheduled: BTreeMap::new(),
             input_allowance: self.config.input_burst,
             late_inputs: 0,
+            resets: 0,
+            reset_asked: false,
+            last_reset: None,
             needs_first_shot: true,
         });
         let seat = u8::try_from(index).expect("at most 255 seats");
@@ -389,6 +417,7 @@ impl RaceServer {
                 seat.applied = Some((seq, next, next - arrived));
             }
         }
+        self.make_asked_resets();
         let dt = self.dt();
         self.world.step(dt).map_err(core)?;
         self.tick = next;
@@ -398,97 +427,6 @@ impl RaceServer {
         } else {
             Ok(Vec::new())
         }
-    }
-
-    fn seat_of_car(&self, car: CarId) -> Option<u8> {
-        self.seats
-            .iter()
-            .position(|s| s.as_ref().is_some_and(|s| s.car == car))
-            .and_then(|i| u8::try_from(i).ok())
-    }
-
-    fn collect_events(&mut self, dt: f64) {
-        // This tick's car–car contacts by seat pair, the strongest of a
-        // pair's contact points (two body corners can touch at once).
-        let mut now: BTreeMap<(u8, u8), &Contact> = BTreeMap::new();
-        for c in self.world.contacts() {
-            let (Some(a), Some(b)) = (
-                self.seat_of_car(c.first),
-                c.second.and_then(|s| self.seat_of_car(s)),
-            ) else {
-                continue;
-            };
-            let strongest = now.entry((a.min(b), a.max(b))).or_insert(c);
-            if c.impulse > strongest.impulse {
-                *strongest = c;
-            }
-        }
-        let f = |v: f64| Value::F32(v as f32);
-        for (&(a, b), c) in &now {
-            if self.touching.contains(&(a, b)) {
-                continue;
-            }
-            self.stats.contacts += 1;
-            self.contacts.push(vec![
-                Value::U8(a),
-                Value::U8(b),
-                f(c.impulse),
-                f(c.point.x),
-                f(c.point.y),
-                f(c.point.z),
-            ]);
-        }
-        self.touching = now.into_keys().collect();
-        for event in self.timing.observe(&self.world, dt) {
-            if let RaceEvent::Lap { car, lap } = event
-                && let Some(seat) = self.seat_of_car(car)
-            {
-                self.laps.push(vec![
-                    Value::U8(seat),
-                    Value::U16(u16::try_from(lap.number).unwrap_or(u16::MAX)),
-                    Value::U32(libm::round(lap.time() * 1000.0) as u32),
-                    Value::U8(u8::from(lap.is_valid())),
-                ]);
-            }
-        }
-    }
-
-    /// The cars block: every seated car, and hasData 0 for those gone.
-    fn cars_block(&self) -> Result<Block> {
-        let mut rows = Vec::new();
-        // The standings once a frame, not once a car (they sort the field).
-        let finished: Vec<CarId> = self
-            .timing
-            .standings()
-            .into_iter()
-            .filter(|s| matches!(s.status, skidpad_core::race::CarStatus::Finished(_)))
-            .map(|s| s.car)
-            .collect();
-        for (index, seat) in self.seats.iter().enumerate() {
-            let Some(seat) = seat else { continue };
-            let core = |e: skidpad_core::CoreError| NetError::Refused {
-                reason: e.to_string(),
-            };
-            let car = seat.car;
-            let finished = finished.contains(&car);
-            let mut bits = 0;
-            if self.world.input(car).map_err(core)?.brake > 0.05 {
-                bits |= flags::BRAKING;
-            }
-            if finished {
-                bits |= flags::FINISHED;
-            }
-            let row = CarRow {
-                pose: self.world.pose(car).map_err(core)?,
-                rpm: self.world.channel(car, "engine_rpm").map_err(core)?,
-                gear: self.world.channel(car, "gear").map_err(core)? as i32,
-                lap: self.timing.laps(car).map_or(0, |l| l.len() as u32),
-                flags: bits,
-            };
-            rows.push((index as u32, Some(row.to_row())));
-        }
-        rows.extend(self.gone.iter().map(|&s| (u32::from(s), None)));
-        Ok(Block::Indexed(rows))
     }
 
     /// Each seat's frame for this tick; events are handed out once.
@@ -506,14 +444,16 @@ impl RaceServer {
         let server_time_ms = (u64::from(self.tick) * 1000 / u64::from(self.config.tick_hz)) as u32;
         // Spectators take the frame every player takes, less the player
         // block: the same cars and events, and nothing to predict.
-        self.watch_frame = Some(encode_frame(
-            &self.schema,
-            &Frame {
-                tick: self.tick,
-                server_time_ms,
-                blocks: shared.clone(),
-            },
-        )?);
+        if self.watched {
+            self.watch_frame = Some(encode_frame(
+                &self.schema,
+                &Frame {
+                    tick: self.tick,
+                    server_time_ms,
+                    blocks: shared.clone(),
+                },
+            )?);
+        }
         let mut out = Vec::new();
         for index in 0..self.seats.len() {
             let Some(seat) = &self.seats[index] else {
@@ -525,6 +465,7 @@ impl RaceServer {
                 input_tick,
                 input_wait,
                 late_inputs: seat.late_inputs,
+                resets: seat.resets,
                 state: self
                     .world
                     .snapshot(seat.car)
