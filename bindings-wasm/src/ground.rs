@@ -1,15 +1,13 @@
 //! Grounds from JavaScript: a heightfield or a triangle mesh built from
 //! typed arrays, and the contacts of a step as plain objects.
 
-use std::sync::Arc;
-
-use js_sys::Array;
+use js_sys::{Array, Float32Array, Object, Reflect, Uint8Array, Uint32Array};
 use skidpad_core::glam::DVec3;
-use skidpad_core::{Contact, Ground, Heightfield, SurfaceId, TriangleMesh};
+use skidpad_core::{Contact, GroundSource, HeightfieldSource, MeshSource, SurfaceId};
 use wasm_bindgen::prelude::*;
 
 use crate::args::{self, field, number, whole};
-use crate::error::{JsResult, core_error, range_error};
+use crate::error::{JsResult, range_error};
 
 /// Optional per-cell or per-triangle surface ids (`Uint8Array`).
 fn surfaces(value: &JsValue) -> JsResult<Option<Vec<SurfaceId>>> {
@@ -25,35 +23,30 @@ fn surfaces(value: &JsValue) -> JsResult<Option<Vec<SurfaceId>>> {
 }
 
 /// `{ x0, y0, spacing, columns, rows, heights: Float64Array, surfaces? }`
-/// as a `Heightfield`.
-pub(crate) fn heightfield(options: &JsValue) -> JsResult<Arc<dyn Ground>> {
+/// as the source of a `Heightfield` (checked when it is built).
+pub(crate) fn heightfield(options: &JsValue) -> JsResult<GroundSource> {
     let count = |key: &str| -> JsResult<usize> {
         Ok(whole(&field(options, key)?, key, f64::from(u32::MAX))? as usize)
     };
-    let grid = Heightfield::new(
-        number(&field(options, "x0")?, "x0")?,
-        number(&field(options, "y0")?, "y0")?,
-        number(&field(options, "spacing")?, "spacing")?,
-        count("columns")?,
-        count("rows")?,
-        args::f64s(&field(options, "heights")?, "heights")?,
-    )
-    .map_err(core_error)?;
-    let grid = match surfaces(&field(options, "surfaces")?)? {
-        Some(s) => grid.with_cell_surfaces(s).map_err(core_error)?,
-        None => grid,
-    };
-    Ok(Arc::new(grid))
+    Ok(GroundSource::Heightfield(HeightfieldSource {
+        x0: number(&field(options, "x0")?, "x0")?,
+        y0: number(&field(options, "y0")?, "y0")?,
+        spacing: number(&field(options, "spacing")?, "spacing")?,
+        columns: count("columns")?,
+        rows: count("rows")?,
+        heights: args::f64s(&field(options, "heights")?, "heights")?,
+        surfaces: surfaces(&field(options, "surfaces")?)?,
+    }))
 }
 
 /// `vertices` (x, y, z per vertex), `triangles` (three vertex indices
 /// each, counter-clockwise from above) and optional per-triangle surfaces
-/// as a `TriangleMesh`.
+/// as the source of a `TriangleMesh` (checked when it is built).
 pub(crate) fn mesh(
     vertices: &JsValue,
     triangles: &JsValue,
     surface_ids: &JsValue,
-) -> JsResult<Arc<dyn Ground>> {
+) -> JsResult<GroundSource> {
     let coordinates = args::f64s(vertices, "vertices")?;
     if coordinates.len() % 3 != 0 {
         return Err(range_error(format!(
@@ -76,12 +69,11 @@ pub(crate) fn mesh(
         .chunks_exact(3)
         .map(|t| [t[0], t[1], t[2]])
         .collect();
-    let mesh = TriangleMesh::new(&vertices, &triangles).map_err(core_error)?;
-    let mesh = match surfaces(surface_ids)? {
-        Some(s) => mesh.with_surfaces(s).map_err(core_error)?,
-        None => mesh,
-    };
-    Ok(Arc::new(mesh))
+    Ok(GroundSource::Mesh(MeshSource {
+        vertices,
+        triangles,
+        surfaces: surfaces(surface_ids)?,
+    }))
 }
 
 /// The contacts of the last step as `{ first, second (null: the ground),
@@ -108,4 +100,33 @@ pub(crate) fn contacts(contacts: &[Contact]) -> JsResult<Array> {
         out.push(&object);
     }
     Ok(out)
+}
+
+/// A carried ground as triangles to draw: `{ positions, indices,
+/// surfaces, description }` (`CarriedGround`). Positions are f32: a
+/// picture needs no more.
+pub(crate) fn drawn_ground(source: &GroundSource) -> JsResult<JsValue> {
+    let mesh = source.as_mesh();
+    let positions: Vec<f32> = mesh
+        .vertices
+        .iter()
+        .flat_map(|v| [v.x as f32, v.y as f32, v.z as f32])
+        .collect();
+    let indices: Vec<u32> = mesh.triangles.iter().flatten().copied().collect();
+    let surfaces = mesh.surfaces.as_ref().map_or(JsValue::NULL, |s| {
+        Uint8Array::from(s.iter().map(|id| id.0).collect::<Vec<u8>>().as_slice()).into()
+    });
+    let description = source
+        .build()
+        .map_or_else(|e| e.to_string(), |g| g.describe());
+    let object = Object::new();
+    for (key, value) in [
+        ("positions", Float32Array::from(positions.as_slice()).into()),
+        ("indices", Uint32Array::from(indices.as_slice()).into()),
+        ("surfaces", surfaces),
+        ("description", JsValue::from_str(&description)),
+    ] {
+        Reflect::set(&object, &key.into(), &value)?;
+    }
+    Ok(object.into())
 }

@@ -58,7 +58,7 @@ pub use world::World;
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
 /** What a file holds, by its first bytes (`fileKind`). */
-export type FileKind = 'replay' | 'stream' | 'ghost' | 'empty' | 'unknown';
+export type FileKind = 'replay' | 'stream' | 'ghost' | 'ground' | 'empty' | 'unknown';
 /** Where a new car starts; every field defaults to 0. */
 export interface CarPoseOptions { x?: number; y?: number; yaw?: number; speed?: number }
 /** A car's controls (SPEC §4.1); absent fields are 0. */
@@ -79,9 +79,13 @@ export interface NetFrame {
 /** A prediction that differed from the server's state, field by field. */
 export interface NetMisprediction { tick: number; fields: Array<{ field: string; server: number; predicted: number }> }
 /** How the prediction fares (`NetClient.stats`). */
-export interface NetStats { checked: number; mispredicted: number; lateCorrections: number; largestCorrection: number }
+export interface NetStats { checked: number; mispredicted: number; lateCorrections: number; resetCorrections: number; largestCorrection: number }
 /** A hot entity as drawn (`NetInterpolator.sample`). */
 export interface NetEntity { key: string; id: number; row: Record<string, number> }
+/** A ground a replay carries, as triangles to draw (`Replay.carriedGround`):
+ * xyz per vertex, three vertex indices per triangle, a surface id per
+ * triangle or null. */
+export interface CarriedGround { positions: Float32Array; indices: Uint32Array; surfaces: Uint8Array | null; description: string }
 /** A heightfield ground: heights row-major (x fastest), optional surface id per cell. */
 export interface HeightfieldOptions {
   x0: number; y0: number; spacing: number; columns: number; rows: number;
@@ -102,7 +106,7 @@ export interface ReplayHooks {
 }
 export interface ReplayRecorderOptions {
   cars?: number[]; keyframeEvery?: number; embedDefinitions?: boolean;
-  embedGhosts?: boolean; metadata?: Record<string, string>;
+  embedGhosts?: boolean; carryGround?: boolean; metadata?: Record<string, string>;
   keyframeState?: (step: number) => Uint8Array; reserveSteps?: number;
 }
 export interface DesyncReport {

@@ -109,6 +109,40 @@ impl Replay {
             .map_err(replay_error)
     }
 
+    /// The ground the replay carries (section 11), as triangles to draw,
+    /// or null when it carries none.
+    #[wasm_bindgen(js_name = carriedGround, unchecked_return_type = "CarriedGround | null")]
+    pub fn carried_ground(&self) -> JsResult<JsValue> {
+        self.inner
+            .ground
+            .as_ref()
+            .map_or(Ok(JsValue::NULL), crate::ground::drawn_ground)
+    }
+
+    /// This replay with the ground of a ground file (`.skgd`) given beside
+    /// it, for a replay that does not carry its own; one that does is
+    /// returned as it is. Whether it is the ground the replay names is
+    /// checked when a world is made for it (`createReplayWorld` throws,
+    /// naming both grounds).
+    #[wasm_bindgen(js_name = withGroundFile)]
+    pub fn with_ground_file(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+    ) -> JsResult<Replay> {
+        if self.inner.ground.is_some() {
+            return Ok(Replay {
+                inner: self.inner.clone(),
+            });
+        }
+        let ground = skidpad_replay::decode_ground_file(&args::bytes(&bytes, "bytes")?)
+            .map_err(replay_error)?;
+        let mut replay = (*self.inner).clone();
+        replay.ground = Some(ground);
+        Ok(Replay {
+            inner: Arc::new(replay),
+        })
+    }
+
     /// The metadata as a plain object of strings.
     #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
     pub fn metadata(&self) -> JsResult<JsValue> {
@@ -175,6 +209,7 @@ pub struct ReplayRecorder {
 }
 
 fn recorder_options(
+    world: &World,
     options: &JsValue,
     errors: &CallbackError,
 ) -> JsResult<RecorderOptions<'static>> {
@@ -201,6 +236,13 @@ fn recorder_options(
         true,
     )?;
     out.embed_ghosts = bool_or(&field(options, "embedGhosts")?, "embedGhosts", false)?;
+    if bool_or(&field(options, "carryGround")?, "carryGround", false)? {
+        out.ground = Some(world.ground_source().ok_or_else(|| {
+            range_error(
+                "carryGround: the world's ground was not set from a heightfield or a mesh (the plane and the built-in tracks need none)",
+            )
+        })?);
+    }
     let reserve = field(options, "reserveSteps")?;
     if !reserve.is_undefined() {
         out.reserve_steps = args::u64_arg(&reserve, "reserveSteps")?;
@@ -274,7 +316,9 @@ impl ReplayRecorder {
     /// Starts recording `world` as it is now (keyframe 0). `options`:
     /// `cars` (ids, in playback order; default all), `keyframeEvery`
     /// (default 600), `embedDefinitions` (default true), `embedGhosts`
-    /// (default false), `metadata` (object of strings),
+    /// (default false), `carryGround` (default false: carry the ground the
+    /// world was given with `setHeightfieldGround` or `setMeshGround`, so
+    /// the replay plays anywhere), `metadata` (object of strings),
     /// `keyframeState(step) => Uint8Array` (the game's own state) and
     /// `reserveSteps` (input memory to allocate now, for a race of known
     /// length; default 0).
@@ -284,7 +328,7 @@ impl ReplayRecorder {
         #[wasm_bindgen(unchecked_optional_param_type = "ReplayRecorderOptions")] options: JsValue,
     ) -> JsResult<ReplayRecorder> {
         let callback_error = CallbackError::default();
-        let options = recorder_options(&options, &callback_error)?;
+        let options = recorder_options(world, &options, &callback_error)?;
         let mut recorder = ReplayRecorder {
             inner: None,
             callback_error,

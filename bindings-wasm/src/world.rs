@@ -12,7 +12,8 @@ use std::sync::Arc;
 use js_sys::{Array, Float64Array, Uint8Array, Uint32Array};
 use skidpad_core::hex;
 use skidpad_core::{
-    CarDefinition, CarId, CarInput, GroundSlope, InitialPose, Track, WorldConfig, preset,
+    CarDefinition, CarId, CarInput, GroundSlope, GroundSource, InitialPose, Track, WorldConfig,
+    preset,
 };
 use wasm_bindgen::prelude::*;
 
@@ -31,6 +32,9 @@ pub struct World {
     /// True for a playback world lent to a `beforeStep` callback: usable,
     /// but it cannot be moved into a player.
     lent: bool,
+    /// What the world's ground was built from, when it was set here from
+    /// a heightfield or a mesh: a recorder with `carryGround` carries it.
+    ground_source: RefCell<Option<GroundSource>>,
 }
 
 impl World {
@@ -39,13 +43,32 @@ impl World {
         World {
             slot: Rc::new(RefCell::new(Some(world))),
             lent: false,
+            ground_source: RefCell::new(None),
         }
     }
 
     /// A JS world bound to an existing slot (the playback world lent to a
     /// hook).
+    /// Builds the ground from `source`, sets it and keeps the source.
+    fn set_ground_from(&self, source: GroundSource) -> JsResult<()> {
+        let ground = source.build().map_err(core_error)?;
+        self.with_mut(|w| w.set_ground(ground).map_err(core_error))?;
+        self.ground_source.replace(Some(source));
+        Ok(())
+    }
+
+    /// What the ground was built from, if it was set from a heightfield or
+    /// a mesh.
+    pub(crate) fn ground_source(&self) -> Option<GroundSource> {
+        self.ground_source.borrow().clone()
+    }
+
     pub(crate) fn lent(slot: WorldSlot) -> World {
-        World { slot, lent: true }
+        World {
+            slot,
+            lent: true,
+            ground_source: RefCell::new(None),
+        }
     }
 
     /// Runs `f` on the core world.
@@ -383,8 +406,7 @@ impl World {
         &self,
         #[wasm_bindgen(unchecked_param_type = "HeightfieldOptions")] options: JsValue,
     ) -> JsResult<()> {
-        let ground = crate::ground::heightfield(&options)?;
-        self.with_mut(|w| w.set_ground(ground).map_err(core_error))
+        self.set_ground_from(crate::ground::heightfield(&options)?)
     }
 
     /// Puts the world on a triangle mesh: `vertices` (x, y, z each),
@@ -397,8 +419,7 @@ impl World {
         #[wasm_bindgen(unchecked_param_type = "Uint32Array")] triangles: JsValue,
         #[wasm_bindgen(unchecked_optional_param_type = "Uint8Array")] surfaces: JsValue,
     ) -> JsResult<()> {
-        let ground = crate::ground::mesh(&vertices, &triangles, &surfaces)?;
-        self.with_mut(|w| w.set_ground(ground).map_err(core_error))
+        self.set_ground_from(crate::ground::mesh(&vertices, &triangles, &surfaces)?)
     }
 
     /// Puts the world on a built-in track's own surface (banked road on its
@@ -413,7 +434,23 @@ impl World {
         let ground = Track::builtin(&name)
             .and_then(|t| t.ground())
             .map_err(core_error)?;
-        self.with_mut(|w| w.set_ground(Arc::new(ground)).map_err(core_error))
+        self.with_mut(|w| w.set_ground(Arc::new(ground)).map_err(core_error))?;
+        // Every build has the built-in tracks' surfaces: nothing to carry.
+        self.ground_source.replace(None);
+        Ok(())
+    }
+
+    /// The world's ground as a ground file (`.skgd`), for replays recorded
+    /// on it that do not carry it; a RangeError unless the ground was set
+    /// from a heightfield or a mesh.
+    #[wasm_bindgen(js_name = groundFile, unchecked_return_type = "Uint8Array")]
+    pub fn ground_file(&self) -> JsResult<Vec<u8>> {
+        let source = self.ground_source().ok_or_else(|| {
+            crate::error::range_error(
+                "groundFile: the world's ground was not set from a heightfield or a mesh",
+            )
+        })?;
+        skidpad_replay::encode_ground_file(&source).map_err(crate::error::replay_error)
     }
 
     /// Hex blake3 fingerprint of the world's ground (replays record it).

@@ -1,6 +1,7 @@
 // Grounds and contacts from JS: a mesh or heightfield built from typed
 // arrays carries the cars, contacts come back as objects, and a replay
-// recorded on a ground plays only in a world on the same ground.
+// recorded on a ground plays only in a world on the same ground, or
+// anywhere when it carries that ground.
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
@@ -65,6 +66,58 @@ test('a replay recorded on a mesh plays only on that mesh', () => {
   }
   assert.equal(player.desyncs, 0);
   assert.equal(player.worldHash(), world.worldHash());
+  world.free();
+});
+
+test('a replay carrying its mesh (carryGround) plays without it and gives its triangles', () => {
+  const world = rampRace();
+  const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 60, carryGround: true });
+  for (let step = 0; step < 150; step++) recorder.step(world, DT);
+  const replay = sk.decodeReplay(sk.encodeReplay(recorder.finish(world)));
+  // The world createReplayWorld builds stands on the carried ramp.
+  const player = new sk.ReplayPlayer(sk.createReplayWorld(replay), replay);
+  while (player.advance()) {
+    // every step is checked against the keyframes as it plays
+  }
+  assert.equal(player.desyncs, 0);
+  assert.equal(player.worldHash(), world.worldHash());
+  const drawn = replay.carriedGround();
+  const { vertices, triangles, surfaces } = ramp();
+  assert.deepEqual(Array.from(drawn.positions), Array.from(vertices));
+  assert.deepEqual(Array.from(drawn.indices), Array.from(triangles));
+  assert.deepEqual(Array.from(drawn.surfaces), Array.from(surfaces));
+  assert.equal(drawn.description, 'triangle mesh of 2 triangles');
+  // Nothing to carry on the plane or a built-in track's surface.
+  const plain = new sk.World();
+  assert.throws(() => new sk.ReplayRecorder(plain, { carryGround: true }), RangeError);
+  plain.setTrackGround('brandwood');
+  assert.throws(() => new sk.ReplayRecorder(plain, { carryGround: true }), /not set from a heightfield or a mesh/);
+  plain.addPresetCar('rwd_sports', sk.gridPose(new sk.TrackView('brandwood'), 0));
+  assert.equal(new sk.ReplayRecorder(plain, {}).finish(plain).carriedGround(), null);
+  world.free();
+  plain.free();
+});
+
+test('a replay plays on the ground of a ground file given beside it', () => {
+  const world = rampRace();
+  const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 60 });
+  for (let step = 0; step < 150; step++) recorder.step(world, DT);
+  const replay = recorder.finish(world);
+  const file = world.groundFile();
+  assert.equal(sk.fileKind(file), 'ground');
+  assert.throws(() => new sk.ReplayPlayer(sk.createReplayWorld(replay), replay), /but the world stands on the plane/);
+  const given = replay.withGroundFile(file);
+  const player = new sk.ReplayPlayer(sk.createReplayWorld(given), given);
+  while (player.advance()) {
+    // every step is checked against the keyframes as it plays
+  }
+  assert.equal(player.desyncs, 0);
+  assert.equal(player.worldHash(), world.worldHash());
+  assert.equal(given.carriedGround().description, 'triangle mesh of 2 triangles');
+  const damaged = file.slice();
+  damaged[12] ^= 1;
+  assert.throws(() => replay.withGroundFile(damaged), /checksum/);
+  assert.throws(() => new sk.World().groundFile(), RangeError);
   world.free();
 });
 

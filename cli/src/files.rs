@@ -4,15 +4,21 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use skidpad_core::Track;
+use skidpad_core::{GroundSource, Track};
 use skidpad_replay::{
     FileKind, Limits, NoHooks, PlayerOptions, Replay, ReplayHooks, ReplayPlayer,
-    create_replay_world,
+    create_replay_world, decode_ground_file,
 };
 
 /// Reads a file; the error names it.
 pub fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// A ground file (`.skgd`): what a game built its ground from.
+pub fn read_ground(path: &Path) -> Result<GroundSource> {
+    decode_ground_file(&read(path)?)
+        .with_context(|| format!("{} is not a ground file", path.display()))
 }
 
 /// The kind of a file's bytes when a command can read it (a replay or a
@@ -22,6 +28,10 @@ pub fn kind(path: &Path, bytes: &[u8]) -> Result<FileKind> {
         kind @ (FileKind::Replay | FileKind::Ghost) => Ok(kind),
         FileKind::Stream => bail!(
             "{} is a stream (.sks), not a replay: `skidpad recover` turns it into one",
+            path.display()
+        ),
+        FileKind::Ground => bail!(
+            "{} is a ground file (.skgd), not a replay: give it to the replays recorded on it with --ground",
             path.display()
         ),
         FileKind::Empty => bail!("{} is empty (0 bytes)", path.display()),

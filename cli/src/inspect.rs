@@ -89,6 +89,10 @@ pub struct ReplayBody {
     pub keyframes: Vec<(u64, String)>,
     /// Embedded ghost tracks.
     pub embedded_ghosts: usize,
+    /// The ground the replay carries (section 11), described; absent when
+    /// it carries none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub carried_ground: Option<String>,
 }
 
 /// A ghost's description.
@@ -157,6 +161,7 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
                                 keyframes: a.recorded_hashes,
                                 embedded_ghosts: usize::try_from(a.embedded_ghosts)
                                     .unwrap_or(usize::MAX),
+                                carried_ground: None,
                             }),
                             None,
                         ),
@@ -177,6 +182,10 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
                             .map(|k| (k.step, hex(&k.world_hash)))
                             .collect(),
                         embedded_ghosts: r.ghosts.as_ref().map_or(0, Vec::len),
+                        carried_ground: r.ground.as_ref().map(|g| match g.build() {
+                            Ok(ground) => ground.describe(),
+                            Err(e) => format!("one that does not build: {e}"),
+                        }),
                     }),
                     None,
                 ),
@@ -251,6 +260,9 @@ impl fmt::Display for Inspection {
                         writeln!(f, "    step {step:>7}  {hash}")?;
                     }
                     writeln!(f, "  embedded ghosts   {}", b.embedded_ghosts)?;
+                    if let Some(ground) = &b.carried_ground {
+                        writeln!(f, "  carried ground    {ground}")?;
+                    }
                 } else {
                     writeln!(f, "  keyframes         every {} steps", r.keyframe_every)?;
                 }

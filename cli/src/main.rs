@@ -82,6 +82,10 @@ enum Command {
         /// Files to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// A ground file (`.skgd`, written by `encode_ground_file`): the
+        /// ground replays that do not carry theirs were recorded on.
+        #[arg(long, value_name = "FILE")]
+        ground: Option<PathBuf>,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -271,8 +275,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::from(1)
             })
         }
-        Command::Verify { files, limits } => {
+        Command::Verify {
+            files,
+            ground,
+            limits,
+        } => {
             let limits = limits.limits();
+            let ground = ground.map(|path| files::read_ground(&path)).transpose()?;
             let bar = if files.len() > 1 {
                 progress_bar(cli.json, files.len() as u64, "{bar:40} {pos}/{len} files")?
             } else {
@@ -283,7 +292,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let verdicts: Vec<verify::Verdict> = files
                 .par_iter()
                 .map(|f| {
-                    let verdict = verify::verify_file(f, &limits, files::no_game_logic);
+                    let verdict =
+                        verify::verify_file_on(f, &limits, files::no_game_logic, ground.as_ref());
                     bar.inc(1);
                     verdict
                 })

@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use skidpad_core::hex;
+use skidpad_core::{GroundSource, hex};
 use skidpad_cores::SandboxBudget;
 use skidpad_ghost::decode_ghost;
 use skidpad_replay::{DesyncReport, FileKind, Limits, decode_replay_with, verify_replay};
@@ -116,6 +116,20 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 /// version and any declared size over `limits` before the body is read.
 #[must_use]
 pub fn verify_file(path: &Path, limits: &Limits, game_logic: GameLogic) -> Verdict {
+    verify_file_on(path, limits, game_logic, None)
+}
+
+/// [`verify_file`], with the ground a replay that does not carry one was
+/// recorded on (a ground file given beside it, `--ground`): it is used
+/// when it is the ground the replay names, and refused, naming both,
+/// when it is not.
+#[must_use]
+pub fn verify_file_on(
+    path: &Path,
+    limits: &Limits,
+    game_logic: GameLogic,
+    ground: Option<&GroundSource>,
+) -> Verdict {
     let mut verdict = Verdict {
         file: path.to_owned(),
         status: Status::InputError,
@@ -149,7 +163,10 @@ pub fn verify_file(path: &Path, limits: &Limits, game_logic: GameLogic) -> Verdi
             verify_archived(&bytes, limits, &mut verdict);
         }
         Ok((_, bytes)) => {
-            let verified = decode_replay_with(&bytes, limits).and_then(|replay| {
+            let verified = decode_replay_with(&bytes, limits).and_then(|mut replay| {
+                if replay.ground.is_none() {
+                    replay.ground = ground.cloned();
+                }
                 let carries_game_state = replay.keyframes.iter().any(|k| !k.game_state.is_empty());
                 let hooks = files::hooks_for(&replay, game_logic);
                 verify_replay(&replay, hooks, limits).map(|r| (r, carries_game_state))

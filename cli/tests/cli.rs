@@ -310,3 +310,116 @@ fn export_lists_a_reset_and_the_lap_it_spoils() {
     assert_eq!(first_lap(0)["valid"], true, "{}", first_lap(0));
     assert_eq!(first_lap(1)["valid"], false, "{}", first_lap(1));
 }
+
+/// A small hill of a game's own and a 2 s run over it, recorded with the
+/// ground carried or not; the replay's bytes and the ground.
+fn run_on_a_hill(carry: bool) -> (Vec<u8>, skidpad_core::GroundSource) {
+    use skidpad_core::{
+        CarInput, GroundSource, HeightfieldSource, InitialPose, World, WorldConfig, preset,
+    };
+    use skidpad_replay::{RecorderOptions, ReplayRecorder, encode_replay};
+    let ground = GroundSource::Heightfield(HeightfieldSource {
+        x0: -50.0,
+        y0: -50.0,
+        spacing: 5.0,
+        columns: 21,
+        rows: 21,
+        heights: (0..21 * 21).map(|k| 0.01 * f64::from(k % 21)).collect(),
+        surfaces: None,
+    });
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    world.set_ground(ground.build().unwrap()).unwrap();
+    let car = world
+        .add_car(&preset("fwd_hatchback").unwrap(), InitialPose::default())
+        .unwrap();
+    let input = CarInput {
+        throttle: 0.6,
+        ..CarInput::default()
+    };
+    world.set_input(car, input).unwrap();
+    let options = RecorderOptions {
+        ground: carry.then(|| ground.clone()),
+        ..RecorderOptions::default()
+    };
+    let mut recorder = ReplayRecorder::new(&world, options).unwrap();
+    for _ in 0..120 {
+        recorder.step(&mut world, 1.0 / 60.0).unwrap();
+    }
+    let bytes = encode_replay(&recorder.finish(&world).unwrap()).unwrap();
+    (bytes, ground)
+}
+
+/// A replay of a game's own ground that carries it (replay section 11):
+/// `skidpad verify` re-simulates it from the file alone and `inspect`
+/// names the carried ground.
+#[test]
+fn a_replay_carrying_its_ground_verifies_and_inspect_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("own_ground.skr");
+    std::fs::write(&path, run_on_a_hill(true).0).unwrap();
+    let verdict = verify::verify_file(&path, &Limits::default(), Scenario::game_logic);
+    assert!(verdict.ok, "{}", verdict.detail);
+    let shown = inspect::inspect(&path, &Limits::default())
+        .unwrap()
+        .to_string();
+    assert!(
+        shown.contains("carried ground    heightfield 21 × 21 at 5 m"),
+        "{shown}"
+    );
+}
+
+/// One that does not carry it verifies with its ground file beside it
+/// (`skidpad verify --ground`), and not with another ground.
+#[test]
+fn a_replay_verifies_with_its_ground_file_and_not_with_another() {
+    use skidpad_cli::files;
+    use skidpad_core::{GroundSource, HeightfieldSource};
+    let dir = tempfile::tempdir().unwrap();
+    let (bytes, ground) = run_on_a_hill(false);
+    let path = dir.path().join("hill.skr");
+    std::fs::write(&path, bytes).unwrap();
+    let ground_file = dir.path().join("hill.skgd");
+    std::fs::write(
+        &ground_file,
+        skidpad_replay::encode_ground_file(&ground).unwrap(),
+    )
+    .unwrap();
+    // A file `verify` refuses alone, saying `says`.
+    let refused = |file: &Path, says: &str| {
+        let verdict = verify::verify_file(file, &Limits::default(), Scenario::game_logic);
+        assert!(
+            !verdict.ok && verdict.detail.contains(says),
+            "{}",
+            verdict.detail
+        );
+    };
+    refused(&path, "plane");
+    let given = files::read_ground(&ground_file).unwrap();
+    let on = |g: &GroundSource| {
+        verify::verify_file_on(&path, &Limits::default(), Scenario::game_logic, Some(g))
+    };
+    let verdict = on(&given);
+    assert!(verdict.ok, "{}", verdict.detail);
+    let other = GroundSource::Heightfield(HeightfieldSource {
+        x0: 0.0,
+        y0: 0.0,
+        spacing: 1.0,
+        columns: 2,
+        rows: 2,
+        heights: vec![0.0; 4],
+        surfaces: None,
+    });
+    let wrong = on(&other);
+    assert!(
+        !wrong.ok && wrong.detail.contains("heightfield 2 × 2") && wrong.detail.contains("21 × 21"),
+        "{}",
+        wrong.detail
+    );
+    // Given as a file to verify, a ground file is named for what it is.
+    refused(&ground_file, "is a ground file (.skgd)");
+    let not_ground = files::read_ground(&path).unwrap_err();
+    assert!(
+        format!("{not_ground:#}").contains("is not a ground file"),
+        "{not_ground:#}"
+    );
+}

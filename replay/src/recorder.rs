@@ -9,66 +9,35 @@
 //! and later keyframes leave it out.
 
 use skidpad_core::{
-    CORE_VERSION, CarId, CarInput, FlatGround, LodSetting, SIMULATION_VERSION, World,
+    CORE_VERSION, CarId, CarInput, FlatGround, GroundSource, LodSetting, SIMULATION_VERSION, World,
     combine_world_hash, hex,
 };
 use skidpad_ghost::GhostRecorder;
 
 use crate::input_chunks::{push_chunked, reserved_chunks};
+pub use crate::recorder_options::{
+    DEFAULT_KEYFRAME_EVERY, KeyframeState, MAX_RESERVE_BYTES, RecorderOptions,
+};
 use crate::replay::{CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
 use crate::runs::Runs;
+use crate::world::ground_of_source;
 use crate::{ReplayError, Result};
 
-/// Default steps between keyframes (10 s at 60 Hz).
-pub const DEFAULT_KEYFRAME_EVERY: u32 = 600;
-
-/// The game's own state at a keyframe (lap timers, race clock, …), given
-/// the keyframe's step.
-pub type KeyframeState<'a> = Box<dyn FnMut(u64) -> Vec<u8> + 'a>;
-
-/// What to record.
-pub struct RecorderOptions<'a> {
-    /// Which cars, in playback order; `None` records every car.
-    pub cars: Option<Vec<CarId>>,
-    /// Steps between keyframes, at least 1.
-    pub keyframe_every: u32,
-    /// Embed the car definitions, so `create_replay_world` can rebuild the
-    /// world from the replay alone.
-    pub embed_definitions: bool,
-    /// Free-form key/value pairs stored in the header.
-    pub metadata: Vec<(String, String)>,
-    /// Called at every keyframe for the game's own state bytes.
-    pub keyframe_state: Option<KeyframeState<'a>>,
-    /// Also record each car's pose track as an embedded ghost (SPEC §5.6).
-    pub embed_ghosts: bool,
-    /// Steps of input memory (48 bytes a car and step) to allocate, and
-    /// have the system map, when the recorder is made: a game that knows
-    /// its race length reserves it at load, and capturing never waits for
-    /// fresh pages. The first write to each 4 KiB page costs a fault, which
-    /// was half of a capture's time in the replay benchmark. Recording past
-    /// the reserve allocates as it goes; 0 reserves nothing. At most
-    /// [`MAX_RESERVE_BYTES`] (20 cars for 5 hours at 60 Hz fit).
-    pub reserve_steps: u64,
-}
-
-impl Default for RecorderOptions<'_> {
-    fn default() -> Self {
-        RecorderOptions {
-            cars: None,
-            keyframe_every: DEFAULT_KEYFRAME_EVERY,
-            embed_definitions: true,
-            metadata: Vec::new(),
-            keyframe_state: None,
-            embed_ghosts: false,
-            reserve_steps: 0,
+/// The ground source a recorder was given, checked against the world's
+/// ground (`world::ground_of_source`, the check a player makes too).
+fn carried_ground(world: &World, source: Option<GroundSource>) -> Result<Option<GroundSource>> {
+    let Some(source) = source else {
+        return Ok(None);
+    };
+    let ground = world.ground();
+    ground_of_source(&source, ground.fingerprint(), &ground.describe()).map_err(|reason| {
+        ReplayError::InvalidArgument {
+            what: "ground",
+            reason,
         }
-    }
+    })?;
+    Ok(Some(source))
 }
-
-/// Largest input reserve a recorder takes (`RecorderOptions::reserve_steps`
-/// times the cars, 48 bytes each), 1 GiB: more is refused rather than
-/// left to the system's mercy.
-pub const MAX_RESERVE_BYTES: u64 = 1 << 30;
 
 /// The recorded cars that have not been removed, each with its track, id
 /// and world-index hint.
@@ -236,6 +205,7 @@ impl<'a> ReplayRecorder<'a> {
                 ),
             });
         }
+        let ground = carried_ground(world, options.ground)?;
         let spare_inputs = reserved_chunks(reserved_inputs);
         let ghosts = options.embed_ghosts.then(|| {
             cars.iter()
@@ -256,6 +226,7 @@ impl<'a> ReplayRecorder<'a> {
                 cars: tracks,
                 keyframes: Vec::new(),
                 ghosts: None,
+                ground,
             },
         };
         recorder.take_keyframe(world)?;
@@ -461,7 +432,16 @@ impl<'a> ReplayRecorder<'a> {
             cars: tracks,
             keyframes: self.replay.keyframes.clone(),
             ghosts: None,
+            // A part is a stream chunk or a ring's piece: the ground would
+            // be repeated in each; the whole (`finish`, a ring's extract)
+            // carries it once.
+            ground: None,
         }
+    }
+
+    /// The ground the recording carries, if the game gave it.
+    pub(crate) fn carried_ground(&self) -> Option<&GroundSource> {
+        self.replay.ground.as_ref()
     }
 
     /// The header the recording started with (step count as recorded so

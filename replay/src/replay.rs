@@ -1,8 +1,8 @@
 //! The in-memory replay: what a recording holds (SPEC §5).
 
 use skidpad_core::{
-    CarDefinition, CarId, CarInput, FlatGround, Ground, InitialPose, LodSetting, SurfaceId,
-    SurfaceTable,
+    CarDefinition, CarId, CarInput, FlatGround, Ground, GroundSource, InitialPose, LodSetting,
+    SurfaceId, SurfaceTable,
 };
 use skidpad_ghost::Ghost;
 
@@ -27,6 +27,12 @@ pub struct Replay {
     /// Optional pose track per recorded car (SPEC §5.6), so the run stays
     /// watchable as ghosts after a core update.
     pub ghosts: Option<Vec<Ghost>>,
+    /// The recording world's ground, when the game had the recorder carry
+    /// it ([`RecorderOptions::ground`](crate::RecorderOptions::ground)): a
+    /// player on a machine without the game's world builds it from this.
+    /// `None` for the plane, a built-in track's surface (every build has
+    /// those) or a ground the game did not give.
+    pub ground: Option<GroundSource>,
 }
 
 /// What a replay says about itself; readable without decoding the body.

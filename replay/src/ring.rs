@@ -193,8 +193,10 @@ impl<'a> InstantReplayRing<'a> {
         if tail.header.step_count > 0 || first == self.parts.len() {
             push(tail)?;
         }
-        joiner
+        let mut whole = joiner
             .finish()
-            .ok_or(ReplayError::NothingRecorded("the ring holds no part yet"))
+            .ok_or(ReplayError::NothingRecorded("the ring holds no part yet"))?;
+        whole.ground = self.recorder.carried_ground().cloned();
+        Ok(whole)
     }
 }

@@ -1,11 +1,12 @@
 //! `create_replay_world`: a playback world built from a replay alone (or
-//! with the ground it was recorded on, which a replay names but does not
-//! hold).
+//! with the ground it was recorded on, which a replay names and may
+//! carry).
 
 use std::sync::{Arc, OnceLock};
 
 use skidpad_core::{
-    FlatGround, Ground, InitialPose, Track, TriangleMesh, World, WorldConfig, track_names,
+    FlatGround, Ground, GroundSource, InitialPose, Track, TriangleMesh, World, WorldConfig, hex,
+    track_names,
 };
 
 use crate::replay::Replay;
@@ -14,22 +15,58 @@ use crate::{ReplayError, Result};
 /// A world with the replay's surface table, gravity and air density, and
 /// one car per recorded car from the embedded definitions, in playback
 /// order, on the ground the replay names when this build can make it: the
-/// plane, or a built-in track's surface (`Track::ground`). The cars' states
-/// come from keyframe 0 when a player starts. A replay recorded on any
-/// other ground needs [`create_replay_world_on`] (the player refuses the
-/// plane for it, naming both grounds).
+/// plane, a built-in track's surface (`Track::ground`), or the ground the
+/// replay carries (`Replay::ground`). The cars' states come from keyframe
+/// 0 when a player starts. A replay recorded on any other ground needs
+/// [`create_replay_world_on`] (the player refuses the plane for it, naming
+/// both grounds).
 pub fn create_replay_world(replay: &Replay) -> Result<World> {
     create_replay_world_on(replay, known_ground(replay)?)
 }
 
-/// The ground a replay names, if it is the plane or a built-in track's
-/// surface; the plane otherwise.
+/// The ground a replay names, if it is the plane, a built-in track's
+/// surface or the ground it carries; the plane otherwise. A carried ground
+/// that does not build, or builds another ground than the header names,
+/// is refused.
 pub(crate) fn known_ground(replay: &Replay) -> Result<Arc<dyn Ground>> {
     if let Some((_, mesh)) = builtin_ground_of(replay)? {
         let ground: Arc<dyn Ground> = mesh.clone();
         return Ok(ground);
     }
+    if let Some(source) = &replay.ground {
+        let (named, description) = replay.header.ground()?;
+        return ground_of_source(source, named, &description).map_err(|reason| {
+            ReplayError::Decode {
+                section: "ground",
+                offset: 0,
+                reason,
+            }
+        });
+    }
     Ok(Arc::new(FlatGround))
+}
+
+/// The ground `source` builds, when it is the one named by `fingerprint`
+/// (described as `description`); otherwise why not, naming both. The
+/// recorder checks a carried ground with it against its world, a player
+/// against the replay's header.
+pub(crate) fn ground_of_source(
+    source: &GroundSource,
+    fingerprint: [u8; 32],
+    description: &str,
+) -> std::result::Result<Arc<dyn Ground>, String> {
+    let ground = source
+        .build()
+        .map_err(|e| format!("the ground given does not build: {e}"))?;
+    if ground.fingerprint() != fingerprint {
+        return Err(format!(
+            "the ground given is a {} (ground {}), not the {description} (ground {})",
+            ground.describe(),
+            &hex(&ground.fingerprint())[..12],
+            &hex(&fingerprint)[..12]
+        ));
+    }
+    Ok(ground)
 }
 
 /// The built-in track whose surface the replay was recorded on, found by

@@ -109,6 +109,7 @@ fn crafted(steps: u64, body: bool) -> Replay {
         }],
         keyframes,
         ghosts: None,
+        ground: None,
     }
 }
 

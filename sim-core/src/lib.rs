@@ -45,8 +45,9 @@ pub use glam;
 
 pub use error::{CoreError, Result};
 pub use ground::{
-    FlatGround, Ground, GroundHint, GroundHit, GroundRay, GroundSlope, Heightfield, MAX_GRADE,
-    MAX_HEIGHTFIELD_SAMPLES, MAX_MESH_COORDINATE, MAX_MESH_TRIANGLES, TriangleMesh,
+    FlatGround, Ground, GroundHint, GroundHit, GroundRay, GroundSlope, GroundSource, Heightfield,
+    HeightfieldSource, MAX_GRADE, MAX_HEIGHTFIELD_SAMPLES, MAX_MESH_COORDINATE, MAX_MESH_TRIANGLES,
+    MeshSource, TriangleMesh,
 };
 pub use ids::{CarId, Wheel};
 pub use input::{CarInput, INPUT_RESOLUTION};

@@ -34,6 +34,9 @@ class Viewer {
     this.clock = new Clock();
     this.events = new EventCursor();
     this.recording = null;
+    /** A ground file's bytes (`.skgd`), for replays that do not carry
+     * their ground. @type {Uint8Array | null} */
+    this.ground = null;
     // Bytes of samples a replay may keep (undefined: the worker's default);
     // tests shrink it through the deep link.
     this.sampleBudget = undefined;
@@ -132,7 +135,11 @@ class Viewer {
   }
 
   async openFiles(files) {
-    for (const file of files) {
+    // Ground files first: a replay dropped with its ground plays on it.
+    const grounds = [];
+    const rest = [];
+    for (const file of files) (/\.skgd$/i.test(file.name) ? grounds : rest).push(file);
+    for (const file of [...grounds, ...rest]) {
       try {
         await this.openBytes(new Uint8Array(await file.arrayBuffer()), file.name);
       } catch (e) {
@@ -141,15 +148,20 @@ class Viewer {
     }
   }
 
-  /** Opens a replay, stream or ghost by its bytes. */
+  /** Opens a replay, stream, ghost or ground file by its bytes. A ground
+   * file (`.skgd`) is kept for the replays opened after it that do not
+   * carry the ground they were recorded on. */
   async openBytes(bytes, name) {
     const kind = sk.fileKind(bytes);
     if (kind === 'ghost') {
       this.addGhost(bytes, name);
+    } else if (kind === 'ground') {
+      this.ground = bytes;
+      this.notice(`ground file ${name}: replays opened after it that do not carry their ground play on it`);
     } else if (kind === 'replay' || kind === 'stream') {
-      await this.load({ kind: 'replay', bytes, name, sampleBudget: this.sampleBudget }, [bytes.buffer]);
+      await this.load({ kind: 'replay', bytes, name, ground: this.ground, sampleBudget: this.sampleBudget }, [bytes.buffer]);
     } else {
-      throw new Error(kind === 'empty' ? 'the file is empty' : 'not a skidpad replay (.skr), stream (.sks) or ghost (.skg)');
+      throw new Error(kind === 'empty' ? 'the file is empty' : 'not a skidpad replay (.skr), stream (.sks), ghost (.skg) or ground file (.skgd)');
     }
   }
 
@@ -266,6 +278,7 @@ class Viewer {
   start(meta) {
     this.recording = new Recording(meta);
     // The timed track's road, or one drawn from the replay's ground alone.
+    this.scene.setGround(meta.ground);
     this.scene.setTrack(meta.track ?? meta.road);
     this.cameras.setTrack(meta.track ?? meta.road);
     if (meta.notice) this.notice(meta.notice);
@@ -426,11 +439,14 @@ async function main() {
   const served = await servedFiles();
   const urls = [...link.sources, ...served.map((f) => f.url)];
   const ghostUrls = [...link.ghosts];
-  // Ghosts first, so a replay's first frame already shows them.
+  // Ghosts and ground files first, so a replay's first frame already
+  // shows the ghosts and a replay that needs the ground plays on it.
   const opened = [];
   for (const url of urls) {
     const bytes = await fetchBytes(url);
-    if (sk.fileKind(bytes) === 'ghost') viewer.addGhost(bytes, url.split('/').pop());
+    const kind = sk.fileKind(bytes);
+    if (kind === 'ghost') viewer.addGhost(bytes, url.split('/').pop());
+    else if (kind === 'ground') await viewer.openBytes(bytes, url.split('/').pop());
     else opened.push([bytes, url]);
   }
   for (const url of ghostUrls) viewer.addGhost(await fetchBytes(url), url.split('/').pop());
@@ -440,7 +456,7 @@ async function main() {
     const [bytes, url] = opened[0];
     await viewer.openBytes(bytes, url.split('/').pop());
   } else {
-    viewer.status('open a replay (.skr), stream (.sks) or ghost (.skg), or drop one here');
+    viewer.status('open a replay (.skr), stream (.sks), ghost (.skg) or ground file (.skgd), or drop one here');
     return;
   }
   const position = checkPosition(link, viewer.recording.meta);

@@ -44,6 +44,7 @@ export class Scene {
     );
     ground.position.z = -0.05;
     this.scene.add(ground);
+    this.plane = ground;
     this.cars = [];
     this.ghosts = [];
     this.euler = new THREE.Euler(0, 0, 0, 'ZYX');
@@ -110,6 +111,37 @@ export class Scene {
     const dl = Math.hypot(dir[0], dir[1]);
     const ahead = (p) => [p[0] + (dir[0] / dl) * 1.2, p[1] + (dir[1] / dl) * 1.2, p[2]];
     this.scene.add(ribbon([start[0], start[1], ahead(start[0]), ahead(start[1])], 0.03, 0xffffff));
+  }
+
+  /** Draws a game's own ground the replay carries (`CarriedGround`):
+   * its triangles, each in its surface's colour (the preset table's ids;
+   * grey without surfaces), with the grass plane moved below it. */
+  setGround(ground) {
+    if (!ground) return;
+    const { positions, indices, surfaces } = ground;
+    // Flat shading per triangle: every triangle gets its own three
+    // vertices, so a surface's colour does not bleed into its neighbours.
+    const flat = new Float32Array(indices.length * 3);
+    const colours = new Float32Array(indices.length * 3);
+    const colour = new THREE.Color();
+    let lowest = Infinity;
+    for (let t = 0; t < indices.length / 3; t++) {
+      colour.setHex(SURFACE_COLOURS[surfaces?.[t] ?? 0] ?? SURFACE_COLOURS[0]);
+      for (let c = 0; c < 3; c++) {
+        const v = indices[3 * t + c];
+        const at = 3 * (3 * t + c);
+        flat.set(positions.subarray(3 * v, 3 * v + 3), at);
+        colours.set([colour.r, colour.g, colour.b], at);
+        lowest = Math.min(lowest, positions[3 * v + 2]);
+      }
+    }
+    const geometry = new THREE.BufferGeometry();
+    geometry.setAttribute('position', new THREE.BufferAttribute(flat, 3));
+    geometry.setAttribute('color', new THREE.BufferAttribute(colours, 3));
+    geometry.computeVertexNormals();
+    const mesh = new THREE.Mesh(geometry, new THREE.MeshLambertMaterial({ vertexColors: true, side: THREE.DoubleSide }));
+    this.scene.add(mesh);
+    this.plane.position.z = lowest - 0.5;
   }
 
   /** One mesh per car of `cars` (the worker's descriptions). */
@@ -181,6 +213,10 @@ const SEE_THROUGH_RADIUS = 2.5;
 
 /** A triangle strip through pairs of `[x, y, z]` points, lifted by
  * `lift` (so edges and lines draw above the road). */
+/** A colour per surface id of the preset table (`SurfaceTable::presets`):
+ * dry asphalt, wet asphalt, gravel, grass, sand, snow, ice, kerb. */
+const SURFACE_COLOURS = [0x55555a, 0x3b3f48, 0x9c8b6e, 0x6f9a52, 0xd8c38e, 0xf2f4f7, 0xcfe3ef, 0xc8c8c8];
+
 function ribbon(pairs, lift, colour) {
   const positions = new Float32Array(pairs.length * 3);
   pairs.forEach(([x, y, z], i) => positions.set([x, y, z + lift], i * 3));

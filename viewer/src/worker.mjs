@@ -45,7 +45,10 @@ self.onmessage = async ({ data }) => {
     } else if (data.kind === 'replay') {
       const budget = data.sampleBudget ?? SAMPLE_BUDGET;
       const older = olderVersion(data.bytes);
-      if (older === null) playReplay(decode(data.bytes), data.name, budget);
+      // A ground file given beside the replay, for one that does not
+      // carry its ground.
+      const replay = older === null ? decode(data.bytes) : null;
+      if (replay) playReplay(data.ground ? replay.withGroundFile(data.ground) : replay, data.name, budget);
       else await playArchived(data.bytes, older, data.name, budget);
     } else if (data.kind === 'live') await followLive(data.url);
   } catch (e) {
@@ -135,11 +138,19 @@ function sampledSteps(steps, stride) {
  * and what to tell the user: the built-in track whose surface it was
  * recorded on, found by the ground's fingerprint (drawn, but no lap is
  * timed: laps need the `track` metadata in every tool), or nothing on the
- * plane, with why. (A replay on a game's own ground does not get here: it
- * cannot be re-simulated without that ground, and the player says so.)
+ * plane, with why, or the game's own ground the replay carries (section
+ * 11). (A replay on a game's own ground that does not carry it does not
+ * get here: it cannot be re-simulated without that ground, and the player
+ * says so.)
  */
-function groundRoad(replay, metadata, track) {
+function groundRoad(replay, metadata, track, carried) {
   if (track || metadata.track) return { road: null, notice: null };
+  if (carried) {
+    return {
+      road: null,
+      notice: `the replay names no track (metadata "track"), so no laps are timed; the ground it was recorded on came with it (a ${carried.description}), drawn from it`,
+    };
+  }
   const name = replay.groundTrack;
   if (name) {
     return {
@@ -161,7 +172,9 @@ function playReplay(replay, name, budget) {
   const definitions = Array.from({ length: cars }, (_, k) => world.definition(k));
   const metadata = replay.metadata();
   const track = trackOf(metadata);
-  const { road, notice } = groundRoad(replay, metadata, track);
+  // A game's own ground the replay carries, as triangles to draw.
+  const ground = replay.carriedGround();
+  const { road, notice } = groundRoad(replay, metadata, track, ground);
   const channels = sk.channelNames();
   const steps = replay.stepCount;
   const perSample = sampleBytes(cars, channels.length);
@@ -181,6 +194,7 @@ function playReplay(replay, name, budget) {
     metadata,
     track: track?.geometry ?? null,
     road,
+    ground,
     notice,
     channels,
     units: sk.channelUnits(),

@@ -7,7 +7,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import * as sk from '../../bindings-wasm/pkg/node/skidpad_wasm.js';
-import { work, goldenDir, ok, view, withViewer } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+import { bin, work, goldenDir, ok, view, withViewer } from './harness.mjs';
 
 /** Two laps of one car overlaid on a distance axis: picked with the
  * chart's lap pickers as a user would, the x axis is lap 2's distance
@@ -245,3 +246,93 @@ export async function checkGroundRoad(browser) {
   }
 }
 
+
+/**
+ * A browser game's race on a mesh ground of its own (a shallow valley
+ * with an asphalt pad), recorded with the npm package under node:
+ * carried in the replay (`carryGround`), it verifies natively and the
+ * viewer, which has never seen that ground, re-simulates it and draws it
+ * in its surfaces' colours; not carried, the viewer says which ground it
+ * needs, and plays it with its ground file (`.skgd`) beside it, as
+ * `skidpad verify --ground` does.
+ */
+export async function checkCarriedGround(browser) {
+  const record = (file, carryGround) => {
+    const world = new sk.World();
+    // 41 × 41 vertices 5 m apart, two triangles a cell; asphalt within 12
+    // cells of the middle, grass beyond.
+    const side = 41;
+    const vertices = new Float64Array(side * side * 3);
+    for (let k = 0; k < side * side; k++) {
+      const [x, y] = [(k % side) - 20, Math.floor(k / side) - 20];
+      vertices.set([5 * x, 5 * y, 0.004 * (x * x + y * y) + 0.2 * Math.sin(x / 3)], 3 * k);
+    }
+    const triangles = [];
+    const surfaces = [];
+    for (let j = 0; j < side - 1; j++) {
+      for (let i = 0; i < side - 1; i++) {
+        const k = j * side + i;
+        triangles.push(k, k + 1, k + side + 1, k, k + side + 1, k + side);
+        const surface = Math.hypot(i - 19.5, j - 19.5) < 12 ? 0 : 3;
+        surfaces.push(surface, surface);
+      }
+    }
+    world.setMeshGround(vertices, Uint32Array.from(triangles), Uint8Array.from(surfaces));
+    for (const [y, steer] of [[-15, 0.12], [15, -0.1]]) {
+      const car = world.addPresetCar('fwd_hatchback', { x: 0, y, yaw: 0, speed: 8 });
+      world.setInput(car, { throttle: 0.3, steer });
+    }
+    const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 60, carryGround, metadata: { player: 'a game' } });
+    for (let step = 0; step < 600; step++) recorder.step(world, 1 / 60);
+    writeFileSync(file, sk.encodeReplay(recorder.finish(world)));
+    if (!carryGround) writeFileSync(groundFile, world.groundFile());
+    world.free();
+  };
+  const carried = join(work, 'own-ground-carried.skr');
+  const bare = join(work, 'own-ground-bare.skr');
+  const groundFile = join(work, 'own-ground.skgd');
+  record(carried, true);
+  record(bare, false);
+  // Recorded in wasm, verified by the native core from the file alone.
+  const verdict = execFileSync(bin, ['verify', carried]).toString();
+  assert.match(verdict, /0 desyncs/, verdict);
+  const server = await view([carried, bare]);
+  try {
+    await withViewer(browser, server, '?src=/files/0/x', async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const shown = await page.evaluate(() => ({
+        notice: document.querySelector('#notice').textContent,
+        coloured: window.viewer.scene.scene.children.filter((c) => c.material?.vertexColors).length,
+        triangles: window.viewer.scene.scene.children.find((c) => c.material?.vertexColors)?.geometry.attributes.position.count / 3,
+        desyncs: window.viewer.recording.desyncs ?? 0,
+      }));
+      assert.match(shown.notice, /the ground it was recorded on came with it \(a triangle mesh of 3200 triangles\), drawn from it/);
+      assert.equal(shown.coloured, 1, 'the carried ground drawn once');
+      assert.equal(shown.triangles, 2 * 40 * 40, 'two triangles a cell');
+      ok(`a browser game's race on a mesh ground of its own, carried in the replay: verified natively (${verdict.trim().split('\n')[0].slice(0, 60)}…), drawn in the viewer (${shown.triangles} triangles in its surfaces' colours)`);
+    });
+    await withViewer(browser, server, '?src=/files/1/x', async (page, outcome) => {
+      assert.ok(!outcome.ok, 'a replay on a ground it does not carry cannot be re-simulated');
+      assert.match(outcome.error, /recorded on the triangle mesh of 3200 triangles/);
+      ok(`not carried, the viewer says: "${outcome.error.slice(0, 120)}"`);
+    });
+  } finally {
+    server.child.kill();
+  }
+  // With its ground file beside it (`skidpad view REPLAY GROUND.skgd`, or
+  // both dropped on the page), it plays and is drawn.
+  const beside = await view([groundFile, bare]);
+  try {
+    await withViewer(browser, beside, '', async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const notice = await page.evaluate(() => document.querySelector('#notice').textContent);
+      assert.match(notice, /ground file own-ground.skgd/);
+      assert.match(notice, /came with it \(a triangle mesh of 3200 triangles\)/);
+      ok('with its ground file (.skgd) beside it, the same replay plays and its ground is drawn');
+    });
+    const verdict2 = execFileSync(bin, ['verify', bare, '--ground', groundFile]).toString();
+    assert.match(verdict2, /0 desyncs/, verdict2);
+  } finally {
+    beside.child.kill();
+  }
+}

@@ -39,7 +39,7 @@ import { checkPlay, leaderboard } from './play_checks.mjs';
 import { checkDevices, checkFixedRate } from './device_checks.mjs';
 import { checkRace } from './race_checks.mjs';
 import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
-import { checkClip, checkGroundRoad, checkLapOverlay } from './analysis_checks.mjs';
+import { checkCarriedGround, checkClip, checkGroundRoad, checkLapOverlay } from './analysis_checks.mjs';
 
 const browser = await launch();
 try {
@@ -57,6 +57,7 @@ try {
   await checkArchivedCore(browser);
   await checkErrors(browser);
   await checkGroundRoad(browser);
+  await checkCarriedGround(browser);
   await checkClip(browser);
   await checkLive(browser);
   const board = await leaderboard();

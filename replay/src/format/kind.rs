@@ -16,6 +16,9 @@ pub enum FileKind {
     Stream,
     /// A `.skg` ghost (`SKGH`).
     Ghost,
+    /// A `.skgd` ground file (`SKGD`): the ground replays that do not
+    /// carry theirs were recorded on.
+    Ground,
     /// No bytes at all.
     Empty,
     /// Anything else (including a file shorter than its magic number).
@@ -31,6 +34,7 @@ impl FileKind {
     /// assert_eq!(FileKind::sniff(b"SKRP\x01\x00\x00\x00"), FileKind::Replay);
     /// assert_eq!(FileKind::sniff(&[0x1f, 0x8b, 8]), FileKind::Replay);
     /// assert_eq!(FileKind::sniff(b"SKGH"), FileKind::Ghost);
+    /// assert_eq!(FileKind::sniff(b"SKGD"), FileKind::Ground);
     /// assert_eq!(FileKind::sniff(b""), FileKind::Empty);
     /// assert_eq!(FileKind::sniff(b"{\"json\": 1}"), FileKind::Unknown);
     /// ```
@@ -44,19 +48,22 @@ impl FileKind {
             FileKind::Stream
         } else if bytes.starts_with(skidpad_ghost::GHOST_MAGIC) {
             FileKind::Ghost
+        } else if bytes.starts_with(super::GROUND_MAGIC) {
+            FileKind::Ground
         } else {
             FileKind::Unknown
         }
     }
 
     /// The kind's name as tools print it: `replay`, `stream`, `ghost`,
-    /// `empty` or `unknown`.
+    /// `ground`, `empty` or `unknown`.
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
             FileKind::Replay => "replay",
             FileKind::Stream => "stream",
             FileKind::Ghost => "ghost",
+            FileKind::Ground => "ground",
             FileKind::Empty => "empty",
             FileKind::Unknown => "unknown",
         }
@@ -69,6 +76,7 @@ impl FileKind {
             FileKind::Replay => Some("skr"),
             FileKind::Stream => Some("sks"),
             FileKind::Ghost => Some("skg"),
+            FileKind::Ground => Some("skgd"),
             FileKind::Empty | FileKind::Unknown => None,
         }
     }

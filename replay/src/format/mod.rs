@@ -9,6 +9,8 @@
 //!   3 dt runs (required)         7 keyframes (required, deflated)
 //!   4 inputs (required, deflated) 8 ghosts (optional)
 //!   9 removals (required; only when a car was removed)
+//!  10 resets (required; only when a car was reset)
+//!  11 ground (optional; only when the game had it carried)
 //! end section: id 0, flags 1, length 0
 //! blake3 of everything before, 32 bytes
 //! ```
@@ -24,6 +26,7 @@
 //! before allocating, and bounds every decompression.
 
 mod bytes;
+mod carried_ground;
 mod compress;
 mod ghosts;
 mod header;
@@ -48,6 +51,10 @@ pub use stream::{
 pub(crate) use stream::{chunk_record, end_record, header_record, preamble as stream_preamble};
 
 use self::bytes::{Reader, Writer};
+pub use self::carried_ground::{
+    GROUND_FORMAT_VERSION, GROUND_MAGIC, decode_ground_file, encode_ground_file,
+};
+use self::carried_ground::{decode_ground, encode_ground};
 use self::compress::{CanonicalLevel, gunzip_prefix};
 use self::ghosts::{decode_ghosts, encode_ghosts};
 use self::header::{
@@ -63,8 +70,8 @@ use self::per_step::{
 };
 use self::resets::{decode_resets, encode_resets, has_resets};
 use self::sections::{
-    DEFINITIONS, DT, END, GHOSTS, HEADER, INPUTS, KEYFRAMES, LOD, REMOVALS, RESETS, SURFACES,
-    Sections, checksum_failure, section_name,
+    DEFINITIONS, DT, END, GHOSTS, GROUND, HEADER, INPUTS, KEYFRAMES, LOD, REMOVALS, RESETS,
+    SURFACES, Sections, checksum_failure, section_name,
 };
 use crate::limits::{Limits, Work, definition_rates, keyframe_bytes};
 use crate::replay::{CarTrack, Replay, ReplayHeader};
@@ -114,6 +121,9 @@ pub fn encode_replay(replay: &Replay) -> Result<Vec<u8>> {
     }
     if has_resets(&replay.cars) {
         section(&mut out, RESETS, REQUIRED, encode_resets(&replay.cars));
+    }
+    if let Some(ground) = &replay.ground {
+        section(&mut out, GROUND, 0, encode_ground(ground));
     }
     section(&mut out, END, REQUIRED, Writer::default());
     let checksum = blake3::hash(&out.buf);
@@ -244,6 +254,10 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
     limits.check_work(&Work::of(&dt, &lods.iter().collect::<Vec<_>>(), &rates))?;
     let mut inputs_r = sections.require(INPUTS)?;
     let mut keyframes_r = sections.require(KEYFRAMES)?;
+    // A carried ground decodes to about its own size (f64s and u32s as
+    // they are; surfaces one byte each).
+    let ground_r = sections.take(GROUND);
+    let ground_decoded = ground_r.as_ref().map_or(0, |g| g.remaining() as u64);
     let inputs_raw = inputs_raw_len(&mut inputs_r, &car_steps)?;
     let keyframes_raw = keyframes_raw_len(&mut keyframes_r, &header, &removals, limits)?;
     let decoded = car_steps
@@ -259,7 +273,8 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
     limits.check_memory(
         held.saturating_add(inputs_raw as u64)
             .saturating_add(keyframes_raw as u64)
-            .saturating_add(decoded),
+            .saturating_add(decoded)
+            .saturating_add(ground_decoded),
     )?;
     let inputs = decode_inputs(inputs_r, inputs_raw, level, &car_steps)?;
     let surfaces_r = sections.require(SURFACES)?;
@@ -274,6 +289,7 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
         Some(r) => decode_resets(r, &car_steps)?,
         None => vec![Vec::new(); car_steps.len()],
     };
+    let ground = ground_r.map(decode_ground).transpose()?;
 
     let cars = inputs
         .into_iter()
@@ -298,5 +314,6 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
         cars,
         keyframes,
         ghosts,
+        ground,
     })
 }

@@ -18,6 +18,7 @@ pub(super) const KEYFRAMES: u16 = 7;
 pub(super) const GHOSTS: u16 = 8;
 pub(super) const REMOVALS: u16 = 9;
 pub(super) const RESETS: u16 = 10;
+pub(super) const GROUND: u16 = 11;
 
 /// The known sections of a file whose checksum passed, each a reader of
 /// its payload; taken one by one as the decoder needs them.
@@ -50,9 +51,9 @@ impl<'a> Sections<'a> {
             if found.last().is_some_and(|(last, _)| *last >= id) {
                 return Err(r.error(format!("section {id} out of order")));
             }
-            let known = id <= RESETS;
+            let known = id <= GROUND;
             let required_flag = flags & REQUIRED != 0;
-            if known && required_flag != (id != GHOSTS) {
+            if known && required_flag != !matches!(id, GHOSTS | GROUND) {
                 return Err(r.error(format!(
                     "section {} has the wrong required flag",
                     section_name(id)
@@ -101,6 +102,7 @@ pub(super) fn section_name(id: u16) -> &'static str {
         GHOSTS => "ghosts",
         REMOVALS => "removals",
         RESETS => "resets",
+        GROUND => "ground",
         _ => "unknown",
     }
 }

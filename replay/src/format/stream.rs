@@ -561,5 +561,6 @@ fn part_between(replay: &Replay, from: u64, to: u64) -> Result<Replay> {
         cars,
         keyframes,
         ghosts: None,
+        ground: None,
     })
 }

@@ -23,6 +23,7 @@ mod heightfield;
 mod lone;
 mod mesh;
 mod slope;
+mod source;
 mod triangle;
 
 use std::fmt;
@@ -32,6 +33,7 @@ use glam::{DVec2, DVec3};
 pub use heightfield::{Heightfield, MAX_HEIGHTFIELD_SAMPLES};
 pub use mesh::{MAX_MESH_COORDINATE, MAX_MESH_TRIANGLES, TriangleMesh};
 pub use slope::{GroundSlope, MAX_GRADE};
+pub use source::{GroundSource, HeightfieldSource, MeshSource};
 
 use crate::surface::SurfaceId;
 
