@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::tools::{cargo, run};
+use crate::tools::release_binaries;
 
 /// Sends each request a body of the base replay and a unique suffix, with
 /// the token in `SKIDPAD_LOAD_TOKEN`; with `SKIDPAD_LOAD_READS` = N, every
@@ -357,12 +357,7 @@ fn base_replay(root: &Path) -> Result<PathBuf, String> {
 
 /// `cargo xtask load [--quick]`.
 pub fn load(root: &Path, quick: bool) -> Result<(), String> {
-    let mut build = Command::new(cargo());
-    build
-        .args(["build", "--release", "-q", "-p", "skidpad-leaderboard"])
-        .current_dir(root);
-    run(&mut build)?;
-    let binary = root.join("target/release/skidpad-leaderboard");
+    let binary = release_binaries(root)?.join("skidpad-leaderboard");
     let work = std::env::temp_dir().join(format!("skidpad-load-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;

@@ -29,6 +29,28 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
     }
 }
 
+/// The release binaries the node, browser, cross-target and load checks
+/// run, built by one command: cargo unifies a build's features across
+/// the packages it names, so `-p` of one of them alone (or `cargo run -p`)
+/// would rebuild their shared dependencies with another feature set (four
+/// to five minutes of a CI run each time). Returns `target/release`.
+pub fn release_binaries(root: &Path) -> Result<PathBuf, String> {
+    run(Command::new(cargo())
+        .args([
+            "build",
+            "--release",
+            "-q",
+            "-p",
+            "skidpad-cli",
+            "-p",
+            "skidpad-spectator",
+            "-p",
+            "skidpad-leaderboard",
+        ])
+        .current_dir(root))?;
+    Ok(root.join("target/release"))
+}
+
 /// Output of a command, or None if it cannot run or fails.
 fn output(program: &str, args: &[&str]) -> Option<String> {
     let out = Command::new(program).args(args).output().ok()?;

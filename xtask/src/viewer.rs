@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::tools::{self, cargo, run};
+use crate::tools::{self, cargo, release_binaries, run};
 use crate::wasm;
 
 /// Builds the npm package and installs the viewer's pinned npm
@@ -81,16 +81,7 @@ pub fn browser_test(root: &Path) -> Result<(), String> {
     run(Command::new("node")
         .args(["--test", "test/units.test.mjs"])
         .current_dir(root.join("viewer")))?;
-    run(Command::new(cargo())
-        .args([
-            "build",
-            "--release",
-            "-p",
-            "skidpad-cli",
-            "-p",
-            "skidpad-spectator",
-        ])
-        .current_dir(root))?;
+    let release = release_binaries(root)?;
     // The play check's leaderboard and the race check's server: the debug
     // binaries the workspace's tests build (a one-lap run verifies in well
     // under a second; a two-player race is light). Built with the test
@@ -106,15 +97,12 @@ pub fn browser_test(root: &Path) -> Result<(), String> {
             "SKIDPAD_LEADERBOARD_BIN",
             root.join("target/debug/skidpad-leaderboard"),
         )
-        .env("SKIDPAD_BIN", root.join("target/release/skidpad"))
+        .env("SKIDPAD_BIN", release.join("skidpad"))
         .env(
             "SKIDPAD_NETPLAY_BIN",
             root.join("target/debug/skidpad-netplay"),
         )
-        .env(
-            "SKIDPAD_SPECTATOR_BIN",
-            root.join("target/release/skidpad-spectator"),
-        )
+        .env("SKIDPAD_SPECTATOR_BIN", release.join("skidpad-spectator"))
         .env("SKIDPAD_CHROMIUM", tools::chromium_path())
         .current_dir(root.join("viewer")))
 }
