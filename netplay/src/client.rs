@@ -414,10 +414,17 @@ impl NetClient {
         let miss = match self.predicted.front() {
             Some((t, mine)) if *t == frame.tick => {
                 self.stats.checked += 1;
-                (mine != &player.state).then(|| Misprediction {
+                let miss = (mine != &player.state).then(|| Misprediction {
                     tick: frame.tick,
                     fields: diff_car(self.car, &player.state, mine),
-                })
+                });
+                // A prediction that matches has taken a reset into
+                // account (else a later, unrelated miss would be excused
+                // as the reset's cut).
+                if miss.is_none() {
+                    self.reset_pending = false;
+                }
+                miss
             }
             _ => None,
         };
