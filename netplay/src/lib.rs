@@ -80,7 +80,7 @@ pub use link::{Link, LinkModel};
 pub use loopback::{LoopbackPlayer, LoopbackRace, PlayerPlan};
 pub use messages::{Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME};
 pub use race_config::{Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats};
-pub use server::{RESET_INTERVAL_S, RaceServer};
+pub use server::RaceServer;
 
 pub use error::{NetError, Result};
 pub use frame::{

@@ -3,6 +3,7 @@
 //! together.
 
 use std::net::SocketAddr;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -90,6 +91,17 @@ struct ServeArgs {
     /// Spectators connected at once, at most.
     #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u32).range(1..=1000))]
     max_spectators: u32,
+    /// Least time between two resets a player asks for (Backspace on the
+    /// race page), s.
+    #[arg(long, default_value_t = 2.0, value_parser = reset_seconds)]
+    reset_interval_s: f64,
+    /// Commands (reset, nextPlayer, …) a connection may send back to back;
+    /// more are dropped.
+    #[arg(long, default_value = "10", value_parser = clap::value_parser!(NonZeroU32))]
+    command_burst: NonZeroU32,
+    /// Commands a second a connection earns back.
+    #[arg(long, default_value = "20", value_parser = clap::value_parser!(NonZeroU32))]
+    commands_per_second: NonZeroU32,
 }
 
 #[derive(Args)]
@@ -116,6 +128,13 @@ struct BotArgs {
     /// this long, s.
     #[arg(long, value_parser = stuck_seconds)]
     reset_when_stuck: Option<f64>,
+}
+
+fn reset_seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if (0.0..=600.0).contains(&s) => Ok(s),
+        _ => Err("seconds from 0 to 600".into()),
+    }
 }
 
 fn stuck_seconds(text: &str) -> Result<f64, String> {
@@ -207,6 +226,7 @@ async fn serve(args: ServeArgs) -> Result<()> {
             laps: args.laps,
             seat_tokens: seat_tokens.clone(),
             max_input_lead: args.max_input_lead,
+            reset_interval_s: args.reset_interval_s,
             grid: skidpad_core::race::GridLayout {
                 columns: args.grid_columns,
                 row_spacing: args.grid_row_spacing,
@@ -221,6 +241,8 @@ async fn serve(args: ServeArgs) -> Result<()> {
         record: args.record.clone(),
         spectator_tokens,
         max_spectators: args.max_spectators as usize,
+        command_burst: args.command_burst,
+        commands_per_second: args.commands_per_second,
         ..ServiceOptions::default()
     };
     if let Some(dir) = &args.record {

@@ -31,6 +31,10 @@ pub struct RaceConfig {
     /// at once), so the default is two leads' worth. (What waits is bounded
     /// anyway: one input per tick within the lead.)
     pub input_burst: u32,
+    /// Least time between two resets of one car a player asks for, s
+    /// (default 2): a reset brings a wedged or rolled car back, and is not
+    /// a way to skip along the track faster than driving. 0 to 600.
+    pub reset_interval_s: f64,
 }
 
 impl Default for RaceConfig {
@@ -45,6 +49,7 @@ impl Default for RaceConfig {
             ticks_per_frame: 2,
             max_input_lead: 60,
             input_burst: 120,
+            reset_interval_s: 2.0,
         }
     }
 }

@@ -196,8 +196,8 @@ fn a_reset_is_corrected_with_a_cut_and_every_other_state_is_predicted_exactly() 
         "on the centre line: {}",
         on_track.offset
     );
-    // Within RESET_INTERVAL_S of it another is dropped; after, taken.
-    let interval = (skidpad_netplay::RESET_INTERVAL_S * 60.0) as u32;
+    // Within the reset interval of it another is dropped; after, taken.
+    let interval = (race.server().config().reset_interval_s * 60.0) as u32;
     run(&mut race, interval - 2);
     assert!(!race.ask_reset(0), "too soon after the last");
     run(&mut race, 2);

@@ -357,3 +357,35 @@ fn a_client_holds_at_the_servers_input_lead_past_its_newest_state() {
     client.on_frame(&newer).unwrap();
     assert!(client.ticks_due() > 0);
 }
+
+#[test]
+fn the_reset_interval_is_the_races_and_is_checked() {
+    for bad in [f64::NAN, -1.0, 601.0, f64::INFINITY] {
+        refused(
+            RaceServer::new(RaceConfig {
+                seat_tokens: vec!["token-0".into()],
+                reset_interval_s: bad,
+                ..RaceConfig::default()
+            })
+            .map(|race| race.tick()),
+            "reset_interval_s is 0 to 600",
+        );
+    }
+    // Half a second at 60 Hz: 30 ticks between two resets of one car.
+    let mut race = RaceServer::new(RaceConfig {
+        seat_tokens: vec!["token-0".into()],
+        reset_interval_s: 0.5,
+        ..RaceConfig::default()
+    })
+    .unwrap();
+    let seat = race.join("token-0", "ann").unwrap();
+    assert!(race.ask_reset(seat));
+    assert!(!race.ask_reset(seat), "one reset asked at a time");
+    // The reset is made at tick 1; the next may be asked from tick 31.
+    race.step().unwrap();
+    while race.tick() < 31 {
+        assert!(!race.ask_reset(seat), "within the interval");
+        race.step().unwrap();
+    }
+    assert!(race.ask_reset(seat), "30 ticks after the last");
+}

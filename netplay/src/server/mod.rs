@@ -30,8 +30,6 @@ use crate::schema::Schema;
 mod blocks;
 mod resets;
 
-pub use resets::RESET_INTERVAL_S;
-
 /// An input waiting for its tick.
 #[derive(Clone, Copy, Debug)]
 struct Scheduled {
@@ -105,6 +103,12 @@ impl RaceServer {
         }
         if !(1..=1000).contains(&config.tick_hz) || config.ticks_per_frame == 0 {
             return refuse("tick_hz is 1 to 1000 and ticks_per_frame at least 1".into());
+        }
+        if !(0.0..=600.0).contains(&config.reset_interval_s) {
+            return refuse(format!(
+                "reset_interval_s is 0 to 600, not {}",
+                config.reset_interval_s
+            ));
         }
         let core = |e: skidpad_core::CoreError| NetError::Refused {
             reason: e.to_string(),

@@ -11,20 +11,18 @@ use skidpad_core::InitialPose;
 use skidpad_core::glam::DVec2;
 
 use super::RaceServer;
+#[cfg(doc)]
+use crate::race_config::RaceConfig;
 use crate::race_config::SeatId;
-
-/// Least time between two resets of one car, s: a reset brings a wedged
-/// or rolled car back, and is not a way to skip along the track faster
-/// than driving.
-pub const RESET_INTERVAL_S: f64 = 2.0;
 
 impl RaceServer {
     /// Asks for a reset of the seat's car at the next tick. Returns
     /// whether it was taken; an empty seat, a reset already asked, or one
-    /// within [`RESET_INTERVAL_S`] of the car's last is dropped and
-    /// changes nothing.
+    /// within the race's reset interval of the car's last is dropped and
+    /// changes nothing ([`RaceConfig::reset_interval_s`]).
     pub fn ask_reset(&mut self, seat: SeatId) -> bool {
-        let interval = (RESET_INTERVAL_S * f64::from(self.config.tick_hz)) as u32;
+        // Checked finite and within 0 to 600 s when the race was made.
+        let interval = (self.config.reset_interval_s * f64::from(self.config.tick_hz)) as u32;
         let tick = self.tick;
         let Some(seat) = self
             .seats

@@ -3,7 +3,6 @@
 //! (seed 001: 4003 past the latency limit, 4004 after missed pings; and
 //! 4005 for a message that breaks the protocol, 4006 for a flood).
 
-use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -15,9 +14,9 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::messages::{Channel, Command, InputMessage};
 use crate::race_schema::RemovalReason;
-use crate::service::Shared;
 use crate::service::payloads::{AuthAnswer, AuthForm, json_message, message, tech_codes};
 use crate::service::race_loop::{JoinRefusal, Member, Outbound, RaceCommand};
+use crate::service::{ServiceOptions, Shared};
 
 /// Weight of a new round-trip time in the smoothed latency.
 const LATENCY_WEIGHT: f64 = 0.2;
@@ -116,16 +115,12 @@ const MAX_CHAT_CHARS: usize = 200;
 /// Least time between two chat lines a player sends.
 const CHAT_INTERVAL: Duration = Duration::from_secs(1);
 
-/// Commands (seed 001's key strings) a connection may send back to back,
-/// and how many a second it earns back. A person pressing N and P never
-/// comes near; a flood beyond it is dropped, not a violation, so it costs
-/// the race loop nothing.
-const COMMAND_BURST: NonZeroU32 = NonZeroU32::new(10).unwrap();
-const COMMANDS_PER_SECOND: NonZeroU32 = NonZeroU32::new(20).unwrap();
-
-/// A connection's allowance of commands.
-fn command_allowance() -> DefaultDirectRateLimiter {
-    RateLimiter::direct(Quota::per_second(COMMANDS_PER_SECOND).allow_burst(COMMAND_BURST))
+/// A connection's allowance of commands
+/// ([`ServiceOptions::command_burst`], [`ServiceOptions::commands_per_second`]).
+fn command_allowance(options: &ServiceOptions) -> DefaultDirectRateLimiter {
+    RateLimiter::direct(
+        Quota::per_second(options.commands_per_second).allow_burst(options.command_burst),
+    )
 }
 
 /// A connection's timing: pings sent and not yet answered (oldest first),
@@ -154,7 +149,7 @@ async fn play(
         waiting: Vec::new(),
         smoothed_ms: None,
         last_chat: None,
-        commands: command_allowance(),
+        commands: command_allowance(options),
     };
     let mut refused = 0_u32;
     loop {
@@ -305,13 +300,20 @@ pub(crate) const DEFAULT_AUTH_TIMEOUT: Duration = Duration::from_secs(10);
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::num::NonZeroU32;
 
     #[test]
     fn a_connection_may_send_a_burst_of_commands_and_no_more_at_once() {
-        let allowance = command_allowance();
-        let passed = (0..100).filter(|_| allowance.check().is_ok()).count();
-        // The 100 checks take far less than the 50 ms one command takes
-        // to come back.
-        assert_eq!(passed, COMMAND_BURST.get() as usize);
+        for burst in [10, 3] {
+            let options = ServiceOptions {
+                command_burst: NonZeroU32::new(burst).unwrap(),
+                ..ServiceOptions::default()
+            };
+            let allowance = command_allowance(&options);
+            let passed = (0..100).filter(|_| allowance.check().is_ok()).count();
+            // The 100 checks take far less than the 50 ms one command
+            // takes to come back.
+            assert_eq!(passed, burst as usize);
+        }
     }
 }

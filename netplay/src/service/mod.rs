@@ -13,6 +13,7 @@ pub mod payloads;
 mod race_loop;
 mod recording;
 
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -67,6 +68,13 @@ pub struct ServiceOptions {
     pub spectator_tokens: Vec<String>,
     /// Spectators connected at once, at most (4002 past it).
     pub max_spectators: usize,
+    /// Commands (seed 001's key strings) a connection may send back to
+    /// back (default 10). A person pressing N and P never comes near; a
+    /// flood beyond it is dropped, not a violation, so it costs the race
+    /// loop nothing.
+    pub command_burst: NonZeroU32,
+    /// Commands a second a connection earns back (default 20).
+    pub commands_per_second: NonZeroU32,
 }
 
 impl Default for ServiceOptions {
@@ -84,6 +92,8 @@ impl Default for ServiceOptions {
             record: None,
             spectator_tokens: Vec::new(),
             max_spectators: 64,
+            command_burst: NonZeroU32::new(10).unwrap_or(NonZeroU32::MIN),
+            commands_per_second: NonZeroU32::new(20).unwrap_or(NonZeroU32::MIN),
         }
     }
 }
