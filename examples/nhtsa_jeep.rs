@@ -6,8 +6,8 @@
 //! Run: `cargo run --release -p skidpad-examples --example nhtsa_jeep`
 
 use skidpad_examples::measured_car::{
-    BRAKING_TOLERANCE, FITTED, METRICS, Manoeuvre, Scorecard, figures, fit_on_sis, jeep_estimated,
-    jeep_fitted, score,
+    ACCELERATION_TRACE_LIMIT, BRAKING_TOLERANCE, FITTED, METRICS, Manoeuvre, Scorecard,
+    THROTTLE_FIT_UNTIL_S, figures, fit_on_sis, jeep_estimated, jeep_fitted, score,
 };
 
 fn verdict(pass: bool) -> &'static str {
@@ -105,6 +105,32 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         estimated.brake_gain,
         fitted.brake_gain,
         1.0 / fitted.brake_gain
+    );
+    println!();
+    println!(
+        "| accel | throttle = pedal^k, k fitted on the speed at {THROTTLE_FIT_UNTIL_S:.0} s | measured | estimated | | fitted | | limit |"
+    );
+    println!("|---|---|---:|---:|---|---:|---|---|");
+    let [e, f] = [estimated.acceleration, fitted.acceleration];
+    println!(
+        "| accel | k | | {:.3} | | {:.3} | | |",
+        e.exponent, f.exponent
+    );
+    println!(
+        "| accel | speed at {THROTTLE_FIT_UNTIL_S:.0} s, m/s (fitted here) | {:.2} | {:.2} | | {:.2} | | |",
+        e.measured_fitted_speed, e.fitted_speed, f.fitted_speed
+    );
+    println!(
+        "| accel | speed at the end, m/s (predicted) | {:.2} | {:.2} | | {:.2} | | |",
+        e.measured_final_speed, e.final_speed, f.final_speed
+    );
+    println!(
+        "| accel | speed trace after {THROTTLE_FIT_UNTIL_S:.0} s: RMS difference / measured range (predicted) | | {:.1} % | {} | {:.1} % | {} | {:.0} % |",
+        100.0 * e.predicted_error,
+        verdict(e.pass()),
+        100.0 * f.predicted_error,
+        verdict(f.pass()),
+        100.0 * ACCELERATION_TRACE_LIMIT
     );
     Ok(())
 }

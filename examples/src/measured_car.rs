@@ -11,12 +11,17 @@
 //! harness (the metric code reads the published figures back from the
 //! measured files) and holds the scores.
 
+mod acceleration;
 mod braking;
 mod drive;
 mod fit;
 mod metrics;
 mod trace;
 
+pub use acceleration::{
+    ACCELERATION_TRACE_LIMIT, Acceleration, THROTTLE_FIT_UNTIL_S, drive_acceleration,
+    fit_throttle_exponent,
+};
 pub use braking::{BrakeRun, Braking, drive_braking, fit_brake_gain};
 pub use drive::{Manoeuvre, SAMPLE_HZ, drive};
 pub use fit::{Fitted, fit_on_sis};
@@ -90,6 +95,32 @@ impl BrakeCompared {
     }
 }
 
+/// The acceleration run: the throttle exponent fitted on its first part
+/// and the rest predicted.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct AccelerationCompared {
+    /// `throttle = pedal^exponent`, fitted on the speed at
+    /// [`THROTTLE_FIT_UNTIL_S`].
+    pub exponent: f64,
+    /// Simulated and measured speed there, m/s.
+    pub fitted_speed: f64,
+    pub measured_fitted_speed: f64,
+    /// Simulated and measured speed at the run's end, m/s.
+    pub final_speed: f64,
+    pub measured_final_speed: f64,
+    /// The predicted part's speed trace: RMS difference over the measured
+    /// range ([`Acceleration::predicted_speed_error`]).
+    pub predicted_error: f64,
+}
+
+impl AccelerationCompared {
+    /// Within [`ACCELERATION_TRACE_LIMIT`].
+    #[must_use]
+    pub fn pass(&self) -> bool {
+        self.predicted_error <= ACCELERATION_TRACE_LIMIT
+    }
+}
+
 /// A build's comparison with the measurements.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Scorecard {
@@ -99,6 +130,7 @@ pub struct Scorecard {
     /// pedal.
     pub brake_gain: f64,
     pub braking: Vec<BrakeCompared>,
+    pub acceleration: AccelerationCompared,
 }
 
 impl Scorecard {
@@ -115,8 +147,9 @@ impl Scorecard {
     }
 }
 
-/// Drives `def` through the four handling runs and the two braking runs
-/// (the brake gain fitted on `brakeMod`) and compares it.
+/// Drives `def` through the four handling runs, the two braking runs (the
+/// brake gain fitted on `brakeMod`) and the acceleration run (the throttle
+/// exponent fitted on its first part) and compares it.
 ///
 /// # Errors
 /// The definition is refused, or the simulation fails.
@@ -154,5 +187,17 @@ pub fn score(def: &CarDefinition) -> Result<Scorecard> {
             predicted: run == BrakeRun::Severe,
         });
     }
+    let exponent = fit_throttle_exponent(def)?;
+    let measured = Acceleration::measured();
+    let simulated = drive_acceleration(def, exponent)?;
+    let last = |run: &Acceleration| run.speed.last().copied().unwrap_or(0.0);
+    card.acceleration = AccelerationCompared {
+        exponent,
+        fitted_speed: simulated.speed_at(THROTTLE_FIT_UNTIL_S),
+        measured_fitted_speed: measured.speed_at(THROTTLE_FIT_UNTIL_S),
+        final_speed: last(&simulated),
+        measured_final_speed: last(&measured),
+        predicted_error: measured.predicted_speed_error(&simulated),
+    };
     Ok(card)
 }

@@ -5,7 +5,8 @@
 
 use skidpad_core::parse_tir;
 use skidpad_examples::measured_car::{
-    METRICS, Manoeuvre, drive, figures, jeep_estimated, jeep_fitted, score,
+    Acceleration, METRICS, Manoeuvre, THROTTLE_FIT_UNTIL_S, drive, figures, jeep_estimated,
+    jeep_fitted, score,
 };
 
 #[test]
@@ -34,6 +35,18 @@ fn the_metric_code_reads_the_published_figures_back_from_the_measured_files() {
     assert!((read[1] - 3.6).abs() < 0.05, "ay gain {}", read[1]);
     assert!((read[4] - 3.63).abs() < 0.05, "roll gradient {}", read[4]);
     assert!((read[8] - 0.28).abs() <= 0.011, "response {}", read[8]);
+}
+
+#[test]
+fn the_acceleration_run_reads_as_the_data_readme_describes_it() {
+    // "straight acceleration at about 10 % throttle, 0 → 17 m/s over 63 s"
+    let run = Acceleration::measured();
+    let pedal = run.pedal.iter().sum::<f64>() / run.pedal.len() as f64;
+    assert!((pedal - 0.10).abs() < 0.01, "mean pedal {pedal}");
+    assert!(run.speed[0] < 0.2, "from rest: {}", run.speed[0]);
+    let last = *run.speed.last().unwrap();
+    assert!((last - 17.0).abs() < 0.5, "to 17 m/s: {last}");
+    assert!((run.time.last().unwrap() - 63.0).abs() < 0.5);
 }
 
 #[test]
@@ -96,5 +109,19 @@ fn each_build_scores_what_validation_md_reports() {
             "{moderate:?}"
         );
         assert!(severe.predicted && severe.pass(), "{severe:?}");
+        // The throttle exponent fitted on the acceleration run's first
+        // 25 s gives its speed there back; the rest is predicted 20.8 %
+        // off (RMS over the measured range), failing the 15 % limit:
+        // the model gains too little speed at launch and too much later
+        // (VALIDATION.md says why).
+        let accel = card.acceleration;
+        assert!(
+            (accel.fitted_speed - accel.measured_fitted_speed).abs() < 0.05,
+            "{accel:?} at {THROTTLE_FIT_UNTIL_S} s"
+        );
+        assert!(
+            (0.20..0.22).contains(&accel.predicted_error) && !accel.pass(),
+            "{accel:?}"
+        );
     }
 }

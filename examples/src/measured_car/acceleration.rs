@@ -1,0 +1,161 @@
+//! The straight acceleration run: NHTSA drove the Jeep from rest to about
+//! 17 m/s over 63 s at about 10 % throttle, through its automatic box.
+//! The data README lists the part-throttle engine map among what is not
+//! published: the core's engine gives `throttle × full-load torque`,
+//! while a real throttle body opens most of the torque in its first
+//! tenth. So the map from pedal fraction to the core's throttle is one
+//! value fitted here, an exponent (`throttle = pedal^k`, the response
+//! curve a game's input profile applies), on the first part of the run;
+//! the rest of the run is a prediction.
+//!
+//! The core's automatic box shifts at the definition's fixed engine
+//! speeds (the Jeep's: up at 4 400 rpm), whatever the throttle; the real
+//! box (an AW4) upshifts early at a light throttle. So this run is driven
+//! with a light-throttle schedule, an estimate:
+//! [`LIGHT_THROTTLE_UPSHIFT_RPM`] and [`LIGHT_THROTTLE_DOWNSHIFT_RPM`]
+//! (VALIDATION.md gives the run with the box as defined too).
+
+use skidpad_core::{CarDefinition, CarInput, InitialPose, Result, ShiftMode, World, WorldConfig};
+
+use super::drive::SAMPLE_HZ;
+use super::trace::Trace;
+
+/// The end of the part the exponent is fitted on, s of the run's clock:
+/// the speed there is matched; everything after it is predicted.
+pub const THROTTLE_FIT_UNTIL_S: f64 = 25.0;
+
+/// Upshift engine speed of the light-throttle schedule, rpm: a cruising
+/// automatic's, estimated (no schedule for the AW4 is published in what
+/// is here).
+pub const LIGHT_THROTTLE_UPSHIFT_RPM: f64 = 2200.0;
+/// Its downshift engine speed, rpm: low enough that every upshift of the
+/// Jeep's ratios lands above it (2 200 rpm × 1.53 / 2.8 = 1 202 rpm).
+pub const LIGHT_THROTTLE_DOWNSHIFT_RPM: f64 = 1100.0;
+
+/// The predicted speed trace's RMS difference, as a share of the measured
+/// speed range over the predicted part (the data README's rule for
+/// traces), at most.
+pub const ACCELERATION_TRACE_LIMIT: f64 = 0.15;
+
+/// The run sampled at [`SAMPLE_HZ`]: time on the run's clock (s), pedal
+/// (throttle fraction), longitudinal acceleration (m/s²) and speed (m/s).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Acceleration {
+    pub time: Vec<f64>,
+    pub pedal: Vec<f64>,
+    pub ax: Vec<f64>,
+    pub speed: Vec<f64>,
+}
+
+impl Acceleration {
+    /// The measured run, resampled where every channel has data (from the
+    /// first speed sample, 0.1 m/s, to the last).
+    ///
+    /// # Panics
+    /// Never for the files kept in the repository (a test reads them).
+    #[must_use]
+    pub fn measured() -> Acceleration {
+        let [pedal, ax, speed] = [
+            include_str!("../../data/jeep-cherokee/accel_throttle_exp.csv"),
+            include_str!("../../data/jeep-cherokee/accel_ax_exp.csv"),
+            include_str!("../../data/jeep-cherokee/accel_speed_exp.csv"),
+        ]
+        .map(|csv| Trace::parse(csv).expect("the kept data files read"));
+        let start = pedal.start().max(ax.start()).max(speed.start());
+        let end = pedal.end().min(ax.end()).min(speed.end());
+        let count = ((end - start) * SAMPLE_HZ).floor() as usize + 1;
+        let time: Vec<f64> = (0..count).map(|i| start + i as f64 / SAMPLE_HZ).collect();
+        Acceleration {
+            pedal: time.iter().map(|&t| pedal.at(t)).collect(),
+            ax: time.iter().map(|&t| ax.at(t)).collect(),
+            speed: time.iter().map(|&t| speed.at(t)).collect(),
+            time,
+        }
+    }
+
+    /// The speed at `t` on the run's clock (the sample at or before it).
+    #[must_use]
+    pub fn speed_at(&self, t: f64) -> f64 {
+        let i = self.time.partition_point(|&s| s <= t).max(1) - 1;
+        self.speed[i]
+    }
+
+    /// RMS difference of `simulated`'s speed from this run's over the
+    /// predicted part (after [`THROTTLE_FIT_UNTIL_S`]), as a share of the
+    /// measured speed range there.
+    #[must_use]
+    pub fn predicted_speed_error(&self, simulated: &Acceleration) -> f64 {
+        let part: Vec<usize> = (0..self.time.len().min(simulated.speed.len()))
+            .filter(|&i| self.time[i] > THROTTLE_FIT_UNTIL_S)
+            .collect();
+        let (lo, hi) = part.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &i| {
+            (lo.min(self.speed[i]), hi.max(self.speed[i]))
+        });
+        let square_sum: f64 = part
+            .iter()
+            .map(|&i| (simulated.speed[i] - self.speed[i]).powi(2))
+            .sum();
+        (square_sum / part.len() as f64).sqrt() / (hi - lo)
+    }
+}
+
+/// Drives `def` through the run's measured pedal from its first measured
+/// speed, the automatic box in drive on the light-throttle schedule, the
+/// core's throttle `pedal^exponent`.
+///
+/// # Errors
+/// The definition is refused, or the simulation fails.
+pub fn drive_acceleration(def: &CarDefinition, exponent: f64) -> Result<Acceleration> {
+    let measured = Acceleration::measured();
+    let mut car = def.clone();
+    car.gearbox.mode = ShiftMode::Automatic;
+    car.gearbox.upshift_rpm = LIGHT_THROTTLE_UPSHIFT_RPM;
+    car.gearbox.downshift_rpm = LIGHT_THROTTLE_DOWNSHIFT_RPM;
+    let mut world = World::new(WorldConfig::default())?;
+    let id = world.add_car(
+        &car,
+        InitialPose {
+            speed: measured.speed[0],
+            ..InitialPose::default()
+        },
+    )?;
+    let dt = 1.0 / SAMPLE_HZ;
+    let mut out = Acceleration::default();
+    for (&t, &pedal) in measured.time.iter().zip(&measured.pedal) {
+        let input = CarInput {
+            throttle: pedal.clamp(0.0, 1.0).powf(exponent),
+            // 0: drive, for an automatic box (SPEC §4.1).
+            gear: 0.0,
+            ..CarInput::default()
+        };
+        world.set_input(id, input)?;
+        world.step(dt)?;
+        out.time.push(t);
+        out.pedal.push(pedal);
+        out.ax.push(world.channel(id, "ax")?);
+        out.speed.push(world.channel(id, "speed")?);
+    }
+    Ok(out)
+}
+
+/// The throttle exponent that gives the measured speed at
+/// [`THROTTLE_FIT_UNTIL_S`], by bisection (a smaller exponent opens more
+/// torque at a part pedal, so the speed there falls as it grows).
+///
+/// # Errors
+/// A trial run fails.
+pub fn fit_throttle_exponent(def: &CarDefinition) -> Result<f64> {
+    let measured = Acceleration::measured();
+    let goal = measured.speed_at(THROTTLE_FIT_UNTIL_S);
+    let (mut lo, mut hi) = (0.05, 1.0);
+    for _ in 0..20 {
+        let mid = 0.5 * (lo + hi);
+        let run = drive_acceleration(def, mid)?;
+        if run.speed_at(THROTTLE_FIT_UNTIL_S) > goal {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Ok(0.5 * (lo + hi))
+}
