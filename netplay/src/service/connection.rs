@@ -3,6 +3,7 @@
 //! (seed 001: 4003 past the latency limit, 4004 after missed pings; and
 //! 4005 for a message that breaks the protocol, 4006 for a flood).
 
+use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -112,8 +113,10 @@ async fn leave(shared: &Shared, who: Member, reason: RemovalReason) {
 
 /// Longest chat line, characters.
 const MAX_CHAT_CHARS: usize = 200;
-/// Least time between two chat lines a player sends.
-const CHAT_INTERVAL: Duration = Duration::from_secs(1);
+/// A connection's allowance of chat lines: one a second, no burst.
+fn chat_allowance() -> DefaultDirectRateLimiter {
+    RateLimiter::direct(Quota::per_second(NonZeroU32::MIN))
+}
 
 /// A connection's allowance of commands
 /// ([`ServiceOptions::command_burst`], [`ServiceOptions::commands_per_second`]).
@@ -124,12 +127,14 @@ fn command_allowance(options: &ServiceOptions) -> DefaultDirectRateLimiter {
 }
 
 /// A connection's timing: pings sent and not yet answered (oldest first),
-/// the smoothed round trip, the last chat line, the commands' allowance.
+/// the smoothed round trip, the allowances of chat lines and commands
+/// (what a client sends past them is dropped, not a violation: it has no
+/// answer to miss, and costs the race loop nothing).
 struct Pings {
     next_id: u32,
     waiting: Vec<(u32, Instant)>,
     smoothed_ms: Option<f64>,
-    last_chat: Option<Instant>,
+    chat: DefaultDirectRateLimiter,
     commands: DefaultDirectRateLimiter,
 }
 
@@ -148,7 +153,7 @@ async fn play(
         next_id: 1,
         waiting: Vec::new(),
         smoothed_ms: None,
-        last_chat: None,
+        chat: chat_allowance(),
         commands: command_allowance(options),
     };
     let mut refused = 0_u32;
@@ -260,12 +265,7 @@ async fn take_message(
                     "a chat line is 1 to {MAX_CHAT_CHARS} printable characters"
                 ));
             }
-            // One line a second; more is dropped, not a violation.
-            if pings
-                .last_chat
-                .is_none_or(|at| at.elapsed() >= CHAT_INTERVAL)
-            {
-                pings.last_chat = Some(Instant::now());
+            if pings.chat.check().is_ok() {
                 let _ = shared
                     .commands
                     .send(RaceCommand::Chat {
@@ -300,7 +300,6 @@ pub(crate) const DEFAULT_AUTH_TIMEOUT: Duration = Duration::from_secs(10);
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::num::NonZeroU32;
 
     #[test]
     fn a_connection_may_send_a_burst_of_commands_and_no_more_at_once() {
@@ -315,5 +314,11 @@ mod tests {
             // takes to come back.
             assert_eq!(passed, burst as usize);
         }
+    }
+
+    #[test]
+    fn a_connection_may_send_one_chat_line_at_once() {
+        let allowance = chat_allowance();
+        assert_eq!((0..10).filter(|_| allowance.check().is_ok()).count(), 1);
     }
 }
