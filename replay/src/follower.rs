@@ -4,20 +4,25 @@
 //! closing keyframe, so it holds the host's world bit for bit at every
 //! chunk boundary.
 
-use skidpad_core::{CarDefinition, CarId, World};
+use std::sync::Arc;
 
-use crate::format::{read_stream_chunk, read_stream_header};
+use skidpad_core::{CarDefinition, CarId, Ground, World};
+
+use crate::format::{StreamStart, read_stream_chunk, read_stream_header};
 use crate::hooks::NoHooks;
 use crate::limits::Limits;
 use crate::player::ReplayPlayer;
 use crate::replay::{Replay, ReplayHeader};
-use crate::world::create_replay_world;
+use crate::world::{create_replay_world_on, ground_named_by};
 use crate::{ReplayError, Result};
 
 /// Follows a stream chunk by chunk.
 pub struct StreamFollower {
     header: ReplayHeader,
     definitions: Vec<CarDefinition>,
+    /// The ground the stream names (the plane, a built-in track's surface
+    /// or the ground its header record carries), built once.
+    ground: Arc<dyn Ground>,
     limits: Limits,
     world: Option<World>,
     /// The recording-relative step the world is at.
@@ -27,18 +32,25 @@ pub struct StreamFollower {
 impl StreamFollower {
     /// Starts from a stream's header piece (preamble and header record);
     /// the definitions must be embedded, since the follower builds the
-    /// world itself.
+    /// world itself, and so must the ground when it is a game's own (the
+    /// plane and the built-in tracks' surfaces this build makes itself).
     pub fn new(header_piece: &[u8], limits: Limits) -> Result<Self> {
-        let (header, definitions) = read_stream_header(header_piece, &limits)?;
+        let StreamStart {
+            header,
+            definitions,
+            ground,
+        } = read_stream_header(header_piece, &limits)?;
         if definitions.len() != header.car_count as usize {
             return Err(ReplayError::MissingDefinitions {
                 definitions: definitions.len(),
                 cars: header.car_count as usize,
             });
         }
+        let ground = ground_named_by(&header, ground.as_ref())?;
         Ok(StreamFollower {
             header,
             definitions,
+            ground,
             limits,
             world: None,
             step: 0,
@@ -84,13 +96,20 @@ impl StreamFollower {
             return Err(ReplayError::ChunkOutOfOrder { chunk: start, at });
         }
         // Each chunk starts from a keyframe of every car in the race, so a
-        // world with all the stream's cars (built from its definitions)
-        // takes up exactly where the last chunk left off; the player takes
-        // out the cars the race has lost by then.
-        let world = create_replay_world(&Replay {
+        // world with all the stream's cars (built from its definitions) on
+        // the stream's ground takes up exactly where the last chunk left
+        // off; the player takes out the cars the race has lost by then. A
+        // chunk has no metadata of its own: the header's names the ground
+        // the player checks the world against.
+        let part = Replay {
             definitions: self.definitions.clone(),
-            ..part.clone()
-        })?;
+            header: ReplayHeader {
+                metadata: self.header.metadata.clone(),
+                ..part.header
+            },
+            ..part
+        };
+        let world = create_replay_world_on(&part, self.ground.clone())?;
         let mut player = ReplayPlayer::new(world, &part, NoHooks)?;
         let ids = player.car_ids().to_vec();
         while player.advance()? {

@@ -96,8 +96,9 @@ pub struct StreamRecorder<'a, W: StreamSink> {
 impl<'a, W: StreamSink> StreamRecorder<'a, W> {
     /// Starts recording `world` as it is now into `sink`: writes the
     /// stream's preamble and header record at once. `options.keyframe_every`
-    /// is the chunk length in steps; ghosts cannot be embedded in a stream,
-    /// nor can the ground be carried (`options.ground`).
+    /// is the chunk length in steps; ghosts cannot be embedded in a stream.
+    /// A carried ground (`options.ground`) is written once, in the header
+    /// record, which every spectator fetches first.
     pub fn new(
         world: &World,
         options: RecorderOptions<'a>,
@@ -108,12 +109,6 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
             return Err(ReplayError::InvalidArgument {
                 what: "embed_ghosts",
                 reason: "a stream does not carry ghosts; record them with a GhostRecorder".into(),
-            });
-        }
-        if options.ground.is_some() {
-            return Err(ReplayError::InvalidArgument {
-                what: "ground",
-                reason: "a stream does not carry its ground (each chunk would repeat it); give the ground file beside it (encode_ground_file, skidpad verify --ground)".into(),
             });
         }
         let recorder = ReplayRecorder::new(world, options)?;
@@ -127,6 +122,7 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
         head.extend(header_record(
             out.recorder.header(),
             out.recorder.definitions(),
+            out.recorder.carried_ground(),
         )?);
         out.write(&head)?;
         Ok(out)

@@ -9,7 +9,7 @@ use skidpad_core::{
     track_names,
 };
 
-use crate::replay::Replay;
+use crate::replay::{Replay, ReplayHeader};
 use crate::{ReplayError, Result};
 
 /// A world with the replay's surface table, gravity and air density, and
@@ -29,12 +29,21 @@ pub fn create_replay_world(replay: &Replay) -> Result<World> {
 /// that does not build, or builds another ground than the header names,
 /// is refused.
 pub(crate) fn known_ground(replay: &Replay) -> Result<Arc<dyn Ground>> {
-    if let Some((_, mesh)) = builtin_ground_of(replay)? {
+    ground_named_by(&replay.header, replay.ground.as_ref())
+}
+
+/// [`known_ground`] from a header and the ground carried with it (a
+/// stream's header record holds both).
+pub(crate) fn ground_named_by(
+    header: &ReplayHeader,
+    carried: Option<&GroundSource>,
+) -> Result<Arc<dyn Ground>> {
+    if let Some((_, mesh)) = builtin_ground_of(header)? {
         let ground: Arc<dyn Ground> = mesh.clone();
         return Ok(ground);
     }
-    if let Some(source) = &replay.ground {
-        let (named, description) = replay.header.ground()?;
+    if let Some(source) = carried {
+        let (named, description) = header.ground()?;
         return ground_of_source(source, named, &description).map_err(|reason| {
             ReplayError::Decode {
                 section: "ground",
@@ -75,13 +84,13 @@ pub(crate) fn ground_of_source(
 /// from it; lap timing still needs the `track` metadata
 /// ([`ReplayHeader::TRACK_KEY`](crate::ReplayHeader::TRACK_KEY)).
 pub fn builtin_track_of_ground(replay: &Replay) -> Result<Option<&'static str>> {
-    Ok(builtin_ground_of(replay)?.map(|(name, _)| *name))
+    Ok(builtin_ground_of(&replay.header)?.map(|(name, _)| *name))
 }
 
 fn builtin_ground_of(
-    replay: &Replay,
+    header: &ReplayHeader,
 ) -> Result<Option<&'static (&'static str, Arc<TriangleMesh>)>> {
-    let (fingerprint, _) = replay.header.ground()?;
+    let (fingerprint, _) = header.ground()?;
     if fingerprint == FlatGround::plane_fingerprint() {
         return Ok(None);
     }

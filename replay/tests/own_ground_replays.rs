@@ -5,7 +5,9 @@
 //! the ground it names); a carried ground that builds another ground, a
 //! recorder given another world's ground, and a section whose counts do
 //! not fit its bytes are refused with the reason. The same ground as a
-//! file of its own (`.skgd`) round-trips and is checked alike.
+//! file of its own (`.skgd`) round-trips and is checked alike; an instant
+//! replay carries it, and a stream carries it once, in its header record,
+//! so a spectator joining late plays on it.
 
 mod common;
 
@@ -17,8 +19,9 @@ use skidpad_core::{
 };
 use skidpad_replay::{
     InstantReplayRing, Limits, NoHooks, RecorderOptions, Replay, ReplayError, ReplayRecorder,
-    RingOptions, StreamRecorder, SyncPolicy, decode_ground_file, decode_replay, encode_ground_file,
-    encode_replay, verify_replay,
+    RingOptions, StreamFollower, StreamPieceKind, StreamRecorder, StreamSplitter, SyncPolicy,
+    decode_ground_file, decode_replay, encode_ground_file, encode_replay, encode_stream,
+    read_stream, verify_replay,
 };
 
 const STEPS: u64 = 300;
@@ -248,10 +251,10 @@ fn a_ground_file_round_trips_and_a_damaged_one_is_refused() {
 }
 
 #[test]
-fn an_instant_replay_carries_the_ground_once_and_a_stream_refuses_to() {
+fn an_instant_replay_carries_the_ground_once() {
     let ground = hills();
     let mut world = world_on(&ground);
-    let options = || RecorderOptions {
+    let options = RecorderOptions {
         ground: Some(ground.clone()),
         ..RecorderOptions::default()
     };
@@ -260,7 +263,7 @@ fn an_instant_replay_carries_the_ground_once_and_a_stream_refuses_to() {
         max_seconds: 30.0,
         max_bytes: 1 << 20,
     };
-    let mut ring = InstantReplayRing::new(&world, options(), ring_options).unwrap();
+    let mut ring = InstantReplayRing::new(&world, options, ring_options).unwrap();
     for _ in 0..STEPS {
         world.step(DT).unwrap();
         ring.capture(&world, DT).unwrap();
@@ -268,14 +271,63 @@ fn an_instant_replay_carries_the_ground_once_and_a_stream_refuses_to() {
     let highlight = ring.extract(&world, 3.0).unwrap();
     assert_eq!(highlight.ground.as_ref(), Some(&ground));
     verifies(&decode_replay(&encode_replay(&highlight).unwrap()).unwrap()).unwrap();
-    match StreamRecorder::new(&world, options(), Vec::new(), SyncPolicy::Never) {
-        Err(ReplayError::InvalidArgument {
-            what: "ground",
-            reason,
-        }) => {
-            assert!(reason.contains("ground file"), "{reason}");
+}
+
+/// Records a stream of the two cars on `ground` in chunks of 60 steps,
+/// carrying `carried`; returns its bytes and the host's final hash.
+fn stream_on(ground: &GroundSource, carried: Option<GroundSource>) -> (Vec<u8>, [u8; 32]) {
+    let mut world = world_on(ground);
+    let options = RecorderOptions {
+        keyframe_every: 60,
+        ground: carried,
+        ..RecorderOptions::default()
+    };
+    let mut stream = StreamRecorder::new(&world, options, Vec::new(), SyncPolicy::Never).unwrap();
+    for _ in 0..STEPS {
+        stream.step(&mut world, DT).unwrap();
+    }
+    (stream.finish(&world).unwrap(), world.world_hash())
+}
+
+#[test]
+fn a_stream_carries_the_ground_in_its_header_record_and_a_late_spectator_plays_on_it() {
+    let ground = rolling_mesh();
+    let (bytes, host_hash) = stream_on(&ground, Some(ground.clone()));
+    let read = read_stream(&bytes, &Limits::default()).unwrap();
+    assert!(read.complete);
+    assert_eq!(read.replay.ground.as_ref(), Some(&ground));
+    verifies(&read.replay).unwrap();
+    assert_eq!(
+        encode_stream(&read.replay).unwrap(),
+        bytes,
+        "a stream carrying its ground converts back to the same bytes"
+    );
+    let pieces = StreamSplitter::default().push(&bytes).unwrap();
+    let chunks: Vec<&[u8]> = pieces
+        .iter()
+        .filter(|(k, _)| *k == StreamPieceKind::Chunk)
+        .map(|(_, b)| b.as_slice())
+        .collect();
+    assert_eq!(chunks.len(), 5);
+    // The ground is in the header piece once, not in every chunk.
+    let mesh_bytes = 61 * 61 * 24 + 2 * 60 * 60 * 13;
+    assert!(pieces[0].1.len() > mesh_bytes, "{}", pieces[0].1.len());
+    assert!(chunks.iter().all(|c| c.len() < mesh_bytes / 4));
+    for join_at in [0, 3] {
+        let mut spectator = StreamFollower::new(&pieces[0].1, Limits::default()).unwrap();
+        for chunk in &chunks[join_at..] {
+            spectator.push_chunk(chunk).unwrap();
         }
-        Err(other) => panic!("expected the stream to refuse the ground, got {other:?}"),
-        Ok(_) => panic!("expected the stream to refuse the ground"),
+        assert_eq!(spectator.world().unwrap().world_hash(), host_hash);
+    }
+    // Without the ground carried, a spectator has only the plane, which
+    // is not the ground the header names: the chunk is refused, not
+    // played wrong.
+    let (bare, _) = stream_on(&ground, None);
+    let pieces = StreamSplitter::default().push(&bare).unwrap();
+    let mut spectator = StreamFollower::new(&pieces[0].1, Limits::default()).unwrap();
+    match spectator.push_chunk(&pieces[1].1) {
+        Err(ReplayError::GroundMismatch { .. }) => {}
+        other => panic!("expected the plane to be refused, got {other:?}"),
     }
 }

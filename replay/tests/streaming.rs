@@ -245,3 +245,47 @@ fn a_spectator_joining_at_any_chunk_reaches_the_hosts_world_bit_for_bit() {
     spectator.push_chunk(chunks[1]).unwrap();
     assert_eq!(spectator.step(), 60);
 }
+
+#[test]
+fn a_spectator_follows_a_race_on_a_built_in_tracks_surface() {
+    // Chunks carry no metadata: the follower must play them on the ground
+    // the stream's header names (here Hillcrest's surface), not the plane.
+    use skidpad_core::{CarInput, InitialPose, Track, World, WorldConfig, preset};
+    let track = std::sync::Arc::new(Track::builtin("hillcrest").unwrap());
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    world
+        .set_ground(std::sync::Arc::new(track.ground().unwrap()))
+        .unwrap();
+    let (p, dir) = track.point_at(100.0);
+    let pose = InitialPose {
+        x: p.x,
+        y: p.y,
+        yaw: dir.y.atan2(dir.x),
+        speed: 10.0,
+    };
+    let car = world.add_car(&preset("rwd_sports").unwrap(), pose).unwrap();
+    let options = RecorderOptions {
+        keyframe_every: CHUNK,
+        ..RecorderOptions::default()
+    };
+    let mut stream = StreamRecorder::new(&world, options, Vec::new(), SyncPolicy::Never).unwrap();
+    let input = CarInput {
+        throttle: 0.3,
+        ..CarInput::default()
+    };
+    world.set_input(car, input).unwrap();
+    for _ in 0..100 {
+        stream.step(&mut world, DT).unwrap();
+    }
+    let bytes = stream.finish(&world).unwrap();
+    let pieces = StreamSplitter::default().push(&bytes).unwrap();
+    for join_at in [1, 3] {
+        let mut spectator = StreamFollower::new(&pieces[0].1, Limits::default()).unwrap();
+        for (kind, piece) in &pieces[join_at..] {
+            if *kind == StreamPieceKind::Chunk {
+                spectator.push_chunk(piece).unwrap();
+            }
+        }
+        assert_eq!(spectator.world().unwrap().world_hash(), world.world_hash());
+    }
+}

@@ -72,7 +72,7 @@ impl Race {
         match kind {
             StreamPieceKind::Header => {
                 // The recorder wrote it, but it is checked like any input.
-                let (header, _) = read_stream_header(&bytes, &Limits::UNLIMITED)?;
+                let header = read_stream_header(&bytes, &Limits::UNLIMITED)?.header;
                 let info = RaceInfo {
                     simulation_version: header.simulation_version,
                     car_count: header.car_count,

@@ -45,8 +45,8 @@ use skidpad_core::CarInput;
 pub use compress::{MAX_DECOMPRESSED, gunzip, gzip, is_gzip};
 pub use kind::FileKind;
 pub use stream::{
-    STREAM_FORMAT_VERSION, StreamContents, StreamPieceKind, StreamSplitter, encode_stream,
-    read_stream, read_stream_chunk, read_stream_header,
+    STREAM_FORMAT_VERSION, StreamContents, StreamPieceKind, StreamSplitter, StreamStart,
+    encode_stream, read_stream, read_stream_chunk, read_stream_header,
 };
 pub(crate) use stream::{chunk_record, end_record, header_record, preamble as stream_preamble};
 

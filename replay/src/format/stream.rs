@@ -18,9 +18,10 @@
 //! earlier chunk. Reading stops at the first record that is cut short or
 //! whose checksum does not match: everything before it is kept.
 
-use skidpad_core::CarDefinition;
+use skidpad_core::{CarDefinition, GroundSource};
 
 use super::bytes::{Reader, Writer};
+use super::carried_ground::{decode_ground, encode_ground};
 use super::{check_preamble_of, encode_header, encode_replay};
 use super::{decode_definitions, decode_header, decode_replay_with, encode_definitions};
 use crate::join::Joiner;
@@ -68,11 +69,12 @@ fn record(kind: u8, payload: &[u8]) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-/// The header record: the recording's header (with no steps yet) and its
-/// definitions.
+/// The header record: the recording's header (with no steps yet), its
+/// definitions and, when the recording carries it, its ground.
 pub(crate) fn header_record(
     header: &ReplayHeader,
     definitions: &[skidpad_core::CarDefinition],
+    ground: Option<&GroundSource>,
 ) -> Result<Vec<u8>> {
     let header = ReplayHeader {
         step_count: 0,
@@ -83,6 +85,10 @@ pub(crate) fn header_record(
     let d = w.absorb(encode_definitions(definitions));
     w.blob(&h, "stream header");
     w.blob(&d, "stream definitions");
+    if let Some(source) = ground {
+        let g = w.absorb(encode_ground(source));
+        w.blob(&g, "stream ground");
+    }
     record(KIND_HEADER, &w.done()?)
 }
 
@@ -142,10 +148,22 @@ fn next_record(bytes: &[u8], at: usize) -> std::result::Result<Option<(u8, &[u8]
     Ok(Some((kind, &rest[RECORD_HEADER..RECORD_HEADER + len])))
 }
 
+/// What a stream's header record holds.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StreamStart {
+    /// The recording's header (step count 0; metadata and settings).
+    pub header: ReplayHeader,
+    /// The cars' definitions, in car order.
+    pub definitions: Vec<CarDefinition>,
+    /// The ground the recording carries (`RecorderOptions::ground`), if
+    /// the game had it carried.
+    pub ground: Option<GroundSource>,
+}
+
 /// The preamble and header record at the start of `bytes`: the
-/// recording's header (step count 0), its definitions, and where the
-/// first record after the header starts.
-fn read_header(bytes: &[u8], limits: &Limits) -> Result<(ReplayHeader, Vec<CarDefinition>, usize)> {
+/// recording's header (step count 0), its definitions and carried ground,
+/// and where the first record after the header starts.
+fn read_header(bytes: &[u8], limits: &Limits) -> Result<(StreamStart, usize)> {
     check_preamble_of(
         bytes,
         MAGIC,
@@ -158,6 +176,9 @@ fn read_header(bytes: &[u8], limits: &Limits) -> Result<(ReplayHeader, Vec<CarDe
             let mut p = Reader::new(payload, at + RECORD_HEADER, "stream header");
             let h = p.blob()?;
             let d = p.blob()?;
+            // A third blob is the carried ground; a reader that predates
+            // it refuses the record here (bytes after the definitions).
+            let g = if p.is_empty() { None } else { Some(p.blob()?) };
             p.finish()?;
             let header = decode_header(&mut Reader::new(h, at, "stream header"))?;
             header.check_simulation_version()?;
@@ -166,9 +187,15 @@ fn read_header(bytes: &[u8], limits: &Limits) -> Result<(ReplayHeader, Vec<CarDe
                 &mut Reader::new(d, at, "stream definitions"),
                 header.car_count,
             )?;
+            let ground = g
+                .map(|g| decode_ground(Reader::new(g, at, "stream ground")))
+                .transpose()?;
             Ok((
-                header,
-                definitions,
+                StreamStart {
+                    header,
+                    definitions,
+                    ground,
+                },
                 at + RECORD_HEADER + payload.len() + CHECKSUM,
             ))
         }
@@ -186,12 +213,10 @@ fn read_header(bytes: &[u8], limits: &Limits) -> Result<(ReplayHeader, Vec<CarDe
 }
 
 /// A stream's start: its preamble and header record, as a spectator
-/// fetches it, decoded to the recording's header and definitions.
-pub fn read_stream_header(
-    bytes: &[u8],
-    limits: &Limits,
-) -> Result<(ReplayHeader, Vec<CarDefinition>)> {
-    let (header, definitions, end) = read_header(bytes, limits)?;
+/// fetches it, decoded to the recording's header, definitions and carried
+/// ground.
+pub fn read_stream_header(bytes: &[u8], limits: &Limits) -> Result<StreamStart> {
+    let (start, end) = read_header(bytes, limits)?;
     if end != bytes.len() {
         return Err(ReplayError::Decode {
             section: "stream",
@@ -199,7 +224,7 @@ pub fn read_stream_header(
             reason: "bytes after the header record".into(),
         });
     }
-    Ok((header, definitions))
+    Ok(start)
 }
 
 /// One whole chunk record (framing and checksum included), as a spectator
@@ -344,7 +369,14 @@ impl StreamSplitter {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
-    let (header, definitions, mut at) = read_header(bytes, limits)?;
+    let (
+        StreamStart {
+            header,
+            definitions,
+            ground,
+        },
+        mut at,
+    ) = read_header(bytes, limits)?;
     let rates = definition_rates(&definitions, header.car_count as usize);
     let start_step = header.start_step;
     let mut joiner = Joiner::new(header, definitions, Some(start_step));
@@ -385,11 +417,12 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
             }
         }
     }
-    let replay = joiner.finish().ok_or_else(|| ReplayError::Decode {
+    let mut replay = joiner.finish().ok_or_else(|| ReplayError::Decode {
         section: "stream",
         offset: at,
         reason: "no whole chunk: nothing to recover".into(),
     })?;
+    replay.ground = ground;
     Ok(StreamContents {
         replay,
         chunks,
@@ -452,10 +485,15 @@ fn chunk_error(at: usize, e: ReplayError) -> ReplayError {
 /// A replay as a stream: the header record, one chunk per keyframe
 /// interval (the last may be shorter) and the end record. What
 /// `read_stream` gives back for these bytes equals `replay`, except that
-/// embedded ghosts are not carried (a stream has no place for them).
+/// embedded ghosts are not carried (a stream has no place for them). A
+/// carried ground goes in the header record.
 pub fn encode_stream(replay: &Replay) -> Result<Vec<u8>> {
     let mut out = preamble();
-    out.extend(header_record(&replay.header, &replay.definitions)?);
+    out.extend(header_record(
+        &replay.header,
+        &replay.definitions,
+        replay.ground.as_ref(),
+    )?);
     if replay.keyframes.len() == 1 {
         // No step recorded: one chunk carries keyframe 0.
         out.extend(chunk_record(&part_between(replay, 0, 0)?)?);
