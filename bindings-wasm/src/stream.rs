@@ -160,6 +160,32 @@ impl StreamFollower {
         metadata_object(self.inner.header())
     }
 
+    /// The description of the ground the race runs on (the plane's when
+    /// the stream names none).
+    #[wasm_bindgen(getter, js_name = groundDescription)]
+    pub fn ground_description(&self) -> JsResult<String> {
+        Ok(self.inner.header().ground().map_err(replay_error)?.1)
+    }
+
+    /// The built-in track whose surface the race runs on, or null (as
+    /// `Replay.groundTrack`).
+    #[wasm_bindgen(getter, js_name = groundTrack)]
+    pub fn ground_track(&self) -> JsResult<Option<String>> {
+        self.inner
+            .ground_track()
+            .map(|t| t.map(str::to_owned))
+            .map_err(replay_error)
+    }
+
+    /// The ground the stream carries in its header record, as triangles to
+    /// draw, or null (as `Replay.carriedGround`).
+    #[wasm_bindgen(js_name = carriedGround, unchecked_return_type = "CarriedGround | null")]
+    pub fn carried_ground(&self) -> JsResult<JsValue> {
+        self.inner
+            .carried_ground()
+            .map_or(Ok(JsValue::NULL), crate::ground::drawn_ground)
+    }
+
     /// Cars in the race.
     #[wasm_bindgen(getter, js_name = carCount)]
     pub fn car_count(&self) -> usize {

@@ -98,6 +98,44 @@ test('a replay carrying its mesh (carryGround) plays without it and gives its tr
   plain.free();
 });
 
+test('a stream carries the mesh in its header: readStream keeps it, a late follower plays and draws it', () => {
+  const world = rampRace();
+  const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 30, carryGround: true });
+  for (let step = 0; step < 150; step++) recorder.step(world, DT);
+  const stream = sk.encodeStream(recorder.finish(world));
+  const read = sk.readStream(stream);
+  assert.ok(read.complete);
+  assert.equal(read.replay.carriedGround().description, 'triangle mesh of 2 triangles');
+  const pieces = sk.splitStream(stream);
+  const chunks = pieces.filter((p) => p.kind === 'chunk');
+  assert.equal(chunks.length, 5);
+  // Joining at the third chunk: the follower has the ramp from the header.
+  const follower = new sk.StreamFollower(pieces[0].bytes);
+  assert.equal(follower.groundDescription, 'triangle mesh of 2 triangles');
+  assert.equal(follower.groundTrack, undefined, 'a game\'s own ground is no built-in track');
+  assert.deepEqual(Array.from(follower.carriedGround().indices), Array.from(ramp().triangles));
+  for (const chunk of chunks.slice(2)) follower.pushChunk(chunk.bytes);
+  assert.equal(follower.worldHash(), world.worldHash());
+  world.free();
+});
+
+test('a follower of a race on a built-in surface names the track it runs on', () => {
+  const world = new sk.World();
+  world.setTrackGround('hillcrest');
+  world.addPresetCar('rwd_sports', sk.gridPose(new sk.TrackView('hillcrest'), 0));
+  world.setInput(0, { throttle: 0.5 });
+  const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 30 });
+  for (let step = 0; step < 90; step++) recorder.step(world, DT);
+  const pieces = sk.splitStream(sk.encodeStream(recorder.finish(world)));
+  const follower = new sk.StreamFollower(pieces[0].bytes);
+  assert.equal(follower.groundTrack, 'hillcrest');
+  assert.equal(follower.carriedGround(), null);
+  // Every chunk plays on Hillcrest's surface to the host's bits.
+  for (const piece of pieces.filter((p) => p.kind === 'chunk')) follower.pushChunk(piece.bytes);
+  assert.equal(follower.worldHash(), world.worldHash());
+  world.free();
+});
+
 test('a replay plays on the ground of a ground file given beside it', () => {
   const world = rampRace();
   const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 60 });

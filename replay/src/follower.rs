@@ -6,14 +6,14 @@
 
 use std::sync::Arc;
 
-use skidpad_core::{CarDefinition, CarId, Ground, World};
+use skidpad_core::{CarDefinition, CarId, Ground, GroundSource, World};
 
 use crate::format::{StreamStart, read_stream_chunk, read_stream_header};
 use crate::hooks::NoHooks;
 use crate::limits::Limits;
 use crate::player::ReplayPlayer;
 use crate::replay::{Replay, ReplayHeader};
-use crate::world::{create_replay_world_on, ground_named_by};
+use crate::world::{builtin_track_of_header, create_replay_world_on, ground_named_by};
 use crate::{ReplayError, Result};
 
 /// Follows a stream chunk by chunk.
@@ -23,6 +23,8 @@ pub struct StreamFollower {
     /// The ground the stream names (the plane, a built-in track's surface
     /// or the ground its header record carries), built once.
     ground: Arc<dyn Ground>,
+    /// What the header record carried to build it from, if anything.
+    carried: Option<GroundSource>,
     limits: Limits,
     world: Option<World>,
     /// The recording-relative step the world is at.
@@ -46,11 +48,13 @@ impl StreamFollower {
                 cars: header.car_count as usize,
             });
         }
-        let ground = ground_named_by(&header, ground.as_ref())?;
+        let carried = ground;
+        let ground = ground_named_by(&header, carried.as_ref())?;
         Ok(StreamFollower {
             header,
             definitions,
             ground,
+            carried,
             limits,
             world: None,
             step: 0,
@@ -61,6 +65,20 @@ impl StreamFollower {
     #[must_use]
     pub fn header(&self) -> &ReplayHeader {
         &self.header
+    }
+
+    /// The ground the stream's header record carries (a game's own), if
+    /// any: a viewer draws it.
+    #[must_use]
+    pub fn carried_ground(&self) -> Option<&GroundSource> {
+        self.carried.as_ref()
+    }
+
+    /// The built-in track whose surface the race runs on (by the ground's
+    /// fingerprint), as [`builtin_track_of_ground`](crate::builtin_track_of_ground)
+    /// says of a replay.
+    pub fn ground_track(&self) -> Result<Option<&'static str>> {
+        builtin_track_of_header(&self.header)
     }
 
     /// The cars' definitions, in car order.

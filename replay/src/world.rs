@@ -84,7 +84,12 @@ pub(crate) fn ground_of_source(
 /// from it; lap timing still needs the `track` metadata
 /// ([`ReplayHeader::TRACK_KEY`](crate::ReplayHeader::TRACK_KEY)).
 pub fn builtin_track_of_ground(replay: &Replay) -> Result<Option<&'static str>> {
-    Ok(builtin_ground_of(&replay.header)?.map(|(name, _)| *name))
+    builtin_track_of_header(&replay.header)
+}
+
+/// [`builtin_track_of_ground`] from a header alone (a stream's).
+pub(crate) fn builtin_track_of_header(header: &ReplayHeader) -> Result<Option<&'static str>> {
+    Ok(builtin_ground_of(header)?.map(|(name, _)| *name))
 }
 
 fn builtin_ground_of(

@@ -134,7 +134,9 @@ function sampledSteps(steps, stride) {
 }
 
 /**
- * The road to draw for a replay that names no track (metadata `track`),
+ * The road to draw for a recording (a Replay, or a live StreamFollower:
+ * both tell `groundTrack` and `groundDescription`) that names no track
+ * (metadata `track`),
  * and what to tell the user: the built-in track whose surface it was
  * recorded on, found by the ground's fingerprint (drawn, but no lap is
  * timed: laps need the `track` metadata in every tool), or nothing on the
@@ -143,7 +145,7 @@ function sampledSteps(steps, stride) {
  * get here: it cannot be re-simulated without that ground, and the player
  * says so.)
  */
-function groundRoad(replay, metadata, track, carried) {
+function groundRoad(recording, metadata, track, carried) {
   if (track || metadata.track) return { road: null, notice: null };
   if (carried) {
     return {
@@ -151,14 +153,14 @@ function groundRoad(replay, metadata, track, carried) {
       notice: `the replay names no track (metadata "track"), so no laps are timed; the ground it was recorded on came with it (a ${carried.description}), drawn from it`,
     };
   }
-  const name = replay.groundTrack;
+  const name = recording.groundTrack;
   if (name) {
     return {
       road: trackOf({ track: name })?.geometry ?? null,
       notice: `the replay names no track (metadata "track"), so no laps are timed; it was recorded on ${name}'s surface, drawn from its ground`,
     };
   }
-  const ground = replay.groundDescription;
+  const ground = recording.groundDescription;
   return {
     road: null,
     notice: `the replay names no track (metadata "track") and was recorded on ${ground}: the cars are drawn on open ground, without a road`,
@@ -431,6 +433,10 @@ async function followLive(url) {
     const definitions = Array.from({ length: cars }, (_, k) => follower.definition(k));
     const metadata = follower.metadata();
     const track = trackOf(metadata);
+    // A game's own ground the stream's header carries, drawn as a
+    // replay's is; a built-in surface without a track name gets its road.
+    const ground = follower.carriedGround();
+    const { road, notice } = groundRoad(follower, metadata, track, ground);
     // The first poses seen are the start: a late joiner times every car
     // from its first crossing of the line.
     laps = track ? { view: track.view, timing: null } : null;
@@ -445,6 +451,9 @@ async function followLive(url) {
       duration: null,
       metadata,
       track: track?.geometry ?? null,
+      road,
+      ground,
+      notice,
       channels: [],
       units: [],
       simulationVersion: sk.simulationVersion(),

@@ -3,12 +3,13 @@
 // list, clips (as a replay, a video and a link), and a game's replay
 // drawn on the road its ground names.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import * as sk from '../../bindings-wasm/pkg/node/skidpad_wasm.js';
 import { execFileSync } from 'node:child_process';
-import { bin, work, goldenDir, ok, view, withViewer } from './harness.mjs';
+import { bin, spectatorBin, work, goldenDir, ok, view, withViewer } from './harness.mjs';
+import { startServer } from './browser.mjs';
 
 /** Two laps of one car overlaid on a distance axis: picked with the
  * chart's lap pickers as a user would, the x axis is lap 2's distance
@@ -284,13 +285,18 @@ export async function checkCarriedGround(browser) {
     }
     const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 60, carryGround, metadata: { player: 'a game' } });
     for (let step = 0; step < 600; step++) recorder.step(world, 1 / 60);
-    writeFileSync(file, sk.encodeReplay(recorder.finish(world)));
+    const replay = recorder.finish(world);
+    writeFileSync(file, sk.encodeReplay(replay));
+    // The same race as a stream, for a spectator service to publish.
+    if (carryGround) writeFileSync(join(followed, 'own-ground.sks'), sk.encodeStream(replay));
     if (!carryGround) writeFileSync(groundFile, world.groundFile());
     world.free();
   };
   const carried = join(work, 'own-ground-carried.skr');
   const bare = join(work, 'own-ground-bare.skr');
   const groundFile = join(work, 'own-ground.skgd');
+  const followed = join(work, 'followed-streams');
+  mkdirSync(followed, { recursive: true });
   record(carried, true);
   record(bare, false);
   // Recorded in wasm, verified by the native core from the file alone.
@@ -318,6 +324,32 @@ export async function checkCarriedGround(browser) {
     });
   } finally {
     server.child.kill();
+  }
+  // Published live by a spectator service that follows a folder of
+  // streams: the header piece carries the ground, the page draws it.
+  const service = await startServer(spectatorBin, ['--listen', '127.0.0.1:0', '--cars', '1', '--laps', '1', '--pace', '8', '--follow', followed]);
+  const live = await view([]);
+  try {
+    const raceUrl = `${service.url.match(/http:\/\/127\.0\.0\.1:\d+/)[0]}/races/own-ground`;
+    for (let tries = 0; !(await fetch(raceUrl + '/range')).ok; tries++) {
+      assert.ok(tries < 100, 'the followed stream is offered');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await withViewer(browser, live, `?live=${encodeURIComponent(raceUrl)}`, async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const shown = await page.evaluate(() => ({
+        source: window.viewer.recording.meta.source,
+        notice: document.querySelector('#notice').textContent,
+        triangles: window.viewer.scene.scene.children.find((c) => c.material?.vertexColors)?.geometry.attributes.position.count / 3,
+      }));
+      assert.equal(shown.source, 'live');
+      assert.match(shown.notice, /came with it \(a triangle mesh of 3200 triangles\)/);
+      assert.equal(shown.triangles, 2 * 40 * 40);
+      ok(`the same race streamed through a spectator service (--follow): the header piece carries the ground, followed live to the end and drawn (${shown.triangles} triangles)`);
+    });
+  } finally {
+    live.child.kill();
+    service.child.kill();
   }
   // With its ground file beside it (`skidpad view REPLAY GROUND.skgd`, or
   // both dropped on the page), it plays and is drawn.
