@@ -13,7 +13,9 @@ use std::time::{Duration, Instant};
 use common::{bytes, json};
 use skidpad_core::race::AiField;
 use skidpad_core::{Track, World, WorldConfig};
-use skidpad_replay::{Limits, NoHooks, RecorderOptions, StreamRecorder, SyncPolicy, read_stream};
+use skidpad_replay::{
+    Limits, NoHooks, RecorderOptions, StreamFollower, StreamRecorder, SyncPolicy, read_stream,
+};
 
 const DT: f64 = 1.0 / 60.0;
 
@@ -49,6 +51,8 @@ async fn a_race_recorded_by_another_process_is_spectated_as_it_grows() {
 
     let track = Arc::new(Track::builtin("brandwood").unwrap());
     let mut world = World::new(WorldConfig::default()).unwrap();
+    // On the track's surface, as the race server races.
+    world.set_ground(Arc::new(track.ground().unwrap())).unwrap();
     AiField::new(2).line_up(&mut world, &track).unwrap();
     let file = std::fs::File::create(dir.path().join("race-000.sks")).unwrap();
     let options = RecorderOptions {
@@ -89,6 +93,15 @@ async fn a_race_recorded_by_another_process_is_spectated_as_it_grows() {
     let report =
         skidpad_replay::verify_replay(&replay.replay, NoHooks, &Limits::default()).unwrap();
     assert!(report.is_valid() && report.desyncs == 0, "{report:?}");
+    // A spectator joining at the third chunk plays the served pieces on
+    // the surface the header names and ends on the host's world.
+    let header = bytes(&format!("{}/races/race-000/header", service.base)).await;
+    let mut follower = StreamFollower::new(&header, Limits::default()).unwrap();
+    for n in 3..=last {
+        let chunk = bytes(&format!("{}/races/race-000/chunks/{n}", service.base)).await;
+        follower.push_chunk(&chunk).unwrap();
+    }
+    assert_eq!(follower.world().unwrap().world_hash(), world.world_hash());
 
     let ids = json(&format!("{}/races", service.base)).await;
     assert_eq!(
