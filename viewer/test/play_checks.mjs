@@ -148,6 +148,12 @@ export async function drive(page, laps, seconds, api = 'skidpadPlay', { pace = 1
   let strongestFeedback = 0;
   let stoppedSince = null;
   let reversingUntil = null;
+  // On the race page a car that has not got 15 m from where it was for
+  // 15 s (wedged, or backing out and in again) is put back on the track
+  // with Backspace, as a person would; a CI run saw bob, touched by
+  // another car, spend his 300 s without a lap.
+  let anchor = null;
+  let resets = 0;
   const tap = async (key) => {
     await page.keyboard.down(key);
     await page.keyboard.up(key);
@@ -179,6 +185,18 @@ export async function drive(page, laps, seconds, api = 'skidpadPlay', { pace = 1
       if (reversingUntil !== null) {
         Object.assign(want, { ArrowUp: true, ArrowDown: false, ArrowLeft: want.ArrowRight, ArrowRight: want.ArrowLeft });
       }
+      if (api === 'skidpadRace') {
+        const [x, y] = state.pose;
+        if (anchor === null || Math.hypot(x - anchor.x, y - anchor.y) > 15) {
+          anchor = { at: now, x, y };
+        } else if (now - anchor.at > 15_000) {
+          await tap('Backspace');
+          resets += 1;
+          anchor = null;
+          reversingUntil = null;
+          stoppedSince = null;
+        }
+      }
       for (const [key, down] of Object.entries(want)) {
         if (down && !held.has(key)) {
           await page.keyboard.down(key);
@@ -197,7 +215,7 @@ export async function drive(page, laps, seconds, api = 'skidpadPlay', { pace = 1
   }
   for (const key of held) await page.keyboard.up(key);
   const last = await page.evaluate((name) => window[name].shown(), api);
-  return { looks: looks / ((Date.now() - began) / 1000), strongestFeedback, ...last };
+  return { looks: looks / ((Date.now() - began) / 1000), strongestFeedback, resets, ...last };
 }
 
 /** `base`: the leaderboard serving the page (`leaderboard()`). */
