@@ -37,6 +37,7 @@ mod per_step;
 mod resets;
 mod sections;
 mod stream;
+mod stream_splitter;
 
 use std::ops::RangeInclusive;
 
@@ -45,10 +46,11 @@ use skidpad_core::CarInput;
 pub use compress::{MAX_DECOMPRESSED, gunzip, gzip, is_gzip};
 pub use kind::FileKind;
 pub use stream::{
-    STREAM_FORMAT_VERSION, StreamContents, StreamPieceKind, StreamSplitter, StreamStart,
-    encode_stream, read_stream, read_stream_chunk, read_stream_header,
+    STREAM_FORMAT_VERSION, StreamContents, StreamStart, encode_stream, read_stream,
+    read_stream_chunk, read_stream_header,
 };
 pub(crate) use stream::{chunk_record, end_record, header_record, preamble as stream_preamble};
+pub use stream_splitter::{StreamPieceKind, StreamSplitter};
 
 use self::bytes::{Reader, Writer};
 pub use self::carried_ground::{

@@ -6,7 +6,8 @@
 //! magic "SKST" | version u16 | flags u16
 //! records: kind u8 | length u32 | payload | blake3(kind, length, payload)
 //!   1 header  (first): the replay header section's bytes (step count 0),
-//!             then the definitions section's bytes, each length-prefixed
+//!             then the definitions section's bytes, then (only when the
+//!             recording carries it) the ground's, each length-prefixed
 //!   2 chunk:  a complete `.skr` of the steps since the previous chunk,
 //!             from the previous chunk's last keyframe to a keyframe at
 //!             its end
@@ -17,6 +18,7 @@
 //! keyframe, so a reader (recovery, a late-joining spectator) needs no
 //! earlier chunk. Reading stops at the first record that is cut short or
 //! whose checksum does not match: everything before it is kept.
+//! `stream_splitter.rs` cuts the bytes into pieces as a publisher gets them.
 
 use skidpad_core::{CarDefinition, GroundSource};
 
@@ -34,14 +36,14 @@ use crate::{ReplayError, Result};
 pub const MAGIC: &[u8; 4] = b"SKST";
 /// The stream format version this build writes and reads.
 pub const STREAM_FORMAT_VERSION: u16 = 1;
-const PREAMBLE: usize = 8;
+pub(super) const PREAMBLE: usize = 8;
 /// kind u8 and length u32 before a record's payload.
-const RECORD_HEADER: usize = 5;
-const CHECKSUM: usize = 32;
+pub(super) const RECORD_HEADER: usize = 5;
+pub(super) const CHECKSUM: usize = 32;
 
-const KIND_HEADER: u8 = 1;
-const KIND_CHUNK: u8 = 2;
-const KIND_END: u8 = 3;
+pub(super) const KIND_HEADER: u8 = 1;
+pub(super) const KIND_CHUNK: u8 = 2;
+pub(super) const KIND_END: u8 = 3;
 
 /// The first bytes of a stream file.
 pub(crate) fn preamble() -> Vec<u8> {
@@ -121,7 +123,10 @@ pub struct StreamContents {
 
 /// Splits the next record off `bytes[at..]`: `Ok(None)` at the end of the
 /// bytes, `Err` with a reason when the record is cut short or corrupt.
-fn next_record(bytes: &[u8], at: usize) -> std::result::Result<Option<(u8, &[u8])>, String> {
+pub(super) fn next_record(
+    bytes: &[u8],
+    at: usize,
+) -> std::result::Result<Option<(u8, &[u8])>, String> {
     let rest = &bytes[at..];
     if rest.is_empty() {
         return Ok(None);
@@ -246,90 +251,6 @@ pub fn read_stream_chunk(record: &[u8], limits: &Limits) -> Result<Replay> {
             offset: 0,
             reason,
         }),
-    }
-}
-
-/// What a piece of a stream is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StreamPieceKind {
-    /// The preamble and the header record.
-    Header,
-    /// A chunk record.
-    Chunk,
-    /// The end record.
-    End,
-}
-
-/// Cuts the bytes a `StreamRecorder` writes into whole pieces as they
-/// arrive: the header (preamble included), then each chunk record and the
-/// end record, each exactly as written (checksum included). A publisher
-/// feeds it what the recorder writes and serves the pieces.
-#[derive(Debug, Default)]
-pub struct StreamSplitter {
-    buf: Vec<u8>,
-    header_seen: bool,
-}
-
-impl StreamSplitter {
-    /// Adds written bytes; returns the pieces they complete. A record that
-    /// fails its checksum or is of an unknown kind is an error.
-    pub fn push(&mut self, bytes: &[u8]) -> Result<Vec<(StreamPieceKind, Vec<u8>)>> {
-        self.buf.extend_from_slice(bytes);
-        let mut pieces = Vec::new();
-        loop {
-            let start = if self.header_seen { 0 } else { PREAMBLE };
-            if self.buf.len() < start {
-                break;
-            }
-            if !self.header_seen {
-                check_preamble_of(
-                    &self.buf,
-                    MAGIC,
-                    STREAM_FORMAT_VERSION..=STREAM_FORMAT_VERSION,
-                    "stream",
-                )?;
-            }
-            if self.buf.len() < start + RECORD_HEADER {
-                break;
-            }
-            let len = u32::from_le_bytes([
-                self.buf[start + 1],
-                self.buf[start + 2],
-                self.buf[start + 3],
-                self.buf[start + 4],
-            ]) as usize;
-            let end = start + RECORD_HEADER + len + CHECKSUM;
-            if self.buf.len() < end {
-                break;
-            }
-            let (kind, _) = next_record(&self.buf[..end], start)
-                .map_err(|reason| ReplayError::Decode {
-                    section: "stream",
-                    offset: start,
-                    reason,
-                })?
-                .ok_or_else(|| ReplayError::Decode {
-                    section: "stream",
-                    offset: start,
-                    reason: "empty stream record".into(),
-                })?;
-            let kind = match (kind, self.header_seen) {
-                (KIND_HEADER, false) => StreamPieceKind::Header,
-                (KIND_CHUNK, true) => StreamPieceKind::Chunk,
-                (KIND_END, true) => StreamPieceKind::End,
-                (other, _) => {
-                    return Err(ReplayError::Decode {
-                        section: "stream",
-                        offset: start,
-                        reason: format!("unexpected stream record of kind {other}"),
-                    });
-                }
-            };
-            self.header_seen = true;
-            let rest = self.buf.split_off(end);
-            pieces.push((kind, std::mem::replace(&mut self.buf, rest)));
-        }
-        Ok(pieces)
     }
 }
 
