@@ -15,7 +15,7 @@ use skidpad_netplay::service::payloads::{message, tech_codes};
 use skidpad_netplay::{
     Block, CARS_KEY, Channel, InputMessage, PLAYER_KEY, decode_frame, race_schema,
 };
-use skidpad_replay::{Limits, NoHooks, read_stream, verify_replay};
+use skidpad_replay::{Limits, NoHooks, ReplayHeader, read_stream, verify_replay};
 use tokio_tungstenite::tungstenite::Message;
 
 const PACE: f64 = 4.0;
@@ -192,11 +192,17 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
     // corrected, not mispredicted, and recorded.
     let first = tokio::spawn(run_bot(BotOptions {
         reset_at_tick: Some(900),
+        name: "ann".into(),
         ..bot(&link, &tokens[0], 3)
     }));
     // The second player joins a running race.
     tokio::time::sleep(Duration::from_secs(2)).await;
-    let second = run_bot(bot(&link, &tokens[1], 3)).await.unwrap();
+    let second = run_bot(BotOptions {
+        name: "bob".into(),
+        ..bot(&link, &tokens[1], 3)
+    })
+    .await
+    .unwrap();
     let first = first.await.unwrap().unwrap();
     assert_exact(&first, 3);
     assert_exact(&second, 3);
@@ -241,10 +247,20 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
         .collect();
     assert_eq!(segments.len(), 2, "{printed:?}");
     let mut resets = 0;
-    for (path, world_hash) in segments {
+    // Each segment names its drivers by car index: ann alone, then both.
+    let drivers = [r#"["ann"]"#, r#"["ann","bob"]"#];
+    for ((path, world_hash), drivers) in segments.into_iter().zip(drivers) {
         let bytes = std::fs::read(&path).unwrap();
         let stream = read_stream(&bytes, &Limits::default()).unwrap();
         assert!(stream.complete, "{path} was not finished");
+        assert_eq!(
+            stream
+                .replay
+                .header
+                .metadata_value(ReplayHeader::DRIVERS_KEY),
+            Some(drivers),
+            "{path}"
+        );
         let report = verify_replay(&stream.replay, NoHooks, &Limits::default()).unwrap();
         assert!(
             report.is_valid() && report.desyncs == 0,

@@ -76,6 +76,12 @@ impl ReplayHeader {
     /// this build does not know is an error wherever a track is needed.
     pub const TRACK_KEY: &'static str = "track";
 
+    /// Metadata key naming who drove each car: a JSON array of strings by
+    /// car index (an empty string for a car nobody named). The viewer
+    /// labels cars with it; `skidpad-netplay` writes its players' names.
+    /// Nothing is verified against it.
+    pub const DRIVERS_KEY: &'static str = "drivers";
+
     /// The value of metadata `key`, if present.
     #[must_use]
     pub fn metadata_value(&self, key: &str) -> Option<&str> {

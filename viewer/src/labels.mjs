@@ -1,9 +1,11 @@
-// A label over every car in the 3D view (its number), the followed car's
+// A label over every car in the 3D view (its number, and its driver's
+// name when the replay names drivers), the followed car's
 // highlighted: which car is which, from any camera. Each frame a label is
 // moved to where its car's roof projects; cars behind the camera, off the
 // screen or out of the race have none.
 
 import * as THREE from 'three';
+import { carTitle } from './scene_data.mjs';
 
 /** Height of a label above the car's centre of mass, m. */
 const ABOVE = 1.6;
@@ -24,8 +26,9 @@ export class CarLabels {
       const label = document.createElement('span');
       label.className = 'car-label';
       label.dataset.car = String(k);
-      label.textContent = String(k);
-      label.title = `car ${k}: ${car.name}`;
+      // The number, and the driver's name when the replay names one.
+      label.textContent = car.driver ? `${k} ${car.driver}` : String(k);
+      label.title = `car ${carTitle(car, k)}`;
       return label;
     });
     this.box.replaceChildren(...this.labels);

@@ -19,6 +19,7 @@ import { ClipControls } from './clip.mjs';
 import { recordVideo } from './video.mjs';
 import { Minimap } from './minimap.mjs';
 import { CarLabels } from './labels.mjs';
+import { carTitle, withDrivers } from './scene_data.mjs';
 import { checkPosition, checkSettings, fetchBytes, readLink, servedFiles, writeLink } from './sources.mjs';
 
 /** Frame work times kept for the statistics, frames. */
@@ -276,6 +277,7 @@ class Viewer {
   }
 
   start(meta) {
+    meta.cars = withDrivers(meta.cars, meta.metadata);
     this.recording = new Recording(meta);
     // The timed track's road, or one drawn from the replay's ground alone.
     this.scene.setGround(meta.ground);
@@ -292,7 +294,7 @@ class Viewer {
       ...meta.cars.map((car, k) => {
         const option = document.createElement('option');
         option.value = String(k);
-        option.textContent = `${k}: ${car.name}`;
+        option.textContent = carTitle(car, k);
         return option;
       }),
     );

@@ -6,6 +6,7 @@
 // worker's `RaceTiming`, the same rules as every other skidpad tool);
 // nothing here times a lap of its own.
 
+import { carTitle } from './scene_data.mjs';
 import { formatTime } from './timeline.mjs';
 
 /**
@@ -176,7 +177,7 @@ export class RaceInfo {
     div.setAttribute('role', 'row');
     const cells = [
       r.position === null ? 'out' : `P${r.position}`,
-      `${r.car}: ${this.recording.meta.cars[r.car]?.name ?? ''}`,
+      carTitle(this.recording.meta.cars[r.car], r.car),
       // A lap a reset voided is starred, as `skidpad demo`'s table stars
       // an invalid lap.
       `L${r.laps + 1}${r.reset ? '*' : ''}`,

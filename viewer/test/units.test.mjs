@@ -5,7 +5,7 @@
 // wraps (telemetry.mjs), the standings (race_info.mjs) and laps on a
 // distance axis (lap_overlay.mjs), overtakes and lap records
 // (race_events.mjs), events in words (timeline.mjs), the device calibration (calibration.mjs) and the
-// WebHID wheel reports (wheel_hid.mjs). The page as a
+// WebHID wheel reports (wheel_hid.mjs), drivers' names (scene_data.mjs). The page as a
 // whole is tested in Chromium (run.mjs).
 
 import test from 'node:test';
@@ -18,6 +18,7 @@ import { checkPosition, checkSettings, readLink } from '../src/sources.mjs';
 import { angleWraps, groupChannels } from '../src/telemetry.mjs';
 import { gapText, resetThisLap, standingsAt, timeAtRaced } from '../src/race_info.mjs';
 import { atDistances, lapSamples, timeAtDistance } from '../src/lap_overlay.mjs';
+import { carTitle, withDrivers } from '../src/scene_data.mjs';
 import { PassFinder, markRecords } from '../src/race_events.mjs';
 import { describeEvent } from '../src/timeline.mjs';
 
@@ -470,4 +471,17 @@ test('standings: a lap is void by a reset from the reset to the next lap line', 
   assert.equal(resetThisLap(resets, laps, 95), true, 'the second reset voids lap 3');
   assert.equal(resetThisLap(resets, laps, 110), false);
   assert.equal(resetThisLap([], laps, 50), false, 'never reset');
+});
+
+test('drivers: names from the replay\'s drivers metadata label the cars; a bad value labels none', () => {
+  const cars = [{ name: 'rwd_sports' }, { name: 'fwd_hatchback' }, { name: 'kart' }];
+  const named = withDrivers(cars, { drivers: '["ann","",7]' });
+  assert.deepEqual(named.map((c) => c.driver), ['ann', '', ''], 'a name, an empty one, a number');
+  assert.equal(carTitle(named[0], 0), '0: ann (rwd_sports)');
+  assert.equal(carTitle(named[1], 1), '1: fwd_hatchback');
+  assert.equal(named[0].name, 'rwd_sports', 'the description is kept');
+  for (const metadata of [{}, { drivers: 'not json' }, { drivers: '{"0":"ann"}' }, undefined]) {
+    assert.deepEqual(withDrivers(cars, metadata).map((c) => c.driver), ['', '', ''], JSON.stringify(metadata));
+  }
+  assert.equal(withDrivers(cars, { drivers: JSON.stringify(['x'.repeat(100)]) })[0].driver.length, 32, 'cut to 32 characters');
 });

@@ -294,6 +294,22 @@ impl RaceServer {
         Ok(SeatId(seat))
     }
 
+    /// The name of the player driving each of the world's cars, in car
+    /// order (a recording's car order): what the recording's `drivers`
+    /// metadata holds, so a replay of an online race says who drove what.
+    #[must_use]
+    pub fn drivers(&self) -> Vec<String> {
+        self.world
+            .car_ids()
+            .map(|car| {
+                self.seat_of_car(car)
+                    .and_then(|seat| self.name_of(SeatId(seat)))
+                    .unwrap_or_default()
+                    .to_owned()
+            })
+            .collect()
+    }
+
     /// Seats nobody holds.
     #[must_use]
     pub fn free_seats(&self) -> usize {

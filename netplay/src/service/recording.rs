@@ -9,7 +9,7 @@ use std::fs::File;
 use std::path::PathBuf;
 
 use skidpad_core::hex;
-use skidpad_replay::{RecorderOptions, StreamRecorder, SyncPolicy};
+use skidpad_replay::{RecorderOptions, ReplayHeader, StreamRecorder, SyncPolicy};
 
 use crate::server::RaceServer;
 
@@ -55,6 +55,10 @@ impl Recording {
                 ("track".into(), config.track.clone()),
                 ("laps".into(), config.laps.to_string()),
                 ("recorded_by".into(), "skidpad-netplay".into()),
+                (
+                    ReplayHeader::DRIVERS_KEY.into(),
+                    serde_json::json!(race.drivers()).to_string(),
+                ),
             ],
             ..RecorderOptions::default()
         };
