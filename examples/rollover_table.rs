@@ -5,15 +5,16 @@
 //! of NHTSA's fishhook at 60, 70 and 80 km/h both ways, on flat dry
 //! asphalt; then the sideways crashes: struck in the side at 54 and
 //! 72 km/h, sliding into a standing car at 54 km/h, and the lowest lateral
-//! speed at which a 0.2 m kerb trips the car over. The assertions are
+//! speed at which a 0.2 m kerb trips the car over; and a hatchback sliding
+//! sideways into each built-in track's barrier. The assertions are
 //! `tests/rollover_resistance.rs`.
 //!
 //! Run: `cargo run --release -p skidpad-examples --example rollover_table`
 
 use skidpad_examples::manoeuvres::{
-    ALL, Crash, FMVSS_214, KERB_HEIGHT, RollWatch, car, circle_to_limit, fishhook_series,
-    kerb_trip, kerb_trip_speed, peak_lateral_friction, side_impact, slide_into_standing,
-    static_stability_factor, trip_theory_speed,
+    ALL, Crash, FMVSS_214, KERB_HEIGHT, RollWatch, barrier_slide, car, circle_to_limit,
+    fishhook_series, kerb_trip, kerb_trip_speed, peak_lateral_friction, side_impact,
+    slide_into_standing, static_stability_factor, trip_theory_speed,
 };
 
 fn cells(run: &RollWatch) -> String {
@@ -56,7 +57,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     println!();
-    crash_table()
+    crash_table()?;
+    println!();
+    barrier_table()
 }
 
 fn crash_cells(crash: &Crash) -> String {
@@ -92,6 +95,30 @@ fn crash_table() -> Result<(), Box<dyn std::error::Error>> {
             crash_cells(&slide_into_standing(&def, FMVSS_214)?),
             kerb_trip(&def, 6.0)?.struck_roll_deg
         );
+    }
+    Ok(())
+}
+
+/// A hatchback sliding sideways into each built-in track's barrier at two
+/// places: its peak roll at each lateral speed.
+fn barrier_table() -> Result<(), Box<dyn std::error::Error>> {
+    const SPEEDS: [f64; 4] = [10.0, 15.0, 20.0, 25.0];
+    let def = car("fwd_hatchback")?;
+    let speeds: Vec<String> = SPEEDS.iter().map(|s| format!("{s:.0} m/s")).collect();
+    println!(
+        "| fwd_hatchback into the barrier | {} |",
+        speeds.join(" | ")
+    );
+    println!("|---|{}", "---:|".repeat(SPEEDS.len()));
+    for track in ["brandwood", "hillcrest"] {
+        for distance in [150.0, 600.0] {
+            let mut rolls = Vec::new();
+            for speed in SPEEDS {
+                let slide = barrier_slide(&def, track, distance, speed)?;
+                rolls.push(format!("{:.1}°", slide.struck_roll_deg));
+            }
+            println!("| {track}, {distance:.0} m | {} |", rolls.join(" | "));
+        }
     }
     Ok(())
 }

@@ -8,9 +8,9 @@
 //! not roll it; a kerb trips it over at speed.
 
 use skidpad_examples::manoeuvres::{
-    ALL, FMVSS_214, ROAD, car, circle_to_limit, fishhook, fishhook_series, kerb_trip,
-    kerb_trip_speed, peak_lateral_friction, reference_angle, side_impact, slide_into_standing,
-    static_stability_factor, trip_theory_speed,
+    ALL, FMVSS_214, ROAD, barrier_slide, car, circle_to_limit, fishhook, fishhook_series,
+    kerb_trip, kerb_trip_speed, peak_lateral_friction, reference_angle, side_impact,
+    slide_into_standing, static_stability_factor, trip_theory_speed,
 };
 
 #[test]
@@ -84,6 +84,27 @@ fn a_car_struck_in_the_side_is_pushed_not_rolled() {
             slide.struck_roll_deg < 7.0 && slide.other_roll_deg < 7.0,
             "{name} sliding into a standing car: {slide:?}"
         );
+    }
+}
+
+/// A car sliding sideways into a track's barrier is pushed back, not
+/// rolled over it: a hatchback at 10 to 25 m/s into Brandwood's and
+/// Hillcrest's barriers at two places each. Until simulation version 11
+/// the wall pushed the body's roof corner, and the hatchback went over
+/// Brandwood's barrier at 25 m/s (180° of roll, 600 m along the line).
+#[test]
+fn a_car_sliding_into_a_barrier_is_pushed_not_rolled_over() {
+    let def = car("fwd_hatchback").unwrap();
+    for track in ["brandwood", "hillcrest"] {
+        for distance in [150.0, 600.0] {
+            for speed in [10.0, 15.0, 20.0, 25.0] {
+                let slide = barrier_slide(&def, track, distance, speed).unwrap();
+                assert!(
+                    slide.struck_roll_deg < 15.0,
+                    "{track} at {distance} m, {speed} m/s: {slide:?}"
+                );
+            }
+        }
     }
 }
 

@@ -16,6 +16,7 @@
 mod check;
 pub mod hashes;
 mod scenarios;
+mod tripped;
 
 /// The golden files, embedded at build time (see `build.rs`).
 pub mod files {

@@ -12,6 +12,8 @@ use skidpad_core::{
     preset,
 };
 use skidpad_ghost::{Ghost, LapCutter};
+
+use crate::tripped;
 use skidpad_replay::{RecorderOptions, Replay, ReplayHooks, ReplayRecorder};
 
 /// Host step of every scenario, s.
@@ -42,6 +44,11 @@ pub enum Scenario {
     /// surface for 45 s: the first corners in traffic, car-to-car and
     /// barrier contacts (since simulation version 11).
     Traffic,
+    /// Two hatchbacks sliding sideways on a game's own ground, which the
+    /// replay carries: one into a 0.2 m kerb, which trips it over, one
+    /// into a 1.2 m wall, which pushes it back upright (since simulation
+    /// version 12).
+    Tripped,
 }
 
 /// A recorded scenario: the replay and its named ghosts.
@@ -54,7 +61,7 @@ pub struct Recording {
 
 impl Scenario {
     /// Every scenario, in file order.
-    pub const ALL: [Scenario; 7] = [
+    pub const ALL: [Scenario; 8] = [
         Scenario::FlatLap,
         Scenario::MixedField,
         Scenario::GameLogic,
@@ -62,6 +69,7 @@ impl Scenario {
         Scenario::Retirements,
         Scenario::Resets,
         Scenario::Traffic,
+        Scenario::Tripped,
     ];
 
     /// File stem.
@@ -75,6 +83,7 @@ impl Scenario {
             Scenario::Retirements => "retirements",
             Scenario::Resets => "resets",
             Scenario::Traffic => "traffic",
+            Scenario::Tripped => "tripped",
         }
     }
 
@@ -96,15 +105,19 @@ impl Scenario {
             // Long enough for every car's first lap, voided or not.
             Scenario::Resets => 60 * 100,
             Scenario::Traffic => 60 * 45,
+            // Long enough for the tripped car to land on its roof.
+            Scenario::Tripped => 60 * 5,
         }
     }
 
-    /// The built-in track the scenario's cars drive (its `track` metadata).
+    /// The built-in track the scenario's cars drive (its `track`
+    /// metadata), if any.
     #[must_use]
-    pub fn track_name(self) -> &'static str {
+    pub fn track_name(self) -> Option<&'static str> {
         match self {
-            Scenario::Traffic => TRAFFIC_TRACK,
-            _ => "brandwood",
+            Scenario::Traffic => Some(TRAFFIC_TRACK),
+            Scenario::Tripped => None,
+            _ => Some("brandwood"),
         }
     }
 
@@ -133,6 +146,7 @@ impl Scenario {
                 10.0,
             ),
             Scenario::Traffic => return traffic_world(),
+            Scenario::Tripped => return tripped::world(),
         };
         // Single file from the line, 10 m apart, headed along the track by
         // libm's atan2 (as `race::grid_pose`): std's is the platform's and
@@ -205,11 +219,14 @@ impl Scenario {
         let mut world = self.world();
         let game = Rc::new(RefCell::new(HillGame::default()));
         let saved = game.clone();
+        let mut metadata = vec![("scenario".into(), self.name().into())];
+        if let Some(track) = self.track_name() {
+            metadata.push(("track".into(), track.into()));
+        }
         let options = RecorderOptions {
-            metadata: vec![
-                ("scenario".into(), self.name().into()),
-                ("track".into(), self.track_name().into()),
-            ],
+            metadata,
+            // A game's own ground travels with its replay.
+            ground: (self == Scenario::Tripped).then(tripped::ground),
             keyframe_state: (self == Scenario::GameLogic).then(|| {
                 Box::new(move |_| saved.borrow().save()) as Box<dyn FnMut(u64) -> Vec<u8>>
             }),

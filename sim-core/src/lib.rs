@@ -55,7 +55,9 @@ pub use lod::{
     Lod, LodSetting, MAX_SUBSTEP_RATE, MIN_SUBSTEP_RATE, SINGLE_TRACK_DEFAULT_RATE, substep_count,
 };
 pub use pose::{CarPose, rotation_from_yaw_pitch_roll, yaw_pitch_roll};
-pub use state::snapshot::{SNAPSHOT_LEN, combine_world_hash, hex, snapshot_fields};
+pub use state::snapshot::{
+    SNAPSHOT_LEN, combine_world_hash, hex, set_snapshot_float, snapshot_fields,
+};
 pub use surface::{MAX_SURFACES, Surface, SurfaceId, SurfaceTable};
 pub use track::driver::{AiDriver, DriverStyle};
 pub use track::ground::{BARRIER_HEIGHT, KERB_WIDTH, RUNOFF_WIDTH};
@@ -78,7 +80,7 @@ pub use world::{MAX_TIMESTEP, RemovedCar, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and
 /// snapshots from another version are refused.
-pub const SIMULATION_VERSION: u32 = 11;
+pub const SIMULATION_VERSION: u32 = 12;
 
 /// The README's example runs as a doctest, so the front page cannot rot.
 #[doc = include_str!("../../README.md")]

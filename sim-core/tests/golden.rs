@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 11.
-const GOLDEN: &str = "c754d5e259f9a59a572f055eb0fd6ad9772e3448630e13850f91e25bb5d9a3c5";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 12.
+const GOLDEN: &str = "6cdd9d9820bbc3468423781dda45d9df23e90aca3e74f7a40f85d3988cb44aa4";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 11;
+const GOLDEN_VERSION: u32 = 12;
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -32,10 +32,10 @@ fn reference_scenario_matches_the_pinned_hash() {
 
 /// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
 /// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 11.
+/// surfaces, the single-track model on a slope) at simulation version 12.
 /// Pinned here so the grounds are checked on every target as the
 /// reference scenario is.
-const HILL_GOLDEN: &str = "cac34a102c5ff62ac57f83e3ad960c2bac575ebcd86be90cebba8b8a30b41c47";
+const HILL_GOLDEN: &str = "5fd9423521e340e14a687aa2ab484cb322e163455777f591cf9ab4d0f871d9ac";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -54,8 +54,8 @@ fn hill_scenario_matches_the_pinned_hash() {
 /// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
 /// cars on the built-in hillcrest track's triangle mesh: the track mesh
 /// build, the hierarchy's rays, banking, kerbs, car contact) at
-/// simulation version 11.
-const HILLCREST_GOLDEN: &str = "a6bbe09af16f1fd1d63a2a56d168dfc458a5cf60074e6f84c0331779003e2d8e";
+/// simulation version 12.
+const HILLCREST_GOLDEN: &str = "1977ae9d56cf5936acb6fbec365717fb231e6fabcce49a55f672e1d0c7d36ef4";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(

@@ -248,6 +248,7 @@ fn is_fresh(
     manifest: &Value,
     version: u32,
     commit: Option<&str>,
+    current: bool,
     rustc: &str,
     adapter: &str,
 ) -> bool {
@@ -257,8 +258,10 @@ fn is_fresh(
     let same_source = match (commit, entry["commit"].as_str()) {
         (Some(want), Some(have)) => want == have,
         // Built from the working tree before its commit existed: the
-        // commit that now holds the goldens is that build's source.
-        (Some(_), None) => true,
+        // commit that now holds the current version's goldens is that
+        // build's source. A version a later one replaced is built from its
+        // last commit instead, which that build predates.
+        (Some(_), None) => current,
         (None, _) => true,
     };
     let stored = std::fs::read(root.join(ARCHIVE).join(module_file(version)))
@@ -302,6 +305,7 @@ pub fn run_command(root: &Path, args: &[String]) -> Result<(), String> {
                 &manifest,
                 version,
                 commit.as_deref(),
+                version == current,
                 &rustc,
                 &adapter,
             )

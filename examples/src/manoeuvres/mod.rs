@@ -36,8 +36,8 @@ pub use transient::{
     step_steer,
 };
 pub use trip::{
-    Crash, FMVSS_214, KERB_HEIGHT, kerb_trip, kerb_trip_speed, side_impact, slide_into_standing,
-    trip_theory_speed,
+    Crash, FMVSS_214, KERB_HEIGHT, barrier_slide, kerb_trip, kerb_trip_speed, side_impact,
+    slide_into_standing, trip_theory_speed,
 };
 
 use skidpad_core::{

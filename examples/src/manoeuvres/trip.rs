@@ -15,8 +15,8 @@ use std::sync::Arc;
 use super::G;
 use skidpad_core::glam::DVec3;
 use skidpad_core::{
-    CarDefinition, CarId, CoreError, InitialPose, Result, TriangleMesh, World, WorldConfig,
-    snapshot_fields,
+    CarDefinition, CarId, InitialPose, KERB_WIDTH, RUNOFF_WIDTH, Result, Track, TriangleMesh,
+    World, WorldConfig, set_snapshot_float,
 };
 
 /// One host step, s.
@@ -59,17 +59,7 @@ fn at(x: f64, y: f64, yaw: f64, speed: f64) -> InitialPose {
 /// wheels not turning: a car that has spun.
 fn slide_sideways(world: &mut World, car: CarId, speed: f64) -> Result<()> {
     let mut snapshot = world.snapshot(car)?;
-    // The snapshot's floats follow an 18-byte header in the order
-    // `snapshot_fields` names them (sim-core/src/state/snapshot.rs).
-    let index = snapshot_fields(&snapshot)?
-        .iter()
-        .position(|(name, _)| *name == "velocity.y")
-        .ok_or_else(|| CoreError::InvalidArgument {
-            what: "snapshot",
-            reason: "no velocity.y field".into(),
-        })?;
-    let at = 18 + 8 * index;
-    snapshot[at..at + 8].copy_from_slice(&speed.to_le_bytes());
+    set_snapshot_float(&mut snapshot, "velocity.y", speed)?;
     world.restore(car, &snapshot)
 }
 
@@ -145,6 +135,29 @@ pub fn kerb_trip(def: &CarDefinition, speed: f64) -> Result<Crash> {
     world.set_ground(Arc::new(kerb()?))?;
     let car = world.add_car(def, at(0.0, 0.0, 0.0, 0.0))?;
     slide_sideways(&mut world, car, speed)?;
+    watch(&mut world, car, None)
+}
+
+/// A car sliding sideways at `speed` m/s across built-in track `track`'s
+/// right-hand run-off into its barrier (a 1.2 m wall), `distance` m
+/// along the centre line, its wheels about 4 m short of the wall. The
+/// wall meets the body's whole side: since simulation version 12 it
+/// pushes there, halfway up the side, not at the roof's corner.
+pub fn barrier_slide(def: &CarDefinition, track: &str, distance: f64, speed: f64) -> Result<Crash> {
+    let track = Track::builtin(track)?;
+    let mut world = World::new(WorldConfig::default())?;
+    world.set_ground(Arc::new(track.ground()?))?;
+    let (centre, along) = track.point_at(distance);
+    let right = -along.perp();
+    // The barrier stands at the run-off's outer edge.
+    let short = 4.0 + def.chassis.track.front.max(def.chassis.track.rear) / 2.0;
+    let at = centre + right * (track.width() / 2.0 + KERB_WIDTH + RUNOFF_WIDTH - short);
+    let yaw = along.y.atan2(along.x);
+    let car = world.add_car(def, self::at(at.x, at.y, yaw, 0.0))?;
+    let mut snapshot = world.snapshot(car)?;
+    set_snapshot_float(&mut snapshot, "velocity.x", right.x * speed)?;
+    set_snapshot_float(&mut snapshot, "velocity.y", right.y * speed)?;
+    world.restore(car, &snapshot)?;
     watch(&mut world, car, None)
 }
 

@@ -8,7 +8,11 @@
 //! of the ray's length along the surface normal. Each such corner, in a
 //! fixed order, gets an impulse that stops its motion into the surface
 //! (with a little bounce) and Coulomb friction along it; then the body is
-//! moved out by most of the deepest overlap.
+//! moved out by most of the deepest overlap. A wall that holds both ends
+//! of a vertical edge gets one impulse for the edge, at its middle: the
+//! box's roof corner is not where a car's side meets a wall (since
+//! simulation version 12; before, a barrier pushing at roof height rolled
+//! cars over it at 5 m/s).
 
 use glam::{DMat3, DVec2, DVec3};
 
@@ -28,6 +32,8 @@ const FRICTION: f64 = 0.5;
 const CORRECTION: f64 = 0.8;
 /// Overlap left alone, m.
 const SLOP: f64 = 0.005;
+/// A surface whose normal's vertical part is below this is a wall.
+const WALL_NORMAL_Z: f64 = 0.5;
 /// Clearance kept around a ground's height bound, m: far above the
 /// rounding of a hit point and the ray–triangle test's edge tolerance.
 const BOUND_MARGIN: f64 = 1e-3;
@@ -77,12 +83,15 @@ pub(crate) fn resolve(
     if clear {
         return None;
     }
-    let mut deepest: Option<BodyHit> = None;
-    let mut total = 0.0;
-    for k in 0..8 {
-        let sign = |bit: u32| if k & bit == 0 { -1.0 } else { 1.0 };
+    // The corners inside the ground, found before any impulse (the rays
+    // read positions only, which the impulses do not move).
+    let mut touching: [Option<(DVec3, f64)>; 8] = [None; 8];
+    let mut corners = [DVec3::ZERO; 8];
+    for (k, slot) in touching.iter_mut().enumerate() {
+        let sign = |bit: usize| if k & bit == 0 { -1.0 } else { 1.0 };
         let offset = m * (body.half * DVec3::new(sign(1), sign(2), sign(4)));
         let corner = centre + offset;
+        corners[k] = corner;
         // The upper corners' rays, and on gentle ground the lower ones',
         // run through air: skip them too.
         if !env.flat && above_ground(env, centre.min(corner), centre.max(corner)) {
@@ -101,12 +110,39 @@ pub(crate) fn resolve(
         if hit.distance < 0.0 {
             continue;
         }
-        let n = hit.normal;
-        let depth = (reach - hit.distance) * -direction.dot(n);
-        if depth <= 0.0 {
+        let depth = (reach - hit.distance) * -direction.dot(hit.normal);
+        if depth > 0.0 {
+            *slot = Some((hit.normal, depth));
+        }
+    }
+    let mut deepest: Option<BodyHit> = None;
+    let mut total = 0.0;
+    for k in 0..8 {
+        let Some((n, depth)) = touching[k] else {
+            continue;
+        };
+        // A wall that both ends of one of the box's vertical edges are in
+        // meets the whole side, not its roof's corner: it pushes the body
+        // where its side structure is, halfway up the edge (as the
+        // car-to-car impulse acts at the centres of mass's height), once
+        // for the edge. A lower obstacle that only the bottom corner
+        // reaches still pushes there, below the centre of mass, and can
+        // trip the car. The edge's bottom corner (z bit clear) and top
+        // one; the bottom one's normal decides, so both agree.
+        let (bottom, top) = (k & 3, k | 4);
+        let whole_edge = match (touching[bottom], touching[top]) {
+            (Some((low, _)), Some((high, _))) => low.z.abs() < WALL_NORMAL_Z && low.dot(high) > 0.9,
+            _ => false,
+        };
+        if whole_edge && k == top {
             continue;
         }
-        let r = corner - state.position;
+        let at = if whole_edge {
+            (corners[bottom] + corners[top]) * 0.5
+        } else {
+            corners[k]
+        };
+        let r = at - state.position;
         let inverse_inertia = |v: DVec3| m * (params.inv_inertia * (m.transpose() * v));
         let inverse_mass =
             |dir: DVec3| 1.0 / mass + dir.dot(inverse_inertia(r.cross(dir)).cross(r));
@@ -116,9 +152,14 @@ pub(crate) fn resolve(
         state.velocity += impulse / mass;
         state.angular_velocity += params.inv_inertia * (m.transpose() * r.cross(impulse));
         total += normal_impulse;
+        // The edge is reported by its deeper corner.
+        let (point, depth) = match touching[top] {
+            Some((_, d)) if whole_edge && d > depth => (corners[top], d),
+            _ => (corners[k], depth),
+        };
         if deepest.is_none_or(|d| depth > d.depth) {
             deepest = Some(BodyHit {
-                point: corner,
+                point,
                 normal: n,
                 depth,
                 impulse: 0.0,

@@ -217,6 +217,22 @@ pub fn snapshot_fields(bytes: &[u8]) -> Result<Vec<(&'static str, f64)>> {
     Ok(fields)
 }
 
+/// Writes `value` into the float field `name` of a snapshot (a name
+/// [`snapshot_fields`] lists before `gear`, such as `velocity.y`): how a
+/// test or a tool sets up a state no input reaches, such as a car
+/// sliding sideways, before [`World::restore`](crate::World::restore)
+/// checks it.
+pub fn set_snapshot_float(bytes: &mut [u8], name: &str, value: f64) -> Result<()> {
+    snapshot_fields(bytes)?;
+    let index = FLOAT_FIELDS
+        .iter()
+        .position(|f| f.name == name)
+        .ok_or_else(|| bad(format!("a snapshot has no float field {name}")))?;
+    let at = 18 + 8 * index;
+    bytes[at..at + 8].copy_from_slice(&value.to_le_bytes());
+    Ok(())
+}
+
 /// blake3 of a car's canonical bytes.
 pub(crate) fn car_hash(state: &CarState, fingerprint: &[u8; 8]) -> [u8; 32] {
     *blake3::hash(&encode(state, fingerprint)).as_bytes()

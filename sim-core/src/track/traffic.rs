@@ -69,14 +69,21 @@ impl Default for Racecraft {
 /// Gap kept at a standstill, m, bumper to bumper.
 const MIN_GAP: f64 = 2.5;
 /// Deceleration a follower plans with, m/s²: well inside what the AI's
-/// braking grip gives, so it holds when the car ahead brakes too.
-const FOLLOW_BRAKING: f64 = 4.0;
+/// braking grip gives.
+const FOLLOW_BRAKING: f64 = 5.0;
+/// Deceleration a follower allows the car ahead, m/s²: a full stop on
+/// dry asphalt (or a car ahead that crashes). A follower that assumed
+/// the car ahead keeps its speed ran into it whenever it braked hard
+/// (simulation versions 10 and 11).
+const LEAD_BRAKING: f64 = 10.0;
 /// Time over which a follower closes the gap to the one it keeps, s.
 const FOLLOW_TIME: f64 = 2.0;
 /// Cars further than this (m, centre to centre) are not looked at.
 const HORIZON: f64 = 60.0;
-/// Lateral room kept beside another car's body, m.
-const SIDE_ROOM: f64 = 0.6;
+/// Lateral room kept beside another car's body, m: a car at the limit
+/// wanders more than half a metre off its line (0.6 until simulation
+/// version 11 left half the hard contacts side by side).
+const SIDE_ROOM: f64 = 1.3;
 /// A car ahead slower than the driver's target by this much (m/s) is
 /// passed rather than followed.
 const PASS_MARGIN: f64 = 2.0;
@@ -275,11 +282,16 @@ impl Surroundings {
         let mut speed_cap = f64::INFINITY;
         if let Some((gap, their_speed, y, passed)) = self.ahead {
             let wanted_gap = MIN_GAP + craft.headway * speed.max(0.0);
-            // Never faster than what can still be shed, braking at
-            // FOLLOW_BRAKING, before the gap is down to MIN_GAP; and close
-            // the gap error over FOLLOW_TIME.
+            // Never faster than a speed that stops, braking at
+            // FOLLOW_BRAKING, within the room beyond MIN_GAP plus the
+            // distance the car ahead needs to stop at LEAD_BRAKING
+            // (v²/2a_f ≤ room + v_ahead²/2a_l); and close the gap error
+            // over FOLLOW_TIME.
             let room = (gap - MIN_GAP).max(0.0);
-            let stoppable = their_speed + (2.0 * FOLLOW_BRAKING * room).sqrt();
+            let their = their_speed.max(0.0);
+            let stoppable = (2.0 * FOLLOW_BRAKING * room
+                + FOLLOW_BRAKING / LEAD_BRAKING * their * their)
+                .sqrt();
             let settling = their_speed + (gap - wanted_gap) / FOLLOW_TIME;
             speed_cap = stoppable.min(settling).max(0.0);
             if their_speed + PASS_MARGIN < target {
