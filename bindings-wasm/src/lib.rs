@@ -35,6 +35,7 @@ mod player;
 mod race;
 mod read;
 mod replay;
+mod replay_file;
 mod stream;
 mod telemetry;
 mod track;

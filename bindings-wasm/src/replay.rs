@@ -9,7 +9,7 @@ use js_sys::{Array, Float64Array, Function, Object, Reflect, Uint8Array};
 use skidpad_core::CarId;
 use skidpad_core::hex;
 use skidpad_replay::{
-    DesyncReport, FileKind, KeyframeState, RecorderOptions, decode_replay_with, encode_replay,
+    DesyncReport, KeyframeState, RecorderOptions, decode_replay_with, encode_replay,
     encode_replay_gzip,
 };
 use wasm_bindgen::prelude::*;
@@ -154,26 +154,13 @@ impl Replay {
     /// before step `step` was played (steps from the replay's start).
     #[wasm_bindgen(unchecked_return_type = "CarResetEvent[]")]
     pub fn resets(&self) -> JsResult<Array> {
-        let mut all: Vec<(u64, usize, skidpad_core::InitialPose)> = self
+        let per_car: Vec<&[skidpad_replay::CarReset]> = self
             .inner
             .cars
             .iter()
-            .enumerate()
-            .flat_map(|(car, track)| track.resets.iter().map(move |r| (r.step, car, r.pose)))
+            .map(|c| c.resets.as_slice())
             .collect();
-        all.sort_by_key(|(step, car, _)| (*step, *car));
-        let out = Array::new();
-        for (step, car, p) in all {
-            out.push(&args::object_of_numbers(&[
-                ("car", car as f64),
-                ("step", step as f64),
-                ("x", p.x),
-                ("y", p.y),
-                ("yaw", p.yaw),
-                ("speed", p.speed),
-            ])?);
-        }
-        Ok(out)
+        crate::replay_file::reset_events(&per_car)
     }
 
     /// Car `index`'s embedded ghost, if the recording embedded ghosts.
@@ -434,43 +421,6 @@ pub fn clip_replay(
         .map(|clip| Replay {
             inner: Arc::new(clip),
         })
-        .map_err(replay_error)
-}
-
-/// What bytes hold, told by their first bytes as every skidpad tool tells
-/// it (`FileKind::sniff`): `"replay"` (plain or gzip), `"stream"`,
-/// `"ghost"`, `"empty"` or `"unknown"`. Reads only the first four bytes.
-#[wasm_bindgen(js_name = fileKind, unchecked_return_type = "FileKind")]
-pub fn file_kind(
-    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
-) -> JsResult<String> {
-    let array = bytes.dyn_ref::<Uint8Array>().ok_or_else(|| {
-        range_error(format!(
-            "bytes must be a Uint8Array, got {}",
-            args::type_name(&bytes)
-        ))
-    })?;
-    let head = array.subarray(0, array.length().min(4)).to_vec();
-    // Four bytes tell every kind but "empty", which needs the length.
-    let kind = if array.length() == 0 {
-        FileKind::Empty
-    } else {
-        FileKind::sniff(&head)
-    };
-    Ok(kind.name().to_owned())
-}
-
-/// The simulation version a replay (`.skr`, plain or gzip) was recorded
-/// with, read from its header alone, whatever the version: a replay of an
-/// older version is played by that version's archived core (the viewer
-/// loads it from `/cores/`). Throws for bytes that are not a replay.
-#[wasm_bindgen(js_name = replaySimulationVersion)]
-pub fn replay_simulation_version(
-    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
-) -> JsResult<u32> {
-    let bytes = args::bytes(&bytes, "bytes")?;
-    skidpad_replay::read_replay_header(&bytes)
-        .map(|h| h.simulation_version)
         .map_err(replay_error)
 }
 

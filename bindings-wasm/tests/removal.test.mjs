@@ -1,11 +1,14 @@
 // Removing cars from JS: ids are never given out again, a recording keeps
 // the removal, and playback reports the removed car's pose as NaN from
 // that step while the others play bit for bit. Resetting a car from JS:
-// the recording keeps the reset and playback makes it again.
+// the recording keeps the reset and playback makes it again, and a
+// replay file of any version tells its resets.
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sk, DT } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sk, DT, repoRoot } from './helpers.mjs';
 
 function threeCars() {
   const world = new sk.World();
@@ -74,7 +77,19 @@ test('a car reset from JS is recorded and reset again in playback, bit for bit',
   assert.equal(player.worldHash(), world.worldHash());
   // The replay lists it: made before step 90 was played.
   assert.deepEqual(replay.resets(), [{ car: 1, step: 90, x: 200, y: 20, yaw: 1.5, speed: 0 }]);
+  // The file tells them without being decoded, as for an older version's.
+  assert.deepEqual(sk.resetsOfReplayFile(bytes), replay.resets());
   world.free();
+});
+
+test('an older simulation version\'s replay tells its resets without being decoded', () => {
+  const old = new Uint8Array(readFileSync(join(repoRoot, 'golden/v11/resets.skr')));
+  assert.throws(() => sk.decodeReplay(old), /simulation version/);
+  assert.deepEqual(sk.resetsOfReplayFile(old).map((r) => [r.step, r.car]), [[700, 1], [1200, 2], [1500, 0]]);
+  const damaged = old.slice();
+  damaged[damaged.length >> 1] ^= 1;
+  assert.throws(() => sk.resetsOfReplayFile(damaged), /checksum/);
+  assert.throws(() => sk.resetsOfReplayFile('not bytes'), RangeError);
 });
 
 test('a reset voids the lap in progress in the race layer', () => {

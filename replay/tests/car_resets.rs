@@ -11,7 +11,7 @@ use skidpad_core::{CarId, InitialPose, World};
 use skidpad_replay::{
     CarReset, InstantReplayRing, Limits, NoHooks, PlayerOptions, RecorderOptions, Replay,
     ReplayPlayer, ReplayRecorder, RingOptions, create_replay_world, decode_replay, encode_replay,
-    read_stream, verify_replay,
+    read_resets_any_version, read_stream, verify_replay,
 };
 
 const EVERY: u32 = 60;
@@ -292,4 +292,58 @@ fn an_ai_drivers_own_reset_is_recorded_and_played_without_the_driver() {
         verify_replay(&decode_replay(&bytes).unwrap(), NoHooks, &Limits::default()).unwrap();
     assert!(report.is_valid(), "{report:?}");
     assert_eq!(report.final_hash, world.world_hash());
+}
+
+/// The golden corpus's `resets.skr` of `version`.
+fn golden_resets(version: u32) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../golden/v{version}/resets.skr"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A replay of an older simulation version cannot be decoded here (the
+/// archive of old cores plays it), yet its resets can be read: version
+/// 11's golden `resets.skr` names the three resets golden/README.md
+/// lists, and this version's copy of the same scenario decodes to the
+/// same cars and steps through both readers.
+#[test]
+fn the_resets_of_an_older_versions_replay_are_read_without_decoding_it() {
+    let old = golden_resets(11);
+    assert!(
+        decode_replay(&old).is_err(),
+        "version 11 is not this core's"
+    );
+    let steps = |resets: &[Vec<CarReset>]| -> Vec<(usize, u64)> {
+        let mut all: Vec<(usize, u64)> = resets
+            .iter()
+            .enumerate()
+            .flat_map(|(car, r)| r.iter().map(move |r| (car, r.step)))
+            .collect();
+        all.sort_by_key(|&(car, step)| (step, car));
+        all
+    };
+    let read = read_resets_any_version(&old).unwrap();
+    assert_eq!(steps(&read), [(1, 700), (2, 1200), (0, 1500)]);
+
+    let current = golden_resets(skidpad_core::SIMULATION_VERSION);
+    let decoded = decode_replay(&current).unwrap();
+    let by_decode: Vec<Vec<CarReset>> = decoded.cars.iter().map(|c| c.resets.clone()).collect();
+    assert_eq!(read_resets_any_version(&current).unwrap(), by_decode);
+    assert_eq!(steps(&by_decode), steps(&read));
+
+    // Gzip reads the same; a damaged file is refused, not half read.
+    let zipped = skidpad_replay::gzip(&old);
+    assert_eq!(read_resets_any_version(&zipped).unwrap(), read);
+    let mut damaged = old.clone();
+    let middle = damaged.len() / 2;
+    damaged[middle] ^= 1;
+    let error = read_resets_any_version(&damaged).unwrap_err().to_string();
+    assert!(error.contains("checksum"), "{error}");
+    assert!(read_resets_any_version(&old[..old.len() - 1]).is_err());
+    // A replay without resets: every car's list is empty.
+    let flat = std::fs::read(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../golden/v11/flat_lap.skr"),
+    )
+    .unwrap();
+    assert_eq!(read_resets_any_version(&flat).unwrap(), vec![Vec::new()]);
 }

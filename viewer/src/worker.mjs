@@ -249,10 +249,7 @@ function playReplay(replay, name, budget) {
     clock = now;
     return elapsed;
   };
-  // The game's resets, in step order: each is an event, and voids the
-  // car's lap in progress as the race layer does everywhere else.
-  const resets = replay.resets();
-  let nextReset = 0;
+  const resetsBefore = resetCursor(replay.resets(), stepTimes, laps);
   record(0);
   let step = 0;
   for (;;) {
@@ -261,12 +258,7 @@ function playReplay(replay, name, budget) {
     simulateMs += lap();
     if (!more) break;
     step += 1;
-    // A reset made before step s was played in the advance to step s + 1.
-    for (; nextReset < resets.length && resets[nextReset].step < step; nextReset++) {
-      const r = resets[nextReset];
-      laps?.timing.noteReset(r.car);
-      events.push({ kind: 'reset', step: r.step, time: stepTimes[r.step], car: r.car, pose: { x: r.x, y: r.y, yaw: r.yaw, speed: r.speed } });
-    }
+    events.push(...resetsBefore(step));
     if (laps) {
       events.push(...markRecords(laps.observe(step, stepTimes[step], player.poses()), best));
       for (const { passer, passed } of passes.observe((car) => laps.timing.progress(car))) {
@@ -305,9 +297,10 @@ function playReplay(replay, name, budget) {
 }
 
 /** Plays a replay of an older simulation version in that version's
- * archived core (loaded on demand, only that one): poses, laps and
- * desyncs as for a current replay; the archived ABI has no telemetry or
- * contacts, so neither is drawn. */
+ * archived core (loaded on demand, only that one): poses, laps, resets
+ * and desyncs as for a current replay (the resets read from the file by
+ * this build, since the archived ABI has none); the archived ABI has no
+ * telemetry or contacts, so neither is drawn. */
 async function playArchived(bytes, version, name, budget) {
   const core = await loadArchivedCore(sk, version);
   const header = core.open(bytes);
@@ -357,6 +350,9 @@ async function playArchived(bytes, version, name, budget) {
     events = [];
     batch.filled += 1;
   };
+  // The archived core's interface has no resets; the file's own resets
+  // section, read by this build whatever the version, has them.
+  const resetsBefore = resetCursor(sk.resetsOfReplayFile(bytes), stepTimes, laps);
   let simulateMs = 0;
   let clock = performance.now();
   record(0);
@@ -366,6 +362,7 @@ async function playArchived(bytes, version, name, budget) {
     if (!played.more) break;
     step = played.step;
     poses = core.poseValues(cars);
+    events.push(...resetsBefore(step));
     if (laps) events.push(...laps.observe(step, stepTimes[step], poses));
     if (played.desyncs > desyncs) {
       desyncs = played.desyncs;
@@ -386,6 +383,27 @@ async function playArchived(bytes, version, name, budget) {
     simulateMs,
     readMs: performance.now() - clock,
   });
+}
+
+/**
+ * The game's resets (`Replay.resets()` or `resetsOfReplayFile`, in step
+ * order) as events, step by step: the returned function gives those made
+ * before step `step - 1` was played, i.e. played in the advance to `step`
+ * (a reset before step s is played in the advance to s + 1), and voids
+ * each car's lap in progress in `laps` as the race layer does everywhere
+ * else.
+ */
+function resetCursor(resets, stepTimes, laps) {
+  let next = 0;
+  return (step) => {
+    const due = [];
+    for (; next < resets.length && resets[next].step < step; next++) {
+      const r = resets[next];
+      laps?.timing.noteReset(r.car);
+      due.push({ kind: 'reset', step: r.step, time: stepTimes[r.step], car: r.car, pose: { x: r.x, y: r.y, yaw: r.yaw, speed: r.speed } });
+    }
+    return due;
+  };
 }
 
 /** Bytes a sample of `cars` cars takes in the page: step and time, then

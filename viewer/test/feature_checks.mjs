@@ -348,6 +348,31 @@ export async function checkArchivedCore(browser) {
     browser.context.off('request', listen);
     server.child.kill();
   }
+  // The same version's resets.skr (golden/README.md: car 1 put back
+  // before step 700, car 2 before 1200, car 0 before 1500; their first
+  // laps do not count): the archived core's interface has no resets, so
+  // the page reads them from the file and lists them, and the race layer
+  // voids those laps, as for a current replay.
+  const resetsServer = await view([join(root, `golden/v${version}/resets.skr`)]);
+  try {
+    await withViewer(browser, resetsServer, '', async (page, outcome) => {
+      assert.ok(outcome.ok, outcome.error);
+      const seen = await page.evaluate(() => ({
+        core: window.viewer.recording.meta.core,
+        events: window.viewer.recording.events.map((e) => ({ kind: e.kind, step: e.step, car: e.car, lap: e.lap, valid: e.valid })),
+      }));
+      assert.equal(seen.core, 'archived');
+      const resets = seen.events.filter((e) => e.kind === 'reset').map((e) => [e.step, e.car]);
+      assert.deepEqual(resets, [[700, 1], [1200, 2], [1500, 0]]);
+      const firstLaps = Object.fromEntries(seen.events.filter((e) => e.kind === 'lap' && e.lap === 1).map((e) => [e.car, e.valid]));
+      assert.deepEqual(firstLaps, { 0: false, 1: false, 2: false, 3: true }, JSON.stringify(firstLaps));
+      const items = await page.$$eval('#events li[data-kind="reset"]', (li) => li.length);
+      assert.equal(items, 3);
+      ok(`v${version}/resets.skr played by its archived core: its 3 resets (read from the file) listed at steps 700, 1200 and 1500, the first laps of cars 0-2 void and car 3's valid`);
+    });
+  } finally {
+    resetsServer.child.kill();
+  }
 }
 
 export async function checkErrors(browser) {

@@ -25,6 +25,7 @@
 //! Decoding never panics, checks every count against the bytes that remain
 //! before allocating, and bounds every decompression.
 
+mod any_version;
 mod bytes;
 mod carried_ground;
 mod compress;
@@ -43,6 +44,7 @@ use std::ops::RangeInclusive;
 
 use skidpad_core::CarInput;
 
+pub use any_version::read_resets_any_version;
 pub use compress::{MAX_DECOMPRESSED, gunzip, gzip, is_gzip};
 pub use kind::FileKind;
 pub use stream::{
@@ -158,6 +160,47 @@ pub fn decode_replay_with(bytes: &[u8], limits: &Limits) -> Result<Replay> {
     decode_plain(bytes, limits, 0)
 }
 
+/// Each car's removal step (section 9; `None` for a car never removed)
+/// and the steps it took part in. The header's car count must have passed
+/// [`Limits::check_header`].
+fn removals_and_steps(
+    sections: &mut Sections<'_>,
+    header: &ReplayHeader,
+) -> Result<(Vec<Option<u64>>, Vec<u64>)> {
+    let removals = match sections.take(REMOVALS) {
+        Some(r) => decode_removals(r, header)?,
+        None => vec![None; header.car_count as usize],
+    };
+    let car_steps = removals
+        .iter()
+        .map(|r| r.unwrap_or(header.step_count))
+        .collect();
+    Ok((removals, car_steps))
+}
+
+/// A plain replay's format version and its sections' bytes (between the
+/// preamble and the checksum), once the preamble, the length and the
+/// checksum hold.
+fn checked_body(bytes: &[u8]) -> Result<(u16, &[u8])> {
+    let format = check_preamble(bytes)?;
+    if bytes.len() < PREAMBLE + SECTION_HEADER + CHECKSUM {
+        return Err(ReplayError::Decode {
+            section: "file",
+            offset: bytes.len(),
+            reason: "too short for a replay".into(),
+        });
+    }
+    let body_end = bytes.len() - CHECKSUM;
+    if blake3::hash(&bytes[..body_end]).as_bytes() != &bytes[body_end..] {
+        return Err(ReplayError::Decode {
+            section: "file",
+            offset: body_end,
+            reason: checksum_failure(bytes),
+        });
+    }
+    Ok((format, &bytes[PREAMBLE..body_end]))
+}
+
 /// Reads only the header: versions, counts, world settings and metadata,
 /// without decoding (or checksumming) the body. Works on gzip too, inflating
 /// only the first bytes.
@@ -204,24 +247,9 @@ fn check_preamble_of(
 /// `held` is what the caller already holds for this decode (the gunzipped
 /// file), counted against the memory limit.
 fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
-    let level = CanonicalLevel::of_format(check_preamble(bytes)?);
-    if bytes.len() < PREAMBLE + SECTION_HEADER + CHECKSUM {
-        return Err(ReplayError::Decode {
-            section: "file",
-            offset: bytes.len(),
-            reason: "too short for a replay".into(),
-        });
-    }
-    let body_end = bytes.len() - CHECKSUM;
-    if blake3::hash(&bytes[..body_end]).as_bytes() != &bytes[body_end..] {
-        return Err(ReplayError::Decode {
-            section: "file",
-            offset: body_end,
-            reason: checksum_failure(bytes),
-        });
-    }
-
-    let mut sections = Sections::read(&bytes[PREAMBLE..body_end])?;
+    let (format, body) = checked_body(bytes)?;
+    let level = CanonicalLevel::of_format(format);
+    let mut sections = Sections::read(body)?;
     let mut header_r = sections.require(HEADER)?;
     let header = decode_header(&mut header_r)?;
     // The body's layout (snapshot size, definition schema) is that of the
@@ -229,14 +257,7 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
     // the version error instead of being misread.
     header.check_simulation_version()?;
     limits.check_header(&header)?;
-    let removals = match sections.take(REMOVALS) {
-        Some(r) => decode_removals(r, &header)?,
-        None => vec![None; header.car_count as usize],
-    };
-    let car_steps: Vec<u64> = removals
-        .iter()
-        .map(|r| r.unwrap_or(header.step_count))
-        .collect();
+    let (removals, car_steps) = removals_and_steps(&mut sections, &header)?;
     let mut defs_r = sections.require(DEFINITIONS)?;
     let definitions = decode_definitions(&mut defs_r, header.car_count)?;
     let mut dt_r = sections.require(DT)?;
