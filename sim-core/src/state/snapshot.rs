@@ -189,11 +189,7 @@ pub(crate) fn decode(
 /// compare two snapshots field by field (a replay's desync report). Only
 /// the length and magic are checked: this reads, it does not restore.
 pub fn snapshot_fields(bytes: &[u8]) -> Result<Vec<(&'static str, f64)>> {
-    if bytes.len() != SNAPSHOT_LEN || &bytes[0..4] != MAGIC {
-        return Err(bad(format!(
-            "not a {SNAPSHOT_LEN}-byte skidpad car snapshot"
-        )));
-    }
+    check_shape(bytes)?;
     let mut fields: Vec<(&'static str, f64)> = bytes[18..18 + FLOATS * 8]
         .chunks_exact(8)
         .zip(&FLOAT_FIELDS)
@@ -217,13 +213,24 @@ pub fn snapshot_fields(bytes: &[u8]) -> Result<Vec<(&'static str, f64)>> {
     Ok(fields)
 }
 
+/// A snapshot's length and magic, all the field readers and writers
+/// below need before they index it.
+fn check_shape(bytes: &[u8]) -> Result<()> {
+    if bytes.len() != SNAPSHOT_LEN || &bytes[0..4] != MAGIC {
+        return Err(bad(format!(
+            "not a {SNAPSHOT_LEN}-byte skidpad car snapshot"
+        )));
+    }
+    Ok(())
+}
+
 /// Writes `value` into the float field `name` of a snapshot (a name
 /// [`snapshot_fields`] lists before `gear`, such as `velocity.y`): how a
 /// test or a tool sets up a state no input reaches, such as a car
 /// sliding sideways, before [`World::restore`](crate::World::restore)
 /// checks it.
 pub fn set_snapshot_float(bytes: &mut [u8], name: &str, value: f64) -> Result<()> {
-    snapshot_fields(bytes)?;
+    check_shape(bytes)?;
     let index = FLOAT_FIELDS
         .iter()
         .position(|f| f.name == name)
