@@ -19,10 +19,12 @@ use skidpad_core::race::{self, LapTimer, RaceRules};
 /// documented rule for a replay without it the judge follows (no track,
 /// nothing to time: rejected).
 pub const TRACK_KEY: &str = skidpad_replay::ReplayHeader::TRACK_KEY;
-/// Metadata key naming the player (default [`ANONYMOUS`]).
-pub const PLAYER_KEY: &str = "player";
-/// Metadata key with the ranked car's index (default 0).
-pub const CAR_KEY: &str = "player_car";
+/// Metadata key naming the player (default [`ANONYMOUS`]): the replay
+/// crate's.
+pub const PLAYER_KEY: &str = skidpad_replay::ReplayHeader::PLAYER_KEY;
+/// Metadata key with the ranked car's index (default 0): the replay
+/// crate's.
+pub const CAR_KEY: &str = skidpad_replay::ReplayHeader::PLAYER_CAR_KEY;
 /// The player name of a replay that gives none.
 pub const ANONYMOUS: &str = "anonymous";
 /// Longest player name kept, in characters.

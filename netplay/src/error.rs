@@ -40,6 +40,13 @@ pub enum NetError {
         /// What is wrong.
         reason: String,
     },
+    /// A recorded race that cannot give the asked driver's leaderboard
+    /// entry (not a recording, no such driver, the car left the race).
+    #[error("leaderboard entry: {reason}")]
+    Entry {
+        /// Why.
+        reason: String,
+    },
     /// A request the race refuses (a seat, an input, a setting); nothing
     /// changed.
     #[error("refused: {reason}")]

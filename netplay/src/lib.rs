@@ -22,6 +22,8 @@
 //! - [`Link`] (`link.rs`): a seeded link emulator (latency, jitter,
 //!   stalls, bounded); [`LoopbackRace`] (`loopback.rs`) runs a whole
 //!   online race through it in one process on a virtual clock.
+//! - [`leaderboard_entry`] (`entry.rs`): one driver's copy of a race the
+//!   server recorded, naming their car for a leaderboard.
 //!
 //! The I/O around them, with the default feature `service`: `service` (the
 //! race over WebSocket, axum), `bot` (a player over WebSocket) and
@@ -56,6 +58,7 @@
 #[cfg(feature = "service")]
 pub mod bot;
 mod client;
+mod entry;
 mod error;
 mod frame;
 mod interpolation;
@@ -82,6 +85,7 @@ pub use messages::{Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME};
 pub use race_config::{Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats};
 pub use server::RaceServer;
 
+pub use entry::{LeaderboardEntry, leaderboard_entry};
 pub use error::{NetError, Result};
 pub use frame::{
     Block, Frame, HEADER_LEN, MAX_FRAME_LEN, Row, SNAPSHOT_FORMAT_VERSION, Value, decode_frame,

@@ -35,6 +35,27 @@ enum Command {
     /// Delay a TCP connection's bytes: latency, jitter, stalls (loopback
     /// testing).
     Link(LinkArgs),
+    /// Write one driver's leaderboard entry of a race this server recorded
+    /// (a `race-NNN.sks` segment): the replay with `player` and
+    /// `player_car` naming the driver and their car, to submit under the
+    /// driver's leaderboard token (`POST /runs`).
+    Entry(EntryArgs),
+}
+
+#[derive(Args)]
+struct EntryArgs {
+    /// The recorded segment (`.sks`, or a `.skr` made from one).
+    recording: PathBuf,
+    /// The driver's name as the race knew it (the recording's `drivers`).
+    #[arg(long)]
+    driver: String,
+    /// The leaderboard player to rank the car under (default: the
+    /// driver's name); the submitting token must be this player's.
+    #[arg(long)]
+    player: Option<String>,
+    /// Where to write the entry (`.skr`).
+    #[arg(long, short)]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -305,6 +326,35 @@ async fn main() -> Result<()> {
                     })),
                     "frameBytes": report.frame_bytes, "closed": report.closed,
                 })
+            );
+            Ok(())
+        }
+        Command::Entry(args) => {
+            let recording = std::fs::read(&args.recording)
+                .with_context(|| format!("reading {}", args.recording.display()))?;
+            let entry = skidpad_netplay::leaderboard_entry(
+                &recording,
+                &args.driver,
+                args.player.as_deref(),
+                &skidpad_replay::Limits::default(),
+            )?;
+            std::fs::write(&args.out, &entry.bytes)
+                .with_context(|| format!("writing {}", args.out.display()))?;
+            println!(
+                "entry {} driver={:?} car={} steps={}{}{}",
+                args.out.display(),
+                args.driver,
+                entry.car,
+                entry.steps,
+                entry
+                    .left_at
+                    .map(|step| format!(" (the race until the driver left, at step {step})"))
+                    .unwrap_or_default(),
+                if entry.complete {
+                    ""
+                } else {
+                    " (the stream was cut: its whole chunks only)"
+                }
             );
             Ok(())
         }

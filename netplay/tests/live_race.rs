@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
 use skidpad_core::{CarInput, hex};
+use skidpad_leaderboard::Outcome;
 use skidpad_netplay::bot::{BotOptions, BotReport, run_bot};
 use skidpad_netplay::service::payloads::{message, tech_codes};
 use skidpad_netplay::{
@@ -249,8 +250,8 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
     let mut resets = 0;
     // Each segment names its drivers by car index: ann alone, then both.
     let drivers = [r#"["ann"]"#, r#"["ann","bob"]"#];
-    for ((path, world_hash), drivers) in segments.into_iter().zip(drivers) {
-        let bytes = std::fs::read(&path).unwrap();
+    for ((path, world_hash), drivers) in segments.iter().zip(drivers) {
+        let bytes = std::fs::read(path).unwrap();
         let stream = read_stream(&bytes, &Limits::default()).unwrap();
         assert!(stream.complete, "{path} was not finished");
         assert_eq!(
@@ -266,7 +267,7 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
             report.is_valid() && report.desyncs == 0,
             "{path}: {report:?}"
         );
-        assert_eq!(hex(&report.final_hash), world_hash, "{path}");
+        assert_eq!(hex(&report.final_hash), *world_hash, "{path}");
         resets += stream
             .replay
             .cars
@@ -275,6 +276,54 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
             .sum::<usize>();
     }
     assert_eq!(resets, 1, "the reset is in the recording");
+    leaderboard_entries(&segments[1].0);
+}
+
+/// The second segment as the leaderboard takes it: bob, seated at rest,
+/// is ranked for his three laps under his name; ann was already racing
+/// when it began, so hers (cut where she left) is refused as a flying
+/// start; carl did not race.
+fn leaderboard_entries(segment: &str) {
+    let entry = |driver: &str| {
+        let out = tempfile::NamedTempFile::new().unwrap();
+        let ran = Command::new(env!("CARGO_BIN_EXE_skidpad-netplay"))
+            .args(["entry", segment, "--driver", driver, "--out"])
+            .arg(out.path())
+            .output()
+            .unwrap();
+        let printed = String::from_utf8_lossy(&ran.stdout).into_owned()
+            + &String::from_utf8_lossy(&ran.stderr);
+        (
+            ran.status.success(),
+            std::fs::read(out.path()).unwrap(),
+            printed,
+        )
+    };
+    let (made, bytes, printed) = entry("bob");
+    assert!(made && printed.contains("car=1"), "{printed}");
+    eprint!("{printed}");
+    match skidpad_leaderboard::judge::judge(&bytes, &Limits::default()) {
+        Outcome::Verified(run) => {
+            assert_eq!((run.player.as_str(), run.car), ("bob", 1));
+            assert!(run.laps.len() >= 3, "{:?}", run.laps);
+            assert!(run.best_lap.is_some(), "{:?}", run.laps);
+        }
+        rejected => panic!("bob's entry: {rejected:?}"),
+    }
+    // ann finished first and left: her entry is the race until then.
+    let (made, bytes, printed) = entry("ann");
+    assert!(
+        made && printed.contains("until the driver left"),
+        "{printed}"
+    );
+    match skidpad_leaderboard::judge::judge(&bytes, &Limits::default()) {
+        Outcome::Rejected { reason } => {
+            assert!(format!("{reason:?}").contains("starts at"), "{reason:?}");
+        }
+        verified => panic!("ann's flying start was ranked: {verified:?}"),
+    }
+    let (made, _, printed) = entry("carl");
+    assert!(!made && printed.contains("did not drive"), "{printed}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -82,6 +82,28 @@ impl ReplayHeader {
     /// Nothing is verified against it.
     pub const DRIVERS_KEY: &'static str = "drivers";
 
+    /// Metadata key naming the player a leaderboard ranks (the submitter
+    /// must hold that name's token).
+    pub const PLAYER_KEY: &'static str = "player";
+
+    /// Metadata key with the index of the car a leaderboard ranks (car 0
+    /// without it).
+    pub const PLAYER_CAR_KEY: &'static str = "player_car";
+
+    /// The names under [`DRIVERS_KEY`](Self::DRIVERS_KEY), by car index:
+    /// `Ok(None)` without the key, an error when its value is not a JSON
+    /// array of strings.
+    pub fn drivers(&self) -> Result<Option<Vec<String>>> {
+        self.metadata_value(Self::DRIVERS_KEY)
+            .map(|value| {
+                serde_json::from_str::<Vec<String>>(value).map_err(|e| ReplayError::Metadata {
+                    key: Self::DRIVERS_KEY,
+                    reason: format!("not a JSON array of names: {e}"),
+                })
+            })
+            .transpose()
+    }
+
     /// The value of metadata `key`, if present.
     #[must_use]
     pub fn metadata_value(&self, key: &str) -> Option<&str> {

@@ -1,0 +1,142 @@
+//! One driver's leaderboard entry from a race the server recorded.
+//!
+//! A recorded segment holds every car of the race and names their drivers
+//! (metadata `drivers`). A leaderboard ranks one car of a replay, named by
+//! `player_car`, under the player named by `player`, and a run is one file:
+//! so each driver of a race submits their own copy, which differs from the
+//! recording only in those two keys. The simulation is untouched and the
+//! leaderboard re-simulates it, so the copy verifies as the recording does.
+
+use skidpad_replay::{
+    FileKind, Limits, Replay, ReplayHeader, clip_replay, decode_replay_with, encode_replay,
+    read_stream,
+};
+
+use crate::error::{NetError, Result};
+
+/// A driver's entry, ready to submit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LeaderboardEntry {
+    /// The `.skr` replay to submit.
+    pub bytes: Vec<u8>,
+    /// The ranked car's index in the replay.
+    pub car: u32,
+    /// Steps the replay holds.
+    pub steps: u64,
+    /// The step before which the driver left the race (the entry ends one
+    /// step earlier, the car's last in the world); `None` when they raced
+    /// to the recording's end.
+    pub left_at: Option<u64>,
+    /// Whether the recording was finished (a stream cut by a crash gives
+    /// the entry of its whole chunks).
+    pub complete: bool,
+}
+
+/// The entry of `driver` in `recording` (a `.sks` stream the server wrote,
+/// or a `.skr` replay, plain or gzip), ranked under `player` (the driver's
+/// name when `None`: the name must be the one the leaderboard token
+/// holds). When the driver left the race before the recording ends, the
+/// entry is the race until they left, re-recorded to the step before. Refused
+/// when the recording names no drivers or names `driver` for no car or for
+/// two.
+pub fn leaderboard_entry(
+    recording: &[u8],
+    driver: &str,
+    player: Option<&str>,
+    limits: &Limits,
+) -> Result<LeaderboardEntry> {
+    let refuse = |reason: String| NetError::Entry { reason };
+    let (mut replay, complete) = match FileKind::sniff(recording) {
+        FileKind::Stream => {
+            let stream =
+                read_stream(recording, limits).map_err(|e| refuse(format!("the stream: {e}")))?;
+            (stream.replay, stream.complete)
+        }
+        FileKind::Replay => (
+            decode_replay_with(recording, limits)
+                .map_err(|e| refuse(format!("the replay: {e}")))?,
+            true,
+        ),
+        kind => {
+            return Err(refuse(format!(
+                "a {} file is not a recorded race (a .sks stream or a .skr replay)",
+                kind.name()
+            )));
+        }
+    };
+    let car = driver_car(&replay, driver).map_err(refuse)?;
+    // A leaderboard ranks a car that is in its replay to the end, and a
+    // driver who left (most often: finished and closed the game) was
+    // removed before step `left_at`. A replay's world at that step is
+    // already without the car, so the entry ends one step earlier: at the
+    // last step the car was still there.
+    let left_at = replay.cars[car as usize].removed_at;
+    if let Some(step) = left_at {
+        if step < 2 {
+            return Err(refuse(format!(
+                "{driver:?} (car {car}) left the race at step {step}, before taking part in it"
+            )));
+        }
+        replay = clip_replay(&replay, 0, step - 1, limits)
+            .map_err(|e| refuse(format!("cutting the race where {driver:?} left: {e}")))?;
+    }
+    let player = player.unwrap_or(driver);
+    set_metadata(&mut replay.header, ReplayHeader::PLAYER_KEY, player);
+    set_metadata(
+        &mut replay.header,
+        ReplayHeader::PLAYER_CAR_KEY,
+        &car.to_string(),
+    );
+    let bytes = encode_replay(&replay).map_err(|e| refuse(format!("writing the entry: {e}")))?;
+    Ok(LeaderboardEntry {
+        bytes,
+        car,
+        steps: replay.header.step_count,
+        left_at,
+        complete,
+    })
+}
+
+/// The index of the one car `driver` drove.
+fn driver_car(replay: &Replay, driver: &str) -> std::result::Result<u32, String> {
+    let drivers = replay
+        .header
+        .drivers()
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| {
+            format!(
+                "the recording names no drivers (metadata `{}`): set `{}` to the car's index yourself",
+                ReplayHeader::DRIVERS_KEY,
+                ReplayHeader::PLAYER_CAR_KEY
+            )
+        })?;
+    let mut cars = drivers
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| name.as_str() == driver)
+        .map(|(index, _)| index);
+    match (cars.next(), cars.next()) {
+        (Some(car), None) if car < replay.cars.len() => {
+            u32::try_from(car).map_err(|_| format!("car index {car} is out of range"))
+        }
+        (Some(car), None) => Err(format!(
+            "`{}` names {driver:?} for car {car}, but the replay has {} cars",
+            ReplayHeader::DRIVERS_KEY,
+            replay.cars.len()
+        )),
+        (Some(first), Some(second)) => Err(format!(
+            "{driver:?} drove two cars ({first} and {second}): the entry cannot say which to rank"
+        )),
+        (None, _) => Err(format!(
+            "{driver:?} did not drive in this recording; its drivers are {drivers:?}"
+        )),
+    }
+}
+
+/// Sets `key` to `value`, replacing the key's value where it is present.
+fn set_metadata(header: &mut ReplayHeader, key: &str, value: &str) {
+    match header.metadata.iter_mut().find(|(k, _)| k == key) {
+        Some((_, v)) => value.clone_into(v),
+        None => header.metadata.push((key.to_owned(), value.to_owned())),
+    }
+}
