@@ -281,8 +281,8 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
 
 /// The second segment as the leaderboard takes it: bob, seated at rest,
 /// is ranked for his three laps under his name; ann was already racing
-/// when it began, so hers (cut where she left) is refused as a flying
-/// start; carl did not race.
+/// when it began, so hers is refused as a flying start; carl did not
+/// race.
 fn leaderboard_entries(segment: &str) {
     let entry = |driver: &str| {
         let out = tempfile::NamedTempFile::new().unwrap();
@@ -310,12 +310,11 @@ fn leaderboard_entries(segment: &str) {
         }
         rejected => panic!("bob's entry: {rejected:?}"),
     }
-    // ann finished first and left: her entry is the race until then.
+    // ann finished first and left (her entry is then the race until she
+    // left; whether the server saw her go before it was stopped is the
+    // machine's timing, so `entries.rs` checks that cut).
     let (made, bytes, printed) = entry("ann");
-    assert!(
-        made && printed.contains("until the driver left"),
-        "{printed}"
-    );
+    assert!(made, "{printed}");
     match skidpad_leaderboard::judge::judge(&bytes, &Limits::default()) {
         Outcome::Rejected { reason } => {
             assert!(format!("{reason:?}").contains("starts at"), "{reason:?}");

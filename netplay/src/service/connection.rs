@@ -23,6 +23,7 @@ use crate::service::{ServiceOptions, Shared};
 const LATENCY_WEIGHT: f64 = 0.2;
 
 type Sink = futures_util::stream::SplitSink<WebSocket, Message>;
+type Stream = futures_util::stream::SplitStream<WebSocket>;
 
 /// Sends a tech inform with `code` and closes the socket with it.
 async fn kick(sink: &mut Sink, code: u16, reason: &str) {
@@ -38,6 +39,26 @@ async fn kick(sink: &mut Sink, code: u16, reason: &str) {
             reason: reason.chars().take(100).collect::<String>().into(),
         })))
         .await;
+}
+
+/// How long a kicked client has to answer the close frame.
+const CLOSE_REPLY_WAIT: Duration = Duration::from_secs(1);
+
+/// The close handshake's second half, after a kick: reads (and drops) what
+/// the client still sends until its close frame, the end of the stream or
+/// [`CLOSE_REPLY_WAIT`]. Dropping the socket while the client's inputs
+/// are still unread makes the kernel reset the connection, and a reset can
+/// reach the client before the close frame it should read: a client under
+/// load saw "connection reset" instead of the kick's code.
+async fn await_close_reply(stream: &mut Stream) {
+    let _ = tokio::time::timeout(CLOSE_REPLY_WAIT, async {
+        while let Some(Ok(message)) = stream.next().await {
+            if matches!(message, Message::Close(_)) {
+                break;
+            }
+        }
+    })
+    .await;
 }
 
 /// Serves one connection to its end.
@@ -65,6 +86,7 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>) {
     };
     let Some(answer) = answer else {
         kick(&mut sink, tech_codes::AUTH_FAILED, "no sign-in answer").await;
+        await_close_reply(&mut stream).await;
         return;
     };
     let (reply, joined) = oneshot::channel();
@@ -86,6 +108,7 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>) {
             let answer = json_message(Channel::AuthResult, &json!({ "error": reason }));
             let _ = sink.send(Message::Binary(answer.into())).await;
             kick(&mut sink, code, &reason).await;
+            await_close_reply(&mut stream).await;
             return;
         }
         Err(_) => return,
@@ -102,6 +125,9 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>) {
     }
     let reason = play(&shared, who, joined.outbound, &mut sink, &mut stream).await;
     leave(&shared, who, reason).await;
+    if matches!(reason, RemovalReason::Kicked) {
+        await_close_reply(&mut stream).await;
+    }
 }
 
 async fn leave(shared: &Shared, who: Member, reason: RemovalReason) {
@@ -144,7 +170,7 @@ async fn play(
     who: Member,
     mut outbound: mpsc::Receiver<Outbound>,
     sink: &mut Sink,
-    stream: &mut futures_util::stream::SplitStream<WebSocket>,
+    stream: &mut Stream,
 ) -> RemovalReason {
     let options = &shared.options;
     let mut ping = tokio::time::interval(options.ping_every);
