@@ -215,6 +215,24 @@ impl NetClient {
         Ok(())
     }
 
+    /// Tells the client the race's start tick, from the countdown game
+    /// inform `[0, {startTick}]` (`null`: the race waits for players).
+    /// Until then its car runs the held input (full brake), as on the
+    /// server; a new client predicts a race that has started.
+    #[wasm_bindgen(js_name = setStartTick)]
+    pub fn set_start_tick(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "number | null")] tick: JsValue,
+    ) -> JsResult<()> {
+        let tick = if tick.is_null() {
+            None
+        } else {
+            Some(args::u32_arg(&tick, "start tick")?)
+        };
+        self.inner.set_start_tick(tick);
+        Ok(())
+    }
+
     /// How many ticks to predict now (1 normally; more or 0 to keep the
     /// inputs arriving just before their ticks; 0 while the prediction is
     /// the server's input lead past its newest state).

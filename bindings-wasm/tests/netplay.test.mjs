@@ -77,6 +77,33 @@ test('a wrong state is a named misprediction, and the client takes the server st
   assert.equal(client.stats().mispredicted, 1);
 });
 
+test('a client told the race waits holds its car, and a start tick must be a tick', () => {
+  // The recorded server let the car go at once; a client that holds it
+  // (start tick null: waiting for players) predicts a car on the brakes
+  // and misses every state the driving car reaches.
+  const session = records();
+  const held = new sk.NetClient('brandwood', 'rwd_sports', TICK_HZ, session[0].bytes);
+  held.setStartTick(null);
+  held.advanceTo(held.tick + LEAD);
+  for (const { kind, bytes } of session.slice(1)) {
+    if (kind === 1) held.drive(inputAt(held.tick + 1));
+    else held.onFrame(bytes);
+  }
+  assert.ok(held.stats().mispredicted > 100, JSON.stringify(held.stats()));
+  // Told the start is at tick 0, the same client predicts exactly again.
+  const free = new sk.NetClient('brandwood', 'rwd_sports', TICK_HZ, session[0].bytes);
+  free.setStartTick(null);
+  free.setStartTick(0);
+  free.advanceTo(free.tick + LEAD);
+  for (const { kind, bytes } of session.slice(1)) {
+    if (kind === 1) free.drive(inputAt(free.tick + 1));
+    else assert.equal(free.onFrame(bytes), null);
+  }
+  for (const bad of [-1, 1.5, 2 ** 32, NaN, '7', undefined]) {
+    assert.throws(() => free.setStartTick(bad), RangeError, String(bad));
+  }
+});
+
 test('the schema, the frame decoder and the interpolation buffer', () => {
   const schema = sk.NetSchema.race();
   const json = JSON.parse(schema.toJson());

@@ -15,8 +15,9 @@ use crate::client::{Misprediction, NetClient};
 use crate::error::{NetError, Result};
 use crate::frame::{Block, decode_frame};
 use crate::interpolation::{InterpolationSettings, Interpolator};
-use crate::messages::Channel;
+use crate::messages::{Channel, start_tick_of};
 use crate::pilot::AiPilot;
+use crate::race_config::held_at;
 use crate::race_schema::{CARS_KEY, LAP_KEY};
 use crate::schema::Schema;
 use crate::service::payloads::{AuthAnswer, ClientConfig, MapData, message};
@@ -140,6 +141,8 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
     let mut schema: Option<Schema> = None;
     let mut map: Option<MapData> = None;
     let mut client: Option<(NetClient, AiPilot)> = None;
+    // The race's start as the last countdown inform told it.
+    let mut start_tick = Some(0);
     let mut dt = 1.0 / 60.0;
     let mut max_input_lead = crate::RaceConfig::default().max_input_lead;
     let mut drawn: Option<Interpolator> = None;
@@ -203,6 +206,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         let def = preset(&map.car).map_err(core)?;
                         let mut c = NetClient::new(WorldConfig::default(), ground.clone(), &def, dt, &frame)?;
                         c.set_max_input_lead(max_input_lead);
+                        c.set_start_tick(start_tick);
                         c.advance_to(frame.tick + options.lead_ticks)?;
                         let pilot = AiPilot::new(ground, &def, track)?.with_nudge(options.nudge);
                         report.seat = map.seat.ok_or_else(|| io("signed in as a spectator, not a player"))?;
@@ -244,7 +248,15 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                             finished_at = Some(Instant::now());
                         }
                     }
-                    Some(Channel::GameInform) => report.game_informs.push(String::from_utf8_lossy(payload).into_owned()),
+                    Some(Channel::GameInform) => {
+                        if let Some(start) = start_tick_of(payload) {
+                            start_tick = start;
+                            if let Some((c, _)) = &mut client {
+                                c.set_start_tick(start);
+                            }
+                        }
+                        report.game_informs.push(String::from_utf8_lossy(payload).into_owned());
+                    }
                     Some(Channel::Chat) => report.chat.push(String::from_utf8_lossy(payload).into_owned()),
                     Some(Channel::Ping) if options.answer_pings => {
                         let _ = sink.send(Message::Binary(message(Channel::Pong, payload).into())).await;
@@ -300,7 +312,13 @@ fn wants_reset(
         .world()
         .pose(client.car())
         .map_or(0.0, |p| p.speed.abs());
-    *stuck_ticks = if speed < 1.0 { *stuck_ticks + 1 } else { 0 };
+    // A car held on the grid before the start is not stuck.
+    let held = held_at(client.start_tick(), client.tick());
+    *stuck_ticks = if speed < 1.0 && !held {
+        *stuck_ticks + 1
+    } else {
+        0
+    };
     let at_tick = options
         .reset_at_tick
         .is_some_and(|t| sent == 0 && client.tick() >= t);

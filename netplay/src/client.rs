@@ -22,7 +22,7 @@ use skidpad_replay::{FieldDiff, diff_car};
 use crate::error::{NetError, Result, frame_error};
 use crate::frame::{Block, Frame};
 use crate::messages::InputMessage;
-use crate::race_config::RaceConfig;
+use crate::race_config::{HELD_INPUT, RaceConfig, held_at};
 use crate::race_schema::{PLAYER_KEY, PlayerRow};
 
 /// Most ticks a client predicts ahead of the newest server state; past
@@ -96,6 +96,9 @@ pub struct NetClient {
     /// Ticks past the newest server state the client predicts at most:
     /// the server's `max_input_lead`.
     max_ahead: u32,
+    /// The race's start tick, as the server last told it (`None`: not yet
+    /// known); the car is held before it.
+    start_tick: Option<u32>,
 }
 
 /// Ticks of margin the client keeps its inputs arriving ahead of their
@@ -215,6 +218,7 @@ impl NetClient {
                 safety: i64::from(DEFAULT_LEAD_SAFETY),
             },
             max_ahead: RaceConfig::default().max_input_lead,
+            start_tick: Some(0),
         })
     }
 
@@ -275,6 +279,20 @@ impl NetClient {
         self.lead.ticks_due(self.next_seq)
     }
 
+    /// Tells the client the race's start tick (the map message and the
+    /// countdown inform carry it; `None`: the race waits for seats). Until
+    /// then its car runs [`HELD_INPUT`], as on the server. A new client
+    /// predicts a race that has started (0).
+    pub fn set_start_tick(&mut self, start_tick: Option<u32>) {
+        self.start_tick = start_tick;
+    }
+
+    /// The race's start tick as the client knows it.
+    #[must_use]
+    pub fn start_tick(&self) -> Option<u32> {
+        self.start_tick
+    }
+
     /// Tells the client the server's `max_input_lead` (its config message
     /// carries it; by default `RaceConfig`'s).
     pub fn set_max_input_lead(&mut self, ticks: u32) {
@@ -328,6 +346,12 @@ impl NetClient {
     fn step_predicted(&mut self, input: Option<CarInput>) -> Result<()> {
         let core = |e: skidpad_core::CoreError| NetError::Refused {
             reason: e.to_string(),
+        };
+        // Before the start the server runs the held input instead.
+        let input = if held_at(self.start_tick, self.tick + 1) {
+            Some(HELD_INPUT)
+        } else {
+            input
         };
         if let Some(input) = input {
             self.world.set_input(self.car, input).map_err(core)?;

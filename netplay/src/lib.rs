@@ -14,8 +14,9 @@
 //! - [`Channel`], [`InputMessage`], [`Command`] (`messages.rs`): the
 //!   message channels and the client's numbered inputs.
 //! - [`RaceServer`] (`server.rs`): the authoritative race: seats, input
-//!   scheduling, stepping, each player's frame; its settings and reports
-//!   in `race_config.rs`.
+//!   scheduling, stepping, each player's frame, the start (cars held on
+//!   the grid until the seats are taken and the countdown ends); its
+//!   settings and reports in `race_config.rs`.
 //! - [`NetClient`] (`client.rs`): prediction of the player's car, checked
 //!   bit for bit against the server's state, and re-simulation;
 //!   [`AiPilot`] (`pilot.rs`) drives one as the AI would.
@@ -81,8 +82,12 @@ pub use client::{
 };
 pub use link::{Link, LinkModel};
 pub use loopback::{LoopbackPlayer, LoopbackRace, PlayerPlan};
-pub use messages::{Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME};
-pub use race_config::{Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats};
+pub use messages::{
+    Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME, start_inform, start_tick_of,
+};
+pub use race_config::{
+    HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats, held_at,
+};
 pub use server::RaceServer;
 
 pub use entry::{LeaderboardEntry, leaderboard_entry};

@@ -13,7 +13,7 @@ use crate::client::NetClient;
 use crate::error::Result;
 use crate::frame::decode_frame;
 use crate::link::{Link, LinkModel};
-use crate::messages::{Channel, InputMessage};
+use crate::messages::{Channel, InputMessage, start_inform, start_tick_of};
 use crate::pilot::AiPilot;
 use crate::race_config::{RaceConfig, SeatId};
 use crate::race_schema::PlayerRow;
@@ -64,6 +64,8 @@ pub struct LoopbackPlayer {
     pub frames: u64,
     /// Bytes of the frames received.
     pub frame_bytes: u64,
+    /// The race's start tick as the last start inform told this player.
+    start_tick: Option<u32>,
 }
 
 impl LoopbackPlayer {
@@ -115,6 +117,7 @@ impl LoopbackRace {
                     ack_latencies_ms: Vec::new(),
                     frames: 0,
                     frame_bytes: 0,
+                    start_tick: Some(0),
                 }
             })
             .collect();
@@ -153,10 +156,18 @@ impl LoopbackRace {
     /// inputs that have arrived.
     pub fn deliver_inputs(&mut self) -> Result<()> {
         let now = self.now_ms();
-        for player in &mut self.players {
+        for index in 0..self.players.len() {
+            let player = &mut self.players[index];
             if player.seat.is_none() && self.server.tick() >= player.plan.join_at_tick {
+                let waiting = self.server.start_tick().is_none();
                 player.seat = Some(self.server.join(&player.token, "bot")?);
+                // As the service does: the newcomer's welcome says where
+                // the start stands, and a join that starts the countdown
+                // tells everyone seated.
+                let started = waiting && self.server.start_tick().is_some();
+                self.send_start_inform(|p, i| i == index || (started && p.seat.is_some()), now);
             }
+            let player = &mut self.players[index];
             if let Some(seat) = player.seat {
                 while let Some(bytes) = player.up.receive(now) {
                     // A refusal is the server's business; it counts them.
@@ -165,6 +176,26 @@ impl LoopbackRace {
             }
         }
         Ok(())
+    }
+
+    /// Puts the start's game inform on the down links of the players
+    /// `to` picks (by player and index).
+    fn send_start_inform(&mut self, to: impl Fn(&LoopbackPlayer, usize) -> bool, now: f64) {
+        let server = &self.server;
+        let seated = server.config().seat_tokens.len() - server.free_seats();
+        let inform = start_inform(
+            server.start_tick(),
+            server.started(),
+            seated,
+            server.config().start_seats,
+        );
+        for (index, player) in self.players.iter_mut().enumerate() {
+            if to(player, index) {
+                player
+                    .down
+                    .send(now, (Channel::GameInform, inform.clone().into_bytes()));
+            }
+        }
     }
 
     /// Steps the server one tick and puts its frames on the links.
@@ -190,6 +221,15 @@ impl LoopbackRace {
         let server = &self.server;
         for player in &mut self.players {
             while let Some((channel, bytes)) = player.down.receive(now) {
+                if channel == Channel::GameInform {
+                    if let Some(start) = start_tick_of(&bytes) {
+                        player.start_tick = start;
+                        if let Some((client, _)) = &mut player.client {
+                            client.set_start_tick(start);
+                        }
+                    }
+                    continue;
+                }
                 let frame = decode_frame(server.schema(), &bytes)?;
                 player.frames += 1;
                 player.frame_bytes += bytes.len() as u64 + 1;
@@ -209,6 +249,7 @@ impl LoopbackRace {
                             &frame,
                         )?;
                         client.set_max_input_lead(server.config().max_input_lead);
+                        client.set_start_tick(player.start_tick);
                         client.advance_to(frame.tick + player.plan.lead_ticks)?;
                         let pilot = AiPilot::new(ground, &def, server.track().clone())?
                             .with_nudge(player.plan.nudge);

@@ -123,6 +123,15 @@ struct ServeArgs {
     /// Commands a second a connection earns back.
     #[arg(long, default_value = "20", value_parser = clap::value_parser!(NonZeroU32))]
     commands_per_second: NonZeroU32,
+    /// Seats that must be taken before the race starts (0: it is on from
+    /// the first join). Until the start every car is held on its grid
+    /// slot, so the segment recorded before it holds every car from rest,
+    /// and each player's leaderboard entry comes from it.
+    #[arg(long, default_value_t = 0)]
+    start_seats: u32,
+    /// Seconds from the join that fills `--start-seats` to the start.
+    #[arg(long, default_value_t = 3.0)]
+    countdown_s: f64,
 }
 
 #[derive(Args)]
@@ -231,6 +240,9 @@ async fn serve(args: ServeArgs) -> Result<()> {
     if !(1.0..=200.0).contains(&args.grid_row_spacing) {
         bail!("--grid-row-spacing must be within 1 and 200 m");
     }
+    if !(0.0..=600.0).contains(&args.countdown_s) {
+        bail!("--countdown-s must be within 0 and 600");
+    }
     let seat_tokens = tokens(&args)?;
     let print_tokens = args.tokens.is_none();
     let spectator_tokens = match &args.spectator_tokens {
@@ -248,6 +260,10 @@ async fn serve(args: ServeArgs) -> Result<()> {
             seat_tokens: seat_tokens.clone(),
             max_input_lead: args.max_input_lead,
             reset_interval_s: args.reset_interval_s,
+            start_seats: args.start_seats,
+            // At the default 60 Hz.
+            countdown_ticks: (args.countdown_s * f64::from(RaceConfig::default().tick_hz)).round()
+                as u32,
             grid: skidpad_core::race::GridLayout {
                 columns: args.grid_columns,
                 row_spacing: args.grid_row_spacing,

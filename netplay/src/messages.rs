@@ -197,3 +197,35 @@ impl Command {
 fn truncated(text: &str) -> String {
     text.chars().take(40).collect()
 }
+
+/// The game inform (channel 7) that says when the race starts:
+/// `[0, {"startTick": T, "seated": n, "needed": N}]` while it counts down
+/// or waits for seats (`startTick` null until the seats are taken), `[1]`
+/// once it is on. Seed 001's game codes: 0 countdown, 1 on, 2 finished.
+#[must_use]
+pub fn start_inform(start_tick: Option<u32>, started: bool, seated: usize, needed: u32) -> String {
+    if started {
+        return "[1]".into();
+    }
+    serde_json::json!([0, { "startTick": start_tick, "seated": seated, "needed": needed }])
+        .to_string()
+}
+
+/// What a game inform says of the start: `Some(start tick)` for a
+/// countdown inform (`Some(None)` while the race waits for seats), `None`
+/// for any other inform (a client then keeps what it knew).
+#[must_use]
+pub fn start_tick_of(inform: &[u8]) -> Option<Option<u32>> {
+    let value: serde_json::Value = serde_json::from_slice(inform).ok()?;
+    let [code, details] = value.as_array()?.as_slice() else {
+        return None;
+    };
+    if code.as_u64() != Some(0) {
+        return None;
+    }
+    let tick = details.get("startTick")?;
+    if tick.is_null() {
+        return Some(None);
+    }
+    Some(Some(u32::try_from(tick.as_u64()?).ok()?))
+}

@@ -3,6 +3,7 @@
 //! ([`Outgoing`]), standings ([`SeatStanding`]) and counts
 //! ([`ServerStats`]). `server.rs` runs the race.
 
+use skidpad_core::CarInput;
 use skidpad_core::race::GridLayout;
 
 /// What a race is and how the server runs it.
@@ -35,6 +36,34 @@ pub struct RaceConfig {
     /// (default 2): a reset brings a wedged or rolled car back, and is not
     /// a way to skip along the track faster than driving. 0 to 600.
     pub reset_interval_s: f64,
+    /// Seats that must be taken before the race starts (0, the default: it
+    /// is on from the first join). Until then, and through the countdown,
+    /// every car is held on its grid slot ([`HELD_INPUT`]), so every
+    /// recorded segment begins with all its cars at rest.
+    pub start_seats: u32,
+    /// Ticks from the join that fills `start_seats` to the start (default
+    /// 180: 3 s at 60 Hz). Players learn the start tick from the countdown
+    /// inform; one that learns it later than the tick mispredicts once.
+    pub countdown_ticks: u32,
+}
+
+/// The input a held car runs, whatever its player sends: no throttle,
+/// full brake.
+pub const HELD_INPUT: CarInput = CarInput {
+    steer: 0.0,
+    throttle: 0.0,
+    brake: 1.0,
+    handbrake: 0.0,
+    clutch: 0.0,
+    gear: 0.0,
+};
+
+/// Whether a car is held at `tick` when the race starts at `start_tick`
+/// (`None`: not yet known, so held). The server and the client's
+/// prediction apply the same rule.
+#[must_use]
+pub fn held_at(start_tick: Option<u32>, tick: u32) -> bool {
+    start_tick.is_none_or(|start| tick < start)
 }
 
 impl Default for RaceConfig {
@@ -50,6 +79,8 @@ impl Default for RaceConfig {
             max_input_lead: 60,
             input_burst: 120,
             reset_interval_s: 2.0,
+            start_seats: 0,
+            countdown_ticks: 180,
         }
     }
 }

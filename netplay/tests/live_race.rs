@@ -279,26 +279,110 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
     leaderboard_entries(&segments[1].0);
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_race_that_waits_for_its_players_ranks_each_of_them_from_one_segment() {
+    let (tokens_path, tokens) = tokens_file(2);
+    let recorded = tempfile::tempdir().unwrap();
+    let record = recorded.path().to_str().unwrap();
+    let extra = [
+        "--record",
+        record,
+        "--start-seats",
+        "2",
+        "--countdown-s",
+        "2",
+    ];
+    let mut server = server(&tokens_path, 1, &extra);
+    let link = link(&server, 100.0);
+    let first = tokio::spawn(run_bot(BotOptions {
+        name: "ann".into(),
+        ..bot(&link, &tokens[0], 1)
+    }));
+    // ann waits on the grid, held, until bob's join starts the countdown.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let second = run_bot(BotOptions {
+        name: "bob".into(),
+        ..bot(&link, &tokens[1], 1)
+    })
+    .await
+    .unwrap();
+    let first = first.await.unwrap().unwrap();
+    assert_exact(&first, 1);
+    assert_exact(&second, 1);
+    // Seed 001's codes: 0 while waiting (no start tick yet) and counting
+    // down (with it), 1 at the start, 2 at the finish.
+    let codes = |report: &BotReport| {
+        report
+            .game_informs
+            .iter()
+            .map(|g| g.get(..2).unwrap_or_default().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        codes(&first),
+        ["[0", "[0", "[1", "[2"],
+        "{:?}",
+        first.game_informs
+    );
+    assert!(first.game_informs[0].contains(r#""startTick":null"#));
+    assert_eq!(
+        codes(&second),
+        ["[0", "[1", "[2"],
+        "{:?}",
+        second.game_informs
+    );
+    assert_eq!(
+        first.game_informs[1], second.game_informs[0],
+        "one start tick"
+    );
+
+    // The segment that began at bob's join holds both cars from rest to
+    // the end: each driver's entry from it is ranked under their name.
+    let printed = server.terminate();
+    let last = printed
+        .iter()
+        .filter_map(|l| l.strip_prefix("recorded "))
+        .filter_map(|l| l.split_whitespace().next())
+        .next_back()
+        .unwrap()
+        .to_owned();
+    for (car, driver) in ["ann", "bob"].into_iter().enumerate() {
+        let (made, bytes, printed) = entry(&last, driver);
+        assert!(made, "{printed}");
+        match skidpad_leaderboard::judge::judge(&bytes, &Limits::default()) {
+            Outcome::Verified(run) => {
+                assert_eq!((run.player.as_str(), run.car), (driver, car as u32));
+                assert!(!run.laps.is_empty(), "{driver}: {:?}", run.laps);
+            }
+            rejected => panic!("{driver}'s entry: {rejected:?}"),
+        }
+    }
+}
+
+/// Runs `skidpad-netplay entry SEGMENT --driver DRIVER`: whether it made
+/// the entry, the entry's bytes and what it printed.
+fn entry(segment: &str, driver: &str) -> (bool, Vec<u8>, String) {
+    let out = tempfile::NamedTempFile::new().unwrap();
+    let ran = Command::new(env!("CARGO_BIN_EXE_skidpad-netplay"))
+        .args(["entry", segment, "--driver", driver, "--out"])
+        .arg(out.path())
+        .output()
+        .unwrap();
+    let printed =
+        String::from_utf8_lossy(&ran.stdout).into_owned() + &String::from_utf8_lossy(&ran.stderr);
+    (
+        ran.status.success(),
+        std::fs::read(out.path()).unwrap(),
+        printed,
+    )
+}
+
 /// The second segment as the leaderboard takes it: bob, seated at rest,
 /// is ranked for his three laps under his name; ann was already racing
 /// when it began, so hers is refused as a flying start; carl did not
 /// race.
 fn leaderboard_entries(segment: &str) {
-    let entry = |driver: &str| {
-        let out = tempfile::NamedTempFile::new().unwrap();
-        let ran = Command::new(env!("CARGO_BIN_EXE_skidpad-netplay"))
-            .args(["entry", segment, "--driver", driver, "--out"])
-            .arg(out.path())
-            .output()
-            .unwrap();
-        let printed = String::from_utf8_lossy(&ran.stdout).into_owned()
-            + &String::from_utf8_lossy(&ran.stderr);
-        (
-            ran.status.success(),
-            std::fs::read(out.path()).unwrap(),
-            printed,
-        )
-    };
+    let entry = |driver: &str| entry(segment, driver);
     let (made, bytes, printed) = entry("bob");
     assert!(made && printed.contains("car=1"), "{printed}");
     eprint!("{printed}");

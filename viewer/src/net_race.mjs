@@ -66,6 +66,9 @@ class RacePage {
     /** @type {MissLog | null} the prediction's misses, once seated */
     this.misses = null;
     this.standings = new Map();
+    // The race's start tick (0: on from the first join, null: waiting for
+    // players), from the countdown game inform.
+    this.startTick = 0;
     this.shown = { state: 'connecting', seat: null, laps: 0, panel: {}, ping: null, informs: [], remoteDrawn: [], error: null, chat: [], following: null };
     /** True once the server seated this page as a spectator. */
     this.spectating = false;
@@ -149,7 +152,7 @@ class RacePage {
         this.stat(json(payload));
         break;
       case CH.gameInform:
-        this.shown.informs.push(json(payload));
+        this.gameInform(json(payload));
         break;
       case CH.chat:
         this.chatLine(json(payload));
@@ -200,9 +203,10 @@ class RacePage {
     $('#hud-laps').textContent = String(map.laps);
     $('#hud').hidden = false;
     $('#chat').hidden = false;
+    this.seatStatus = `seat ${map.seat} on ${map.track}: arrows or WASD drive, Backspace puts the car back on the track`;
     $('#status').textContent = this.spectating
       ? `watching on ${map.track}: N and P switch the player followed`
-      : `seat ${map.seat} on ${map.track}: arrows or WASD drive, Backspace puts the car back on the track`;
+      : this.seatStatus;
     if (this.spectating) {
       // A spectator has no round trip of its own to show.
       $('#hud-ping').parentElement.hidden = true;
@@ -226,6 +230,27 @@ class RacePage {
     this.canvas.focus();
   }
 
+  /** Seed 001's game codes: 0 waiting or counting down (with the start
+   * tick, null while seats are missing), 1 on, 2 finished. The client holds
+   * its car before the start as the server does. */
+  gameInform(inform) {
+    this.shown.informs.push(inform);
+    if (this.spectating) return;
+    if (inform[0] === 1 && this.seatStatus) $('#status').textContent = this.seatStatus;
+    if (inform[0] !== 0) return;
+    this.startTick = inform[1].startTick;
+    this.client?.setStartTick(this.startTick);
+    $('#status').textContent = this.startTick === null
+      ? `held on the grid: waiting for players, ${inform[1].seated} of ${inform[1].needed} seated`
+      : 'held on the grid: the countdown is on';
+  }
+
+  /** Whether the car is held on the grid: the start tick is not known
+   * yet, or the prediction has not reached it. */
+  held() {
+    return this.startTick === null || (this.client !== null && this.client.tick < this.startTick);
+  }
+
   firstShot(payload) {
     if (this.spectating) {
       this.remote.firstShot(payload);
@@ -236,6 +261,7 @@ class RacePage {
     this.client = new sk.NetClient(this.map.track, this.map.car, this.config.tickHz, payload);
     this.client.setLeadSafety(LEAD_SAFETY);
     this.client.setMaxInputLead(this.config.maxInputLead);
+    this.client.setStartTick(this.startTick);
     this.client.advanceTo(this.client.tick + START_LEAD);
     this.remote.firstShot(payload);
     this.clock = { serverMs: this.schema.decodeFrame(payload).serverTimeMs, at: performance.now() };
@@ -392,7 +418,8 @@ const page = new RacePage();
   /** What the page shows: state, seat, panel, ping, laps, game informs,
    * remote seats drawn, the prediction's record and its misses. */
   shown: () => ({ ...page.shown, stats: page.client?.stats() ?? null, misses: page.misses?.summary() ?? null }),
-  /** What a driver looks at: the car's pose, its steer, the laps done. */
-  glance: () => ({ pose: page.shown.pose, steer: page.shown.steer, laps: page.shown.laps }),
+  /** What a driver looks at: the car's pose, its steer, the laps done,
+   * whether the car is held on the grid before the start. */
+  glance: () => ({ pose: page.shown.pose, steer: page.shown.steer, laps: page.shown.laps, held: page.held() }),
 };
 page.setup().catch((e) => page.fail(e));

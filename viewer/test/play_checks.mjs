@@ -132,7 +132,8 @@ const shown = (page) => page.evaluate(() => window.skidpadPlay.shown());
  * its laps on the move while it returns true (a car that stops past the
  * line becomes a wall for the one still racing). A car standing still for
  * 3 s (against a barrier, say) backs away for 2.5 s in reverse (Q, then
- * E back to drive), steering the other way, as a player would. */
+ * E back to drive), steering the other way, as a player would; one the
+ * race page says is held on the grid (`held`) waits for the start. */
 export async function drive(page, laps, seconds, api = 'skidpadPlay', { pace = 1, gentle = false, keepDriving = () => false, name = '' } = {}) {
   const track = new sk.TrackView(TRACK);
   const kappa = curvatures(track);
@@ -176,7 +177,8 @@ export async function drive(page, laps, seconds, api = 'skidpadPlay', { pace = 1
         stoppedSince = null;
         await tap('KeyE');
       } else if (reversingUntil === null) {
-        stoppedSince = state.pose[7] < 0.5 ? (stoppedSince ?? now) : null;
+        // A car held on the grid before the start is waiting, not stuck.
+        stoppedSince = state.pose[7] < 0.5 && !state.held ? (stoppedSince ?? now) : null;
         if (stoppedSince !== null && now - stoppedSince > 3000) {
           reversingUntil = now + 2500;
           await tap('KeyQ');
@@ -187,7 +189,7 @@ export async function drive(page, laps, seconds, api = 'skidpadPlay', { pace = 1
       }
       if (api === 'skidpadRace') {
         const [x, y] = state.pose;
-        if (anchor === null || Math.hypot(x - anchor.x, y - anchor.y) > 15) {
+        if (anchor === null || state.held || Math.hypot(x - anchor.x, y - anchor.y) > 15) {
           anchor = { at: now, x, y };
         } else if (now - anchor.at > 15_000) {
           await tap('Backspace');

@@ -16,12 +16,16 @@
 //   one page shows on both;
 // - a spectator page draws the cars and switches the player it follows
 //   with N and P;
+// - the race waits for all three (`--start-seats 3`), holding the cars on
+//   the grid, then counts down; the pages predict the hold and the start;
 // - the server recorded the race (a segment per join), and every segment,
-//   made a replay by `skidpad recover`, verifies with `skidpad verify`.
+//   made a replay by `skidpad recover`, verifies with `skidpad verify`;
+//   ann's and bob's leaderboard entries of the last segment, submitted
+//   under their own tokens, are verified by the leaderboard.
 
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -76,6 +80,8 @@ export async function checkRace(browser) {
   // One car a row, 40 m apart: the same car and driver keep the gap.
   const server = await startServer(netplayBin, [
     'serve', '--listen', '127.0.0.1:0', '--tokens', tokens, '--laps', String(LAPS),
+    // Held on the grid until the three players are seated, then 3 s.
+    '--start-seats', '3', '--countdown-s', '3',
     '--grid-columns', '1', '--grid-row-spacing', '40', '--record', join(dir, 'recorded'),
     '--spectator-tokens', watchers,
   ], { RUST_LOG: 'warn' });
@@ -121,7 +127,11 @@ export async function checkRace(browser) {
       assert.ok(state.remoteDrawn.includes(other) && state.remoteDrawn.includes(0), `draws the other player and the bot: ${detail}`);
       assert.ok(state.panel.pos && state.ping !== null, `position and ping shown: ${detail}`);
       assert.ok(Number.isInteger(state.gear), `the engaged gear shown: ${detail}`);
-      assert.deepEqual(state.informs[0], [1], detail);
+      // Seed 001's game codes: 0 held (ann first waits for bob: no start
+      // tick yet), 1 at the start.
+      assert.equal(state.informs[0][0], 0, detail);
+      assert.equal(state.informs[0][1].startTick === null, who === 'ann', detail);
+      assert.ok(state.informs.some((i) => i[0] === 1), detail);
       assert.equal(state.error, null, detail);
     }
     // A reset through a real Backspace press: the server puts ann's car
@@ -180,15 +190,24 @@ export async function checkRace(browser) {
     ok('race: a chat line typed on one page is shown on both');
     await ann.page.close();
     await bob.page.close();
+    // SIGINT ends the open segment; then every segment verifies, and the
+    // players' laps go to the leaderboard serving the pages.
+    server.child.kill('SIGINT');
+    await new Promise((resolve) => (server.child.exitCode !== null ? resolve() : server.child.on('exit', resolve)));
+    await checkSegments(join(dir, 'recorded'), pages.url);
   } finally {
     bot.child.kill('SIGTERM');
     pages.child.kill('SIGTERM');
     link.child.kill('SIGTERM');
     server.child.kill('SIGINT');
   }
-  // SIGINT ends the open segment; then every segment verifies.
-  await new Promise((resolve) => (server.child.exitCode !== null ? resolve() : server.child.on('exit', resolve)));
-  const recorded = join(dir, 'recorded');
+}
+
+/** Every recorded segment verifies with `skidpad verify`; the last one,
+ * begun at bob's join with every car held at rest, gives ann's and bob's
+ * leaderboard entries (`skidpad-netplay entry`), which each submits
+ * under a token of their own and the leaderboard at `board` ranks. */
+async function checkSegments(recorded, board) {
   const segments = readdirSync(recorded).filter((f) => f.endsWith('.sks')).sort();
   assert.ok(segments.length >= 3, `a segment per join: ${segments}`);
   const run = promisify(execFile);
@@ -201,4 +220,29 @@ export async function checkRace(browser) {
     assert.match(stdout, /1 passed, 0 failed/, `${segment}: ${stdout}`);
   }
   ok(`race: the server's ${segments.length} recorded segments, recovered as replays, verify with skidpad verify`);
+  const last = join(recorded, segments[segments.length - 1]);
+  const ranked = [];
+  for (const [car, driver] of [[1, 'ann'], [2, 'bob']]) {
+    const entry = join(recorded, `${driver}.skr`);
+    await run(netplayBin, ['entry', last, '--driver', driver, '--out', entry]);
+    const signUp = await fetch(`${board}/players`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: driver }),
+    });
+    assert.equal(signUp.status, 201, await signUp.clone().text());
+    const { token } = await signUp.json();
+    const posted = await fetch(`${board}/runs`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: readFileSync(entry) });
+    assert.equal(posted.status, 202, await posted.clone().text());
+    const { id } = await posted.json();
+    let record = { status: 'pending' };
+    for (let i = 0; i < 240 && record.status === 'pending'; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      record = await (await fetch(`${board}/runs/${id}`)).json();
+    }
+    const verdict = JSON.stringify(record);
+    assert.equal(record.status, 'verified', verdict);
+    assert.equal(record.submitter, driver, verdict);
+    assert.ok(verdict.includes(`"car":${car}`) && verdict.includes(`"player":"${driver}"`), verdict);
+    ranked.push(`${driver} (car ${car}, ${record.outcome.laps.length} laps)`);
+  }
+  ok(`race: held on the grid until all three were seated, the last segment holds every car from rest; ${ranked.join(' and ')} submitted their entries and the leaderboard verified both`);
 }

@@ -21,7 +21,9 @@ use skidpad_core::{CarDefinition, CarId, CarInput, Track, World, WorldConfig, pr
 use crate::error::{NetError, Result};
 use crate::frame::{Block, Frame, Row, Value, encode_frame};
 use crate::messages::InputMessage;
-use crate::race_config::{Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats};
+use crate::race_config::{
+    HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats, held_at,
+};
 use crate::race_schema::{
     CARS_KEY, CONTACT_KEY, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY, RemovalReason, race_schema,
 };
@@ -29,6 +31,7 @@ use crate::schema::Schema;
 
 mod blocks;
 mod resets;
+mod start;
 
 /// An input waiting for its tick.
 #[derive(Clone, Copy, Debug)]
@@ -74,6 +77,8 @@ pub struct RaceServer {
     timing: RaceTiming,
     seats: Vec<Option<Seat>>,
     tick: u32,
+    /// The tick the race starts at; `None` while it waits for seats.
+    start_tick: Option<u32>,
     /// Events since the last frame, as rows of their blocks.
     contacts: Vec<Row>,
     /// The seat pairs (lower seat first) in contact at the last tick: a
@@ -125,6 +130,8 @@ impl RaceServer {
         };
         let timing = RaceTiming::new(track.clone(), rules, &world);
         let seats = vec![None; config.seat_tokens.len()];
+        start::check(&config)?;
+        let start_tick = (config.start_seats == 0).then_some(0);
         Ok(RaceServer {
             config,
             schema: race_schema(),
@@ -134,6 +141,7 @@ impl RaceServer {
             timing,
             seats,
             tick: 0,
+            start_tick,
             contacts: Vec::new(),
             touching: BTreeSet::new(),
             laps: Vec::new(),
@@ -291,6 +299,7 @@ impl RaceServer {
         });
         let seat = u8::try_from(index).expect("at most 255 seats");
         self.gone.retain(|&s| s != seat);
+        self.count_towards_start();
         Ok(SeatId(seat))
     }
 
@@ -418,6 +427,7 @@ impl RaceServer {
         let core = |e: skidpad_core::CoreError| NetError::Refused {
             reason: e.to_string(),
         };
+        let held = held_at(self.start_tick, next);
         for seat in self.seats.iter_mut().flatten() {
             seat.input_allowance = (seat.input_allowance + 2).min(burst);
             let mut due = None;
@@ -435,6 +445,9 @@ impl RaceServer {
             {
                 self.world.set_input(seat.car, input).map_err(core)?;
                 seat.applied = Some((seq, next, next - arrived));
+            }
+            if held {
+                self.world.set_input(seat.car, HELD_INPUT).map_err(core)?;
             }
         }
         self.make_asked_resets();

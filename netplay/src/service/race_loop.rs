@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::messages::{Channel, Command, InputMessage, KeyAction};
+use crate::messages::{Channel, Command, InputMessage, KeyAction, start_inform};
 use crate::race_config::{SeatId, SeatStanding};
 use crate::race_schema::RemovalReason;
 use crate::server::RaceServer;
@@ -191,6 +191,9 @@ pub(crate) fn run(
                 if let Some(recording) = &mut recording {
                     recording.capture(&race);
                 }
+                if race.tick() > 0 && race.start_tick() == Some(race.tick()) {
+                    links.broadcast(&start_message(&race));
+                }
             }
             Err(e) => {
                 tracing::error!("the race stopped: {e}");
@@ -208,6 +211,18 @@ pub(crate) fn run(
             start += now - due;
         }
     }
+}
+
+/// The game inform of the race's start as it stands.
+fn start_message(race: &RaceServer) -> Vec<u8> {
+    let seated = race.config().seat_tokens.len() - race.free_seats();
+    let inform = start_inform(
+        race.start_tick(),
+        race.started(),
+        seated,
+        race.config().start_seats,
+    );
+    message(Channel::GameInform, inform.as_bytes())
 }
 
 /// A frame message: on `FirstShot` for a connection's first frame.
@@ -255,8 +270,17 @@ fn handle(
             if let Some(recording) = recording {
                 recording.finish(race);
             }
+            let waiting = race.start_tick().is_none();
             let joined = match race.join(&token, &name) {
-                Ok(seat) => Ok(seat_link(race, links, seat)),
+                Ok(seat) => {
+                    // This join took the seats the race waited for: the
+                    // others learn the start tick (the newcomer from its
+                    // welcome).
+                    if waiting && race.start_tick().is_some() {
+                        links.broadcast(&start_message(race));
+                    }
+                    Ok(seat_link(race, links, seat))
+                }
                 Err(e) => Err(JoinRefusal::Denied(e.to_string())),
             };
             if let Some(recording) = recording {
@@ -396,7 +420,7 @@ fn welcome(
         .collect();
     for m in [
         json_message(Channel::Stat, &json!([rows, head, true])),
-        json_message(Channel::GameInform, &json!([1])),
+        start_message(race),
     ] {
         let _ = queue.try_send(Outbound::Message(m));
     }
