@@ -13,7 +13,7 @@ use crate::client::NetClient;
 use crate::error::Result;
 use crate::frame::decode_frame;
 use crate::link::{Link, LinkModel};
-use crate::messages::{Channel, InputMessage, start_inform, start_tick_of};
+use crate::messages::{Channel, InputMessage, start_tick_of};
 use crate::pilot::AiPilot;
 use crate::race_config::{RaceConfig, SeatId};
 use crate::race_schema::PlayerRow;
@@ -181,14 +181,7 @@ impl LoopbackRace {
     /// Puts the start's game inform on the down links of the players
     /// `to` picks (by player and index).
     fn send_start_inform(&mut self, to: impl Fn(&LoopbackPlayer, usize) -> bool, now: f64) {
-        let server = &self.server;
-        let seated = server.config().seat_tokens.len() - server.free_seats();
-        let inform = start_inform(
-            server.start_tick(),
-            server.started(),
-            seated,
-            server.config().start_seats,
-        );
+        let inform = self.server.start_inform();
         for (index, player) in self.players.iter_mut().enumerate() {
             if to(player, index) {
                 player

@@ -6,6 +6,7 @@
 
 use super::RaceServer;
 use crate::error::{NetError, Result};
+use crate::messages::start_inform;
 use crate::race_config::RaceConfig;
 
 /// Longest countdown, s.
@@ -46,6 +47,20 @@ impl RaceServer {
     #[must_use]
     pub fn started(&self) -> bool {
         self.start_tick.is_some_and(|start| self.tick >= start)
+    }
+
+    /// The game inform of the start as it stands now
+    /// ([`start_inform`](crate::start_inform)): what a player gets when
+    /// seated, and everyone when the countdown begins and at the start.
+    #[must_use]
+    pub fn start_inform(&self) -> String {
+        let seated = self.seats.iter().flatten().count();
+        start_inform(
+            self.start_tick,
+            self.started(),
+            seated,
+            self.config.start_seats,
+        )
     }
 
     /// After a join: the countdown begins when the seats the race waits

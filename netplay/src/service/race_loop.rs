@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
-use crate::messages::{Channel, Command, InputMessage, KeyAction, start_inform};
+use crate::messages::{Channel, Command, InputMessage, KeyAction};
 use crate::race_config::{SeatId, SeatStanding};
 use crate::race_schema::RemovalReason;
 use crate::server::RaceServer;
@@ -215,14 +215,7 @@ pub(crate) fn run(
 
 /// The game inform of the race's start as it stands.
 fn start_message(race: &RaceServer) -> Vec<u8> {
-    let seated = race.config().seat_tokens.len() - race.free_seats();
-    let inform = start_inform(
-        race.start_tick(),
-        race.started(),
-        seated,
-        race.config().start_seats,
-    );
-    message(Channel::GameInform, inform.as_bytes())
+    message(Channel::GameInform, race.start_inform().as_bytes())
 }
 
 /// A frame message: on `FirstShot` for a connection's first frame.
