@@ -13,6 +13,7 @@ use skidpad_replay::{Limits, Replay, ReplayHooks, Runs, decode_replay_with, veri
 use crate::laps::Lap;
 use crate::outcome::{DesyncField, Outcome, Rejection, Verified};
 use crate::plausibility::InputAudit;
+use crate::seals::SealPolicy;
 use skidpad_core::race::{self, LapTimer, RaceRules};
 
 /// Metadata key naming the built-in track: the replay crate's, whose
@@ -35,17 +36,17 @@ pub const MAX_PLAYER_CHARS: usize = 64;
 pub const MAX_START_SPEED: f64 = 1.0;
 
 /// Re-simulates `bytes` (a plain or gzip `.skr`) within `limits` and
-/// judges the run. Never panics on hostile input; every failure is a
-/// [`Rejection`].
+/// judges the run, taking seals as `seals` says. Never panics on hostile
+/// input; every failure is a [`Rejection`].
 #[must_use]
-pub fn judge(bytes: &[u8], limits: &Limits) -> Outcome {
-    match judge_inner(bytes, limits) {
+pub fn judge(bytes: &[u8], limits: &Limits, seals: &SealPolicy) -> Outcome {
+    match judge_inner(bytes, limits, seals) {
         Ok(verified) => Outcome::Verified(verified),
         Err(reason) => Outcome::Rejected { reason },
     }
 }
 
-fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
+fn judge_inner(bytes: &[u8], limits: &Limits, seals: &SealPolicy) -> Result<Verified, Rejection> {
     let replay = decode_replay_with(bytes, limits)?;
     let header = &replay.header;
     if header.simulation_version != SIMULATION_VERSION {
@@ -58,6 +59,9 @@ fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
             ),
         });
     }
+    // Before anything is simulated: the names read below are trusted only
+    // as the seal allows.
+    let sealed_by = seals.check(&replay)?;
     let metadata = |key: &str| header.metadata_value(key);
     let track_name = metadata(TRACK_KEY).ok_or_else(|| {
         Rejection::rules(format!(
@@ -139,6 +143,7 @@ fn judge_inner(bytes: &[u8], limits: &Limits) -> Result<Verified, Rejection> {
         best_lap: observer.laps.best_valid().map(race::Lap::time),
         laps: observer.laps.laps().iter().map(Lap::from).collect(),
         flags: observer.audit.flags(),
+        sealed_by,
     })
 }
 

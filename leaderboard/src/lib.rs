@@ -10,7 +10,8 @@
 //! - [`worker`]: tasks that claim jobs on renewable leases and verify.
 //! - [`judge`]: what "verified" means here: bit-exact re-simulation plus
 //!   the leaderboard's rules; [`laps`] stores the race layer's laps of the re-simulated
-//!   path and [`plausibility`] flags inputs no human makes.
+//!   path and [`plausibility`] flags inputs no human makes; [`seals`] says
+//!   whose seals make an online race's driver names trustworthy.
 //! - [`reverify`]: re-simulating a stored run on demand, an older
 //!   simulation version's in its archived core.
 //! - [`metrics`]: the Prometheus exposition at `/metrics`; [`limits`] and
@@ -34,6 +35,7 @@ pub mod outcome;
 pub mod plausibility;
 pub mod queue;
 pub mod reverify;
+pub mod seals;
 pub mod service;
 pub mod store;
 pub mod worker;

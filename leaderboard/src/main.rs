@@ -3,13 +3,14 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use clap::Parser;
 use skidpad_leaderboard::accounts::check_player_name;
 use skidpad_leaderboard::api::{ApiOptions, DEFAULT_MAX_UNFINISHED_RUNS, DEFAULT_MAX_UPLOAD};
 use skidpad_leaderboard::boards::Boards;
 use skidpad_leaderboard::budget::BoardBudget;
 use skidpad_leaderboard::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit};
+use skidpad_leaderboard::seals::SealPolicy;
 use skidpad_leaderboard::service::{Role, serve};
 use skidpad_leaderboard::store::Store;
 use skidpad_leaderboard::worker::{DEFAULT_DRAIN, WorkerOptions};
@@ -155,6 +156,17 @@ struct Args {
     /// in included (0: no cap); past it, 429 with Retry-After.
     #[arg(long, default_value_t = skidpad_leaderboard::in_flight::DEFAULT_REQUESTS_PER_ADDRESS)]
     max_requests_per_address: u32,
+    /// A race server whose sealed entries are ranked: its public key, as
+    /// `skidpad-netplay keygen` prints it (repeat for more servers). An
+    /// online race's entry (its replay names its drivers) is ranked only
+    /// with a trusted server's seal.
+    #[arg(long = "trust-race-server", value_name = "PUBLIC_KEY")]
+    trust_race_servers: Vec<String>,
+    /// Rank only runs sealed by a trusted race server (a board of online
+    /// races: a copy of a race stripped of its drivers' names is refused
+    /// too).
+    #[arg(long)]
+    sealed_only: bool,
     /// Only the operator issues tokens (`token issue`): `POST /players`
     /// answers 403.
     #[arg(long)]
@@ -254,7 +266,13 @@ async fn main() -> Result<()> {
     if args.demo {
         submit_demo(&store, &args.demo_out).await?;
     }
+    let seals = SealPolicy::trusting(&args.trust_race_servers, args.sealed_only)
+        .map_err(|e| anyhow::anyhow!("--trust-race-server: {e}"))?;
+    if args.sealed_only && seals.trusted().is_empty() {
+        bail!("--sealed-only needs at least one --trust-race-server");
+    }
     let mut workers = WorkerOptions {
+        seals,
         lease: Duration::from_secs_f64(args.lease_seconds),
         drain: Duration::from_secs_f64(args.drain_seconds),
         ..WorkerOptions::default()

@@ -43,6 +43,10 @@ pub struct Verified {
     pub best_lap: Option<f64>,
     /// Patterns a moderator should look at; they do not reject the run.
     pub flags: Vec<Flag>,
+    /// The public key of the race server that sealed the run, when one
+    /// did (an online race's entry).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_by: Option<String>,
 }
 
 /// One differing snapshot field at the first desync.

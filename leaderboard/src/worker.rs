@@ -15,6 +15,7 @@ use tracing::Instrument;
 use crate::judge::judge;
 use crate::metrics::Metrics;
 use crate::outcome::{Outcome, Rejection};
+use crate::seals::SealPolicy;
 use crate::store::Store;
 
 /// How workers run.
@@ -31,6 +32,8 @@ pub struct WorkerOptions {
     pub max_attempts: i64,
     /// The work budgets each replay is verified within.
     pub limits: Limits,
+    /// Whose seals are trusted, and whether unsealed runs are ranked.
+    pub seals: SealPolicy,
     /// Names this process's workers (`NAME/0`, `NAME/1`, …) in the jobs
     /// table.
     pub name: String,
@@ -55,6 +58,7 @@ impl Default for WorkerOptions {
             poll: Duration::from_millis(200),
             max_attempts: 3,
             limits: Limits::default(),
+            seals: SealPolicy::default(),
             name: format!("{}-{}", hostname(), std::process::id()),
             metrics: Arc::default(),
             drain: DEFAULT_DRAIN,
@@ -170,7 +174,8 @@ async fn verify_claimed(
     let started = Instant::now();
     let bytes = store.replay_bytes(run_id).await?;
     let limits = options.limits;
-    let mut verifying = tokio::task::spawn_blocking(move || judge(&bytes, &limits));
+    let seals = options.seals.clone();
+    let mut verifying = tokio::task::spawn_blocking(move || judge(&bytes, &limits, &seals));
     // Renew the lease at a third of its length while the job runs.
     let mut renew = tokio::time::interval(options.lease / 3);
     renew.tick().await;

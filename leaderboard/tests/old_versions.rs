@@ -45,6 +45,7 @@ async fn judged_long_ago(service: &Service, id: &str, player: &str, final_hash: 
         laps: Vec::new(),
         best_lap: Some(if player == "ada" { 61.25 } else { 62.5 }),
         flags: Vec::new(),
+        sealed_by: None,
     });
     assert!(
         service

@@ -13,6 +13,7 @@ use skidpad_core::Track;
 use skidpad_core::race::{RaceEvent, RaceRules, RaceTiming};
 use skidpad_leaderboard::judge::judge;
 use skidpad_leaderboard::outcome::Outcome;
+use skidpad_leaderboard::seals::SealPolicy;
 use skidpad_replay::{
     HighlightKind, HighlightOptions, Limits, ReplayPlayer, decode_replay, find_highlights,
 };
@@ -162,7 +163,8 @@ fn every_tool_gives_the_demo_race_the_same_laps() {
     check_highlights(&bytes, &track, &reference);
 
     // The leaderboard ranks car 0 (the demo's `player`).
-    let Outcome::Verified(verified) = judge(&bytes, &Limits::default()) else {
+    let Outcome::Verified(verified) = judge(&bytes, &Limits::default(), &SealPolicy::default())
+    else {
         panic!("the demo race verifies");
     };
     let judged: Vec<LapRow> = verified
@@ -243,7 +245,8 @@ fn a_reset_spoils_its_lap_alike_in_every_tool() {
     );
     assert_eq!(export_laps(&path), reference, "skidpad export");
     check_highlights(&bytes, &track, &reference);
-    let Outcome::Verified(verified) = judge(&bytes, &Limits::default()) else {
+    let Outcome::Verified(verified) = judge(&bytes, &Limits::default(), &SealPolicy::default())
+    else {
         panic!("the run verifies");
     };
     let judged: Vec<LapRow> = verified

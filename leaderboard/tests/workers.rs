@@ -10,6 +10,7 @@ mod common;
 use std::time::{Duration, Instant};
 
 use common::{TESTER, postgres_database, record, record_field, spawn_worker, sqlite_url, wait_for};
+use skidpad_leaderboard::seals::SealPolicy;
 use skidpad_leaderboard::store::{Store, Submitted};
 use skidpad_replay::encode_replay;
 
@@ -142,7 +143,11 @@ async fn a_job_that_kills_three_workers_is_rejected_not_retried_forever() {
         "not claimed a fourth time"
     );
     // A late verdict from a worker that lost its lease is not written.
-    let late = skidpad_leaderboard::judge::judge(&bytes, &skidpad_replay::Limits::default());
+    let late = skidpad_leaderboard::judge::judge(
+        &bytes,
+        &skidpad_replay::Limits::default(),
+        &SealPolicy::default(),
+    );
     assert!(!store.finish(&id, "a", &late).await.unwrap());
     tokio::time::sleep(Duration::from_millis(5)).await;
     assert_eq!(store.give_up_exhausted(3).await.unwrap(), 1);

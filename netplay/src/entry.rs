@@ -8,8 +8,8 @@
 //! leaderboard re-simulates it, so the copy verifies as the recording does.
 
 use skidpad_replay::{
-    FileKind, Limits, Replay, ReplayHeader, clip_replay, decode_replay_with, encode_replay,
-    read_stream,
+    FileKind, Limits, Replay, ReplayHeader, SealingKey, clip_replay, decode_replay_with,
+    encode_replay, read_stream, seal_replay,
 };
 
 use crate::error::{NetError, Result};
@@ -36,13 +36,15 @@ pub struct LeaderboardEntry {
 /// or a `.skr` replay, plain or gzip), ranked under `player` (the driver's
 /// name when `None`: the name must be the one the leaderboard token
 /// holds). When the driver left the race before the recording ends, the
-/// entry is the race until they left, re-recorded to the step before. Refused
-/// when the recording names no drivers or names `driver` for no car or for
-/// two.
+/// entry is the race until they left, re-recorded to the step before. With
+/// `seal`, the entry carries the server's seal, so a leaderboard trusting
+/// the key knows the name and the car are the server's. Refused when the
+/// recording names no drivers or names `driver` for no car or for two.
 pub fn leaderboard_entry(
     recording: &[u8],
     driver: &str,
     player: Option<&str>,
+    seal: Option<&SealingKey>,
     limits: &Limits,
 ) -> Result<LeaderboardEntry> {
     let refuse = |reason: String| NetError::Entry { reason };
@@ -80,6 +82,12 @@ pub fn leaderboard_entry(
         replay = clip_replay(&replay, 0, step - 1, limits)
             .map_err(|e| refuse(format!("cutting the race where {driver:?} left: {e}")))?;
     }
+    // A seal the recording carried covered other names: it is dropped, and
+    // only `seal` can seal the entry again.
+    replay
+        .header
+        .metadata
+        .retain(|(k, _)| k != ReplayHeader::SEAL_KEY);
     let player = player.unwrap_or(driver);
     set_metadata(&mut replay.header, ReplayHeader::PLAYER_KEY, player);
     set_metadata(
@@ -87,6 +95,9 @@ pub fn leaderboard_entry(
         ReplayHeader::PLAYER_CAR_KEY,
         &car.to_string(),
     );
+    if let Some(key) = seal {
+        seal_replay(&mut replay, key).map_err(|e| refuse(format!("sealing the entry: {e}")))?;
+    }
     let bytes = encode_replay(&replay).map_err(|e| refuse(format!("writing the entry: {e}")))?;
     Ok(LeaderboardEntry {
         bytes,

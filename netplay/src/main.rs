@@ -14,6 +14,7 @@ use skidpad_netplay::bot::{BotOptions, run_bot};
 use skidpad_netplay::link_proxy::run_link_proxy;
 use skidpad_netplay::service::{ServiceOptions, race_service};
 use skidpad_netplay::{LinkModel, RaceConfig};
+use skidpad_replay::SealingKey;
 
 #[derive(Parser)]
 #[command(
@@ -40,6 +41,16 @@ enum Command {
     /// `player_car` naming the driver and their car, to submit under the
     /// driver's leaderboard token (`POST /runs`).
     Entry(EntryArgs),
+    /// Make a sealing key pair: the secret goes to a new file (readable by
+    /// its owner only) and the public key a leaderboard trusts is printed.
+    Keygen(KeygenArgs),
+}
+
+#[derive(Args)]
+struct KeygenArgs {
+    /// The secret key file to create (never overwritten).
+    #[arg(long, short)]
+    out: PathBuf,
 }
 
 #[derive(Args)]
@@ -56,6 +67,11 @@ struct EntryArgs {
     /// Where to write the entry (`.skr`).
     #[arg(long, short)]
     out: PathBuf,
+    /// Seal the entry with this server's secret key (made by `keygen`): a
+    /// leaderboard that trusts its public key ranks the named driver's car
+    /// only from an entry the key sealed.
+    #[arg(long)]
+    seal_key: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -219,6 +235,31 @@ fn read_tokens(path: &std::path::Path) -> Result<Vec<String>> {
     Ok(tokens)
 }
 
+/// A sealing key from a file `keygen` wrote.
+fn read_seal_key(path: &std::path::Path) -> Result<SealingKey> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    SealingKey::from_hex(&text).with_context(|| format!("{}", path.display()))
+}
+
+/// Creates `path` holding `secret`, readable and writable by its owner only;
+/// an existing file is an error, so a key in use is never replaced.
+fn write_secret(path: &std::path::Path, secret: &str) -> Result<()> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut file = options.open(path).with_context(|| {
+        format!(
+            "creating {} (an existing key is never replaced)",
+            path.display()
+        )
+    })?;
+    writeln!(file, "{secret}").with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
 fn tokens(args: &ServeArgs) -> Result<Vec<String>> {
     if let Some(path) = &args.tokens {
         return read_tokens(path);
@@ -348,20 +389,24 @@ async fn main() -> Result<()> {
         Command::Entry(args) => {
             let recording = std::fs::read(&args.recording)
                 .with_context(|| format!("reading {}", args.recording.display()))?;
+            let seal = args.seal_key.as_deref().map(read_seal_key).transpose()?;
             let entry = skidpad_netplay::leaderboard_entry(
                 &recording,
                 &args.driver,
                 args.player.as_deref(),
+                seal.as_ref(),
                 &skidpad_replay::Limits::default(),
             )?;
             std::fs::write(&args.out, &entry.bytes)
                 .with_context(|| format!("writing {}", args.out.display()))?;
             println!(
-                "entry {} driver={:?} car={} steps={}{}{}",
+                "entry {} driver={:?} car={} steps={}{}{}{}",
                 args.out.display(),
                 args.driver,
                 entry.car,
                 entry.steps,
+                seal.map(|key| format!(" sealed by {}", key.public_hex()))
+                    .unwrap_or_default(),
                 entry
                     .left_at
                     .map(|step| format!(" (the race until the driver left, at step {step})"))
@@ -372,6 +417,14 @@ async fn main() -> Result<()> {
                     " (the stream was cut: its whole chunks only)"
                 }
             );
+            Ok(())
+        }
+        Command::Keygen(args) => {
+            let mut seed = [0_u8; 32];
+            rand::rngs::OsRng.fill_bytes(&mut seed);
+            let key = SealingKey::from_seed(seed);
+            write_secret(&args.out, &key.secret_hex())?;
+            println!("public {}", key.public_hex());
             Ok(())
         }
         Command::Link(args) => {

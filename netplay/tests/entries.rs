@@ -56,7 +56,7 @@ fn race(drivers: Option<&str>) -> Replay {
 }
 
 fn refusal(bytes: &[u8], driver: &str) -> String {
-    match leaderboard_entry(bytes, driver, None, &Limits::default()) {
+    match leaderboard_entry(bytes, driver, None, None, &Limits::default()) {
         Err(NetError::Entry { reason }) => reason,
         other => panic!("{driver}: expected a refusal, got {other:?}"),
     }
@@ -68,7 +68,7 @@ fn each_driver_gets_their_car_named_and_the_entry_verifies() {
     let stream = encode_stream(&recorded).unwrap();
     let full = verify_replay(&recorded, NoHooks, &Limits::default()).unwrap();
 
-    let ann = leaderboard_entry(&stream, "ann", None, &Limits::default()).unwrap();
+    let ann = leaderboard_entry(&stream, "ann", None, None, &Limits::default()).unwrap();
     assert_eq!(
         (ann.car, ann.steps, ann.left_at, ann.complete),
         (0, STEPS, None, true)
@@ -91,7 +91,7 @@ fn each_driver_gets_their_car_named_and_the_entry_verifies() {
 
     // Bob left: his entry is the race to that step, and the leaderboard's
     // player may be another name than the race's.
-    let bob = leaderboard_entry(&stream, "bob", Some("robert"), &Limits::default()).unwrap();
+    let bob = leaderboard_entry(&stream, "bob", Some("robert"), None, &Limits::default()).unwrap();
     assert_eq!(
         (bob.car, bob.steps, bob.left_at),
         (1, BOB_LEFT - 1, Some(BOB_LEFT))
@@ -117,6 +117,7 @@ fn each_driver_gets_their_car_named_and_the_entry_verifies() {
         &encode_replay(&recorded).unwrap(),
         "ann",
         None,
+        None,
         &Limits::default(),
     )
     .unwrap();
@@ -124,7 +125,7 @@ fn each_driver_gets_their_car_named_and_the_entry_verifies() {
 
     // A stream cut by a crash gives the entry of its whole chunks.
     let cut = &stream[..stream.len() * 3 / 4];
-    let entry = leaderboard_entry(cut, "ann", None, &Limits::default()).unwrap();
+    let entry = leaderboard_entry(cut, "ann", None, None, &Limits::default()).unwrap();
     assert!(!entry.complete && entry.steps < STEPS, "{entry:?}");
 }
 

@@ -11,6 +11,7 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use skidpad_core::{CarInput, hex};
 use skidpad_leaderboard::Outcome;
+use skidpad_leaderboard::seals::SealPolicy;
 use skidpad_netplay::bot::{BotOptions, BotReport, run_bot};
 use skidpad_netplay::service::payloads::{message, tech_codes};
 use skidpad_netplay::{
@@ -346,10 +347,11 @@ async fn a_race_that_waits_for_its_players_ranks_each_of_them_from_one_segment()
         .next_back()
         .unwrap()
         .to_owned();
+    let key = race_server_key();
     for (car, driver) in ["ann", "bob"].into_iter().enumerate() {
-        let (made, bytes, printed) = entry(&last, driver);
+        let (made, bytes, printed) = entry(&last, driver, Some(&key));
         assert!(made, "{printed}");
-        match skidpad_leaderboard::judge::judge(&bytes, &Limits::default()) {
+        match skidpad_leaderboard::judge::judge(&bytes, &Limits::default(), &key.policy) {
             Outcome::Verified(run) => {
                 assert_eq!((run.player.as_str(), run.car), (driver, car as u32));
                 assert!(!run.laps.is_empty(), "{driver}: {:?}", run.laps);
@@ -359,15 +361,52 @@ async fn a_race_that_waits_for_its_players_ranks_each_of_them_from_one_segment()
     }
 }
 
-/// Runs `skidpad-netplay entry SEGMENT --driver DRIVER`: whether it made
-/// the entry, the entry's bytes and what it printed.
-fn entry(segment: &str, driver: &str) -> (bool, Vec<u8>, String) {
+/// A race server's sealing key made by `skidpad-netplay keygen` (in a
+/// folder that lives as long as the key is used) and a leaderboard policy
+/// trusting it.
+struct RaceServerKey {
+    _dir: tempfile::TempDir,
+    path: std::path::PathBuf,
+    policy: SealPolicy,
+}
+
+fn race_server_key() -> RaceServerKey {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("race-server.key");
+    let keygen = || {
+        Command::new(env!("CARGO_BIN_EXE_skidpad-netplay"))
+            .args(["keygen", "--out"])
+            .arg(&path)
+            .output()
+            .unwrap()
+    };
+    let made = keygen();
+    assert!(made.status.success(), "{made:?}");
+    let printed = String::from_utf8(made.stdout).unwrap();
+    let public = printed.trim().strip_prefix("public ").unwrap().to_owned();
+    // A key in use is never replaced.
+    let again = keygen();
+    assert!(!again.status.success(), "{again:?}");
+    RaceServerKey {
+        policy: SealPolicy::trusting(&[public], false).unwrap(),
+        path,
+        _dir: dir,
+    }
+}
+
+/// Runs `skidpad-netplay entry SEGMENT --driver DRIVER` (sealed with
+/// `seal` when given): whether it made the entry, the entry's bytes and
+/// what it printed.
+fn entry(segment: &str, driver: &str, seal: Option<&RaceServerKey>) -> (bool, Vec<u8>, String) {
     let out = tempfile::NamedTempFile::new().unwrap();
-    let ran = Command::new(env!("CARGO_BIN_EXE_skidpad-netplay"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_skidpad-netplay"));
+    command
         .args(["entry", segment, "--driver", driver, "--out"])
-        .arg(out.path())
-        .output()
-        .unwrap();
+        .arg(out.path());
+    if let Some(key) = seal {
+        command.arg("--seal-key").arg(&key.path);
+    }
+    let ran = command.output().unwrap();
     let printed =
         String::from_utf8_lossy(&ran.stdout).into_owned() + &String::from_utf8_lossy(&ran.stderr);
     (
@@ -382,13 +421,19 @@ fn entry(segment: &str, driver: &str) -> (bool, Vec<u8>, String) {
 /// when it began, so hers is refused as a flying start; carl did not
 /// race.
 fn leaderboard_entries(segment: &str) {
-    let entry = |driver: &str| entry(segment, driver);
+    let key = race_server_key();
+    let unsealed = |segment: &str, driver: &str| entry(segment, driver, None);
+    let entry = |driver: &str| entry(segment, driver, Some(&key));
     let (made, bytes, printed) = entry("bob");
-    assert!(made && printed.contains("car=1"), "{printed}");
+    assert!(
+        made && printed.contains("car=1") && printed.contains("sealed by"),
+        "{printed}"
+    );
     eprint!("{printed}");
-    match skidpad_leaderboard::judge::judge(&bytes, &Limits::default()) {
+    match skidpad_leaderboard::judge::judge(&bytes, &Limits::default(), &key.policy) {
         Outcome::Verified(run) => {
             assert_eq!((run.player.as_str(), run.car), ("bob", 1));
+            assert!(run.sealed_by.is_some());
             assert!(run.laps.len() >= 3, "{:?}", run.laps);
             assert!(run.best_lap.is_some(), "{:?}", run.laps);
         }
@@ -397,9 +442,21 @@ fn leaderboard_entries(segment: &str) {
     // ann finished first and left (her entry is then the race until she
     // left; whether the server saw her go before it was stopped is the
     // machine's timing, so `entries.rs` checks that cut).
+    // The same entry unsealed names its drivers: no leaderboard ranks it.
+    let (made, bytes, printed) = unsealed(segment, "bob");
+    assert!(made, "{printed}");
+    match skidpad_leaderboard::judge::judge(&bytes, &Limits::default(), &key.policy) {
+        Outcome::Rejected { reason } => {
+            assert!(
+                format!("{reason:?}").contains("names its drivers"),
+                "{reason:?}"
+            );
+        }
+        verified => panic!("an unsealed entry was ranked: {verified:?}"),
+    }
     let (made, bytes, printed) = entry("ann");
     assert!(made, "{printed}");
-    match skidpad_leaderboard::judge::judge(&bytes, &Limits::default()) {
+    match skidpad_leaderboard::judge::judge(&bytes, &Limits::default(), &key.policy) {
         Outcome::Rejected { reason } => {
             assert!(format!("{reason:?}").contains("starts at"), "{reason:?}");
         }

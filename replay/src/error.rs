@@ -152,6 +152,13 @@ pub enum ReplayError {
         /// The chunk's first world step.
         chunk: u64,
     },
+    /// A replay's seal is malformed or does not match its contents, or a
+    /// sealing key is malformed.
+    #[error("seal: {reason}")]
+    Seal {
+        /// What is wrong.
+        reason: String,
+    },
     /// A metadata value the SDK reads is malformed.
     #[error("metadata {key}: {reason}")]
     Metadata {

@@ -58,6 +58,7 @@ mod recorder_options;
 mod replay;
 mod ring;
 mod runs;
+mod seal;
 mod source;
 mod stream_recorder;
 mod verify;
@@ -86,6 +87,7 @@ pub use recorder::{
 pub use replay::{CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
 pub use ring::{InstantReplayRing, RingOptions};
 pub use runs::Runs;
+pub use seal::{SEAL_CONTEXT, SealingKey, check_seal, seal_replay};
 pub use source::ReplaySource;
 pub use stream_recorder::{DEFAULT_CHUNK_STEPS, StreamRecorder, StreamSink, SyncPolicy};
 pub use verify::{VerifyReport, verify, verify_replay, verify_replay_on};

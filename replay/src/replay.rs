@@ -90,6 +90,11 @@ impl ReplayHeader {
     /// without it).
     pub const PLAYER_CAR_KEY: &'static str = "player_car";
 
+    /// Metadata key holding the seal of the race server that recorded the
+    /// replay (see [`seal_replay`](crate::seal_replay)): its public key and
+    /// its signature over everything else in the file.
+    pub const SEAL_KEY: &'static str = "server_seal";
+
     /// The names under [`DRIVERS_KEY`](Self::DRIVERS_KEY), by car index:
     /// `Ok(None)` without the key, an error when its value is not a JSON
     /// array of strings.

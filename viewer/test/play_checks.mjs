@@ -28,9 +28,9 @@ const TRACK = 'brandwood';
 const CAR = 'rwd_sports';
 
 /** The leaderboard with the web app, on a fresh SQLite file. */
-export async function leaderboard() {
+export async function leaderboard(extraArgs = []) {
   const db = join(mkdtempSync(join(tmpdir(), 'skidpad-play-')), 'board.db');
-  const server = await startServer(leaderboardBin, ['--play', '--listen', '127.0.0.1:0', '--database', `sqlite:${db}`, '--workers', '1'], {
+  const server = await startServer(leaderboardBin, ['--play', '--listen', '127.0.0.1:0', '--database', `sqlite:${db}`, '--workers', '1', ...extraArgs], {
     SKIDPAD_VIEWER_ROOT: root,
   });
   server.url = server.url.replace('listening on ', '');

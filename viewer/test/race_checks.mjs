@@ -20,8 +20,10 @@
 //   the grid, then counts down; the pages predict the hold and the start;
 // - the server recorded the race (a segment per join), and every segment,
 //   made a replay by `skidpad recover`, verifies with `skidpad verify`;
-//   ann's and bob's leaderboard entries of the last segment, submitted
-//   under their own tokens, are verified by the leaderboard.
+//   ann's and bob's leaderboard entries of the last segment, sealed by the
+//   race server's key and submitted under their own tokens, are verified
+//   by the leaderboard, which trusts that key (unsealed copies are
+//   refused).
 
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
@@ -88,7 +90,12 @@ export async function checkRace(browser) {
   const address = server.url.replace('race at ws://', '').replace('/race', '');
   const link = await startServer(netplayBin, ['link', '--listen', '127.0.0.1:0', '--to', address], { RUST_LOG: 'warn' });
   const via = `ws://${link.url.replace('link at ', '').split(' ')[0]}/race`;
-  const pages = await leaderboard();
+  // The race server's sealing key, which the leaderboard trusts: an online
+  // race's entry is ranked only under its seal.
+  const seal = { key: join(dir, 'race-server.key') };
+  const { stdout: keygen } = await promisify(execFile)(netplayBin, ['keygen', '--out', seal.key]);
+  seal.publicKey = keygen.trim().replace(/^public /, '');
+  const pages = await leaderboard(['--trust-race-server', seal.publicKey]);
   const bot = raceBot(via, 'token-cat', 'cat');
   try {
     const ann = await openRace(browser.context, pages.url, via, 'token-ann', 'ann');
@@ -194,7 +201,7 @@ export async function checkRace(browser) {
     // players' laps go to the leaderboard serving the pages.
     server.child.kill('SIGINT');
     await new Promise((resolve) => (server.child.exitCode !== null ? resolve() : server.child.on('exit', resolve)));
-    await checkSegments(join(dir, 'recorded'), pages.url);
+    await checkSegments(join(dir, 'recorded'), pages.url, seal);
   } finally {
     bot.child.kill('SIGTERM');
     pages.child.kill('SIGTERM');
@@ -205,9 +212,10 @@ export async function checkRace(browser) {
 
 /** Every recorded segment verifies with `skidpad verify`; the last one,
  * begun at bob's join with every car held at rest, gives ann's and bob's
- * leaderboard entries (`skidpad-netplay entry`), which each submits
- * under a token of their own and the leaderboard at `board` ranks. */
-async function checkSegments(recorded, board) {
+ * leaderboard entries (`skidpad-netplay entry`), sealed with `seal.key`,
+ * which each submits under a token of their own and the leaderboard at
+ * `board` (trusting `seal.publicKey`) ranks. */
+async function checkSegments(recorded, board, seal) {
   const segments = readdirSync(recorded).filter((f) => f.endsWith('.sks')).sort();
   assert.ok(segments.length >= 3, `a segment per join: ${segments}`);
   const run = promisify(execFile);
@@ -222,14 +230,8 @@ async function checkSegments(recorded, board) {
   ok(`race: the server's ${segments.length} recorded segments, recovered as replays, verify with skidpad verify`);
   const last = join(recorded, segments[segments.length - 1]);
   const ranked = [];
-  for (const [car, driver] of [[1, 'ann'], [2, 'bob']]) {
-    const entry = join(recorded, `${driver}.skr`);
-    await run(netplayBin, ['entry', last, '--driver', driver, '--out', entry]);
-    const signUp = await fetch(`${board}/players`, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: driver }),
-    });
-    assert.equal(signUp.status, 201, await signUp.clone().text());
-    const { token } = await signUp.json();
+  /** Submits the entry file under `token`; the run's record once judged. */
+  const submit = async (entry, token) => {
     const posted = await fetch(`${board}/runs`, { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: readFileSync(entry) });
     assert.equal(posted.status, 202, await posted.clone().text());
     const { id } = await posted.json();
@@ -238,11 +240,29 @@ async function checkSegments(recorded, board) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       record = await (await fetch(`${board}/runs/${id}`)).json();
     }
+    return record;
+  };
+  for (const [car, driver] of [[1, 'ann'], [2, 'bob']]) {
+    const signUp = await fetch(`${board}/players`, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: driver }),
+    });
+    assert.equal(signUp.status, 201, await signUp.clone().text());
+    const { token } = await signUp.json();
+    // Unsealed, the entry's driver names are anyone's to write: refused.
+    const unsealed = join(recorded, `${driver}-unsealed.skr`);
+    await run(netplayBin, ['entry', last, '--driver', driver, '--out', unsealed]);
+    const refused = await submit(unsealed, token);
+    assert.equal(refused.status, 'rejected', JSON.stringify(refused));
+    assert.match(JSON.stringify(refused), /names its drivers/);
+    const entry = join(recorded, `${driver}.skr`);
+    await run(netplayBin, ['entry', last, '--driver', driver, '--out', entry, '--seal-key', seal.key]);
+    const record = await submit(entry, token);
     const verdict = JSON.stringify(record);
     assert.equal(record.status, 'verified', verdict);
     assert.equal(record.submitter, driver, verdict);
     assert.ok(verdict.includes(`"car":${car}`) && verdict.includes(`"player":"${driver}"`), verdict);
+    assert.equal(record.outcome.sealed_by, seal.publicKey, verdict);
     ranked.push(`${driver} (car ${car}, ${record.outcome.laps.length} laps)`);
   }
-  ok(`race: held on the grid until all three were seated, the last segment holds every car from rest; ${ranked.join(' and ')} submitted their entries and the leaderboard verified both`);
+  ok(`race: held on the grid until all three were seated, the last segment holds every car from rest; ${ranked.join(' and ')} submitted their entries sealed by the race server and the leaderboard verified both (the unsealed copies were refused)`);
 }
