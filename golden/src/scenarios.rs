@@ -49,6 +49,11 @@ pub enum Scenario {
     /// into a 1.2 m wall, which pushes it back upright (since simulation
     /// version 12).
     Tripped,
+    /// Two AI hatchbacks on real tire files' imports (Project Chrono's SUV
+    /// and HMMWV tires: shifted, asymmetric and load-dependent curves)
+    /// from 10 m/s for 40 s, accelerating and braking for Brandwood's
+    /// corners (since simulation version 13).
+    RealTires,
 }
 
 /// A recorded scenario: the replay and its named ghosts.
@@ -61,7 +66,7 @@ pub struct Recording {
 
 impl Scenario {
     /// Every scenario, in file order.
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 9] = [
         Scenario::FlatLap,
         Scenario::MixedField,
         Scenario::GameLogic,
@@ -70,6 +75,7 @@ impl Scenario {
         Scenario::Resets,
         Scenario::Traffic,
         Scenario::Tripped,
+        Scenario::RealTires,
     ];
 
     /// File stem.
@@ -84,6 +90,7 @@ impl Scenario {
             Scenario::Resets => "resets",
             Scenario::Traffic => "traffic",
             Scenario::Tripped => "tripped",
+            Scenario::RealTires => "real_tires",
         }
     }
 
@@ -107,6 +114,7 @@ impl Scenario {
             Scenario::Traffic => 60 * 45,
             // Long enough for the tripped car to land on its roof.
             Scenario::Tripped => 60 * 5,
+            Scenario::RealTires => 60 * 40,
         }
     }
 
@@ -147,6 +155,7 @@ impl Scenario {
             ),
             Scenario::Traffic => return traffic_world(),
             Scenario::Tripped => return tripped::world(),
+            Scenario::RealTires => return real_tires_world(),
         };
         // Single file from the line, 10 m apart, headed along the track by
         // libm's atan2 (as `race::grid_pose`): std's is the platform's and
@@ -278,6 +287,36 @@ fn traffic_world() -> World {
         .racecraft(Some(1))
         .line_up(&mut world, &track)
         .expect("the field");
+    world
+}
+
+/// Two hatchbacks single file from 10 m before the line at 10 m/s, AI
+/// driven: the first on the SUV tire file's import, the second on the
+/// HMMWV's.
+fn real_tires_world() -> World {
+    let track = track();
+    let mut world = World::new(WorldConfig::default()).expect("default config");
+    let tires = [
+        include_str!("../../sim-core/tests/data/tir/suv_Pac02Tire.tir"),
+        include_str!("../../sim-core/tests/data/tir/HMMWV_Pac02Tire.tir"),
+    ];
+    for (k, file) in tires.into_iter().enumerate() {
+        let tire = skidpad_core::parse_tir(file)
+            .expect("a real tire file imports")
+            .parameters;
+        let mut car = preset("fwd_hatchback").expect("preset");
+        car.tires.front = tire.clone();
+        car.tires.rear = tire;
+        let (p, d) = track.point_at(track.length() - 10.0 - 10.0 * k as f64);
+        let pose = InitialPose {
+            x: p.x,
+            y: p.y,
+            yaw: libm::atan2(d.y, d.x),
+            speed: 10.0,
+        };
+        let id = world.add_car(&car, pose).expect("car");
+        world.set_driver(id, Some(track.clone())).expect("driver");
+    }
     world
 }
 

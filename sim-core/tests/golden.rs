@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 12.
-const GOLDEN: &str = "6cdd9d9820bbc3468423781dda45d9df23e90aca3e74f7a40f85d3988cb44aa4";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 13.
+const GOLDEN: &str = "db8bf2e2fe0b791c4258306068112a91b18cac2d2a252cd2c8c6c00563dd868b";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 12;
+const GOLDEN_VERSION: u32 = 13;
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -32,10 +32,10 @@ fn reference_scenario_matches_the_pinned_hash() {
 
 /// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
 /// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 12.
+/// surfaces, the single-track model on a slope) at simulation version 13.
 /// Pinned here so the grounds are checked on every target as the
 /// reference scenario is.
-const HILL_GOLDEN: &str = "5fd9423521e340e14a687aa2ab484cb322e163455777f591cf9ab4d0f871d9ac";
+const HILL_GOLDEN: &str = "2d731bc73bf085eba2957a437116d65763ed62a39c60c459cd63709904e52476";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -54,8 +54,8 @@ fn hill_scenario_matches_the_pinned_hash() {
 /// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
 /// cars on the built-in hillcrest track's triangle mesh: the track mesh
 /// build, the hierarchy's rays, banking, kerbs, car contact) at
-/// simulation version 12.
-const HILLCREST_GOLDEN: &str = "1977ae9d56cf5936acb6fbec365717fb231e6fabcce49a55f672e1d0c7d36ef4";
+/// simulation version 13.
+const HILLCREST_GOLDEN: &str = "5791eba4a61f8ead15e151289bcbaaa10b0e99a2a67da9c9bc5583e5231e7b7d";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(

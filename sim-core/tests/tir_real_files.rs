@@ -257,3 +257,80 @@ fn a_car_drives_on_every_imported_tire() {
         assert!(pose.speed > 5.0, "{name}: {} m/s in the turn", pose.speed);
     }
 }
+
+/// PAC2002's pure-slip curve at zero camber, written out from the file's
+/// raw coefficients: F(x) = D·sin(C·atan(B·X − E·(B·X − atan(B·X)))) + SV
+/// with X = x + SH, B = K/(C·D), and E capped at 1 (sign-dependent on X).
+fn magic_formula(
+    b: f64,
+    c: f64,
+    d: f64,
+    e_for: impl Fn(f64) -> f64,
+    sh: f64,
+    sv: f64,
+    x: f64,
+) -> f64 {
+    let big_x = x + sh;
+    let e = e_for(big_x).min(1.0);
+    let bx = b * big_x;
+    d * libm::sin(c * libm::atan(bx - e * (bx - libm::atan(bx)))) + sv
+}
+
+#[test]
+fn the_imported_curves_are_the_files_with_every_term_the_core_models() {
+    for (name, text) in FILES {
+        let import = parse_tir(text).unwrap();
+        let t = &import.parameters;
+        let r = |key: &str| raw(text, key);
+        // Terms a file leaves out are 0 (scaling factors 1, as `raw` reads).
+        let r0 = |key: &str| if text.contains(key) { r(key) } else { 0.0 };
+        let fz0 = r("FNOMIN") * r("LFZO");
+        for ratio in [0.5, 1.0, 1.5] {
+            let fz = ratio * fz0;
+            let dfz = (fz - fz0) / fz0;
+            let at = t.at_load(fz);
+            // Longitudinal, every term: C = PCX1·LCX, D = μx·Fz,
+            // K = Fz·(PKX1 + PKX2·dfz)·exp(PKX3·dfz)·LKX,
+            // E = (PEX1 + PEX2·dfz + PEX3·dfz²)·(1 − PEX4·sgn X)·LEX,
+            // SH = (PHX1 + PHX2·dfz)·LHX, SV = Fz·(PVX1 + PVX2·dfz)·LVX·LMUX.
+            let c = r("PCX1") * r("LCX");
+            let d = (r("PDX1") + r("PDX2") * dfz) * r("LMUX") * fz;
+            let k = fz * (r("PKX1") + r("PKX2") * dfz) * libm::exp(r("PKX3") * dfz) * r("LKX");
+            let e = (r("PEX1") + r0("PEX2") * dfz + r0("PEX3") * dfz * dfz) * r("LEX");
+            let sh = (r0("PHX1") + r0("PHX2") * dfz) * r("LHX");
+            let sv = fz * (r0("PVX1") + r0("PVX2") * dfz) * r("LVX") * r("LMUX");
+            let e_x = |x: f64| e * (1.0 - r0("PEX4") * x.signum());
+            // Lateral, the symmetric part (the side-dependent PHY*, PVY*
+            // and PEY3 are left out): C = PCY1·LCY, D = μy·Fz,
+            // |K| = |PKY1|·Fz0'·sin(2·atan(Fz/(PKY2·Fz0')))·LKY,
+            // E = (PEY1 + PEY2·dfz)·LEY, over this core's lateral slip.
+            let c_y = r("PCY1") * r("LCY");
+            let d_y = ((r("PDY1") + r("PDY2") * dfz) * r("LMUY")).abs() * fz;
+            let k_y = r("PKY1").abs()
+                * fz0
+                * libm::sin(2.0 * libm::atan(fz / (r("PKY2") * fz0)))
+                * r("LKY");
+            let e_y = (r("PEY1") + r0("PEY2") * dfz) * r("LEY");
+            for i in -200..=200 {
+                let s = f64::from(i) * 0.005;
+                let want_x = magic_formula(k / (c * d), c, d, e_x, sh, sv, s);
+                let got_x = at.longitudinal(s).0;
+                assert!(
+                    (got_x - want_x).abs() <= 1e-9 * d.abs(),
+                    "{name} Fx at κ {s}, {ratio}×Fz0': {got_x} vs {want_x}"
+                );
+                let want_y = magic_formula(k_y / (c_y * d_y), c_y, d_y, |_| e_y, 0.0, 0.0, s);
+                let got_y = at.lateral(s);
+                assert!(
+                    (got_y - want_y).abs() <= 1e-9 * d_y,
+                    "{name} Fy at tan α {s}, {ratio}×Fz0': {got_y} vs {want_y}"
+                );
+            }
+        }
+        // Against the file's full curves, the longitudinal gap is rounding
+        // only; the lateral one is what the side-dependent terms do.
+        for gap in &import.gaps {
+            assert!(gap.longitudinal_percent < 1e-6, "{name}: {gap:?}");
+        }
+    }
+}

@@ -251,10 +251,15 @@ const AXLE_REAR: [Wheel; 2] = [Wheel::RearLeft, Wheel::RearRight];
 fn axle_tire_forces(wheels: &[(WheelContact<'_>, WheelSlip, f64); 2], half: f64) -> [TireForce; 2] {
     let [(left, left_slip, _), (right, right_slip, _)] = wheels;
     let k = left.constants;
-    let tire = k.tire.at_load(half);
     let kappa = 0.5 * (left_slip.slip_ratio + right_slip.slip_ratio);
     let alpha = 0.5 * (left_slip.lateral_slip + right_slip.lateral_slip);
-    let (fx, fy, slope) = tire.combined_at(kappa, alpha, &k.peaks);
+    let TireForce {
+        fx,
+        fy,
+        dfx_dkappa: slope,
+        peak_x,
+        peak_y,
+    } = wheel::tire_forces_at(k, half, kappa, alpha);
     let share = if half > 0.0 {
         [left.load / half, right.load / half]
     } else {
@@ -265,8 +270,8 @@ fn axle_tire_forces(wheels: &[(WheelContact<'_>, WheelSlip, f64); 2], half: f64)
         fx: (fx + slope * (slips[j] - kappa)) * share[j],
         fy: fy * share[j],
         dfx_dkappa: slope * share[j],
-        peak_x: tire.peak_x * share[j],
-        peak_y: tire.peak_y * share[j],
+        peak_x: peak_x * share[j],
+        peak_y: peak_y * share[j],
     })
 }
 

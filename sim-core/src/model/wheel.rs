@@ -30,6 +30,7 @@ use crate::model::drivetrain::WheelTorques;
 use crate::state::car_state::CarState;
 use crate::surface::{Surface, SurfaceTable};
 use crate::vehicle::car_params::{CarParams, WheelConstants};
+use crate::vehicle::tire::combined_forces;
 
 /// Below this speed (m/s) the tire's low-speed damping fades in.
 const LOW_SPEED: f64 = 3.0;
@@ -123,15 +124,29 @@ pub(crate) fn step_wheel(c: &WheelContact<'_>, omega: f64, h: f64) -> WheelResul
 /// The wheel's tire at its own load and slips.
 #[inline(always)]
 pub(crate) fn tire_force(c: &WheelContact<'_>, slip: &WheelSlip) -> TireForce {
-    let tire = c.constants.tire.at_load(c.load);
-    let (fx, fy, dfx_dkappa) =
-        tire.combined_at(slip.slip_ratio, slip.lateral_slip, &c.constants.peaks);
+    tire_forces_at(c.constants, c.load, slip.slip_ratio, slip.lateral_slip)
+}
+
+/// The combined-slip forces of a wheel's tire at load `fz`, slip ratio
+/// `kappa` and lateral slip `alpha`, on the lighter symmetric curves when
+/// the tire has no term of the full ones (the same bits either way).
+#[inline(always)]
+pub(crate) fn tire_forces_at(k: &WheelConstants, fz: f64, kappa: f64, alpha: f64) -> TireForce {
+    let ((fx, fy, dfx_dkappa), peak_x, peak_y) = if k.full_curves {
+        let tire = k.tire.at_load(fz);
+        let forces = combined_forces(&tire, kappa, alpha, &k.peaks);
+        (forces, tire.peak_x, tire.peak_y)
+    } else {
+        let tire = k.tire.symmetric_at_load(fz);
+        let forces = combined_forces(&tire, kappa, alpha, &k.peaks);
+        (forces, tire.peak_x, tire.peak_y)
+    };
     TireForce {
         fx,
         fy,
         dfx_dkappa,
-        peak_x: tire.peak_x,
-        peak_y: tire.peak_y,
+        peak_x,
+        peak_y,
     }
 }
 

@@ -31,6 +31,10 @@ const MAX_SLIP_Y: f64 = 6.0;
 #[derive(Clone, Debug)]
 pub(crate) struct WheelConstants {
     pub tire: TireParameters,
+    /// Whether the tire has any term of the full curves (a real file's
+    /// shifts and load- or sign-dependent curvature); without them the
+    /// wheel evaluates the lighter symmetric curves, to the same bits.
+    pub full_curves: bool,
     pub radius: f64,
     pub inv_radius: f64,
     /// The wheel's own spin inertia, kg·m².
@@ -86,6 +90,7 @@ impl WheelConstants {
             damping,
             abs_slip: slip_limits.abs[i],
             tc_slip: slip_limits.tc[i],
+            full_curves: tire.has_full_curves(),
             tire,
         }
     }

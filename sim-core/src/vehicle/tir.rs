@@ -5,7 +5,10 @@
 //! - the coefficients this core's tire uses are read and the file's
 //!   scaling factors folded into them (FNOMIN·LFZO is the nominal load,
 //!   LMUX and LMUY scale the friction, LKX and LKY the slip stiffnesses,
-//!   LCX/LCY the shape and LEX/LEY the curvature factors);
+//!   LCX/LCY the shape and LEX/LEY the curvature factors, LHX the
+//!   longitudinal horizontal shift and LVX·LMUX the vertical one): every
+//!   longitudinal pure-slip term, and the lateral curve's load-dependent
+//!   curvature;
 //! - signs are mapped to this core's convention: real files are written in
 //!   TYDEX/ISO-W axes, where a positive slip angle gives a negative
 //!   lateral force (PKY1 < 0; MF 5.0 files may also give PDY1 < 0). Only
@@ -15,9 +18,9 @@
 //!   (PTX1·R0, PTY1·sin(2·atan(1/PTY2))·R0·LFZO, QDZ1·R0·LTR) when the file
 //!   gives them, else the definition's defaults apply;
 //! - every other key comes back as a warning saying what it does and, for
-//!   the pure-slip terms this core's tire lacks (horizontal and vertical
-//!   shifts, load- and sign-dependent curvature), how much it would
-//!   change the force, measured against the file's own full curves;
+//!   the pure-slip terms this core's tire lacks (the lateral shifts and
+//!   PEY3, which depend on the side the tire is mounted on), how much it
+//!   would change the force, measured against the file's own full curves;
 //! - tables (the `[SHAPE]` tread profile) are counted and skipped.
 //!
 //! Anything else — units that are not SI, a format this importer does not
@@ -43,7 +46,7 @@ use crate::{CoreError, Result};
 const FORMATS: [&str; 3] = ["PAC2002", "MF_05", "MF_052"];
 
 /// The keys the imported tire is built from; every other key is a warning.
-const FOLDED: [&str; 25] = [
+const FOLDED: [&str; 35] = [
     "FNOMIN",
     "LFZO",
     "PCX1",
@@ -52,7 +55,16 @@ const FOLDED: [&str; 25] = [
     "PDX2",
     "LMUX",
     "PEX1",
+    "PEX2",
+    "PEX3",
+    "PEX4",
     "LEX",
+    "PHX1",
+    "PHX2",
+    "LHX",
+    "PVX1",
+    "PVX2",
+    "LVX",
     "PKX1",
     "PKX2",
     "PKX3",
@@ -63,6 +75,7 @@ const FOLDED: [&str; 25] = [
     "PDY2",
     "LMUY",
     "PEY1",
+    "PEY2",
     "LEY",
     "PKY1",
     "PKY2",
@@ -192,6 +205,11 @@ fn nominal_lengths(file: &PropertyFile, radius: f64) -> (f64, f64, f64) {
 
 fn fold(file: &PropertyFile) -> Result<TireParameters> {
     let get = |key: &str| required(file, key);
+    // Terms a file may leave out are 0 when it does, as in PAC2002.
+    let optional = |key: &str| file.number(key).unwrap_or(0.0);
+    // The vertical shift is Fz·(PVX1 + PVX2·dfz)·LVX·LMUX: the friction's
+    // scale applies to it as well.
+    let vertical_x = scaling(file, "LVX") * scaling(file, "LMUX");
     let radius = file.number("UNLOADED_RADIUS").unwrap_or(0.0);
     let (pdx1, pdx2) = friction_magnitude(get("PDX1")?, get("PDX2")?, scaling(file, "LMUX"));
     let (pdy1, pdy2) = friction_magnitude(get("PDY1")?, get("PDY2")?, scaling(file, "LMUY"));
@@ -206,6 +224,13 @@ fn fold(file: &PropertyFile) -> Result<TireParameters> {
         pdx1,
         pdx2,
         pex1: get("PEX1")? * scaling(file, "LEX"),
+        pex2: optional("PEX2") * scaling(file, "LEX"),
+        pex3: optional("PEX3") * scaling(file, "LEX"),
+        pex4: optional("PEX4"),
+        phx1: optional("PHX1") * scaling(file, "LHX"),
+        phx2: optional("PHX2") * scaling(file, "LHX"),
+        pvx1: optional("PVX1") * vertical_x,
+        pvx2: optional("PVX2") * vertical_x,
         pkx1: get("PKX1")? * scaling(file, "LKX"),
         pkx2: get("PKX2")? * scaling(file, "LKX"),
         pkx3: get("PKX3")?,
@@ -213,6 +238,7 @@ fn fold(file: &PropertyFile) -> Result<TireParameters> {
         pdy1,
         pdy2,
         pey1: get("PEY1")? * scaling(file, "LEY"),
+        pey2: optional("PEY2") * scaling(file, "LEY"),
         pky1: get("PKY1")?.abs() * scaling(file, "LKY"),
         pky2: get("PKY2")?,
         relaxation_x,
@@ -372,7 +398,7 @@ fn warn_unused(file: &PropertyFile, curves: &FileCurves, warnings: &mut Vec<Stri
             let line = file.get(key).map_or(0, |e| e.line);
             format!("repeats {key} from line {line}; only the first is read")
         } else if key == "TYRESIDE" || key == "USE_MODE" {
-            "this core's tire is symmetric and always gives Fx and Fy combined; the side matters only to the asymmetric terms (shifts, PEY3), which are not modelled".to_owned()
+            "this core's tire always gives Fx and Fy combined, and its lateral curve is symmetric; the side matters only to the asymmetric lateral terms (PHY*, PVY*, PEY3), which are not modelled".to_owned()
         } else if PURE_SLIP_KEYS.contains(&key) || ["LHX", "LVX", "LHY", "LVY"].contains(&key) {
             pure_slip_effect(curves, key)
         } else {

@@ -1,6 +1,10 @@
 //! Magic Formula tire: pure longitudinal and lateral slip with load
 //! sensitivity, after Pacejka's PAC2002 (a subset of its coefficients, with
-//! the published names).
+//! the published names): the longitudinal curve with every pure-slip term
+//! (load- and sign-dependent curvature, horizontal and vertical shifts),
+//! the lateral one symmetric (its curvature load-dependent; its shifts and
+//! PEY3 depend on the side the tire is mounted on, which a definition's
+//! axle does not say).
 //!
 //! Conventions: slip ratio κ = (ωR − vx)/|vx|, positive when driving;
 //! slip angle α here is signed so that a positive α gives a positive
@@ -35,6 +39,31 @@ pub struct TireParameters {
     pub pdx2: f64,
     /// PEX1: longitudinal curvature factor.
     pub pex1: f64,
+    /// PEX2: change of the longitudinal curvature with load.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pex2: f64,
+    /// PEX3: change of the longitudinal curvature with the load change's
+    /// square.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pex3: f64,
+    /// PEX4: the curvature's asymmetry, E·(1 − PEX4) driving and
+    /// E·(1 + PEX4) braking.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pex4: f64,
+    /// PHX1: horizontal shift of the longitudinal curve at nominal load
+    /// (slip ratio).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub phx1: f64,
+    /// PHX2: change of the horizontal shift with load.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub phx2: f64,
+    /// PVX1: vertical shift of the longitudinal force over load at
+    /// nominal load.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pvx1: f64,
+    /// PVX2: change of the vertical shift with load.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pvx2: f64,
     /// PKX1: longitudinal slip stiffness / load at nominal load.
     pub pkx1: f64,
     /// PKX2: change of longitudinal slip stiffness with load.
@@ -49,6 +78,9 @@ pub struct TireParameters {
     pub pdy2: f64,
     /// PEY1: lateral curvature factor.
     pub pey1: f64,
+    /// PEY2: change of the lateral curvature with load.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pey2: f64,
     /// PKY1: maximum cornering stiffness / nominal load.
     pub pky1: f64,
     /// PKY2: load at which cornering stiffness peaks / nominal load.
@@ -89,6 +121,13 @@ fn default_trail() -> f64 {
     DEFAULT_TRAIL
 }
 
+/// Terms a definition may leave out are written only when set, so a
+/// definition without them reads and writes as it did before they existed.
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's signature
+fn is_zero(value: &f64) -> bool {
+    *value == 0.0
+}
+
 impl TireParameters {
     pub(crate) fn validate(&self, prefix: &str) -> Result<()> {
         let f = |name: &str| format!("{prefix}.{name}");
@@ -106,6 +145,13 @@ impl TireParameters {
         range("pdx1", self.pdx1, 0.1, 3.0)?;
         range("pdx2", self.pdx2, -1.0, 1.0)?;
         range("pex1", self.pex1, -10.0, 1.0)?;
+        range("pex2", self.pex2, -10.0, 10.0)?;
+        range("pex3", self.pex3, -10.0, 10.0)?;
+        range("pex4", self.pex4, -10.0, 10.0)?;
+        range("phx1", self.phx1, -0.05, 0.05)?;
+        range("phx2", self.phx2, -0.05, 0.05)?;
+        range("pvx1", self.pvx1, -0.5, 0.5)?;
+        range("pvx2", self.pvx2, -0.5, 0.5)?;
         range("pkx1", self.pkx1, 1.0, 100.0)?;
         range("pkx2", self.pkx2, -50.0, 50.0)?;
         range("pkx3", self.pkx3, -5.0, 5.0)?;
@@ -113,6 +159,7 @@ impl TireParameters {
         range("pdy1", self.pdy1, 0.1, 3.0)?;
         range("pdy2", self.pdy2, -1.0, 1.0)?;
         range("pey1", self.pey1, -10.0, 1.0)?;
+        range("pey2", self.pey2, -10.0, 10.0)?;
         range("pky1", self.pky1, 1.0, 100.0)?;
         range("pky2", self.pky2, 0.1, 10.0)?;
         range("relaxation_x", self.relaxation_x, 0.01, 2.0)?;
@@ -176,6 +223,20 @@ impl TireParameters {
         fz * self.cornering_stiffness_per_load(fz)
     }
 
+    /// The load change and the friction and slip stiffnesses over load at
+    /// load `fz`, which both curves' evaluations start from.
+    #[inline(always)]
+    fn load_terms(&self, fz: f64) -> LoadTerms {
+        let dfz = self.load_change(fz);
+        LoadTerms {
+            dfz,
+            mu_x: self.friction_x(dfz),
+            mu_y: self.friction_y(dfz),
+            k_x: self.slip_stiffness_per_load(dfz),
+            k_y: self.cornering_stiffness_per_load(fz),
+        }
+    }
+
     /// The load-dependent coefficients at normal load `fz`; evaluate forces
     /// on the result. Computed once per wheel and substep: the load change
     /// is divided out once, and each curve's B = K/(C·D) once (the load
@@ -186,18 +247,72 @@ impl TireParameters {
         if fz <= 0.0 {
             return TireAtLoad::default();
         }
-        let dfz = self.load_change(fz);
-        let (mu_x, mu_y) = (self.friction_x(dfz), self.friction_y(dfz));
-        let (k_x, k_y) = (
-            self.slip_stiffness_per_load(dfz),
-            self.cornering_stiffness_per_load(fz),
-        );
+        let LoadTerms {
+            dfz,
+            mu_x,
+            mu_y,
+            k_x,
+            k_y,
+        } = self.load_terms(fz);
+        // E is at most 1 (the curve must keep rising to its peak); the
+        // validated PEX1 and PEY1 are, so without the load terms E is
+        // exactly PEX1 and PEY1.
+        let curvature_x = self.pex1 + self.pex2 * dfz + self.pex3 * dfz * dfz;
+        let shifted_x =
+            self.phx1 != 0.0 || self.phx2 != 0.0 || self.pvx1 != 0.0 || self.pvx2 != 0.0;
         TireAtLoad {
             peak_x: mu_x * fz,
             stiffness_x: k_x * fz,
             shape_x: self.pcx1,
+            curvature_x: (curvature_x * (1.0 - self.pex4)).min(1.0),
+            curvature_x_braking: (curvature_x * (1.0 + self.pex4)).min(1.0),
+            factor_x: k_x / (self.pcx1 * mu_x),
+            shifts_x: shifted_x.then_some(CurveShifts {
+                horizontal: self.phx1 + self.phx2 * dfz,
+                vertical: fz * (self.pvx1 + self.pvx2 * dfz),
+            }),
+            peak_y: mu_y * fz,
+            stiffness_y: k_y * fz,
+            shape_y: self.pcy1,
+            curvature_y: (self.pey1 + self.pey2 * dfz).min(1.0),
+            factor_y: k_y / (self.pcy1 * mu_y),
+        }
+    }
+
+    /// Whether the tire has any term of the full curves (the longitudinal
+    /// curve's shifts and its load- and sign-dependent curvature, the
+    /// lateral curvature's load term): a definition without them is
+    /// evaluated by [`symmetric_at_load`](Self::symmetric_at_load).
+    pub(crate) fn has_full_curves(&self) -> bool {
+        [
+            self.pex2, self.pex3, self.pex4, self.phx1, self.phx2, self.pvx1, self.pvx2, self.pey2,
+        ]
+        .iter()
+        .any(|&term| term != 0.0)
+    }
+
+    /// [`at_load`](Self::at_load) for a tire without the full curves' terms
+    /// ([`has_full_curves`](Self::has_full_curves) false), with the same
+    /// forces to the bit: the substep's common case, kept to the work it
+    /// needs (a test holds the two equal).
+    #[inline(always)]
+    pub(crate) fn symmetric_at_load(&self, fz: f64) -> SymmetricAtLoad {
+        if fz <= 0.0 {
+            return SymmetricAtLoad::default();
+        }
+        let LoadTerms {
+            dfz: _,
+            mu_x,
+            mu_y,
+            k_x,
+            k_y,
+        } = self.load_terms(fz);
+        SymmetricAtLoad {
+            peak_x: mu_x * fz,
+            shape_x: self.pcx1,
             curvature_x: self.pex1,
             factor_x: k_x / (self.pcx1 * mu_x),
+            stiffness_x: k_x * fz,
             peak_y: mu_y * fz,
             stiffness_y: k_y * fz,
             shape_y: self.pcy1,
@@ -206,12 +321,19 @@ impl TireParameters {
         }
     }
 
-    /// The slip ratio at which the pure longitudinal force peaks, at load
-    /// `fz`.
+    /// The slip ratio at which the pure longitudinal force peaks when
+    /// driving, at load `fz`.
     #[must_use]
     pub fn peak_slip(&self, fz: f64) -> f64 {
         let t = self.at_load(fz);
-        peak_argument(t.shape_x, t.factor_x, t.curvature_x)
+        let peak = peak_argument(t.shape_x, t.factor_x, t.curvature_x);
+        match t.shifts_x {
+            // Real files shift by a thousandth of slip against peaks near
+            // a tenth; the floor keeps combined slip's scale positive for
+            // any definition the validation lets through.
+            Some(shifts) => (peak - shifts.horizontal).max(0.25 * peak),
+            None => peak,
+        }
     }
 
     /// The lateral slip tan α at which the pure lateral force peaks, at
@@ -245,9 +367,15 @@ pub struct TireAtLoad {
     /// Longitudinal slip stiffness K, N per unit slip.
     pub stiffness_x: f64,
     shape_x: f64,
+    /// Curvature E where the shifted slip is positive (driving), and
+    /// where it is negative (braking).
     curvature_x: f64,
+    curvature_x_braking: f64,
     /// Stiffness factor B = K/(C·D), per unit slip.
     factor_x: f64,
+    /// The longitudinal curve's shifts; `None` for a tire without them,
+    /// whose curve passes through the origin.
+    shifts_x: Option<CurveShifts>,
     /// Peak lateral force D, N.
     pub peak_y: f64,
     /// Cornering stiffness K, N/rad.
@@ -258,6 +386,25 @@ pub struct TireAtLoad {
     factor_y: f64,
 }
 
+/// [`TireParameters::load_terms`]: dfz, μ and K/Fz of both directions.
+struct LoadTerms {
+    dfz: f64,
+    mu_x: f64,
+    mu_y: f64,
+    k_x: f64,
+    k_y: f64,
+}
+
+/// A Magic Formula curve's shifts at one load: y(x) = y0(x + horizontal)
+/// + vertical.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct CurveShifts {
+    /// SH, in the curve's slip.
+    horizontal: f64,
+    /// SV, N.
+    vertical: f64,
+}
+
 impl TireAtLoad {
     /// Pure longitudinal force and its slope dFx/dκ at slip ratio `kappa`.
     #[must_use]
@@ -266,26 +413,36 @@ impl TireAtLoad {
         if self.peak_x <= 0.0 || self.stiffness_x <= 0.0 {
             return (0.0, 0.0);
         }
-        let (c, d, b, e) = (self.shape_x, self.peak_x, self.factor_x, self.curvature_x);
-        let bx = b * kappa;
-        let phi = curvature_term(bx, e);
-        let (sin, cos) = math::sin_cos(c * math::atan(phi));
-        // y = D sin(C atan φ): dy/dκ = D cos(C atan φ)·C/(1 + φ²)·dφ/dκ with
-        // dφ/dκ = B(1 − E + E/(1 + (Bκ)²)); one division for both fractions.
-        let w = 1.0 + bx * bx;
-        let slope = d * c * b * cos * ((1.0 - e) * w + e) / ((1.0 + phi * phi) * w);
-        (d * sin, slope)
+        // A tire without shifts takes the slip and gives the force as they
+        // are, so that the sign of a zero (slip or force) is kept.
+        let x = match self.shifts_x {
+            None => kappa,
+            Some(shifts) => kappa + shifts.horizontal,
+        };
+        let e = if x < 0.0 {
+            self.curvature_x_braking
+        } else {
+            self.curvature_x
+        };
+        let (force, slope) = curve_and_slope(self.shape_x, self.peak_x, self.factor_x, e, x);
+        match self.shifts_x {
+            None => (force, slope),
+            Some(shifts) => (force + shifts.vertical, slope),
+        }
     }
 
     /// Pure lateral force at lateral slip `tan_alpha` (tan α).
     #[must_use]
     #[inline(always)]
     pub fn lateral(&self, tan_alpha: f64) -> f64 {
-        if self.peak_y <= 0.0 || self.stiffness_y <= 0.0 {
-            return 0.0;
-        }
-        let phi = curvature_term(self.factor_y * tan_alpha, self.curvature_y);
-        self.peak_y * math::sin(self.shape_y * math::atan(phi))
+        lateral_curve(
+            self.peak_y,
+            self.stiffness_y,
+            self.shape_y,
+            self.factor_y,
+            self.curvature_y,
+            tan_alpha,
+        )
     }
 
     /// Combined-slip forces by the resultant-slip (similarity) method:
@@ -303,32 +460,128 @@ impl TireAtLoad {
         kappa_peak: f64,
         tan_alpha_peak: f64,
     ) -> (f64, f64, f64) {
-        self.combined_at(
+        combined_forces(
+            self,
             kappa,
             tan_alpha,
             &PeakSlips::new(kappa_peak, tan_alpha_peak),
         )
     }
+}
 
-    /// [`combined`](Self::combined) with the peak slips' reciprocals
-    /// computed once per definition instead of per call.
+/// A tire without the full curves' terms at one load: [`TireAtLoad`]'s
+/// forces with the work of a symmetric curve through the origin only
+/// ([`TireParameters::symmetric_at_load`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub(crate) struct SymmetricAtLoad {
+    pub peak_x: f64,
+    stiffness_x: f64,
+    shape_x: f64,
+    curvature_x: f64,
+    factor_x: f64,
+    pub peak_y: f64,
+    stiffness_y: f64,
+    shape_y: f64,
+    curvature_y: f64,
+    factor_y: f64,
+}
+
+/// A tire's pure-slip curves at one load, which combined slip evaluates.
+pub(crate) trait PureSlipCurves {
+    /// Pure longitudinal force and its slope at slip ratio `kappa`.
+    fn longitudinal_at(&self, kappa: f64) -> (f64, f64);
+    /// Pure lateral force at lateral slip `tan_alpha`.
+    fn lateral_at(&self, tan_alpha: f64) -> f64;
+}
+
+impl PureSlipCurves for TireAtLoad {
     #[inline(always)]
-    pub(crate) fn combined_at(&self, kappa: f64, alpha: f64, peaks: &PeakSlips) -> (f64, f64, f64) {
-        let sx = kappa * peaks.inv_kappa;
-        let sy = alpha * peaks.inv_alpha;
-        let s = (sx * sx + sy * sy).sqrt();
-        if s < 1e-9 {
-            let (fx, slope) = self.longitudinal(kappa);
-            return (fx, self.lateral(alpha), slope);
-        }
-        let inv_s = 1.0 / s;
-        let (fx0, slope0) = self.longitudinal(s * peaks.kappa);
-        let fy0 = self.lateral(s * peaks.alpha);
-        let (ux, uy) = (sx * inv_s, sy * inv_s);
-        // ∂Fx/∂σx = Fx0'·κ_peak·ux² + Fx0·uy²/σ, and ∂σx/∂κ = 1/κ_peak.
-        let slope = slope0 * ux * ux + fx0 * uy * uy * inv_s * peaks.inv_kappa;
-        (fx0 * ux, fy0 * uy, slope)
+    fn longitudinal_at(&self, kappa: f64) -> (f64, f64) {
+        self.longitudinal(kappa)
     }
+
+    #[inline(always)]
+    fn lateral_at(&self, tan_alpha: f64) -> f64 {
+        self.lateral(tan_alpha)
+    }
+}
+
+impl PureSlipCurves for SymmetricAtLoad {
+    #[inline(always)]
+    fn longitudinal_at(&self, kappa: f64) -> (f64, f64) {
+        if self.peak_x <= 0.0 || self.stiffness_x <= 0.0 {
+            return (0.0, 0.0);
+        }
+        curve_and_slope(
+            self.shape_x,
+            self.peak_x,
+            self.factor_x,
+            self.curvature_x,
+            kappa,
+        )
+    }
+
+    #[inline(always)]
+    fn lateral_at(&self, tan_alpha: f64) -> f64 {
+        lateral_curve(
+            self.peak_y,
+            self.stiffness_y,
+            self.shape_y,
+            self.factor_y,
+            self.curvature_y,
+            tan_alpha,
+        )
+    }
+}
+
+/// D·sin(C·atan φ) and its slope at `x`, with B the stiffness factor and E
+/// the curvature.
+#[inline(always)]
+fn curve_and_slope(c: f64, d: f64, b: f64, e: f64, x: f64) -> (f64, f64) {
+    let bx = b * x;
+    let phi = curvature_term(bx, e);
+    let (sin, cos) = math::sin_cos(c * math::atan(phi));
+    // y = D sin(C atan φ): dy/dx = D cos(C atan φ)·C/(1 + φ²)·dφ/dx with
+    // dφ/dx = B(1 − E + E/(1 + (Bx)²)); one division for both fractions.
+    let w = 1.0 + bx * bx;
+    let slope = d * c * b * cos * ((1.0 - e) * w + e) / ((1.0 + phi * phi) * w);
+    (d * sin, slope)
+}
+
+/// The lateral curve D·sin(C·atan φ) at lateral slip `tan_alpha` (zero for
+/// an unloaded tire).
+#[inline(always)]
+fn lateral_curve(d: f64, k: f64, c: f64, b: f64, e: f64, tan_alpha: f64) -> f64 {
+    if d <= 0.0 || k <= 0.0 {
+        return 0.0;
+    }
+    let phi = curvature_term(b * tan_alpha, e);
+    d * math::sin(c * math::atan(phi))
+}
+
+/// [`TireAtLoad::combined`] on any tire's curves, with the peak slips'
+/// reciprocals computed once per definition instead of per call.
+#[inline(always)]
+pub(crate) fn combined_forces<T: PureSlipCurves>(
+    tire: &T,
+    kappa: f64,
+    alpha: f64,
+    peaks: &PeakSlips,
+) -> (f64, f64, f64) {
+    let sx = kappa * peaks.inv_kappa;
+    let sy = alpha * peaks.inv_alpha;
+    let s = (sx * sx + sy * sy).sqrt();
+    if s < 1e-9 {
+        let (fx, slope) = tire.longitudinal_at(kappa);
+        return (fx, tire.lateral_at(alpha), slope);
+    }
+    let inv_s = 1.0 / s;
+    let (fx0, slope0) = tire.longitudinal_at(s * peaks.kappa);
+    let fy0 = tire.lateral_at(s * peaks.alpha);
+    let (ux, uy) = (sx * inv_s, sy * inv_s);
+    // ∂Fx/∂σx = Fx0'·κ_peak·ux² + Fx0·uy²/σ, and ∂σx/∂κ = 1/κ_peak.
+    let slope = slope0 * ux * ux + fx0 * uy * uy * inv_s * peaks.inv_kappa;
+    (fx0 * ux, fy0 * uy, slope)
 }
 
 /// The slip ratio and lateral slip (tan α) of peak force, combined slip's
@@ -399,6 +652,13 @@ mod tests {
             pdx1: 1.1,
             pdx2: -0.08,
             pex1: 0.3,
+            pex2: 0.0,
+            pex3: 0.0,
+            pex4: 0.0,
+            phx1: 0.0,
+            phx2: 0.0,
+            pvx1: 0.0,
+            pvx2: 0.0,
             pkx1: 22.0,
             pkx2: 0.0,
             pkx3: 0.2,
@@ -406,6 +666,7 @@ mod tests {
             pdy1: 1.05,
             pdy2: -0.1,
             pey1: -0.5,
+            pey2: 0.0,
             pky1: 18.0,
             pky2: 1.8,
             relaxation_x: 0.15,
@@ -439,6 +700,112 @@ mod tests {
                 "κ={kappa}: {fd} vs {slope}"
             );
         }
+    }
+
+    /// A tire with every longitudinal term: load- and sign-dependent
+    /// curvature and both shifts.
+    fn shifted_tire() -> TireParameters {
+        TireParameters {
+            pex2: 0.25,
+            pex3: 0.07,
+            pex4: -0.2,
+            phx1: 0.0012,
+            phx2: 0.0004,
+            pvx1: -0.01,
+            pvx2: 0.02,
+            ..tire()
+        }
+    }
+
+    #[test]
+    fn shifts_and_asymmetric_curvature_keep_the_slope_exact() {
+        let t = shifted_tire();
+        t.validate("tire").unwrap();
+        for fz in [2500.0, 4000.0, 6500.0] {
+            for i in -40..=40 {
+                let kappa = f64::from(i) * 0.025 + 0.001;
+                let h = 1e-7;
+                let fd =
+                    (t.longitudinal(fz, kappa + h).0 - t.longitudinal(fz, kappa - h).0) / (2.0 * h);
+                let (_, slope) = t.longitudinal(fz, kappa);
+                assert!(
+                    (fd - slope).abs() < 1e-3 * (1.0 + slope.abs()),
+                    "{fz} N, κ={kappa}: {fd} vs {slope}"
+                );
+            }
+            // At zero slip the force is the shifted curve's: SV plus the
+            // curve at SH.
+            let dfz = (fz - 4000.0) / 4000.0;
+            let (sh, sv) = (0.0012 + 0.0004 * dfz, fz * (-0.01 + 0.02 * dfz));
+            let unshifted = TireParameters {
+                phx1: 0.0,
+                phx2: 0.0,
+                pvx1: 0.0,
+                pvx2: 0.0,
+                ..t.clone()
+            };
+            let want = unshifted.longitudinal(fz, sh).0 + sv;
+            assert!((t.longitudinal(fz, 0.0).0 - want).abs() < 1e-9 * fz);
+            // The driving peak sits SH before the unshifted curve's.
+            assert!((t.peak_slip(fz) - (unshifted.peak_slip(fz) - sh)).abs() < 1e-12);
+        }
+        // Braking and driving differ by the curvature's asymmetry.
+        let drive = t.longitudinal(4000.0, 0.3 - 0.0012).0 + 40.0;
+        let brake = -(t.longitudinal(4000.0, -0.3 - 0.0012).0 + 40.0);
+        assert!((drive - brake).abs() > 1.0, "{drive} vs {brake}");
+    }
+
+    #[test]
+    fn the_symmetric_curves_give_the_full_ones_bits_for_a_tire_without_terms() {
+        let mut tires = vec![tire()];
+        for name in crate::preset_names() {
+            let car = crate::preset(name).unwrap();
+            tires.push(car.tires.front.clone());
+            tires.push(car.tires.rear.clone());
+        }
+        for t in tires {
+            assert!(!t.has_full_curves());
+            let peaks = PeakSlips::new(t.peak_slip(4000.0), t.peak_lateral_slip(4000.0));
+            for fz in [0.0, 900.0, 3000.0, 4000.0, 7500.0] {
+                let (full, symmetric) = (t.at_load(fz), t.symmetric_at_load(fz));
+                assert_eq!(
+                    (full.peak_x.to_bits(), full.peak_y.to_bits()),
+                    (symmetric.peak_x.to_bits(), symmetric.peak_y.to_bits())
+                );
+                for i in -30..=30 {
+                    for j in -12..=12 {
+                        let (kappa, alpha) = (f64::from(i) * 0.02, f64::from(j) * 0.03);
+                        let a = combined_forces(&full, kappa, alpha, &peaks);
+                        let b = combined_forces(&symmetric, kappa, alpha, &peaks);
+                        assert_eq!(
+                            [a.0.to_bits(), a.1.to_bits(), a.2.to_bits()],
+                            [b.0.to_bits(), b.1.to_bits(), b.2.to_bits()],
+                            "{fz} N, κ {kappa}, tan α {alpha}"
+                        );
+                    }
+                }
+                // The sign of a zero slip's zero force is kept too.
+                let negative_zero = (full.longitudinal(-0.0).0, symmetric.longitudinal_at(-0.0).0);
+                assert_eq!(negative_zero.0.to_bits(), negative_zero.1.to_bits());
+            }
+        }
+        assert!(shifted_tire().has_full_curves());
+    }
+
+    #[test]
+    fn terms_left_at_zero_leave_the_definition_as_it_was() {
+        let json = serde_json::to_string(&tire()).unwrap();
+        for key in [
+            "pex2", "pex3", "pex4", "phx1", "phx2", "pvx1", "pvx2", "pey2",
+        ] {
+            assert!(!json.contains(key), "{key} written: {json}");
+        }
+        let with_terms = serde_json::to_string(&shifted_tire()).unwrap();
+        let back: TireParameters = serde_json::from_str(&with_terms).unwrap();
+        assert_eq!(back, shifted_tire());
+        let mut wild = shifted_tire();
+        wild.phx1 = 0.2;
+        assert!(wild.validate("tire").is_err());
     }
 
     #[test]

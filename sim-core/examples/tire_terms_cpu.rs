@@ -1,0 +1,92 @@
+//! What the tire's full longitudinal curve (load- and sign-dependent
+//! curvature, shifts; simulation version 13) costs per substep: 20 AI
+//! hatchbacks on a real tire file's import (Project Chrono's SUV tire),
+//! stepped with every term the file gives (`all`) or with the terms added
+//! in version 13 set to zero (`symmetric`, the curve version 12 had).
+//! Count each under callgrind and compare the instructions spent in the
+//! tire's code (`tire.rs`, whose curves are inlined into the wheel) per
+//! car-substep; the two runs' trajectories differ, so the whole step's
+//! count differs by more than the tire's own work does:
+//!
+//! ```sh
+//! cargo build --release -p skidpad-core --example tire_terms_cpu
+//! for terms in all symmetric; do
+//!   valgrind --tool=callgrind --callgrind-out-file=/tmp/tire-$terms.out \
+//!     target/release/examples/tire_terms_cpu $terms 240
+//!   callgrind_annotate /tmp/tire-$terms.out | grep vehicle/tire.rs \
+//!     | awk '{gsub(",", "", $1); s += $1} END {print s}'
+//! done
+//! ```
+//!
+//! Prints JSON: `stepped_car_substeps` (what the counts divide by) and the
+//! wall-clock ns per car-step.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use skidpad_core::{InitialPose, Track, World, WorldConfig, parse_tir, preset};
+use skidpad_fixtures::RACING_DT;
+
+const CARS: usize = 20;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let symmetric = match args.first().map(String::as_str) {
+        Some("all") => false,
+        Some("symmetric") => true,
+        _ => {
+            eprintln!("usage: tire_terms_cpu all|symmetric [STEPS]");
+            std::process::exit(2);
+        }
+    };
+    let steps: u64 = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(240);
+    let mut tire = parse_tir(include_str!("../tests/data/tir/suv_Pac02Tire.tir"))
+        .expect("the SUV tire imports")
+        .parameters;
+    if symmetric {
+        for term in [
+            &mut tire.pex2,
+            &mut tire.pex3,
+            &mut tire.pex4,
+            &mut tire.phx1,
+            &mut tire.phx2,
+            &mut tire.pvx1,
+            &mut tire.pvx2,
+            &mut tire.pey2,
+        ] {
+            *term = 0.0;
+        }
+    }
+    let mut car = preset("fwd_hatchback").expect("preset");
+    car.tires.front = tire.clone();
+    car.tires.rear = tire;
+    let track = Arc::new(Track::builtin("brandwood").expect("brandwood"));
+    let mut world = World::new(WorldConfig::default()).expect("world");
+    for k in 0..CARS {
+        let (at, heading) = track.point_at(track.length() * k as f64 / CARS as f64);
+        let pose = InitialPose {
+            x: at.x,
+            y: at.y,
+            yaw: libm::atan2(heading.y, heading.x),
+            speed: 20.0,
+        };
+        let id = world.add_car(&car, pose).expect("car");
+        world.set_driver(id, Some(track.clone())).expect("driver");
+    }
+    let substeps_per_step: u64 = world
+        .car_ids()
+        .collect::<Vec<_>>()
+        .into_iter()
+        .map(|c| u64::from(world.substeps_for(c, RACING_DT).expect("car")))
+        .sum();
+    let start = Instant::now();
+    for _ in 0..steps {
+        world.step(RACING_DT).expect("step");
+    }
+    let ns = start.elapsed().as_nanos() as f64 / (steps * CARS as u64) as f64;
+    println!(
+        "{{\"terms\":\"{}\",\"stepped_car_substeps\":{},\"ns_per_car_step\":{ns:.1}}}",
+        if symmetric { "symmetric" } else { "all" },
+        substeps_per_step * steps
+    );
+}
