@@ -137,3 +137,29 @@ fn a_malformed_trusted_key_is_refused_by_name() {
         assert!(error.contains("64 hex digits"), "{bad:?}: {error}");
     }
 }
+
+#[test]
+fn the_service_refuses_seal_options_it_cannot_honour_before_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = |flags: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_skidpad-leaderboard"))
+            .args(["--listen", "127.0.0.1:0", "--database"])
+            .arg(common::sqlite_url(dir.path()))
+            .args(flags)
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{flags:?} started: {out:?}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    // Ranking only sealed runs while trusting no server would rank nothing.
+    let stderr = start(&["--sealed-only"]);
+    assert!(
+        stderr.contains("needs at least one --trust-race-server"),
+        "{stderr}"
+    );
+    let stderr = start(&["--trust-race-server", "not-a-key"]);
+    assert!(
+        stderr.contains("--trust-race-server") && stderr.contains("64 hex digits"),
+        "{stderr}"
+    );
+}
