@@ -1,8 +1,9 @@
-//! What the tire's full longitudinal curve (load- and sign-dependent
-//! curvature, shifts; simulation version 13) costs per substep: 20 AI
+//! What the tire's full curves (load- and sign-dependent curvature,
+//! shifts; simulation versions 13 and 14) cost per substep: 20 AI
 //! hatchbacks on a real tire file's import (Project Chrono's SUV tire),
 //! stepped with every term the file gives (`all`) or with the terms added
-//! in version 13 set to zero (`symmetric`, the curve version 12 had).
+//! in versions 13 and 14 set to zero (`symmetric`, the curves version 12
+//! had).
 //! Count each under callgrind and compare the instructions spent in the
 //! tire's code (`tire.rs`, whose curves are inlined into the wheel) per
 //! car-substep; the two runs' trajectories differ, so the whole step's
@@ -53,6 +54,11 @@ fn main() {
             &mut tire.pvx1,
             &mut tire.pvx2,
             &mut tire.pey2,
+            &mut tire.pey3,
+            &mut tire.phy1,
+            &mut tire.phy2,
+            &mut tire.pvy1,
+            &mut tire.pvy2,
         ] {
             *term = 0.0;
         }

@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 13.
-const GOLDEN: &str = "db8bf2e2fe0b791c4258306068112a91b18cac2d2a252cd2c8c6c00563dd868b";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 14.
+const GOLDEN: &str = "335288faad8920a9cdf1329fc7cfd255b806f7588d9547fa0053c1c2bd54655e";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 13;
+const GOLDEN_VERSION: u32 = 14;
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -32,10 +32,10 @@ fn reference_scenario_matches_the_pinned_hash() {
 
 /// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
 /// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 13.
+/// surfaces, the single-track model on a slope) at simulation version 14.
 /// Pinned here so the grounds are checked on every target as the
 /// reference scenario is.
-const HILL_GOLDEN: &str = "2d731bc73bf085eba2957a437116d65763ed62a39c60c459cd63709904e52476";
+const HILL_GOLDEN: &str = "c8b6db5b79664226c833c3eea791c720c04cd2cf29a17ac7e10407e7ec9ca55e";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -54,8 +54,8 @@ fn hill_scenario_matches_the_pinned_hash() {
 /// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
 /// cars on the built-in hillcrest track's triangle mesh: the track mesh
 /// build, the hierarchy's rays, banking, kerbs, car contact) at
-/// simulation version 13.
-const HILLCREST_GOLDEN: &str = "5791eba4a61f8ead15e151289bcbaaa10b0e99a2a67da9c9bc5583e5231e7b7d";
+/// simulation version 14.
+const HILLCREST_GOLDEN: &str = "871134323d9c5c8a6e975d7d651c743fac4b2bc45b9344e4548d00ff97da03ab";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(

@@ -14,7 +14,7 @@ fn a_pac2002_file_gives_the_coefficients_and_warns_about_the_rest() {
         preset("fwd_hatchback").unwrap().tires.front
     );
     let unused: Vec<&str> = import.warnings.iter().map(String::as_str).collect();
-    for key in ["FILE_TYPE", "WIDTH", "VERTICAL_STIFFNESS", "PDX3", "PHY1"] {
+    for key in ["FILE_TYPE", "WIDTH", "VERTICAL_STIFFNESS", "PDX3", "PHY3"] {
         assert!(
             unused.iter().any(|w| w.contains(key)),
             "{key} should be a warning: {unused:?}"

@@ -247,10 +247,11 @@ const AXLE_REAR: [Wheel; 2] = [Wheel::RearLeft, Wheel::RearRight];
 /// corner, where the linearisation is close; evaluating the curve once per
 /// axle instead of per wheel halves the model's dearest work. The tire's
 /// load sensitivity across the axle (lateral load transfer) is left out,
-/// as in any single-track model.
+/// as in any single-track model. A tire with side-dependent terms is
+/// evaluated on both sides and averaged, so that the pair's conicity and
+/// ply steer act on the axle as they do in the full model.
 fn axle_tire_forces(wheels: &[(WheelContact<'_>, WheelSlip, f64); 2], half: f64) -> [TireForce; 2] {
     let [(left, left_slip, _), (right, right_slip, _)] = wheels;
-    let k = left.constants;
     let kappa = 0.5 * (left_slip.slip_ratio + right_slip.slip_ratio);
     let alpha = 0.5 * (left_slip.lateral_slip + right_slip.lateral_slip);
     let TireForce {
@@ -259,7 +260,19 @@ fn axle_tire_forces(wheels: &[(WheelContact<'_>, WheelSlip, f64); 2], half: f64)
         dfx_dkappa: slope,
         peak_x,
         peak_y,
-    } = wheel::tire_forces_at(k, half, kappa, alpha);
+    } = if left.constants.sided {
+        let a = wheel::tire_forces_at(left.constants, half, kappa, alpha);
+        let b = wheel::tire_forces_at(right.constants, half, kappa, alpha);
+        TireForce {
+            fx: 0.5 * (a.fx + b.fx),
+            fy: 0.5 * (a.fy + b.fy),
+            dfx_dkappa: 0.5 * (a.dfx_dkappa + b.dfx_dkappa),
+            peak_x: a.peak_x,
+            peak_y: a.peak_y,
+        }
+    } else {
+        wheel::tire_forces_at(left.constants, half, kappa, alpha)
+    };
     let share = if half > 0.0 {
         [left.load / half, right.load / half]
     } else {

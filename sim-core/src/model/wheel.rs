@@ -30,7 +30,6 @@ use crate::model::drivetrain::WheelTorques;
 use crate::state::car_state::CarState;
 use crate::surface::{Surface, SurfaceTable};
 use crate::vehicle::car_params::{CarParams, WheelConstants};
-use crate::vehicle::tire::combined_forces;
 
 /// Below this speed (m/s) the tire's low-speed damping fades in.
 const LOW_SPEED: f64 = 3.0;
@@ -134,11 +133,11 @@ pub(crate) fn tire_force(c: &WheelContact<'_>, slip: &WheelSlip) -> TireForce {
 pub(crate) fn tire_forces_at(k: &WheelConstants, fz: f64, kappa: f64, alpha: f64) -> TireForce {
     let ((fx, fy, dfx_dkappa), peak_x, peak_y) = if k.full_curves {
         let tire = k.tire.at_load(fz);
-        let forces = combined_forces(&tire, kappa, alpha, &k.peaks);
+        let forces = tire.combined_at(kappa, alpha, &k.peaks);
         (forces, tire.peak_x, tire.peak_y)
     } else {
         let tire = k.tire.symmetric_at_load(fz);
-        let forces = combined_forces(&tire, kappa, alpha, &k.peaks);
+        let forces = tire.combined_at(kappa, alpha, &k.peaks);
         (forces, tire.peak_x, tire.peak_y)
     };
     TireForce {

@@ -35,6 +35,9 @@ pub(crate) struct WheelConstants {
     /// shifts and load- or sign-dependent curvature); without them the
     /// wheel evaluates the lighter symmetric curves, to the same bits.
     pub full_curves: bool,
+    /// Whether the tire has side-dependent lateral terms, so that the
+    /// axle's left and right tires (one the other's mirror image) differ.
+    pub sided: bool,
     pub radius: f64,
     pub inv_radius: f64,
     /// The wheel's own spin inertia, kg·m².
@@ -73,7 +76,12 @@ impl WheelConstants {
     ) -> Self {
         let i = wheel.index();
         let front = wheel.is_front();
-        let tire = def.tires.get(front).clone();
+        // A definition gives the tire as mounted on the left.
+        let tire = if wheel.is_left() {
+            def.tires.get(front).clone()
+        } else {
+            def.tires.get(front).mirrored()
+        };
         let w = def.wheels.get(front);
         WheelConstants {
             radius: w.radius,
@@ -91,6 +99,7 @@ impl WheelConstants {
             abs_slip: slip_limits.abs[i],
             tc_slip: slip_limits.tc[i],
             full_curves: tire.has_full_curves(),
+            sided: tire.has_sided_terms(),
             tire,
         }
     }

@@ -5,22 +5,24 @@
 //! - the coefficients this core's tire uses are read and the file's
 //!   scaling factors folded into them (FNOMIN·LFZO is the nominal load,
 //!   LMUX and LMUY scale the friction, LKX and LKY the slip stiffnesses,
-//!   LCX/LCY the shape and LEX/LEY the curvature factors, LHX the
-//!   longitudinal horizontal shift and LVX·LMUX the vertical one): every
-//!   longitudinal pure-slip term, and the lateral curve's load-dependent
-//!   curvature;
+//!   LCX/LCY the shape and LEX/LEY the curvature factors, LHX/LHY the
+//!   horizontal shifts and LVX·LMUX and LVY·LMUY the vertical ones): every
+//!   pure-slip term at zero camber;
 //! - signs are mapped to this core's convention: real files are written in
 //!   TYDEX/ISO-W axes, where a positive slip angle gives a negative
-//!   lateral force (PKY1 < 0; MF 5.0 files may also give PDY1 < 0). Only
-//!   the curve's magnitude and its slope's sign matter, so the friction
-//!   polynomial is read by magnitude and PKY1's sign tells the convention;
+//!   lateral force (PKY1 < 0; MF 5.0 files may also give PDY1 < 0). The
+//!   friction polynomial is read by magnitude and PKY1's sign tells the
+//!   convention: where it is negative, the lateral curve is read at −tan α,
+//!   which changes the sign of the horizontal shift and of PEY3;
+//! - the side-dependent lateral terms (PHY*, PVY*, PEY3) are for the side
+//!   `TYRESIDE` names; the core's definition holds the left-mounted tire
+//!   (and mirrors it on the right wheels), so a right-mounted file is
+//!   mirrored on import and a file that names no side is read as left;
 //! - relaxation lengths and the pneumatic trail are read at nominal load
 //!   (PTX1·R0, PTY1·sin(2·atan(1/PTY2))·R0·LFZO, QDZ1·R0·LTR) when the file
 //!   gives them, else the definition's defaults apply;
-//! - every other key comes back as a warning saying what it does and, for
-//!   the pure-slip terms this core's tire lacks (the lateral shifts and
-//!   PEY3, which depend on the side the tire is mounted on), how much it
-//!   would change the force, measured against the file's own full curves;
+//! - every other key comes back as a warning saying what it does, and the
+//!   imported curves are measured against the file's own full curves;
 //! - tables (the `[SHAPE]` tread profile) are counted and skipped.
 //!
 //! Anything else — units that are not SI, a format this importer does not
@@ -33,7 +35,7 @@ mod unmodelled;
 
 use serde::Serialize;
 
-use self::file_curves::{Direction, FileCurves, PURE_SLIP_KEYS};
+use self::file_curves::{Direction, FileCurves};
 use self::property_file::{PropertyFile, Value};
 use crate::vehicle::tire::{
     DEFAULT_RELAXATION_X, DEFAULT_RELAXATION_Y, DEFAULT_TRAIL, TireParameters,
@@ -46,7 +48,7 @@ use crate::{CoreError, Result};
 const FORMATS: [&str; 3] = ["PAC2002", "MF_05", "MF_052"];
 
 /// The keys the imported tire is built from; every other key is a warning.
-const FOLDED: [&str; 35] = [
+const FOLDED: [&str; 42] = [
     "FNOMIN",
     "LFZO",
     "PCX1",
@@ -76,7 +78,14 @@ const FOLDED: [&str; 35] = [
     "LMUY",
     "PEY1",
     "PEY2",
+    "PEY3",
     "LEY",
+    "PHY1",
+    "PHY2",
+    "LHY",
+    "PVY1",
+    "PVY2",
+    "LVY",
     "PKY1",
     "PKY2",
     "LKY",
@@ -85,7 +94,9 @@ const FOLDED: [&str; 35] = [
 ];
 
 /// Read when present, with their own defaults.
-const FOLDED_IF_PRESENT: [&str; 7] = ["PTX1", "LSGKP", "PTY1", "PTY2", "LSGAL", "QDZ1", "LTR"];
+const FOLDED_IF_PRESENT: [&str; 8] = [
+    "PTX1", "LSGKP", "PTY1", "PTY2", "LSGAL", "QDZ1", "LTR", "TYRESIDE",
+];
 
 /// How close the imported tire's pure-slip curves come to the file's full
 /// curves (every pure-slip term the file gives, zero camber) at one load.
@@ -203,13 +214,45 @@ fn nominal_lengths(file: &PropertyFile, radius: f64) -> (f64, f64, f64) {
     (relaxation_x, relaxation_y, trail)
 }
 
-fn fold(file: &PropertyFile) -> Result<TireParameters> {
+/// The side of the car a file's tire is mounted on (`TYRESIDE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    Left,
+    Right,
+}
+
+/// Reads `TYRESIDE`: `LEFT` or `RIGHT`; anything else (the truck file's
+/// `UNKNOWN`, or no key) is read as left, with a warning.
+fn tire_side(file: &PropertyFile, warnings: &mut Vec<String>) -> Side {
+    let side = file.text("TYRESIDE");
+    match side.as_deref().map(str::to_ascii_uppercase).as_deref() {
+        Some("LEFT") => Side::Left,
+        Some("RIGHT") => Side::Right,
+        _ => {
+            let given = side.map_or_else(|| "not given".to_owned(), |s| format!("'{s}'"));
+            warnings.push(format!(
+                "TYRESIDE is {given}: the side-dependent lateral terms (PHY*, PVY*, PEY3) are read as a left-mounted tire's"
+            ));
+            Side::Left
+        }
+    }
+}
+
+/// The file's tire as the core's definition holds it: mounted on the left.
+fn fold(file: &PropertyFile, side: Side) -> Result<TireParameters> {
     let get = |key: &str| required(file, key);
     // Terms a file may leave out are 0 when it does, as in PAC2002.
     let optional = |key: &str| file.number(key).unwrap_or(0.0);
-    // The vertical shift is Fz·(PVX1 + PVX2·dfz)·LVX·LMUX: the friction's
-    // scale applies to it as well.
+    // The vertical shifts are Fz·(PVX1 + PVX2·dfz)·LVX·LMUX and
+    // Fz·(PVY1 + PVY2·dfz)·LVY·LMUY: the friction's scale applies too.
     let vertical_x = scaling(file, "LVX") * scaling(file, "LMUX");
+    let vertical_y = scaling(file, "LVY") * scaling(file, "LMUY");
+    // In W axes (PKY1 < 0) the core's lateral slip is the file's negated:
+    // the curve is read at −tan α, which turns the horizontal shift and
+    // the side of the curvature's asymmetry around; the force's axis is
+    // the same.
+    let lateral_sign = if get("PKY1")? < 0.0 { -1.0 } else { 1.0 };
+    let horizontal_y = lateral_sign * scaling(file, "LHY");
     let radius = file.number("UNLOADED_RADIUS").unwrap_or(0.0);
     let (pdx1, pdx2) = friction_magnitude(get("PDX1")?, get("PDX2")?, scaling(file, "LMUX"));
     let (pdy1, pdy2) = friction_magnitude(get("PDY1")?, get("PDY2")?, scaling(file, "LMUY"));
@@ -239,6 +282,11 @@ fn fold(file: &PropertyFile) -> Result<TireParameters> {
         pdy2,
         pey1: get("PEY1")? * scaling(file, "LEY"),
         pey2: optional("PEY2") * scaling(file, "LEY"),
+        pey3: lateral_sign * optional("PEY3"),
+        phy1: optional("PHY1") * horizontal_y,
+        phy2: optional("PHY2") * horizontal_y,
+        pvy1: optional("PVY1") * vertical_y,
+        pvy2: optional("PVY2") * vertical_y,
         pky1: get("PKY1")?.abs() * scaling(file, "LKY"),
         pky2: get("PKY2")?,
         relaxation_x,
@@ -246,7 +294,10 @@ fn fold(file: &PropertyFile) -> Result<TireParameters> {
         pneumatic_trail,
     };
     parameters.validate("tir")?;
-    Ok(parameters)
+    Ok(match side {
+        Side::Left => parameters,
+        Side::Right => parameters.mirrored(),
+    })
 }
 
 /// The load ratios the gaps and effects are measured at.
@@ -281,41 +332,6 @@ fn measure_gaps(parameters: &TireParameters, curves: &FileCurves) -> Vec<CurveGa
         .collect()
 }
 
-/// What leaving out pure-slip term `key` changes: measured at nominal
-/// load, or at 1.5× nominal for terms that vanish there.
-fn pure_slip_effect(curves: &FileCurves, key: &str) -> String {
-    let direction = if key.contains('X') {
-        Direction::Longitudinal
-    } else {
-        Direction::Lateral
-    };
-    let force = if direction == Direction::Longitudinal {
-        "Fx"
-    } else {
-        "Fy"
-    };
-    let without = curves.without(key);
-    let at = |ratio: f64| {
-        let fz = ratio * curves.nominal_load();
-        let change = curves.largest_difference(&without, direction, fz);
-        (change, 100.0 * change / curves.peak(direction, fz))
-    };
-    let (nominal, nominal_percent) = at(1.0);
-    if nominal_percent >= 0.05 {
-        return format!(
-            "not modelled; it changes {force} by up to {nominal:.0} N ({nominal_percent:.1} % of the peak) at nominal load"
-        );
-    }
-    let (high, high_percent) = at(1.5);
-    if high_percent >= 0.05 {
-        format!(
-            "not modelled; nothing at nominal load, up to {high:.0} N ({high_percent:.1} % of the peak) in {force} at 1.5× nominal load"
-        )
-    } else {
-        "not modelled; under 0.05 % of the peak at nominal and 1.5× nominal load".to_owned()
-    }
-}
-
 fn describe_value(value: &Value) -> String {
     match value {
         Value::Number(v) => format!("{v}"),
@@ -343,7 +359,7 @@ fn default_taken(file: &PropertyFile, key: &str) -> Option<String> {
 }
 
 /// A warning for every key the import did not fold in.
-fn warn_unused(file: &PropertyFile, curves: &FileCurves, warnings: &mut Vec<String>) {
+fn warn_unused(file: &PropertyFile, warnings: &mut Vec<String>) {
     for (key, default) in [
         ("PTX1", DEFAULT_RELAXATION_X),
         ("PTY1", DEFAULT_RELAXATION_Y),
@@ -397,10 +413,8 @@ fn warn_unused(file: &PropertyFile, curves: &FileCurves, warnings: &mut Vec<Stri
         let what = if !first {
             let line = file.get(key).map_or(0, |e| e.line);
             format!("repeats {key} from line {line}; only the first is read")
-        } else if key == "TYRESIDE" || key == "USE_MODE" {
-            "this core's tire always gives Fx and Fy combined, and its lateral curve is symmetric; the side matters only to the asymmetric lateral terms (PHY*, PVY*, PEY3), which are not modelled".to_owned()
-        } else if PURE_SLIP_KEYS.contains(&key) || ["LHX", "LVX", "LHY", "LVY"].contains(&key) {
-            pure_slip_effect(curves, key)
+        } else if key == "USE_MODE" {
+            "this core's tire always gives Fx and Fy combined".to_owned()
         } else {
             unmodelled::explain(&entry.section, key).to_owned()
         };
@@ -418,10 +432,16 @@ pub fn parse_tir(text: &str) -> Result<TirImport> {
     let file = property_file::parse(text)?;
     let mut warnings = Vec::new();
     check_format(&file, &mut warnings)?;
-    let parameters = fold(&file)?;
+    let side = tire_side(&file, &mut warnings);
+    let parameters = fold(&file, side)?;
     let curves = FileCurves::new(required(&file, "FNOMIN")?, |key| file.number(key));
-    warn_unused(&file, &curves, &mut warnings);
-    let gaps = measure_gaps(&parameters, &curves);
+    warn_unused(&file, &mut warnings);
+    // The file's curves are its tire's on its own side.
+    let as_in_file = match side {
+        Side::Left => parameters.clone(),
+        Side::Right => parameters.mirrored(),
+    };
+    let gaps = measure_gaps(&as_in_file, &curves);
     Ok(TirImport {
         parameters,
         warnings,

@@ -1,10 +1,15 @@
 //! Magic Formula tire: pure longitudinal and lateral slip with load
 //! sensitivity, after Pacejka's PAC2002 (a subset of its coefficients, with
-//! the published names): the longitudinal curve with every pure-slip term
-//! (load- and sign-dependent curvature, horizontal and vertical shifts),
-//! the lateral one symmetric (its curvature load-dependent; its shifts and
-//! PEY3 depend on the side the tire is mounted on, which a definition's
-//! axle does not say).
+//! the published names): both curves with every pure-slip term at zero
+//! camber (load- and sign-dependent curvature, horizontal and vertical
+//! shifts).
+//!
+//! **Sides.** The lateral shifts (PHY*, PVY*) and the lateral curvature's
+//! asymmetry (PEY3) describe a tire mounted on the car's left side, as
+//! property files do (`TYRESIDE`). The right wheels carry its mirror image
+//! ([`TireParameters::mirrored`]): F_right(tan α) = −F_left(−tan α), so the
+//! terms change sign and a pair's conicity and ply steer act as they do on
+//! a real axle instead of pulling the car to one side.
 //!
 //! Conventions: slip ratio κ = (ωR − vx)/|vx|, positive when driving;
 //! slip angle α here is signed so that a positive α gives a positive
@@ -81,6 +86,25 @@ pub struct TireParameters {
     /// PEY2: change of the lateral curvature with load.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub pey2: f64,
+    /// PEY3: the lateral curvature's asymmetry, E·(1 − PEY3) where the
+    /// shifted lateral slip is positive and E·(1 + PEY3) where it is
+    /// negative (left-mounted tire).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pey3: f64,
+    /// PHY1: horizontal shift of the lateral curve at nominal load (tan α;
+    /// left-mounted tire).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub phy1: f64,
+    /// PHY2: change of the lateral horizontal shift with load.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub phy2: f64,
+    /// PVY1: vertical shift of the lateral force over load at nominal load
+    /// (left-mounted tire).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pvy1: f64,
+    /// PVY2: change of the lateral vertical shift with load.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pvy2: f64,
     /// PKY1: maximum cornering stiffness / nominal load.
     pub pky1: f64,
     /// PKY2: load at which cornering stiffness peaks / nominal load.
@@ -160,6 +184,11 @@ impl TireParameters {
         range("pdy2", self.pdy2, -1.0, 1.0)?;
         range("pey1", self.pey1, -10.0, 1.0)?;
         range("pey2", self.pey2, -10.0, 10.0)?;
+        range("pey3", self.pey3, -50.0, 50.0)?;
+        range("phy1", self.phy1, -0.05, 0.05)?;
+        range("phy2", self.phy2, -0.05, 0.05)?;
+        range("pvy1", self.pvy1, -0.5, 0.5)?;
+        range("pvy2", self.pvy2, -0.5, 0.5)?;
         range("pky1", self.pky1, 1.0, 100.0)?;
         range("pky2", self.pky2, 0.1, 10.0)?;
         range("relaxation_x", self.relaxation_x, 0.01, 2.0)?;
@@ -258,37 +287,76 @@ impl TireParameters {
         // validated PEX1 and PEY1 are, so without the load terms E is
         // exactly PEX1 and PEY1.
         let curvature_x = self.pex1 + self.pex2 * dfz + self.pex3 * dfz * dfz;
-        let shifted_x =
-            self.phx1 != 0.0 || self.phx2 != 0.0 || self.pvx1 != 0.0 || self.pvx2 != 0.0;
+        let curvature_y = self.pey1 + self.pey2 * dfz;
+        let asymmetry = self.is_asymmetric().then(|| Asymmetry {
+            curvature_x_braking: (curvature_x * (1.0 + self.pex4)).min(1.0),
+            curvature_y_negative: (curvature_y * (1.0 + self.pey3)).min(1.0),
+            shifts_x: CurveShifts {
+                horizontal: self.phx1 + self.phx2 * dfz,
+                vertical: fz * (self.pvx1 + self.pvx2 * dfz),
+            },
+            shifts_y: CurveShifts {
+                horizontal: self.phy1 + self.phy2 * dfz,
+                vertical: fz * (self.pvy1 + self.pvy2 * dfz),
+            },
+        });
         TireAtLoad {
             peak_x: mu_x * fz,
             stiffness_x: k_x * fz,
             shape_x: self.pcx1,
             curvature_x: (curvature_x * (1.0 - self.pex4)).min(1.0),
-            curvature_x_braking: (curvature_x * (1.0 + self.pex4)).min(1.0),
             factor_x: k_x / (self.pcx1 * mu_x),
-            shifts_x: shifted_x.then_some(CurveShifts {
-                horizontal: self.phx1 + self.phx2 * dfz,
-                vertical: fz * (self.pvx1 + self.pvx2 * dfz),
-            }),
             peak_y: mu_y * fz,
             stiffness_y: k_y * fz,
             shape_y: self.pcy1,
-            curvature_y: (self.pey1 + self.pey2 * dfz).min(1.0),
+            curvature_y: (curvature_y * (1.0 - self.pey3)).min(1.0),
             factor_y: k_y / (self.pcy1 * mu_y),
+            asymmetry,
         }
     }
 
-    /// Whether the tire has any term of the full curves (the longitudinal
-    /// curve's shifts and its load- and sign-dependent curvature, the
-    /// lateral curvature's load term): a definition without them is
-    /// evaluated by [`symmetric_at_load`](Self::symmetric_at_load).
-    pub(crate) fn has_full_curves(&self) -> bool {
+    /// Whether either curve has a shift or a sign-dependent curvature:
+    /// its forces are then evaluated in shifted slips, with the curvature
+    /// of the slip's side.
+    fn is_asymmetric(&self) -> bool {
         [
-            self.pex2, self.pex3, self.pex4, self.phx1, self.phx2, self.pvx1, self.pvx2, self.pey2,
+            self.pex4, self.phx1, self.phx2, self.pvx1, self.pvx2, self.pey3, self.phy1, self.phy2,
+            self.pvy1, self.pvy2,
         ]
         .iter()
         .any(|&term| term != 0.0)
+    }
+
+    /// Whether the tire has any term of the full curves (shifts, load- and
+    /// sign-dependent curvature): a definition without them is evaluated
+    /// by [`symmetric_at_load`](Self::symmetric_at_load).
+    pub(crate) fn has_full_curves(&self) -> bool {
+        self.is_asymmetric() || [self.pex2, self.pex3, self.pey2].iter().any(|&t| t != 0.0)
+    }
+
+    /// Whether the tire has terms that depend on the side it is mounted on
+    /// (PHY*, PVY*, PEY3): its left and right wheels then differ.
+    #[must_use]
+    pub fn has_sided_terms(&self) -> bool {
+        [self.pey3, self.phy1, self.phy2, self.pvy1, self.pvy2]
+            .iter()
+            .any(|&term| term != 0.0)
+    }
+
+    /// The same tire mounted on the other side of the car: the lateral
+    /// curve mirrored, F(tan α) → −F(−tan α), which changes the sign of
+    /// the lateral shifts and of the curvature's asymmetry. A definition
+    /// gives the left-mounted tire; the right wheels carry this.
+    #[must_use]
+    pub fn mirrored(&self) -> TireParameters {
+        TireParameters {
+            pey3: -self.pey3,
+            phy1: -self.phy1,
+            phy2: -self.phy2,
+            pvy1: -self.pvy1,
+            pvy2: -self.pvy2,
+            ..self.clone()
+        }
     }
 
     /// [`at_load`](Self::at_load) for a tire without the full curves' terms
@@ -327,21 +395,23 @@ impl TireParameters {
     pub fn peak_slip(&self, fz: f64) -> f64 {
         let t = self.at_load(fz);
         let peak = peak_argument(t.shape_x, t.factor_x, t.curvature_x);
-        match t.shifts_x {
+        match t.asymmetry {
             // Real files shift by a thousandth of slip against peaks near
             // a tenth; the floor keeps combined slip's scale positive for
             // any definition the validation lets through.
-            Some(shifts) => (peak - shifts.horizontal).max(0.25 * peak),
+            Some(a) => (peak - a.shifts_x.horizontal).max(0.25 * peak),
             None => peak,
         }
     }
 
     /// The lateral slip tan α at which the pure lateral force peaks, at
-    /// load `fz`.
+    /// load `fz`, on the curve without its side-dependent terms (so that a
+    /// tire and its mirror image share it; it is combined slip's scale).
     #[must_use]
     pub fn peak_lateral_slip(&self, fz: f64) -> f64 {
         let t = self.at_load(fz);
-        peak_argument(t.shape_y, t.factor_y, t.curvature_y)
+        let curvature = (self.pey1 + self.pey2 * self.load_change(fz)).min(1.0);
+        peak_argument(t.shape_y, t.factor_y, curvature)
     }
 
     /// Pure longitudinal force and its slope dFx/dκ at slip ratio `kappa`.
@@ -367,23 +437,23 @@ pub struct TireAtLoad {
     /// Longitudinal slip stiffness K, N per unit slip.
     pub stiffness_x: f64,
     shape_x: f64,
-    /// Curvature E where the shifted slip is positive (driving), and
-    /// where it is negative (braking).
+    /// Curvature E where the (shifted) slip is positive: driving.
     curvature_x: f64,
-    curvature_x_braking: f64,
     /// Stiffness factor B = K/(C·D), per unit slip.
     factor_x: f64,
-    /// The longitudinal curve's shifts; `None` for a tire without them,
-    /// whose curve passes through the origin.
-    shifts_x: Option<CurveShifts>,
     /// Peak lateral force D, N.
     pub peak_y: f64,
     /// Cornering stiffness K, N/rad.
     pub stiffness_y: f64,
     shape_y: f64,
+    /// Curvature E where the (shifted) lateral slip is positive.
     curvature_y: f64,
     /// Stiffness factor B = K/(C·D), per rad.
     factor_y: f64,
+    /// The curves' shifts and the curvatures of negative slips; `None` for
+    /// a tire without them, whose curves are odd and pass through the
+    /// origin.
+    asymmetry: Option<Asymmetry>,
 }
 
 /// [`TireParameters::load_terms`]: dfz, μ and K/Fz of both directions.
@@ -393,6 +463,17 @@ struct LoadTerms {
     mu_y: f64,
     k_x: f64,
     k_y: f64,
+}
+
+/// What makes a tire's curves asymmetric at one load.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Asymmetry {
+    /// Curvature E where the shifted slip ratio is negative (braking).
+    curvature_x_braking: f64,
+    /// Curvature E where the shifted lateral slip is negative.
+    curvature_y_negative: f64,
+    shifts_x: CurveShifts,
+    shifts_y: CurveShifts,
 }
 
 /// A Magic Formula curve's shifts at one load: y(x) = y0(x + horizontal)
@@ -406,43 +487,63 @@ struct CurveShifts {
 }
 
 impl TireAtLoad {
+    /// The longitudinal curve without its vertical shift, and its slope,
+    /// at shifted slip `x` with curvature `e`.
+    #[inline(always)]
+    fn longitudinal_curve(&self, e: f64, x: f64) -> (f64, f64) {
+        if self.peak_x <= 0.0 || self.stiffness_x <= 0.0 {
+            return (0.0, 0.0);
+        }
+        curve_and_slope(self.shape_x, self.peak_x, self.factor_x, e, x)
+    }
+
+    /// The lateral curve without its vertical shift at shifted lateral
+    /// slip `y` with curvature `e`.
+    #[inline(always)]
+    fn lateral_curve(&self, e: f64, y: f64) -> f64 {
+        lateral_curve(
+            self.peak_y,
+            self.stiffness_y,
+            self.shape_y,
+            self.factor_y,
+            e,
+            y,
+        )
+    }
+
     /// Pure longitudinal force and its slope dFx/dκ at slip ratio `kappa`.
     #[must_use]
     #[inline(always)]
     pub fn longitudinal(&self, kappa: f64) -> (f64, f64) {
-        if self.peak_x <= 0.0 || self.stiffness_x <= 0.0 {
-            return (0.0, 0.0);
-        }
         // A tire without shifts takes the slip and gives the force as they
         // are, so that the sign of a zero (slip or force) is kept.
-        let x = match self.shifts_x {
-            None => kappa,
-            Some(shifts) => kappa + shifts.horizontal,
+        let Some(a) = self.asymmetry else {
+            return self.longitudinal_curve(self.curvature_x, kappa);
         };
+        let x = kappa + a.shifts_x.horizontal;
         let e = if x < 0.0 {
-            self.curvature_x_braking
+            a.curvature_x_braking
         } else {
             self.curvature_x
         };
-        let (force, slope) = curve_and_slope(self.shape_x, self.peak_x, self.factor_x, e, x);
-        match self.shifts_x {
-            None => (force, slope),
-            Some(shifts) => (force + shifts.vertical, slope),
-        }
+        let (force, slope) = self.longitudinal_curve(e, x);
+        (force + a.shifts_x.vertical, slope)
     }
 
     /// Pure lateral force at lateral slip `tan_alpha` (tan α).
     #[must_use]
     #[inline(always)]
     pub fn lateral(&self, tan_alpha: f64) -> f64 {
-        lateral_curve(
-            self.peak_y,
-            self.stiffness_y,
-            self.shape_y,
-            self.factor_y,
-            self.curvature_y,
-            tan_alpha,
-        )
+        let Some(a) = self.asymmetry else {
+            return self.lateral_curve(self.curvature_y, tan_alpha);
+        };
+        let y = tan_alpha + a.shifts_y.horizontal;
+        let e = if y < 0.0 {
+            a.curvature_y_negative
+        } else {
+            self.curvature_y
+        };
+        self.lateral_curve(e, y) + a.shifts_y.vertical
     }
 
     /// Combined-slip forces by the resultant-slip (similarity) method:
@@ -452,6 +553,13 @@ impl TireAtLoad {
     /// normalised slip: Fx = Fx0(σ·κ_peak)·σx/σ, Fy = Fy0(σ·α_peak)·σy/σ.
     /// Pure slip gives the pure curves back, and the force never leaves the
     /// ellipse of the two peaks. Returns (Fx, Fy, ∂Fx/∂κ).
+    ///
+    /// A tire with shifts works in the shifted slips (κ + SHx, tan α +
+    /// SHy), each curve with the curvature of its slip's side; each
+    /// vertical shift is added after, fading with the other direction's
+    /// normalised slip as 1/(1 + σ²): a tire sliding along its heading
+    /// loses its conicity and ply-steer force as MF's combined-slip
+    /// weighting (Gyκ) takes it, and pure slip keeps the file's curve.
     #[must_use]
     pub fn combined(
         &self,
@@ -460,12 +568,64 @@ impl TireAtLoad {
         kappa_peak: f64,
         tan_alpha_peak: f64,
     ) -> (f64, f64, f64) {
-        combined_forces(
-            self,
-            kappa,
-            tan_alpha,
-            &PeakSlips::new(kappa_peak, tan_alpha_peak),
-        )
+        let peaks = PeakSlips::new(kappa_peak, tan_alpha_peak);
+        self.combined_at(kappa, tan_alpha, &peaks)
+    }
+
+    /// [`combined`](Self::combined) with the peak slips' reciprocals taken
+    /// once per definition.
+    #[inline(always)]
+    pub(crate) fn combined_at(&self, kappa: f64, alpha: f64, peaks: &PeakSlips) -> (f64, f64, f64) {
+        match self.asymmetry {
+            None => similarity(self, kappa, alpha, peaks),
+            Some(a) => self.asymmetric_combined(&a, kappa, alpha, peaks),
+        }
+    }
+
+    /// [`combined`](Self::combined) for a tire with shifts or a
+    /// sign-dependent curvature.
+    #[inline(always)]
+    fn asymmetric_combined(
+        &self,
+        a: &Asymmetry,
+        kappa: f64,
+        alpha: f64,
+        peaks: &PeakSlips,
+    ) -> (f64, f64, f64) {
+        let x = kappa + a.shifts_x.horizontal;
+        let y = alpha + a.shifts_y.horizontal;
+        let sx = x * peaks.inv_kappa;
+        let sy = y * peaks.inv_alpha;
+        let vertical_x = a.shifts_x.vertical / (1.0 + sy * sy);
+        let vertical_y = a.shifts_y.vertical / (1.0 + sx * sx);
+        let e_x = if sx < 0.0 {
+            a.curvature_x_braking
+        } else {
+            self.curvature_x
+        };
+        let e_y = if sy < 0.0 {
+            a.curvature_y_negative
+        } else {
+            self.curvature_y
+        };
+        let s = (sx * sx + sy * sy).sqrt();
+        if s < 1e-9 {
+            let (fx, slope) = self.longitudinal_curve(e_x, x);
+            return (
+                fx + vertical_x,
+                self.lateral_curve(e_y, y) + vertical_y,
+                slope,
+            );
+        }
+        let inv_s = 1.0 / s;
+        // Each curve at fixed curvature is odd, so its value at the
+        // magnitude σ·peak times the signed direction is the curve at the
+        // signed combined slip.
+        let (fx0, slope0) = self.longitudinal_curve(e_x, s * peaks.kappa);
+        let fy0 = self.lateral_curve(e_y, s * peaks.alpha);
+        let (ux, uy) = (sx * inv_s, sy * inv_s);
+        let slope = slope0 * ux * ux + fx0 * uy * uy * inv_s * peaks.inv_kappa;
+        (fx0 * ux + vertical_x, fy0 * uy + vertical_y, slope)
     }
 }
 
@@ -486,27 +646,37 @@ pub(crate) struct SymmetricAtLoad {
     factor_y: f64,
 }
 
-/// A tire's pure-slip curves at one load, which combined slip evaluates.
-pub(crate) trait PureSlipCurves {
+impl SymmetricAtLoad {
+    /// [`TireAtLoad::combined`], to the same bits for a tire without the
+    /// full curves' terms.
+    #[inline(always)]
+    pub(crate) fn combined_at(&self, kappa: f64, alpha: f64, peaks: &PeakSlips) -> (f64, f64, f64) {
+        similarity(self, kappa, alpha, peaks)
+    }
+}
+
+/// A tire's odd pure-slip curves at one load, which the similarity method
+/// combines.
+trait OddCurves {
     /// Pure longitudinal force and its slope at slip ratio `kappa`.
     fn longitudinal_at(&self, kappa: f64) -> (f64, f64);
     /// Pure lateral force at lateral slip `tan_alpha`.
     fn lateral_at(&self, tan_alpha: f64) -> f64;
 }
 
-impl PureSlipCurves for TireAtLoad {
+impl OddCurves for TireAtLoad {
     #[inline(always)]
     fn longitudinal_at(&self, kappa: f64) -> (f64, f64) {
-        self.longitudinal(kappa)
+        self.longitudinal_curve(self.curvature_x, kappa)
     }
 
     #[inline(always)]
     fn lateral_at(&self, tan_alpha: f64) -> f64 {
-        self.lateral(tan_alpha)
+        self.lateral_curve(self.curvature_y, tan_alpha)
     }
 }
 
-impl PureSlipCurves for SymmetricAtLoad {
+impl OddCurves for SymmetricAtLoad {
     #[inline(always)]
     fn longitudinal_at(&self, kappa: f64) -> (f64, f64) {
         if self.peak_x <= 0.0 || self.stiffness_x <= 0.0 {
@@ -559,10 +729,9 @@ fn lateral_curve(d: f64, k: f64, c: f64, b: f64, e: f64, tan_alpha: f64) -> f64 
     d * math::sin(c * math::atan(phi))
 }
 
-/// [`TireAtLoad::combined`] on any tire's curves, with the peak slips'
-/// reciprocals computed once per definition instead of per call.
+/// [`TireAtLoad::combined`] on odd curves through the origin.
 #[inline(always)]
-pub(crate) fn combined_forces<T: PureSlipCurves>(
+fn similarity<T: OddCurves>(
     tire: &T,
     kappa: f64,
     alpha: f64,
@@ -667,6 +836,11 @@ mod tests {
             pdy2: -0.1,
             pey1: -0.5,
             pey2: 0.0,
+            pey3: 0.0,
+            phy1: 0.0,
+            phy2: 0.0,
+            pvy1: 0.0,
+            pvy2: 0.0,
             pky1: 18.0,
             pky2: 1.8,
             relaxation_x: 0.15,
@@ -755,6 +929,105 @@ mod tests {
         assert!((drive - brake).abs() > 1.0, "{drive} vs {brake}");
     }
 
+    /// `shifted_tire` with the lateral curve's side-dependent terms too.
+    fn sided_tire() -> TireParameters {
+        TireParameters {
+            pey2: -0.05,
+            pey3: 0.3,
+            phy1: 0.004,
+            phy2: -0.002,
+            pvy1: 0.03,
+            pvy2: -0.01,
+            ..shifted_tire()
+        }
+    }
+
+    #[test]
+    fn the_lateral_curve_takes_its_shifts_and_the_right_wheel_its_mirror() {
+        let t = sided_tire();
+        t.validate("tire").unwrap();
+        assert!(t.has_sided_terms() && !shifted_tire().has_sided_terms());
+        let right = t.mirrored();
+        for fz in [2500.0, 4000.0, 6500.0] {
+            let dfz = (fz - 4000.0) / 4000.0;
+            // F(tan α) = D·sin(C·atan(B·Y − E·(B·Y − atan(B·Y)))) + SV with
+            // Y = tan α + SH, E = (PEY1 + PEY2·dfz)·(1 − PEY3·sgn Y):
+            // the symmetric tire's curve (E fixed) moved by the shifts.
+            let (sh, sv) = (0.004 - 0.002 * dfz, fz * (0.03 - 0.01 * dfz));
+            let e0 = -0.5 - 0.05 * dfz;
+            for i in -40..=40 {
+                let slip = f64::from(i) * 0.02 + 0.0007;
+                let y = slip + sh;
+                let e = e0 * (1.0 - 0.3 * y.signum());
+                let plain = TireParameters {
+                    pey1: e,
+                    pey2: 0.0,
+                    ..tire()
+                };
+                let want = plain.lateral(fz, y) + sv;
+                let got = t.lateral(fz, slip);
+                assert!(
+                    (got - want).abs() < 1e-9 * fz,
+                    "{fz} N, {slip}: {got} vs {want}"
+                );
+                // The mirror image, exactly.
+                assert_eq!(right.lateral(fz, -slip), -got);
+            }
+            // Combined slip: the longitudinal force is the same on both
+            // sides and the lateral one mirrored, to the bit.
+            let peaks = PeakSlips::new(t.peak_slip(fz), t.peak_lateral_slip(fz));
+            assert_eq!(
+                t.peak_lateral_slip(fz).to_bits(),
+                right.peak_lateral_slip(fz).to_bits()
+            );
+            let (left_at, right_at) = (t.at_load(fz), right.at_load(fz));
+            for kappa in [-0.4, -0.03, 0.0, 0.02, 0.15] {
+                for alpha in [-0.2, -0.01, 0.003, 0.08] {
+                    let a = left_at.combined_at(kappa, alpha, &peaks);
+                    let b = right_at.combined_at(kappa, -alpha, &peaks);
+                    assert_eq!((a.0, a.2), (b.0, b.2), "κ {kappa}, tan α {alpha}");
+                    assert_eq!(a.1, -b.1, "κ {kappa}, tan α {alpha}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn combined_slip_keeps_each_sides_curve_and_the_shifts() {
+        let t = sided_tire();
+        let fz = 4000.0;
+        let at = t.at_load(fz);
+        let peaks = PeakSlips::new(t.peak_slip(fz), t.peak_lateral_slip(fz));
+        let (sh_x, sh_y) = (0.0012, 0.004);
+        // Along each axis of the shifted slips the combined forces are the
+        // pure curves: braking takes the braking curvature (PEX4).
+        for kappa in [-0.6, -0.1, -0.02, 0.03, 0.2] {
+            let (fx, fy, slope) = at.combined_at(kappa, -sh_y, &peaks);
+            let (pure, pure_slope) = at.longitudinal(kappa);
+            assert!((fx - pure).abs() < 1e-9 * fz, "κ {kappa}: {fx} vs {pure}");
+            assert!((slope - pure_slope).abs() < 1e-6 * at.stiffness_x);
+            // The lateral curve's own shift alone, fading with σx.
+            let sx = (kappa + sh_x) / peaks.kappa;
+            assert!((fy - fz * 0.03 / (1.0 + sx * sx)).abs() < 1e-9 * fz);
+        }
+        for alpha in [-0.3, -0.05, 0.01, 0.1] {
+            let (_, fy, _) = at.combined_at(-sh_x, alpha, &peaks);
+            assert!((fy - at.lateral(alpha)).abs() < 1e-9 * fz, "tan α {alpha}");
+        }
+        // The slope stays the derivative off the axes.
+        for (kappa, alpha) in [(0.05, 0.04), (-0.2, 0.1), (0.3, -0.07)] {
+            let h = 1e-7;
+            let fd = (at.combined_at(kappa + h, alpha, &peaks).0
+                - at.combined_at(kappa - h, alpha, &peaks).0)
+                / (2.0 * h);
+            let (_, _, slope) = at.combined_at(kappa, alpha, &peaks);
+            assert!(
+                (fd - slope).abs() < 1e-4 * at.stiffness_x,
+                "{fd} vs {slope}"
+            );
+        }
+    }
+
     #[test]
     fn the_symmetric_curves_give_the_full_ones_bits_for_a_tire_without_terms() {
         let mut tires = vec![tire()];
@@ -775,8 +1048,8 @@ mod tests {
                 for i in -30..=30 {
                     for j in -12..=12 {
                         let (kappa, alpha) = (f64::from(i) * 0.02, f64::from(j) * 0.03);
-                        let a = combined_forces(&full, kappa, alpha, &peaks);
-                        let b = combined_forces(&symmetric, kappa, alpha, &peaks);
+                        let a = full.combined_at(kappa, alpha, &peaks);
+                        let b = symmetric.combined_at(kappa, alpha, &peaks);
                         assert_eq!(
                             [a.0.to_bits(), a.1.to_bits(), a.2.to_bits()],
                             [b.0.to_bits(), b.1.to_bits(), b.2.to_bits()],
@@ -796,7 +1069,8 @@ mod tests {
     fn terms_left_at_zero_leave_the_definition_as_it_was() {
         let json = serde_json::to_string(&tire()).unwrap();
         for key in [
-            "pex2", "pex3", "pex4", "phx1", "phx2", "pvx1", "pvx2", "pey2",
+            "pex2", "pex3", "pex4", "phx1", "phx2", "pvx1", "pvx2", "pey2", "pey3", "phy1", "phy2",
+            "pvy1", "pvy2",
         ] {
             assert!(!json.contains(key), "{key} written: {json}");
         }
