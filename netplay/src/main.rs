@@ -120,6 +120,12 @@ struct ServeArgs {
     /// (`race-000.sks`, …; a player joining starts the next).
     #[arg(long)]
     record: Option<PathBuf>,
+    /// The race server's sealing key (a file `keygen` wrote): when the race
+    /// is over, each driver collects their entry sealed with it from
+    /// `GET /entry` (their seat token as `Authorization: Bearer`), and a
+    /// leaderboard trusting the key ranks it under their name.
+    #[arg(long, requires = "record")]
+    seal_key: Option<PathBuf>,
     /// A file of spectator tokens, one per line: each signs in a
     /// spectator (no car; `nextPlayer` / `prevPlayer` switch the player
     /// it follows). None: no spectators.
@@ -317,6 +323,12 @@ async fn serve(args: ServeArgs) -> Result<()> {
         max_latency_ms: args.max_latency_ms,
         max_missed_pings: args.max_missed_pings,
         record: args.record.clone(),
+        seal_key: args
+            .seal_key
+            .as_deref()
+            .map(read_seal_key)
+            .transpose()?
+            .map(std::sync::Arc::new),
         spectator_tokens,
         max_spectators: args.max_spectators as usize,
         command_burst: args.command_burst,
@@ -326,10 +338,17 @@ async fn serve(args: ServeArgs) -> Result<()> {
     if let Some(dir) = &args.record {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
+    let sealed_by = options.seal_key.as_ref().map(|key| key.public_hex());
     let service = race_service(options)?;
     let router = service.router.clone();
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     println!("race at ws://{}/race", listener.local_addr()?);
+    if let Some(public) = sealed_by {
+        println!(
+            "entries at http://{}/entry sealed by {public}",
+            listener.local_addr()?
+        );
+    }
     if print_tokens {
         for (seat, token) in seat_tokens.iter().enumerate() {
             println!("seat {seat}: {token}");

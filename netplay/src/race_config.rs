@@ -118,6 +118,23 @@ pub struct SeatStanding {
     pub finished: bool,
 }
 
+/// A car's driver and the token of the seat they hold.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DriverToken {
+    /// The name the driver raced under.
+    pub name: String,
+    /// Their seat's token: a secret, so `Debug` leaves it out.
+    pub token: String,
+}
+
+impl std::fmt::Debug for DriverToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DriverToken")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Counts a server keeps for its figures and tests.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ServerStats {

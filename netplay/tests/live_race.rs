@@ -285,6 +285,7 @@ async fn a_race_that_waits_for_its_players_ranks_each_of_them_from_one_segment()
     let (tokens_path, tokens) = tokens_file(2);
     let recorded = tempfile::tempdir().unwrap();
     let record = recorded.path().to_str().unwrap();
+    let key = race_server_key();
     let extra = [
         "--record",
         record,
@@ -292,8 +293,28 @@ async fn a_race_that_waits_for_its_players_ranks_each_of_them_from_one_segment()
         "2",
         "--countdown-s",
         "2",
+        "--seal-key",
+        key.path.to_str().unwrap(),
     ];
     let mut server = server(&tokens_path, 1, &extra);
+    let entries = format!(
+        "http://{}/entry",
+        server.address.strip_suffix("/race").unwrap()
+    );
+    // Before the race is over there is no entry, and only a seat's token
+    // is answered at all.
+    let http = reqwest::Client::new();
+    let asked = |token: Option<&str>| {
+        let request = http.get(&entries);
+        match token {
+            Some(token) => request.bearer_auth(token),
+            None => request,
+        }
+        .send()
+    };
+    assert_eq!(asked(Some(&tokens[0])).await.unwrap().status(), 404);
+    assert_eq!(asked(Some("not-a-seat")).await.unwrap().status(), 401);
+    assert_eq!(asked(None).await.unwrap().status(), 401);
     let link = link(&server, 100.0);
     let first = tokio::spawn(run_bot(BotOptions {
         name: "ann".into(),
@@ -338,7 +359,38 @@ async fn a_race_that_waits_for_its_players_ranks_each_of_them_from_one_segment()
     );
 
     // The segment that began at bob's join holds both cars from rest to
-    // the end: each driver's entry from it is ranked under their name.
+    // the finish, where the server ended it: each driver collects their
+    // sealed entry from it with their seat token, and a leaderboard
+    // trusting the server's key ranks it under their name.
+    let mut served = Vec::new();
+    for (car, (driver, token)) in ["ann", "bob"].into_iter().zip(&tokens).enumerate() {
+        let mut answer = asked(Some(token)).await.unwrap();
+        // The entries are made on a thread of their own after the finish.
+        for _ in 0..100 {
+            if answer.status() != 404 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            answer = asked(Some(token)).await.unwrap();
+        }
+        assert_eq!(answer.status(), 200, "{driver}");
+        let header = |name: &str| answer.headers()[name].to_str().unwrap().to_owned();
+        assert_eq!(header("x-skidpad-driver"), driver);
+        assert_eq!(header("x-skidpad-car"), car.to_string());
+        let bytes = answer.bytes().await.unwrap().to_vec();
+        match skidpad_leaderboard::judge::judge(&bytes, &Limits::default(), &key.policy) {
+            Outcome::Verified(run) => {
+                assert_eq!((run.player.as_str(), run.car), (driver, car as u32));
+                assert!(!run.laps.is_empty(), "{driver}: {:?}", run.laps);
+                assert!(run.sealed_by.is_some());
+            }
+            rejected => panic!("{driver}'s entry: {rejected:?}"),
+        }
+        served.push(bytes);
+    }
+    // The entry is the one `skidpad-netplay entry` makes from the last
+    // segment with the same key, to the byte (Ed25519 signs
+    // deterministically).
     let printed = server.terminate();
     let last = printed
         .iter()
@@ -347,17 +399,10 @@ async fn a_race_that_waits_for_its_players_ranks_each_of_them_from_one_segment()
         .next_back()
         .unwrap()
         .to_owned();
-    let key = race_server_key();
-    for (car, driver) in ["ann", "bob"].into_iter().enumerate() {
+    for (driver, from_server) in ["ann", "bob"].into_iter().zip(&served) {
         let (made, bytes, printed) = entry(&last, driver, Some(&key));
         assert!(made, "{printed}");
-        match skidpad_leaderboard::judge::judge(&bytes, &Limits::default(), &key.policy) {
-            Outcome::Verified(run) => {
-                assert_eq!((run.player.as_str(), run.car), (driver, car as u32));
-                assert!(!run.laps.is_empty(), "{driver}: {:?}", run.laps);
-            }
-            rejected => panic!("{driver}'s entry: {rejected:?}"),
-        }
+        assert!(&bytes == from_server, "{driver}'s entries differ");
     }
 }
 

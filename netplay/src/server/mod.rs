@@ -22,7 +22,7 @@ use crate::error::{NetError, Result};
 use crate::frame::{Block, Frame, Row, Value, encode_frame};
 use crate::messages::InputMessage;
 use crate::race_config::{
-    HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats, held_at,
+    DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats, held_at,
 };
 use crate::race_schema::{
     CARS_KEY, CONTACT_KEY, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY, RemovalReason, race_schema,
@@ -315,6 +315,23 @@ impl RaceServer {
                     .and_then(|seat| self.name_of(SeatId(seat)))
                     .unwrap_or_default()
                     .to_owned()
+            })
+            .collect()
+    }
+
+    /// Each of the world's cars' driver and the token of the seat they
+    /// hold, in car order (cars without a seat left out): who may collect
+    /// which car's leaderboard entry once the race is recorded.
+    #[must_use]
+    pub fn driver_tokens(&self) -> Vec<DriverToken> {
+        self.world
+            .car_ids()
+            .filter_map(|car| {
+                let seat = self.seat_of_car(car)?;
+                Some(DriverToken {
+                    name: self.name_of(SeatId(seat))?.to_owned(),
+                    token: self.config.seat_tokens.get(usize::from(seat))?.clone(),
+                })
             })
             .collect()
     }

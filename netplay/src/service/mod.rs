@@ -3,12 +3,14 @@
 //! (`race_loop.rs`); each connection (`connection.rs`) signs in with a seat
 //! token, then sends inputs and receives frames, HUD and standings, or
 //! with a spectator token, then watches and switches the player it follows
-//! (`payloads.rs` has the JSON channels).
+//! (`payloads.rs` has the JSON channels). `GET /entry` hands each driver
+//! their leaderboard entry once the race is over (`entry_desk.rs`).
 //!
 //! **Architecture Invariant:** the race logic stays in `server.rs` and
 //! knows nothing of sockets; this folder only moves bytes and time.
 
 mod connection;
+mod entry_desk;
 pub mod payloads;
 mod race_loop;
 mod recording;
@@ -24,6 +26,7 @@ use axum::Router;
 use axum::extract::{State, WebSocketUpgrade};
 use axum::response::Response;
 use axum::routing::get;
+use skidpad_replay::SealingKey;
 use tokio::sync::mpsc;
 
 use crate::error::Result;
@@ -60,6 +63,10 @@ pub struct ServiceOptions {
     pub interpolation: InterpolationSettings,
     /// Where to record the race (`race-NNN.sks` segments), if anywhere.
     pub record: Option<PathBuf>,
+    /// The race server's sealing key: each driver's entry (`GET /entry`)
+    /// carries its seal, so a leaderboard trusting the key ranks it under
+    /// the driver's name. Without it the entries are unsealed.
+    pub seal_key: Option<Arc<SealingKey>>,
     /// Tokens that sign in a spectator: no car, the frames without a
     /// player block, and `nextPlayer` / `prevPlayer` to switch the player
     /// whose HUD it is sent. A token may be used by several spectators;
@@ -90,6 +97,7 @@ impl Default for ServiceOptions {
             auth_timeout: connection::DEFAULT_AUTH_TIMEOUT,
             interpolation: InterpolationSettings::default(),
             record: None,
+            seal_key: None,
             spectator_tokens: Vec::new(),
             max_spectators: 64,
             command_burst: NonZeroU32::new(10).unwrap_or(NonZeroU32::MIN),
@@ -103,11 +111,12 @@ pub(crate) struct Shared {
     commands: mpsc::Sender<RaceCommand>,
     config_message: Vec<u8>,
     options: ServiceOptions,
+    entries: Arc<entry_desk::EntryDesk>,
 }
 
 /// A running race: the router that serves it and its thread.
 pub struct RaceService {
-    /// Serves `/race`.
+    /// Serves `/race` and `/entry`.
     pub router: Router,
     thread: Option<JoinHandle<()>>,
     stop: Arc<AtomicBool>,
@@ -146,13 +155,18 @@ pub fn race_service(options: ServiceOptions) -> Result<RaceService> {
         tokens: options.spectator_tokens.clone(),
         most: options.max_spectators,
     };
+    let entries = Arc::new(entry_desk::EntryDesk::new(
+        options.seal_key.clone(),
+        options.record.is_some(),
+    ));
+    let desk = entries.clone();
     let stop = Arc::new(AtomicBool::new(false));
     let stopping = stop.clone();
     let thread = std::thread::Builder::new()
         .name("skidpad-race".into())
         .spawn(move || {
             let recording = record.map(recording::Recording::new);
-            race_loop::run(race, receiver, pace, &watching, recording, stopping);
+            race_loop::run(race, receiver, pace, &watching, recording, &desk, stopping);
         })
         .map_err(|e| crate::NetError::Refused {
             reason: format!("cannot start the race thread: {e}"),
@@ -161,10 +175,12 @@ pub fn race_service(options: ServiceOptions) -> Result<RaceService> {
         commands,
         config_message: json_message(Channel::Config, &config),
         options,
+        entries,
     });
     Ok(RaceService {
         router: Router::new()
             .route("/race", get(upgrade))
+            .route("/entry", get(entry_desk::get_entry))
             .with_state(shared),
         thread: Some(thread),
         stop,

@@ -16,6 +16,7 @@ use crate::messages::{Channel, Command, InputMessage, KeyAction};
 use crate::race_config::{SeatId, SeatStanding};
 use crate::race_schema::RemovalReason;
 use crate::server::RaceServer;
+use crate::service::entry_desk::EntryDesk;
 use crate::service::payloads::{MapData, json_message, message};
 use crate::service::recording::Recording;
 
@@ -149,6 +150,7 @@ pub(crate) fn run(
     pace: f64,
     watching: &Watching,
     mut recording: Option<Recording>,
+    entries: &Arc<EntryDesk>,
     stop: Arc<AtomicBool>,
 ) {
     let mut links = Links::default();
@@ -158,7 +160,13 @@ pub(crate) fn run(
     loop {
         loop {
             match commands.try_recv() {
-                Ok(command) => handle(&mut race, &mut links, watching, &mut recording, command),
+                Ok(command) => handle(
+                    &mut race,
+                    &mut links,
+                    watching,
+                    (&mut recording, entries),
+                    command,
+                ),
                 Err(mpsc::error::TryRecvError::Empty) => break,
                 Err(mpsc::error::TryRecvError::Disconnected) => {
                     stop.store(true, Ordering::Relaxed);
@@ -190,6 +198,10 @@ pub(crate) fn run(
                 }
                 if let Some(recording) = &mut recording {
                     recording.capture(&race);
+                }
+                if frame_tick {
+                    // After the step is recorded: the segment ends on it.
+                    close_finished_race(&race, &mut recording, entries);
                 }
                 if race.tick() > 0 && race.start_tick() == Some(race.tick()) {
                     links.broadcast(&start_message(&race));
@@ -241,11 +253,30 @@ fn send_watch_frames(race: &RaceServer, links: &mut Links) {
     }
 }
 
+/// Ends the recording's segment and makes its drivers' entries once every
+/// seated car has finished: the race is over.
+fn close_finished_race(
+    race: &RaceServer,
+    recording: &mut Option<Recording>,
+    entries: &Arc<EntryDesk>,
+) {
+    let Some(recording) = recording.as_mut().filter(|r| r.is_open()) else {
+        return;
+    };
+    let standings = race.standings();
+    if standings.is_empty() || !standings.iter().all(|s| s.finished) {
+        return;
+    }
+    if let Some(finished) = recording.finish(race) {
+        entries.publish(finished);
+    }
+}
+
 fn handle(
     race: &mut RaceServer,
     links: &mut Links,
     watching: &Watching,
-    recording: &mut Option<Recording>,
+    (recording, entries): (&mut Option<Recording>, &Arc<EntryDesk>),
     command: RaceCommand,
 ) {
     match command {
@@ -301,10 +332,11 @@ fn handle(
             reason,
         } => {
             if race.leave(seat, reason).is_ok() {
+                // Everyone left: the race is over for all of them.
                 if race.world().car_count() == 0
-                    && let Some(recording) = recording
+                    && let Some(finished) = recording.as_mut().and_then(|r| r.finish(race))
                 {
-                    recording.finish(race);
+                    entries.publish(finished);
                 }
                 let stats = race.stats();
                 tracing::info!(

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use skidpad_core::hex;
 use skidpad_replay::{RecorderOptions, ReplayHeader, StreamRecorder, SyncPolicy};
 
+use crate::race_config::DriverToken;
 use crate::server::RaceServer;
 
 /// A finished segment, for the log and the tests.
@@ -24,11 +25,27 @@ pub struct Segment {
     pub world_hash: String,
 }
 
+/// A segment just ended, with who drove in it.
+pub(crate) struct Finished {
+    pub segment: Segment,
+    /// Every driver seated when the segment began (its cars), with their
+    /// seat's token.
+    pub drivers: Vec<DriverToken>,
+}
+
+/// The segment being written.
+struct OpenSegment {
+    path: PathBuf,
+    steps: u64,
+    stream: StreamRecorder<'static, File>,
+    drivers: Vec<DriverToken>,
+}
+
 /// The segments being written.
 pub(crate) struct Recording {
     dir: PathBuf,
     next: u32,
-    current: Option<(PathBuf, u64, StreamRecorder<'static, File>)>,
+    current: Option<OpenSegment>,
 }
 
 impl Recording {
@@ -69,28 +86,45 @@ impl Recording {
                     .map_err(|e| e.to_string())
             });
         match started {
-            Ok(stream) => self.current = Some((path, 0, stream)),
+            Ok(stream) => {
+                self.current = Some(OpenSegment {
+                    path,
+                    steps: 0,
+                    stream,
+                    drivers: race.driver_tokens(),
+                });
+            }
             Err(e) => tracing::error!(path = %path.display(), "cannot record the race: {e}"),
         }
     }
 
     /// Records the step the race just took.
     pub(crate) fn capture(&mut self, race: &RaceServer) {
-        let Some((path, steps, stream)) = &mut self.current else {
+        let Some(open) = &mut self.current else {
             return;
         };
-        match stream.capture(race.world(), race.dt()) {
-            Ok(()) => *steps += 1,
+        match open.stream.capture(race.world(), race.dt()) {
+            Ok(()) => open.steps += 1,
             Err(e) => {
-                tracing::error!(path = %path.display(), "the recording stopped: {e}");
+                tracing::error!(path = %open.path.display(), "the recording stopped: {e}");
                 self.current = None;
             }
         }
     }
 
+    /// Whether a segment is being written.
+    pub(crate) fn is_open(&self) -> bool {
+        self.current.is_some()
+    }
+
     /// Ends the current segment with its end record.
-    pub(crate) fn finish(&mut self, race: &RaceServer) -> Option<Segment> {
-        let (path, steps, stream) = self.current.take()?;
+    pub(crate) fn finish(&mut self, race: &RaceServer) -> Option<Finished> {
+        let OpenSegment {
+            path,
+            steps,
+            stream,
+            drivers,
+        } = self.current.take()?;
         match stream.finish(race.world()) {
             Ok(_) => {
                 let segment = Segment {
@@ -105,7 +139,7 @@ impl Recording {
                     segment.steps,
                     segment.world_hash
                 );
-                Some(segment)
+                Some(Finished { segment, drivers })
             }
             Err(e) => {
                 tracing::error!(path = %path.display(), "the recording could not be finished: {e}");

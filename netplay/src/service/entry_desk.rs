@@ -1,0 +1,236 @@
+//! Each driver's leaderboard entry, handed out over HTTP once the race is
+//! over: `GET /entry` with the driver's seat token as a bearer token
+//! answers the `.skr` to submit, sealed with the server's key when it has
+//! one (`FORMAT.md`, "Entries").
+//!
+//! When every seated car has finished, or every car has left, the race
+//! loop ends the recording's segment and the desk builds one entry per
+//! driver of that segment ([`leaderboard_entry`]) on a thread of its own:
+//! cutting the race for a driver who left re-simulates it, which must not
+//! hold up the race's ticks. A seat keeps the first entry made for it, so
+//! a player who joins after the finish (and starts a segment in which the
+//! others are already moving) does not replace the entries of the race
+//! everyone started from rest.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+use skidpad_replay::{Limits, SealingKey};
+
+use super::Shared;
+use super::recording::Finished;
+use crate::entry::leaderboard_entry;
+
+/// What a seat's token collects.
+#[derive(Clone, Debug)]
+enum Served {
+    /// The entry to submit.
+    Ready {
+        driver: String,
+        car: u32,
+        bytes: Arc<Vec<u8>>,
+    },
+    /// The recording gave no entry for the driver, and why.
+    Refused(String),
+}
+
+/// The entries made so far, by seat token.
+#[derive(Debug)]
+pub(crate) struct EntryDesk {
+    entries: Mutex<BTreeMap<String, Served>>,
+    seal: Option<Arc<SealingKey>>,
+    /// Whether the race is recorded at all (without it no entry is ever
+    /// made, and the answer says so).
+    recorded: bool,
+}
+
+impl EntryDesk {
+    pub(crate) fn new(seal: Option<Arc<SealingKey>>, recorded: bool) -> EntryDesk {
+        EntryDesk {
+            entries: Mutex::new(BTreeMap::new()),
+            seal,
+            recorded,
+        }
+    }
+
+    /// Builds the entries of a finished segment on a new thread.
+    pub(crate) fn publish(self: &Arc<Self>, finished: Finished) {
+        let desk = self.clone();
+        let spawned = std::thread::Builder::new()
+            .name("skidpad-entries".into())
+            .spawn(move || desk.make_entries(&finished));
+        if let Err(e) = spawned {
+            tracing::error!("cannot start the entries' thread: {e}");
+        }
+    }
+
+    fn make_entries(&self, finished: &Finished) {
+        let path = &finished.segment.path;
+        let made: Vec<(String, Served)> = match std::fs::read(path) {
+            Ok(bytes) => finished
+                .drivers
+                .iter()
+                .map(|d| (d.token.clone(), self.entry_of(&bytes, &d.name, path)))
+                .collect(),
+            Err(e) => {
+                let reason = format!("the recording {} cannot be read: {e}", path.display());
+                tracing::error!("{reason}");
+                finished
+                    .drivers
+                    .iter()
+                    .map(|d| (d.token.clone(), Served::Refused(reason.clone())))
+                    .collect()
+            }
+        };
+        let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        for (token, served) in made {
+            entries.entry(token).or_insert(served);
+        }
+    }
+
+    fn entry_of(&self, recording: &[u8], driver: &str, path: &Path) -> Served {
+        // The server's own file: the limits only bound what a damaged disk
+        // could make it decode.
+        let seal = self.seal.as_deref();
+        match leaderboard_entry(recording, driver, None, seal, &Limits::default()) {
+            Ok(entry) => {
+                tracing::info!(driver, car = entry.car, path = %path.display(), "an entry is ready");
+                Served::Ready {
+                    driver: driver.to_owned(),
+                    car: entry.car,
+                    bytes: Arc::new(entry.bytes),
+                }
+            }
+            Err(e) => {
+                tracing::warn!(driver, path = %path.display(), "no entry: {e}");
+                Served::Refused(e.to_string())
+            }
+        }
+    }
+
+    fn served(&self, token: &str) -> Option<Served> {
+        let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
+        entries.get(token).cloned()
+    }
+}
+
+/// A JSON error answer, as the other skidpad services give them.
+fn error(status: StatusCode, message: &str) -> Response {
+    (status, axum::Json(json!({ "error": message }))).into_response()
+}
+
+/// `GET /entry`: the caller's entry, by the seat token in
+/// `Authorization: Bearer`.
+pub(crate) async fn get_entry(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    let Some(token) = token.filter(|t| shared.options.race.seat_tokens.iter().any(|s| s == t))
+    else {
+        return error(
+            StatusCode::UNAUTHORIZED,
+            "give a seat's token as `Authorization: Bearer TOKEN`",
+        );
+    };
+    let desk = &shared.entries;
+    match desk.served(token) {
+        Some(Served::Ready { driver, car, bytes }) => {
+            let mut response = (
+                [(header::CONTENT_TYPE, "application/octet-stream")],
+                bytes.as_ref().clone(),
+            )
+                .into_response();
+            let headers = response.headers_mut();
+            headers.insert("x-skidpad-car", HeaderValue::from(car));
+            if let Ok(name) = HeaderValue::from_str(&driver) {
+                headers.insert("x-skidpad-driver", name);
+            }
+            response
+        }
+        Some(Served::Refused(reason)) => error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            &format!("the race gave no entry for this seat: {reason}"),
+        ),
+        None if !desk.recorded => error(
+            StatusCode::NOT_FOUND,
+            "this server does not record its races (serve --record), so it makes no entries",
+        ),
+        None => error(
+            StatusCode::NOT_FOUND,
+            "no entry yet: entries are made when every car has finished or left",
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::race_config::RaceConfig;
+    use crate::server::RaceServer;
+    use crate::service::recording::Recording;
+
+    /// A short recorded segment of a race whose seats joined under `names`.
+    fn segment(dir: &Path, names: &[&str]) -> Finished {
+        let tokens: Vec<String> = (0..names.len()).map(|i| format!("seat-{i}")).collect();
+        let mut race = RaceServer::new(RaceConfig {
+            seat_tokens: tokens.clone(),
+            ..RaceConfig::default()
+        })
+        .unwrap();
+        for (token, name) in tokens.iter().zip(names) {
+            race.join(token, name).unwrap();
+        }
+        let mut recording = Recording::new(dir.to_owned());
+        recording.restart(&race);
+        for _ in 0..30 {
+            race.step().unwrap();
+            recording.capture(&race);
+        }
+        recording.finish(&race).unwrap()
+    }
+
+    #[test]
+    fn each_seat_gets_its_drivers_entry_or_the_reason_and_keeps_its_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let desk = EntryDesk::new(Some(Arc::new(SealingKey::from_seed([7; 32]))), true);
+        desk.make_entries(&segment(dir.path(), &["ann", "bob"]));
+        for (token, name, index) in [("seat-0", "ann", 0), ("seat-1", "bob", 1)] {
+            match desk.served(token) {
+                Some(Served::Ready { driver, car, bytes }) => {
+                    assert_eq!((driver.as_str(), car), (name, index));
+                    let replay = skidpad_replay::decode_replay(&bytes).unwrap();
+                    assert!(skidpad_replay::check_seal(&replay).unwrap().is_some());
+                }
+                other => panic!("{token}: {other:?}"),
+            }
+        }
+        // A later segment (a player joined after the finish, say) whose
+        // drivers share a name gives no entry for them, and the seats
+        // keep the entries they had.
+        let later = tempfile::tempdir().unwrap();
+        let twice = segment(later.path(), &["ann", "ann", "carl"]);
+        desk.make_entries(&twice);
+        assert!(matches!(
+            desk.served("seat-0"),
+            Some(Served::Ready { car: 0, .. })
+        ));
+        match desk.served("seat-2") {
+            Some(Served::Ready { driver, car: 2, .. }) => assert_eq!(driver, "carl"),
+            other => panic!("{other:?}"),
+        }
+        let fresh = EntryDesk::new(None, true);
+        fresh.make_entries(&twice);
+        match fresh.served("seat-1") {
+            Some(Served::Refused(reason)) => assert!(reason.contains("drove two cars"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        assert!(fresh.served("seat-9").is_none());
+    }
+}
