@@ -153,16 +153,18 @@ async fn main() -> Result<()> {
             Err(e) => eprintln!("skidpad-spectator: the race stopped: {e:#}"),
         }
     });
-    if let Some(dir) = args.follow.clone() {
-        // The demo race's id is taken first: a followed file of that name
-        // is not offered.
-        follow::spawn(dir, races.clone(), Duration::from_millis(200), stop.clone());
-    }
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     println!(
         "spectate at http://{}/races/demo/meta (live tail: /races/demo/live)",
         listener.local_addr()?
     );
+    // Followed only once the address is printed: it is the first line,
+    // which tools read, and following prints a line per race it finds.
+    if let Some(dir) = args.follow.clone() {
+        // The demo race's id is taken first: a followed file of that name
+        // is not offered.
+        follow::spawn(dir, races.clone(), Duration::from_millis(200), stop.clone());
+    }
     for note in notes {
         println!("{note}");
     }
