@@ -119,6 +119,25 @@ impl EntryDesk {
     }
 }
 
+/// Ends the recording's segment and makes its drivers' entries once every
+/// seated car has finished: the race is over.
+pub(crate) fn close_finished_race(
+    race: &crate::server::RaceServer,
+    recording: &mut Option<super::recording::Recording>,
+    entries: &Arc<EntryDesk>,
+) {
+    let Some(recording) = recording.as_mut().filter(|r| r.is_open()) else {
+        return;
+    };
+    let standings = race.standings();
+    if standings.is_empty() || !standings.iter().all(|s| s.finished) {
+        return;
+    }
+    if let Some(finished) = recording.finish(race) {
+        entries.publish(finished);
+    }
+}
+
 /// A JSON error answer, as the other skidpad services give them.
 fn error(status: StatusCode, message: &str) -> Response {
     (status, axum::Json(json!({ "error": message }))).into_response()

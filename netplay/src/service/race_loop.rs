@@ -16,7 +16,7 @@ use crate::messages::{Channel, Command, InputMessage, KeyAction};
 use crate::race_config::{SeatId, SeatStanding};
 use crate::race_schema::RemovalReason;
 use crate::server::RaceServer;
-use crate::service::entry_desk::EntryDesk;
+use crate::service::entry_desk::{self, EntryDesk};
 use crate::service::payloads::{MapData, json_message, message};
 use crate::service::recording::Recording;
 
@@ -201,7 +201,7 @@ pub(crate) fn run(
                 }
                 if frame_tick {
                     // After the step is recorded: the segment ends on it.
-                    close_finished_race(&race, &mut recording, entries);
+                    entry_desk::close_finished_race(&race, &mut recording, entries);
                 }
                 if race.tick() > 0 && race.start_tick() == Some(race.tick()) {
                     links.broadcast(&start_message(&race));
@@ -250,25 +250,6 @@ fn send_watch_frames(race: &RaceServer, links: &mut Links) {
             .queue
             .try_send(Outbound::Message(shot(link.needs_first_shot, frame)));
         link.needs_first_shot = false;
-    }
-}
-
-/// Ends the recording's segment and makes its drivers' entries once every
-/// seated car has finished: the race is over.
-fn close_finished_race(
-    race: &RaceServer,
-    recording: &mut Option<Recording>,
-    entries: &Arc<EntryDesk>,
-) {
-    let Some(recording) = recording.as_mut().filter(|r| r.is_open()) else {
-        return;
-    };
-    let standings = race.standings();
-    if standings.is_empty() || !standings.iter().all(|s| s.finished) {
-        return;
-    }
-    if let Some(finished) = recording.finish(race) {
-        entries.publish(finished);
     }
 }
 
