@@ -315,6 +315,30 @@ async fn a_race_that_waits_for_its_players_ranks_each_of_them_from_one_segment()
     assert_eq!(asked(Some(&tokens[0])).await.unwrap().status(), 404);
     assert_eq!(asked(Some("not-a-seat")).await.unwrap().status(), 401);
     assert_eq!(asked(None).await.unwrap().status(), 401);
+    // A race page from another origin asks with the token in a header: the
+    // browser's preflight is allowed, and the answer's car and driver
+    // headers are readable by the page.
+    let preflight = http
+        .request(reqwest::Method::OPTIONS, &entries)
+        .header("origin", "http://127.0.0.1:1")
+        .header("access-control-request-method", "GET")
+        .header("access-control-request-headers", "authorization")
+        .send()
+        .await
+        .unwrap();
+    assert!(preflight.status().is_success(), "{preflight:?}");
+    let allowed = |name: &str| preflight.headers()[name].to_str().unwrap().to_owned();
+    assert_eq!(allowed("access-control-allow-origin"), "*");
+    assert!(allowed("access-control-allow-headers").contains("authorization"));
+    let cross = http
+        .get(&entries)
+        .header("origin", "http://127.0.0.1:1")
+        .bearer_auth(&tokens[0])
+        .send()
+        .await
+        .unwrap();
+    let exposed = cross.headers()["access-control-expose-headers"].to_str().unwrap();
+    assert!(exposed.contains("x-skidpad-car") && exposed.contains("x-skidpad-driver"));
     let link = link(&server, 100.0);
     let first = tokio::spawn(run_bot(BotOptions {
         name: "ann".into(),

@@ -17,10 +17,11 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use skidpad_replay::{Limits, SealingKey};
+use tower_http::cors::{Any, CorsLayer};
 
 use super::Shared;
 use super::recording::Finished;
@@ -186,6 +187,22 @@ pub(crate) async fn get_entry(State(shared): State<Arc<Shared>>, headers: Header
             "no entry yet: entries are made when every car has finished or left",
         ),
     }
+}
+
+/// CORS for `GET /entry`: the race page is served by another origin (the
+/// leaderboard's web app, say) and asks with the seat token in an
+/// `Authorization` header, so the browser sends a preflight; the car and
+/// driver headers are exposed for the page to name the file. Any origin
+/// may ask, since the answer is only ever for the token's holder.
+pub(crate) fn cross_origin() -> CorsLayer {
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET])
+        .allow_headers([header::AUTHORIZATION])
+        .expose_headers([
+            HeaderName::from_static("x-skidpad-car"),
+            HeaderName::from_static("x-skidpad-driver"),
+        ])
 }
 
 #[cfg(test)]

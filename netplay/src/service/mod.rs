@@ -180,7 +180,10 @@ pub fn race_service(options: ServiceOptions) -> Result<RaceService> {
     Ok(RaceService {
         router: Router::new()
             .route("/race", get(upgrade))
-            .route("/entry", get(entry_desk::get_entry))
+            .route(
+                "/entry",
+                get(entry_desk::get_entry).layer(entry_desk::cross_origin()),
+            )
             .with_state(shared),
         thread: Some(thread),
         stop,
