@@ -15,7 +15,9 @@
 // input layer as the play page (keyboard ramps, the standard gamepad
 // profile, the mixer that follows the device touched last, automatic
 // gears), one prediction tick at a time at the server's rate; Backspace
-// sends the `reset` command. `window.skidpadRace`
+// sends the `reset` command. After the finish the page fetches the
+// driver's leaderboard entry and offers it as a download
+// (race_entry.mjs). `window.skidpadRace`
 // lets a test read what the page shows; input arrives only through real
 // key events.
 
@@ -27,6 +29,7 @@ import { GamepadSource, KeyboardSource } from './devices.mjs';
 import { chosenProfile } from './profiles.mjs';
 import { describeCar } from './scene_data.mjs';
 import { MissLog } from './net_misses.mjs';
+import { entryFileName, fetchEntry } from './race_entry.mjs';
 
 const $ = (selector) => document.querySelector(selector);
 
@@ -69,7 +72,7 @@ class RacePage {
     // The race's start tick (0: on from the first join, null: waiting for
     // players), from the countdown game inform.
     this.startTick = 0;
-    this.shown = { state: 'connecting', seat: null, laps: 0, panel: {}, ping: null, informs: [], remoteDrawn: [], error: null, chat: [], following: null };
+    this.shown = { state: 'connecting', seat: null, laps: 0, panel: {}, ping: null, informs: [], remoteDrawn: [], error: null, chat: [], following: null, entry: null };
     /** True once the server seated this page as a spectator. */
     this.spectating = false;
     /** The seq of the last key command sent. */
@@ -236,6 +239,7 @@ class RacePage {
   gameInform(inform) {
     this.shown.informs.push(inform);
     if (this.spectating) return;
+    if (inform[0] === 2) this.collectEntry();
     if (inform[0] === 1 && this.seatStatus) $('#status').textContent = this.seatStatus;
     if (inform[0] !== 0) return;
     this.startTick = inform[1].startTick;
@@ -243,6 +247,28 @@ class RacePage {
     $('#status').textContent = this.startTick === null
       ? `held on the grid: waiting for players, ${inform[1].seated} of ${inform[1].needed} seated`
       : 'held on the grid: the countdown is on';
+  }
+
+  /** After this driver's finish: fetch their entry from the race server
+   * (made once every car is in; sealed when the server has a key) and
+   * offer it as a download, ready to submit to a leaderboard. */
+  collectEntry() {
+    if (!this.config.entries || this.shown.entry) return;
+    this.shown.entry = { state: 'waiting' };
+    $('#entry').hidden = false;
+    $('#entry').textContent = 'entry: waiting for the others to finish…';
+    fetchEntry(this.server, this.token).then((entry) => {
+      const link = document.createElement('a');
+      link.id = 'entry-link';
+      link.download = entryFileName(entry);
+      link.href = URL.createObjectURL(new Blob([entry.bytes], { type: 'application/octet-stream' }));
+      link.textContent = `download your entry (car ${entry.car}, ${entry.bytes.length} bytes)`;
+      $('#entry').replaceChildren(link);
+      this.shown.entry = { state: 'ready', car: entry.car, driver: entry.driver, bytes: entry.bytes.length, file: link.download };
+    }, (e) => {
+      $('#entry').textContent = `entry: ${e.message}`;
+      this.shown.entry = { state: 'refused', reason: e.message };
+    });
   }
 
   /** Whether the car is held on the grid: the start tick is not known
@@ -416,7 +442,8 @@ class RacePage {
 const page = new RacePage();
 /** @type {any} */ (window).skidpadRace = {
   /** What the page shows: state, seat, panel, ping, laps, game informs,
-   * remote seats drawn, the prediction's record and its misses. */
+   * remote seats drawn, the prediction's record and its misses, the
+   * driver's entry once fetched. */
   shown: () => ({ ...page.shown, stats: page.client?.stats() ?? null, misses: page.misses?.summary() ?? null }),
   /** What a driver looks at: the car's pose, its steer, the laps done,
    * whether the car is held on the grid before the start. */

@@ -20,9 +20,10 @@
 //   the grid, then counts down; the pages predict the hold and the start;
 // - the server recorded the race (a segment per join), and every segment,
 //   made a replay by `skidpad recover`, verifies with `skidpad verify`;
-//   ann's and bob's leaderboard entries of the last segment, sealed by the
-//   race server's key and submitted under their own tokens, are verified
-//   by the leaderboard, which trusts that key (unsealed copies are
+//   after the finish each page fetches its driver's entry from the race
+//   server and a click downloads it: the last segment's entry sealed by
+//   the server's key, which the driver submits under their own token and
+//   the leaderboard, trusting that key, verifies (unsealed copies are
 //   refused).
 
 import assert from 'node:assert/strict';
@@ -79,22 +80,22 @@ export async function checkRace(browser) {
   writeFileSync(tokens, 'token-cat\ntoken-ann\ntoken-bob\n');
   const watchers = join(dir, 'spectators.txt');
   writeFileSync(watchers, 'token-eve\n');
-  // One car a row, 40 m apart: the same car and driver keep the gap.
-  const server = await startServer(netplayBin, [
-    'serve', '--listen', '127.0.0.1:0', '--tokens', tokens, '--laps', String(LAPS),
-    // Held on the grid until the three players are seated, then 3 s.
-    '--start-seats', '3', '--countdown-s', '3',
-    '--grid-columns', '1', '--grid-row-spacing', '40', '--record', join(dir, 'recorded'),
-    '--spectator-tokens', watchers,
-  ], { RUST_LOG: 'warn' });
-  const address = server.url.replace('race at ws://', '').replace('/race', '');
-  const link = await startServer(netplayBin, ['link', '--listen', '127.0.0.1:0', '--to', address], { RUST_LOG: 'warn' });
-  const via = `ws://${link.url.replace('link at ', '').split(' ')[0]}/race`;
   // The race server's sealing key, which the leaderboard trusts: an online
   // race's entry is ranked only under its seal.
   const seal = { key: join(dir, 'race-server.key') };
   const { stdout: keygen } = await promisify(execFile)(netplayBin, ['keygen', '--out', seal.key]);
   seal.publicKey = keygen.trim().replace(/^public /, '');
+  // One car a row, 40 m apart: the same car and driver keep the gap.
+  const server = await startServer(netplayBin, [
+    'serve', '--listen', '127.0.0.1:0', '--tokens', tokens, '--laps', String(LAPS),
+    // Held on the grid until the three players are seated, then 3 s.
+    '--start-seats', '3', '--countdown-s', '3',
+    '--grid-columns', '1', '--grid-row-spacing', '40', '--record', join(dir, 'recorded'), '--seal-key', seal.key,
+    '--spectator-tokens', watchers,
+  ], { RUST_LOG: 'warn' });
+  const address = server.url.replace('race at ws://', '').replace('/race', '');
+  const link = await startServer(netplayBin, ['link', '--listen', '127.0.0.1:0', '--to', address], { RUST_LOG: 'warn' });
+  const via = `ws://${link.url.replace('link at ', '').split(' ')[0]}/race`;
   const pages = await leaderboard(['--trust-race-server', seal.publicKey]);
   const bot = raceBot(via, 'token-cat', 'cat');
   try {
@@ -140,6 +141,20 @@ export async function checkRace(browser) {
       assert.equal(state.informs[0][1].startTick === null, who === 'ann', detail);
       assert.ok(state.informs.some((i) => i[0] === 1), detail);
       assert.equal(state.error, null, detail);
+    }
+    // Each page fetched its driver's entry from the race server once both
+    // were in, and a real click on its link downloads it.
+    const downloaded = {};
+    for (const [who, { page }] of [['ann', ann], ['bob', bob]]) {
+      await page.waitForFunction(() => window.skidpadRace.shown().entry?.state !== 'waiting', undefined, { timeout: 60_000 });
+      const { entry } = await page.evaluate(() => window.skidpadRace.shown());
+      assert.equal(entry.state, 'ready', `${who}: ${JSON.stringify(entry)}`);
+      assert.equal(entry.driver, who);
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#entry-link')]);
+      assert.equal(download.suggestedFilename(), entry.file);
+      downloaded[who] = join(dir, `${who}-downloaded.skr`);
+      await download.saveAs(downloaded[who]);
+      assert.equal(readFileSync(downloaded[who]).length, entry.bytes);
     }
     // A reset through a real Backspace press: the server puts ann's car
     // back on the track and her client corrects with a cut, not a miss.
@@ -201,7 +216,7 @@ export async function checkRace(browser) {
     // players' laps go to the leaderboard serving the pages.
     server.child.kill('SIGINT');
     await new Promise((resolve) => (server.child.exitCode !== null ? resolve() : server.child.on('exit', resolve)));
-    await checkSegments(join(dir, 'recorded'), pages.url, seal);
+    await checkSegments(join(dir, 'recorded'), pages.url, seal, downloaded);
   } finally {
     bot.child.kill('SIGTERM');
     pages.child.kill('SIGTERM');
@@ -212,10 +227,11 @@ export async function checkRace(browser) {
 
 /** Every recorded segment verifies with `skidpad verify`; the last one,
  * begun at bob's join with every car held at rest, gives ann's and bob's
- * leaderboard entries (`skidpad-netplay entry`), sealed with `seal.key`,
- * which each submits under a token of their own and the leaderboard at
- * `board` (trusting `seal.publicKey`) ranks. */
-async function checkSegments(recorded, board, seal) {
+ * leaderboard entries: the ones their pages downloaded (`downloaded`, by
+ * driver) are the ones `skidpad-netplay entry` makes from it sealed with
+ * `seal.key`, and each driver submits theirs under a token of their own to
+ * the leaderboard at `board`, which (trusting `seal.publicKey`) ranks it. */
+async function checkSegments(recorded, board, seal, downloaded) {
   const segments = readdirSync(recorded).filter((f) => f.endsWith('.sks')).sort();
   assert.ok(segments.length >= 3, `a segment per join: ${segments}`);
   const run = promisify(execFile);
@@ -254,9 +270,10 @@ async function checkSegments(recorded, board, seal) {
     const refused = await submit(unsealed, token);
     assert.equal(refused.status, 'rejected', JSON.stringify(refused));
     assert.match(JSON.stringify(refused), /names its drivers/);
-    const entry = join(recorded, `${driver}.skr`);
-    await run(netplayBin, ['entry', last, '--driver', driver, '--out', entry, '--seal-key', seal.key]);
-    const record = await submit(entry, token);
+    const made = join(recorded, `${driver}.skr`);
+    await run(netplayBin, ['entry', last, '--driver', driver, '--out', made, '--seal-key', seal.key]);
+    assert.ok(readFileSync(downloaded[driver]).equals(readFileSync(made)), `${driver}'s page downloaded the entry the last segment gives`);
+    const record = await submit(downloaded[driver], token);
     const verdict = JSON.stringify(record);
     assert.equal(record.status, 'verified', verdict);
     assert.equal(record.submitter, driver, verdict);
@@ -264,5 +281,5 @@ async function checkSegments(recorded, board, seal) {
     assert.equal(record.outcome.sealed_by, seal.publicKey, verdict);
     ranked.push(`${driver} (car ${car}, ${record.outcome.laps.length} laps)`);
   }
-  ok(`race: held on the grid until all three were seated, the last segment holds every car from rest; ${ranked.join(' and ')} submitted their entries sealed by the race server and the leaderboard verified both (the unsealed copies were refused)`);
+  ok(`race: held on the grid until all three were seated, the last segment holds every car from rest; ${ranked.join(' and ')} downloaded their entries from the race page, sealed by the race server, and the leaderboard verified both (the unsealed copies were refused)`);
 }

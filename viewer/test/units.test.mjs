@@ -5,7 +5,8 @@
 // wraps (telemetry.mjs), the standings (race_info.mjs) and laps on a
 // distance axis (lap_overlay.mjs), overtakes and lap records
 // (race_events.mjs), events in words (timeline.mjs), the device calibration (calibration.mjs) and the
-// WebHID wheel reports (wheel_hid.mjs), drivers' names (scene_data.mjs). The page as a
+// WebHID wheel reports (wheel_hid.mjs), drivers' names (scene_data.mjs), the
+// entry desk's address (race_entry.mjs). The page as a
 // whole is tested in Chromium (run.mjs).
 
 import test from 'node:test';
@@ -21,6 +22,7 @@ import { atDistances, lapSamples, timeAtDistance } from '../src/lap_overlay.mjs'
 import { carTitle, withDrivers } from '../src/scene_data.mjs';
 import { PassFinder, markRecords } from '../src/race_events.mjs';
 import { describeEvent } from '../src/timeline.mjs';
+import { entryFileName, entryUrl } from '../src/race_entry.mjs';
 
 // The node half of the npm package (built by `cargo xtask wasm`).
 const sk = createRequire(import.meta.url)('../../bindings-wasm/pkg/node/skidpad_wasm.js');
@@ -484,4 +486,13 @@ test('drivers: names from the replay\'s drivers metadata label the cars; a bad v
     assert.deepEqual(withDrivers(cars, metadata).map((c) => c.driver), ['', '', ''], JSON.stringify(metadata));
   }
   assert.equal(withDrivers(cars, { drivers: JSON.stringify(['x'.repeat(100)]) })[0].driver.length, 32, 'cut to 32 characters');
+});
+
+test('race entry: the desk sits beside the race\'s WebSocket, and the file is named after its driver', () => {
+  assert.equal(entryUrl('ws://127.0.0.1:8790/race'), 'http://127.0.0.1:8790/entry');
+  assert.equal(entryUrl('wss://example.org/league/race?x=1#y'), 'https://example.org/league/entry');
+  assert.equal(entryFileName({ driver: 'ann', car: 1 }), 'ann-car1.skr');
+  // A name is the driver's to choose: nothing in it reaches a path.
+  assert.equal(entryFileName({ driver: '../a b', car: 2 }), '___a_b-car2.skr');
+  assert.equal(entryFileName({ driver: null, car: 0 }), 'driver-car0.skr');
 });

@@ -146,6 +146,7 @@ pub fn race_service(options: ServiceOptions) -> Result<RaceService> {
         interpolation_delay_ms: options.interpolation.delay_ms,
         max_frame_age_ms: options.interpolation.max_frame_age_ms,
         schema: serde_json::from_str(&race.schema().to_json()).expect("the schema's JSON parses"),
+        entries: options.record.is_some(),
     };
     let (commands, receiver) = mpsc::channel(1024);
     let pace = options.pace;

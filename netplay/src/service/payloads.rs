@@ -43,6 +43,11 @@ pub struct ClientConfig {
     pub max_frame_age_ms: f64,
     /// The snapshot schema, as `Schema::from_json` reads it.
     pub schema: serde_json::Value,
+    /// Whether the server makes each driver's leaderboard entry at the
+    /// finish (`GET /entry`; it does when it records). Absent from older
+    /// servers' configs: read as false.
+    #[serde(default)]
+    pub entries: bool,
 }
 
 /// Channel 1, server → client: the sign-in form's fields.
