@@ -41,13 +41,23 @@ export async function fetchEntry(raceUrl, token, { retryMs = RETRY_MS, tries = M
       return {
         bytes: new Uint8Array(await answer.arrayBuffer()),
         car: Number(answer.headers.get('x-skidpad-car')),
-        driver: answer.headers.get('x-skidpad-driver'),
+        driver: decodeDriver(answer.headers.get('x-skidpad-driver')),
       };
     }
     if (answer.status !== 404) throw new Error(`the race server made no entry (${answer.status}): ${await reason(answer)}`);
     await new Promise((resolve) => setTimeout(resolve, retryMs));
   }
   throw new Error(`the race server made no entry within ${(tries * retryMs) / 1000} s`);
+}
+
+/** The driver's name from its percent-encoded header; null without one. */
+export function decodeDriver(header) {
+  if (header === null) return null;
+  try {
+    return decodeURIComponent(header);
+  } catch {
+    return header;
+  }
 }
 
 async function reason(answer) {

@@ -22,7 +22,7 @@ import { atDistances, lapSamples, timeAtDistance } from '../src/lap_overlay.mjs'
 import { carTitle, withDrivers } from '../src/scene_data.mjs';
 import { PassFinder, markRecords } from '../src/race_events.mjs';
 import { describeEvent } from '../src/timeline.mjs';
-import { entryFileName, entryUrl } from '../src/race_entry.mjs';
+import { decodeDriver, entryFileName, entryUrl } from '../src/race_entry.mjs';
 
 // The node half of the npm package (built by `cargo xtask wasm`).
 const sk = createRequire(import.meta.url)('../../bindings-wasm/pkg/node/skidpad_wasm.js');
@@ -495,4 +495,9 @@ test('race entry: the desk sits beside the race\'s WebSocket, and the file is na
   // A name is the driver's to choose: nothing in it reaches a path.
   assert.equal(entryFileName({ driver: '../a b', car: 2 }), '___a_b-car2.skr');
   assert.equal(entryFileName({ driver: null, car: 0 }), 'driver-car0.skr');
+  // The server percent-encodes the name's UTF-8 (netplay/FORMAT.md).
+  assert.equal(decodeDriver('J%C3%BCrgen%20K'), 'Jürgen K');
+  assert.equal(decodeDriver('ann'), 'ann');
+  assert.equal(decodeDriver('%E0%A4%A'), '%E0%A4%A', 'a malformed escape is shown as it came');
+  assert.equal(decodeDriver(null), null);
 });

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 use serde_json::json;
 use skidpad_replay::{Limits, SealingKey};
 use tower_http::cors::{Any, CorsLayer};
@@ -169,9 +170,7 @@ pub(crate) async fn get_entry(State(shared): State<Arc<Shared>>, headers: Header
                 .into_response();
             let headers = response.headers_mut();
             headers.insert("x-skidpad-car", HeaderValue::from(car));
-            if let Ok(name) = HeaderValue::from_str(&driver) {
-                headers.insert("x-skidpad-driver", name);
-            }
+            headers.insert("x-skidpad-driver", driver_header(&driver));
             response
         }
         Some(Served::Refused(reason)) => error(
@@ -187,6 +186,14 @@ pub(crate) async fn get_entry(State(shared): State<Arc<Shared>>, headers: Header
             "no entry yet: entries are made when every car has finished or left",
         ),
     }
+}
+
+/// The `x-skidpad-driver` header for a driver's name: its UTF-8 with every
+/// byte but ASCII letters and digits percent-encoded, since a header value
+/// is visible ASCII and a name may be any text.
+fn driver_header(name: &str) -> HeaderValue {
+    let encoded = utf8_percent_encode(name, NON_ALPHANUMERIC).to_string();
+    HeaderValue::from_str(&encoded).expect("percent-encoding leaves visible ASCII")
 }
 
 /// CORS for `GET /entry`: the race page is served by another origin (the
@@ -230,6 +237,17 @@ mod tests {
             recording.capture(&race);
         }
         recording.finish(&race).unwrap()
+    }
+
+    #[test]
+    fn any_name_fits_the_driver_header_and_decodes_back() {
+        assert_eq!(driver_header("ann"), "ann");
+        assert_eq!(driver_header("Jürgen K."), "J%C3%BCrgen%20K%2E");
+        let encoded = driver_header("名前\n");
+        let decoded = percent_encoding::percent_decode(encoded.as_bytes())
+            .decode_utf8()
+            .unwrap();
+        assert_eq!(decoded, "名前\n");
     }
 
     #[test]
