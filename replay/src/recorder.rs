@@ -129,6 +129,10 @@ pub struct ReplayRecorder<'a> {
     spare_inputs: Vec<Vec<CarInput>>,
     keyframe_state: Option<KeyframeState<'a>>,
     ghosts: Option<Vec<GhostRecorder>>,
+    /// The newest car when the recording began, when it records every car
+    /// (`RecorderOptions::cars` `None`): ids rise, so a car with a larger
+    /// one arrived later, and the recording could not hold it.
+    every_car_up_to: Option<CarId>,
     replay: Replay,
 }
 
@@ -141,6 +145,11 @@ impl<'a> ReplayRecorder<'a> {
                 reason: "must be at least 1".into(),
             });
         }
+        let every_car_up_to = options
+            .cars
+            .is_none()
+            .then(|| world.car_ids().last())
+            .flatten();
         let cars = options.cars.unwrap_or_else(|| world.car_ids().collect());
         if cars.is_empty() {
             // A replay of no car verifies nothing, and decoders refuse it.
@@ -219,6 +228,7 @@ impl<'a> ReplayRecorder<'a> {
             spare_inputs,
             keyframe_state: options.keyframe_state,
             ghosts,
+            every_car_up_to,
             replay: Replay {
                 header,
                 definitions,
@@ -243,6 +253,7 @@ impl<'a> ReplayRecorder<'a> {
     /// Steps the world by `dt` and records the step.
     pub fn step(&mut self, world: &mut World, dt: f64) -> Result<()> {
         self.check_position(world, 0)?;
+        self.check_no_late_car(world)?;
         world.step(dt)?;
         self.capture(world, dt)
     }
@@ -253,6 +264,7 @@ impl<'a> ReplayRecorder<'a> {
     /// next one) do not leak into this one.
     pub fn capture(&mut self, world: &World, dt: f64) -> Result<()> {
         self.check_position(world, 1)?;
+        self.check_no_late_car(world)?;
         self.replay.dt.push(dt);
         let records = world.last_step_records();
         let step = self.replay.header.step_count;
@@ -475,6 +487,24 @@ impl<'a> ReplayRecorder<'a> {
             }
         }
         Ok(())
+    }
+
+    /// Refuses to record a step of a recording of every car once the game
+    /// has added a car: the replay format has no late arrivals, so the
+    /// car would be left out, and a replay it touched would not verify.
+    fn check_no_late_car(&self, world: &World) -> Result<()> {
+        let Some(newest) = self.every_car_up_to else {
+            return Ok(());
+        };
+        match world.car_ids().last() {
+            Some(late) if late > newest => Err(ReplayError::InvalidArgument {
+                what: "cars",
+                reason: format!(
+                    "car {late} was added after the recording of every car began, and a replay cannot hold a car that arrives late: remove it, or finish this recording and start a new one"
+                ),
+            }),
+            _ => Ok(()),
+        }
     }
 
     fn check_position(&self, world: &World, just_stepped: u64) -> Result<()> {

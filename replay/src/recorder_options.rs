@@ -11,7 +11,10 @@ pub type KeyframeState<'a> = Box<dyn FnMut(u64) -> Vec<u8> + 'a>;
 
 /// What to record.
 pub struct RecorderOptions<'a> {
-    /// Which cars, in playback order; `None` records every car.
+    /// Which cars, in playback order; `None` records every car, and then
+    /// a car the game adds during the recording is refused at the next
+    /// step (a replay cannot hold a car that arrives late yet). With a
+    /// list, the other cars are the game's to keep apart.
     pub cars: Option<Vec<CarId>>,
     /// Steps between keyframes, at least 1.
     pub keyframe_every: u32,

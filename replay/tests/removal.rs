@@ -1,7 +1,9 @@
 //! Cars removed during a recording: the replay records when, keyframes
 //! leave the car out from then on, playback removes it at the same step and
 //! seeking back before the removal brings it back; files and streams carry
-//! removals and refuse inconsistent ones.
+//! removals and refuse inconsistent ones. A car added during a recording
+//! of every car is refused with a clear error: the format has no late
+//! arrivals yet.
 
 mod common;
 
@@ -238,4 +240,55 @@ fn inconsistent_removals_are_refused() {
         err.to_string().contains("holds 3 cars, 2 are in the race"),
         "{err}"
     );
+}
+
+#[test]
+fn a_car_added_to_a_recording_of_every_car_is_refused_and_loses_nothing() {
+    let hatchback = skidpad_core::preset("fwd_hatchback").unwrap();
+    let far_away = skidpad_core::InitialPose {
+        x: -500.0,
+        ..skidpad_core::InitialPose::default()
+    };
+    let mut world = race_world(2);
+    let mut recorder = ReplayRecorder::new(&world, options()).unwrap();
+    for _ in 0..10 {
+        recorder.step(&mut world, DT).unwrap();
+    }
+    // Refused before the world steps, naming the car.
+    let late = world.add_car(&hatchback, far_away).unwrap();
+    let refused = recorder.step(&mut world, DT).unwrap_err().to_string();
+    assert!(
+        refused.contains(&format!("car {late} was added")),
+        "{refused}"
+    );
+    assert!(refused.contains("arrives late"), "{refused}");
+    assert_eq!(world.step_count(), 10, "the world did not step");
+    // Nothing recorded was lost: without the car the recording goes on,
+    // and verifies.
+    world.remove_car(late).unwrap();
+    for _ in 0..10 {
+        recorder.step(&mut world, DT).unwrap();
+    }
+    let replay = recorder.finish(&world).unwrap();
+    let report = verify_replay(&replay, NoHooks, &Limits::default()).unwrap();
+    assert!(report.is_valid() && report.steps == 20);
+    assert_eq!(report.final_hash, world.world_hash());
+    // A step the game took itself with the car in the world is refused
+    // too, by `capture`.
+    let mut world = race_world(2);
+    let mut recorder = ReplayRecorder::new(&world, options()).unwrap();
+    world.add_car(&hatchback, far_away).unwrap();
+    world.step(DT).unwrap();
+    assert!(recorder.capture(&world, DT).is_err());
+    // A recording of chosen cars leaves the others to the game.
+    let mut world = race_world(2);
+    let first = world.car_ids().next().unwrap();
+    let chosen = RecorderOptions {
+        cars: Some(vec![first]),
+        ..options()
+    };
+    let mut recorder = ReplayRecorder::new(&world, chosen).unwrap();
+    recorder.step(&mut world, DT).unwrap();
+    world.add_car(&hatchback, far_away).unwrap();
+    recorder.step(&mut world, DT).unwrap();
 }
