@@ -84,7 +84,7 @@ pub use player::{PlayerOptions, ReplayPlayer};
 pub use recorder::{
     DEFAULT_KEYFRAME_EVERY, KeyframeState, MAX_RESERVE_BYTES, RecorderOptions, ReplayRecorder,
 };
-pub use replay::{CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
+pub use replay::{CarArrival, CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
 pub use ring::{InstantReplayRing, RingOptions};
 pub use runs::Runs;
 pub use seal::{SEAL_CONTEXT, SealingKey, check_seal, seal_replay};

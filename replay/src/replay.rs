@@ -195,9 +195,25 @@ pub struct CarTrack {
     /// cover those `r` steps, and keyframes from step `r` on leave it out.
     /// `None` for a car in the world to the end.
     pub removed_at: Option<u64>,
+    /// When the car arrived after the recording began (added through the
+    /// recorder): it takes part from step `a` on, its streams start there,
+    /// and keyframes before step `a` leave it out. `None` for a car in the
+    /// world from the start.
+    pub arrival: Option<CarArrival>,
     /// The game's resets of the car (`World::reset_car`), in rising step
     /// order, at most one a step.
     pub resets: Vec<CarReset>,
+}
+
+/// A car that joined a running recording: the step it arrived before and
+/// its state then, which a player puts in the world before playing that
+/// step.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CarArrival {
+    /// The first step the car took part in (at least 1).
+    pub step: u64,
+    /// `World::snapshot` bytes of the car as it arrived.
+    pub snapshot: Vec<u8>,
 }
 
 /// A reset the game made: before step `step` was played, the car was put
@@ -219,8 +235,16 @@ impl CarTrack {
             lod: Runs::new(),
             surfaces: Default::default(),
             removed_at: None,
+            arrival: None,
             resets: Vec::new(),
         }
+    }
+
+    /// The first step the car took part in: its arrival's, 0 for a car
+    /// there from the start.
+    #[must_use]
+    pub fn arrived_at(&self) -> u64 {
+        self.arrival.as_ref().map_or(0, |a| a.step)
     }
 
     /// The pose the car was reset to before step `step`, if it was.
@@ -234,13 +258,14 @@ impl CarTrack {
     /// step, and for playing the step that starts there.
     #[must_use]
     pub fn present_at(&self, step: u64) -> bool {
-        self.removed_at.is_none_or(|r| step < r)
+        self.arrived_at() <= step && self.removed_at.is_none_or(|r| step < r)
     }
 
     /// The steps the car took part in, of a replay of `step_count` steps.
     #[must_use]
     pub fn steps(&self, step_count: u64) -> u64 {
-        self.removed_at.map_or(step_count, |r| r.min(step_count))
+        let end = self.removed_at.map_or(step_count, |r| r.min(step_count));
+        end.saturating_sub(self.arrived_at())
     }
 }
 

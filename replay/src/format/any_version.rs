@@ -1,11 +1,11 @@
 //! What a replay of any simulation version says about its cars' resets,
 //! for replays this build cannot decode (another version's: the archive
 //! of old cores plays them, and its interface has no resets). The
-//! sections read here (header, removals, resets) keep their layout
+//! sections read here (header, removals, arrivals, resets) keep their layout
 //! across simulation versions; the body's (snapshots, definitions) is
 //! never read.
 
-use super::removals_and_steps;
+use super::presence;
 use super::resets::decode_resets;
 use super::sections::{HEADER, RESETS, Sections};
 use super::{checked_body, decode_header, gunzip, is_gzip};
@@ -31,9 +31,9 @@ fn resets_of_plain(bytes: &[u8]) -> Result<Vec<Vec<CarReset>>> {
     let header = decode_header(&mut sections.require(HEADER)?)?;
     // The car count sizes what follows.
     Limits::default().check_header(&header)?;
-    let (_, car_steps) = removals_and_steps(&mut sections, &header)?;
+    let spans = presence(&mut sections, &header)?.spans;
     match sections.take(RESETS) {
-        Some(r) => decode_resets(r, &car_steps),
-        None => Ok(vec![Vec::new(); car_steps.len()]),
+        Some(r) => decode_resets(r, &spans),
+        None => Ok(vec![Vec::new(); spans.len()]),
     }
 }

@@ -1,9 +1,11 @@
 //! The `keyframes` section (deflated snapshots, world hashes and game
 //! state at every keyframe) and the `removals` section (the step each
-//! removed car left), which decides how many cars each keyframe holds.
+//! removed car left), which with the arrivals decides how many cars each
+//! keyframe holds.
 
 use skidpad_core::{SNAPSHOT_LEN, combine_world_hash};
 
+use super::Presence;
 use super::bytes::{Reader, Writer};
 use super::compress::{CanonicalLevel, deflated_section, inflate};
 use crate::Result;
@@ -31,14 +33,14 @@ pub(super) fn encode_keyframes(keyframes: &[Keyframe]) -> Writer {
 pub(super) fn keyframes_raw_len(
     r: &mut Reader<'_>,
     header: &ReplayHeader,
-    removals: &[Option<u64>],
+    presence: &Presence,
     limits: &Limits,
 ) -> Result<usize> {
     let raw_len = r.u64()?;
     let fixed = header
         .keyframe_count()
         .saturating_mul(8 + 4)
-        .saturating_add(keyframe_snapshots(header, removals).saturating_mul(SNAPSHOT_LEN as u64))
+        .saturating_add(keyframe_snapshots(header, presence).saturating_mul(SNAPSHOT_LEN as u64))
         .saturating_add(4);
     let state = raw_len.checked_sub(fixed).ok_or_else(|| {
         r.error(format!(
@@ -50,15 +52,24 @@ pub(super) fn keyframes_raw_len(
 }
 
 /// How many car snapshots the keyframes hold in all: each car's at every
-/// keyframe before its removal. Keyframe `i` is at `min(i·k, s)`, so a
-/// car removed at `r ≤ s` is missing from the last `K − ⌈r/k⌉`.
-pub(super) fn keyframe_snapshots(header: &ReplayHeader, removals: &[Option<u64>]) -> u64 {
+/// keyframe from its arrival and before its removal. Keyframe `i` is at
+/// `min(i·k, s)`, so a car arriving at `a ≤ s` is missing from the first
+/// `⌈a/k⌉` and a car removed at `r ≤ s` from the last `K − ⌈r/k⌉`.
+pub(super) fn keyframe_snapshots(header: &ReplayHeader, presence: &Presence) -> u64 {
     let count = header.keyframe_count();
     let every = u64::from(header.keyframe_every.max(1));
-    let missing = removals
+    let before_removal = presence
+        .removals
         .iter()
         .flatten()
-        .map(|&r| count.saturating_sub(r.div_ceil(every)))
+        .map(|&r| count.saturating_sub(r.div_ceil(every)));
+    let before_arrival = presence
+        .arrivals
+        .iter()
+        .flatten()
+        .map(|a| a.step.div_ceil(every));
+    let missing = before_removal
+        .chain(before_arrival)
         .fold(0_u64, u64::saturating_add);
     count
         .saturating_mul(u64::from(header.car_count))
@@ -70,17 +81,12 @@ pub(super) fn decode_keyframes(
     raw_len: usize,
     level: CanonicalLevel,
     header: &ReplayHeader,
-    removals: &[Option<u64>],
+    presence: &Presence,
 ) -> Result<Vec<Keyframe>> {
     let at = r.offset();
     let compressed = r.take(r.remaining())?;
     let raw = inflate(compressed, raw_len, level, "keyframes", at)?;
     let mut k = Reader::new(&raw, at, "keyframes (inflated)");
-    // Removal steps in rising order: keyframe steps rise, so the cars
-    // present at each are the count minus the removals passed so far.
-    let mut removal_steps: Vec<u64> = removals.iter().flatten().copied().collect();
-    removal_steps.sort_unstable();
-    let mut removed = 0;
     let n = k.count(8 + 4, "keyframes")?;
     let expected = header.keyframe_count();
     if n as u64 != expected {
@@ -95,10 +101,9 @@ pub(super) fn decode_keyframes(
             return Err(k.error(format!("keyframe {i} is at step {step}, expected {want}")));
         }
         let game_state = k.blob()?.to_vec();
-        while removal_steps.get(removed).is_some_and(|&r| r <= step) {
-            removed += 1;
-        }
-        let cars = header.car_count as usize - removed;
+        let cars = (0..header.car_count as usize)
+            .filter(|&car| presence.present_at(car, step))
+            .count();
         let mut car_frames = Vec::with_capacity(cars);
         for _ in 0..cars {
             let snapshot = k.take(SNAPSHOT_LEN)?.to_vec();

@@ -11,6 +11,7 @@
 //!   9 removals (required; only when a car was removed)
 //!  10 resets (required; only when a car was reset)
 //!  11 ground (optional; only when the game had it carried)
+//!  12 arrivals (required; only when a car joined late)
 //! end section: id 0, flags 1, length 0
 //! blake3 of everything before, 32 bytes
 //! ```
@@ -26,6 +27,7 @@
 //! before allocating, and bounds every decompression.
 
 mod any_version;
+mod arrivals;
 mod bytes;
 mod carried_ground;
 mod compress;
@@ -54,6 +56,7 @@ pub use stream::{
 pub(crate) use stream::{chunk_record, end_record, header_record, preamble as stream_preamble};
 pub use stream_splitter::{StreamPieceKind, StreamSplitter};
 
+use self::arrivals::{decode_arrivals, encode_arrivals, has_arrivals};
 use self::bytes::{Reader, Writer};
 pub use self::carried_ground::{
     GROUND_FORMAT_VERSION, GROUND_MAGIC, decode_ground_file, encode_ground_file,
@@ -74,11 +77,11 @@ use self::per_step::{
 };
 use self::resets::{decode_resets, encode_resets, has_resets};
 use self::sections::{
-    DEFINITIONS, DT, END, GHOSTS, GROUND, HEADER, INPUTS, KEYFRAMES, LOD, REMOVALS, RESETS,
-    SURFACES, Sections, checksum_failure, section_name,
+    ARRIVALS, DEFINITIONS, DT, END, GHOSTS, GROUND, HEADER, INPUTS, KEYFRAMES, LOD, REMOVALS,
+    RESETS, SURFACES, Sections, checksum_failure, section_name,
 };
 use crate::limits::{Limits, Work, definition_rates, keyframe_bytes};
-use crate::replay::{CarTrack, Replay, ReplayHeader};
+use crate::replay::{CarArrival, CarTrack, Replay, ReplayHeader};
 use crate::{ReplayError, Result};
 
 /// The first four bytes of every plain `.skr` replay.
@@ -129,6 +132,9 @@ pub fn encode_replay(replay: &Replay) -> Result<Vec<u8>> {
     if let Some(ground) = &replay.ground {
         section(&mut out, GROUND, 0, encode_ground(ground));
     }
+    if has_arrivals(&replay.cars) {
+        section(&mut out, ARRIVALS, REQUIRED, encode_arrivals(&replay.cars));
+    }
     section(&mut out, END, REQUIRED, Writer::default());
     let checksum = blake3::hash(&out.buf);
     out.bytes(checksum.as_bytes());
@@ -160,22 +166,59 @@ pub fn decode_replay_with(bytes: &[u8], limits: &Limits) -> Result<Replay> {
     decode_plain(bytes, limits, 0)
 }
 
-/// Each car's removal step (section 9; `None` for a car never removed)
-/// and the steps it took part in. The header's car count must have passed
-/// [`Limits::check_header`].
-fn removals_and_steps(
-    sections: &mut Sections<'_>,
-    header: &ReplayHeader,
-) -> Result<(Vec<Option<u64>>, Vec<u64>)> {
+/// When each car was in the recording: from its arrival (section 12; 0
+/// for a car there from the start) to its removal (section 9; the last
+/// step for a car never removed).
+struct Presence {
+    arrivals: Vec<Option<CarArrival>>,
+    removals: Vec<Option<u64>>,
+    /// Per car, the steps `start..end` it took part in.
+    spans: Vec<(u64, u64)>,
+}
+
+impl Presence {
+    /// How many steps each car took part in.
+    fn car_steps(&self) -> Vec<u64> {
+        self.spans.iter().map(|&(start, end)| end - start).collect()
+    }
+
+    /// Whether car `car` is in the world at `step` (at a keyframe there),
+    /// as [`CarTrack::present_at`] says.
+    fn present_at(&self, car: usize, step: u64) -> bool {
+        self.spans[car].0 <= step && self.removals[car].is_none_or(|r| step < r)
+    }
+}
+
+/// Each car's arrival and removal (sections 12 and 9) and the steps it
+/// took part in; a car removed before it arrived is refused. The header's
+/// car count must have passed [`Limits::check_header`].
+fn presence(sections: &mut Sections<'_>, header: &ReplayHeader) -> Result<Presence> {
     let removals = match sections.take(REMOVALS) {
         Some(r) => decode_removals(r, header)?,
         None => vec![None; header.car_count as usize],
     };
-    let car_steps = removals
-        .iter()
-        .map(|r| r.unwrap_or(header.step_count))
-        .collect();
-    Ok((removals, car_steps))
+    let arrivals = match sections.take(ARRIVALS) {
+        Some(r) => decode_arrivals(r, header)?,
+        None => vec![None; header.car_count as usize],
+    };
+    let mut spans = Vec::with_capacity(removals.len());
+    for (car, (removal, arrival)) in removals.iter().zip(&arrivals).enumerate() {
+        let start = arrival.as_ref().map_or(0, |a| a.step);
+        let end = removal.unwrap_or(header.step_count);
+        if end < start {
+            return Err(ReplayError::Decode {
+                section: "removals",
+                offset: 0,
+                reason: format!("car {car} is removed at step {end}, before it arrives at {start}"),
+            });
+        }
+        spans.push((start, end));
+    }
+    Ok(Presence {
+        arrivals,
+        removals,
+        spans,
+    })
 }
 
 /// A plain replay's format version and its sections' bytes (between the
@@ -257,7 +300,8 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
     // the version error instead of being misread.
     header.check_simulation_version()?;
     limits.check_header(&header)?;
-    let (removals, car_steps) = removals_and_steps(&mut sections, &header)?;
+    let presence = presence(&mut sections, &header)?;
+    let car_steps = presence.car_steps();
     let mut defs_r = sections.require(DEFINITIONS)?;
     let definitions = decode_definitions(&mut defs_r, header.car_count)?;
     let mut dt_r = sections.require(DT)?;
@@ -282,7 +326,7 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
     let ground_r = sections.take(GROUND);
     let ground_decoded = ground_r.as_ref().map_or(0, |g| g.remaining() as u64);
     let inputs_raw = inputs_raw_len(&mut inputs_r, &car_steps)?;
-    let keyframes_raw = keyframes_raw_len(&mut keyframes_r, &header, &removals, limits)?;
+    let keyframes_raw = keyframes_raw_len(&mut keyframes_r, &header, &presence, limits)?;
     let decoded = car_steps
         .iter()
         .fold(0_u64, |sum, &n| sum.saturating_add(n))
@@ -302,14 +346,14 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
     let inputs = decode_inputs(inputs_r, inputs_raw, level, &car_steps)?;
     let surfaces_r = sections.require(SURFACES)?;
     let surfaces = decode_surfaces(surfaces_r, &header, &car_steps)?;
-    let keyframes = decode_keyframes(keyframes_r, keyframes_raw, level, &header, &removals)?;
+    let keyframes = decode_keyframes(keyframes_r, keyframes_raw, level, &header, &presence)?;
     let ghosts = sections
         .take(GHOSTS)
         .map(|g| decode_ghosts(g, header.car_count))
         .transpose()?;
 
     let resets = match sections.take(RESETS) {
-        Some(r) => decode_resets(r, &car_steps)?,
+        Some(r) => decode_resets(r, &presence.spans)?,
         None => vec![Vec::new(); car_steps.len()],
     };
     let ground = ground_r.map(decode_ground).transpose()?;
@@ -318,14 +362,16 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
         .into_iter()
         .zip(lods)
         .zip(surfaces)
-        .zip(removals)
+        .zip(presence.removals)
+        .zip(presence.arrivals)
         .zip(resets)
         .map(
-            |((((inputs, lod), surfaces), removed_at), resets)| CarTrack {
+            |(((((inputs, lod), surfaces), removed_at), arrival), resets)| CarTrack {
                 inputs,
                 lod,
                 surfaces,
                 removed_at,
+                arrival,
                 resets,
             },
         )

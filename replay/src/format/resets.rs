@@ -43,14 +43,14 @@ pub(super) fn encode_resets(cars: &[CarTrack]) -> Writer {
 
 /// Per car, its resets: at least one in all, in rising (step, car) order
 /// without repeats, each of a car of the replay at a step it played
-/// (`car_steps`, the steps each car took part in), with a pose the core
-/// accepts.
-pub(super) fn decode_resets(mut r: Reader<'_>, car_steps: &[u64]) -> Result<Vec<Vec<CarReset>>> {
+/// (`spans`, the steps `start..end` each car took part in), with a pose
+/// the core accepts.
+pub(super) fn decode_resets(mut r: Reader<'_>, spans: &[(u64, u64)]) -> Result<Vec<Vec<CarReset>>> {
     let n = r.count(RECORD_BYTES, "resets")?;
     if n == 0 {
         return Err(r.error("a resets section with no reset: not canonical"));
     }
-    let mut out = vec![Vec::new(); car_steps.len()];
+    let mut out = vec![Vec::new(); spans.len()];
     let mut last: Option<(u64, usize)> = None;
     for _ in 0..n {
         let car = r.u32()? as usize;
@@ -64,12 +64,12 @@ pub(super) fn decode_resets(mut r: Reader<'_>, car_steps: &[u64]) -> Result<Vec<
         if last.is_some_and(|l| (step, car) <= l) {
             return Err(r.error(format!("reset of car {car} at step {step} out of order")));
         }
-        let Some(&steps) = car_steps.get(car) else {
-            return Err(r.error(format!("reset of car {car} of {}", car_steps.len())));
+        let Some(&(start, end)) = spans.get(car) else {
+            return Err(r.error(format!("reset of car {car} of {}", spans.len())));
         };
-        if step >= steps {
+        if !(start..end).contains(&step) {
             return Err(r.error(format!(
-                "reset of car {car} before step {step}, which the car did not play (it played {steps})"
+                "reset of car {car} before step {step}, which the car did not play (it played steps {start}..{end})"
             )));
         }
         let pose = pose
