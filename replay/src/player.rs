@@ -228,15 +228,17 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
             if let Some(pose) = track.reset_before(step) {
                 self.world.reset_car(car, pose)?;
             }
+            // A car's streams start at its arrival.
+            let own = step - track.arrived_at();
             let input = *track
                 .inputs
-                .get(step as usize)
+                .get(own as usize)
                 .ok_or_else(|| corrupt("inputs", step))?;
             self.world.set_input(car, input)?;
-            let lod = track.lod.at(step).ok_or_else(|| corrupt("lod", step))?;
+            let lod = track.lod.at(own).ok_or_else(|| corrupt("lod", step))?;
             self.world.set_lod(car, lod)?;
             for (wheel, runs) in Wheel::ALL.into_iter().zip(&track.surfaces) {
-                let surface = runs.at(step).ok_or_else(|| corrupt("surfaces", step))?;
+                let surface = runs.at(own).ok_or_else(|| corrupt("surfaces", step))?;
                 self.world.set_wheel_surface(car, wheel, surface)?;
             }
         }
@@ -244,6 +246,7 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         self.world.step(dt)?;
         self.step += 1;
         self.match_removals(self.step)?;
+        self.place_arrivals(self.step)?;
         let replay = self.replay.clone();
         if let Some(keyframe) = replay.keyframe_at(self.step) {
             self.check_keyframe(keyframe)?;
@@ -292,8 +295,9 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         Ok(())
     }
 
-    /// Removes from the world the replay cars removed by `step` and puts
-    /// back the ones present at it.
+    /// Removes from the world the replay cars not present at `step`
+    /// (removed by then, or not arrived yet) and puts back the ones
+    /// present at it.
     fn match_removals(&mut self, step: u64) -> Result<()> {
         for ((&car, track), removed) in self
             .ids
@@ -307,6 +311,17 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
                 }
             } else if removed.is_none() {
                 *removed = Some(self.world.remove_car(car)?);
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts the cars that arrive at `step` in the state they arrived in
+    /// (`match_removals` brought them into the world).
+    fn place_arrivals(&mut self, step: u64) -> Result<()> {
+        for (&car, track) in self.ids.iter().zip(&self.replay.cars) {
+            if let Some(arrival) = track.arrival.as_ref().filter(|a| a.step == step) {
+                self.world.restore(car, &arrival.snapshot)?;
             }
         }
         Ok(())

@@ -18,7 +18,7 @@ use crate::input_chunks::{push_chunked, reserved_chunks};
 pub use crate::recorder_options::{
     DEFAULT_KEYFRAME_EVERY, KeyframeState, MAX_RESERVE_BYTES, RecorderOptions,
 };
-use crate::replay::{CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
+use crate::replay::{CarArrival, CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
 use crate::runs::Runs;
 use crate::world::ground_of_source;
 use crate::{ReplayError, Result};
@@ -129,9 +129,9 @@ pub struct ReplayRecorder<'a> {
     spare_inputs: Vec<Vec<CarInput>>,
     keyframe_state: Option<KeyframeState<'a>>,
     ghosts: Option<Vec<GhostRecorder>>,
-    /// The newest car when the recording began, when it records every car
+    /// The newest car the recording holds, when it records every car
     /// (`RecorderOptions::cars` `None`): ids rise, so a car with a larger
-    /// one arrived later, and the recording could not hold it.
+    /// one was added behind the recorder.
     every_car_up_to: Option<CarId>,
     replay: Replay,
 }
@@ -304,6 +304,69 @@ impl<'a> ReplayRecorder<'a> {
             self.take_keyframe(world)?;
         }
         Ok(())
+    }
+
+    /// Adds a car to the world and to the recording, which takes part
+    /// from the next step on: the replay records its arrival (the step and
+    /// the car's state), and a player puts it in the world there. A car
+    /// added before the first step is simply one of the recording's cars.
+    /// Refused (nothing changes) for a recording of chosen cars, one that
+    /// embeds ghosts, or a world the recorder is not in step with.
+    pub fn add_car(
+        &mut self,
+        world: &mut World,
+        definition: &skidpad_core::CarDefinition,
+        pose: skidpad_core::InitialPose,
+    ) -> Result<CarId> {
+        self.check_position(world, 0)?;
+        self.check_no_late_car(world)?;
+        if self.every_car_up_to.is_none() || self.ghosts.is_some() {
+            return Err(ReplayError::InvalidArgument {
+                what: "add_car",
+                reason: "only a recording of every car without ghosts takes cars as they arrive"
+                    .into(),
+            });
+        }
+        let car = world.add_car(definition, pose)?;
+        let arrived = (|| {
+            let snapshot = world.snapshot(car)?;
+            let hash = world.car_hash(car)?;
+            Ok::<_, ReplayError>((snapshot, hash))
+        })();
+        let (snapshot, hash) = match arrived {
+            Ok(state) => state,
+            Err(e) => {
+                world.remove_car(car)?;
+                return Err(e);
+            }
+        };
+        let step = self.replay.header.step_count;
+        self.every_car_up_to = Some(car);
+        self.cars.push(car);
+        self.world_index.push(world.car_count() - 1);
+        self.replay.header.car_count += 1;
+        self.replay.header.source_cars.push(car);
+        if !self.replay.definitions.is_empty() {
+            self.replay.definitions.push(definition.clone());
+        }
+        let mut track = CarTrack::new();
+        track.arrival = (step > 0).then(|| CarArrival {
+            step,
+            snapshot: snapshot.clone(),
+        });
+        self.replay.cars.push(track);
+        // The keyframe of this step was taken before the car came: it
+        // holds the world as the next step starts, so it takes the car.
+        if let Some(keyframe) = self.replay.keyframes.last_mut()
+            && keyframe.step == step
+        {
+            keyframe.cars.push(CarKeyframe { snapshot, hash });
+            keyframe.world_hash = combine_world_hash(
+                self.replay.header.start_step + step,
+                keyframe.cars.iter().map(|c| c.hash),
+            );
+        }
+        Ok(car)
     }
 
     /// Sets a car's level of detail through the recorder (the change is
@@ -490,8 +553,8 @@ impl<'a> ReplayRecorder<'a> {
     }
 
     /// Refuses to record a step of a recording of every car once the game
-    /// has added a car: the replay format has no late arrivals, so the
-    /// car would be left out, and a replay it touched would not verify.
+    /// has added a car behind it (not through [`add_car`](Self::add_car)):
+    /// the car would be left out, and a replay it touched would not verify.
     fn check_no_late_car(&self, world: &World) -> Result<()> {
         let Some(newest) = self.every_car_up_to else {
             return Ok(());
@@ -500,7 +563,7 @@ impl<'a> ReplayRecorder<'a> {
             Some(late) if late > newest => Err(ReplayError::InvalidArgument {
                 what: "cars",
                 reason: format!(
-                    "car {late} was added after the recording of every car began, and a replay cannot hold a car that arrives late: remove it, or finish this recording and start a new one"
+                    "car {late} was added to the world behind the recording of every car: remove it, and add it through the recorder (`add_car`), which records its arrival"
                 ),
             }),
             _ => Ok(()),

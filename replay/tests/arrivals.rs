@@ -1,0 +1,140 @@
+//! Cars that join a running recording through the recorder: the replay
+//! records each arrival (step and state), keyframes hold the car from
+//! then on, a player puts it in the world at that step and takes it out
+//! again when seeking back before it, and files carry arrivals and refuse
+//! inconsistent ones.
+
+mod common;
+
+use std::sync::Arc;
+
+use common::{DT, race_world, resealed};
+use skidpad_core::{InitialPose, Track, World, preset};
+use skidpad_replay::{
+    Limits, NoHooks, PlayerOptions, Replay, ReplayPlayer, ReplayRecorder, create_replay_world,
+    decode_replay, encode_replay, verify_replay,
+};
+
+const EVERY: u32 = 60;
+const STEPS: u64 = 300;
+/// Steps before which a car joins: inside a keyframe interval, and at a
+/// keyframe (taken before the car came).
+const ARRIVALS: [u64; 2] = [45, 120];
+
+/// A two-car AI race on brandwood that two more AI cars join, 30 m
+/// behind the last, at [`ARRIVALS`]; also the world hash before every
+/// step and after the last.
+fn record() -> (Replay, Vec<[u8; 32]>, World) {
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = race_world(2);
+    let mut recorder = ReplayRecorder::new(&world, common::brandwood_options(EVERY)).unwrap();
+    let mut hashes = Vec::new();
+    for step in 0..STEPS {
+        if let Some(k) = ARRIVALS.iter().position(|&a| a == step) {
+            let (p, d) = track.point_at(track.length() - 40.0 - 15.0 * k as f64);
+            let pose = InitialPose {
+                x: p.x,
+                y: p.y,
+                yaw: d.y.atan2(d.x),
+                speed: 8.0,
+            };
+            let car = recorder
+                .add_car(&mut world, &preset("fwd_hatchback").unwrap(), pose)
+                .unwrap();
+            world.set_driver(car, Some(track.clone())).unwrap();
+        }
+        hashes.push(world.world_hash());
+        recorder.step(&mut world, DT).unwrap();
+    }
+    hashes.push(world.world_hash());
+    (recorder.finish(&world).unwrap(), hashes, world)
+}
+
+#[test]
+fn the_replay_records_each_arrival_and_keyframes_hold_the_car_from_then_on() {
+    let (replay, _, _) = record();
+    assert_eq!(replay.header.car_count, 4);
+    let arrived: Vec<u64> = replay.cars.iter().map(|c| c.arrived_at()).collect();
+    assert_eq!(arrived, [0, 0, 45, 120]);
+    for (track, steps) in replay.cars.iter().zip([300, 300, 255, 180]) {
+        assert_eq!(track.inputs.len(), steps);
+        assert_eq!(track.lod.len(), steps as u64);
+    }
+    let held: Vec<(u64, usize)> = replay
+        .keyframes
+        .iter()
+        .map(|k| (k.step, k.cars.len()))
+        .collect();
+    // The keyframe at 120 was taken before the fourth car came and took it
+    // when it did.
+    assert_eq!(
+        held,
+        [(0, 2), (60, 3), (120, 4), (180, 4), (240, 4), (300, 4)]
+    );
+}
+
+#[test]
+fn a_replay_with_arrivals_verifies_and_round_trips_through_its_file() {
+    let (replay, _, world) = record();
+    let report = verify_replay(&replay, NoHooks, &Limits::default()).unwrap();
+    assert!(report.is_valid(), "{:?}", report.first_desync);
+    assert_eq!(report.final_hash, world.world_hash());
+    let bytes = encode_replay(&replay).unwrap();
+    assert_eq!(decode_replay(&bytes).unwrap(), replay);
+}
+
+#[test]
+fn playing_and_seeking_put_each_car_in_the_world_only_from_its_arrival() {
+    let (replay, hashes, _) = record();
+    let world = create_replay_world(&replay).unwrap();
+    let mut player = ReplayPlayer::with_options(
+        world,
+        &replay,
+        NoHooks,
+        PlayerOptions {
+            follow_step_count: true,
+            ..PlayerOptions::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(player.world().car_count(), 2);
+    // Forward step by step: the world equals the recording's before every
+    // step, with the cars that had arrived.
+    for (step, hash) in hashes.iter().enumerate() {
+        assert_eq!(player.step(), step as u64);
+        assert_eq!(&player.world().world_hash(), hash, "step {step}");
+        let expected = 2 + ARRIVALS.iter().filter(|&&a| a <= step as u64).count();
+        assert_eq!(player.world().car_count(), expected, "step {step}");
+        player.advance().unwrap();
+    }
+    // Back before, into and after each arrival.
+    for target in [30, 46, 119, 120, 0, 299, 44, 45] {
+        player.seek(target).unwrap();
+        assert_eq!(
+            player.world().world_hash(),
+            hashes[target as usize],
+            "seek {target}"
+        );
+    }
+}
+
+#[test]
+fn files_refuse_arrivals_that_do_not_fit_the_recording() {
+    let (replay, _, _) = record();
+    let refuse = |edit: &dyn Fn(&mut Replay), needle: &str| {
+        let mut bad = replay.clone();
+        edit(&mut bad);
+        let bytes = resealed(encode_replay(&bad).unwrap());
+        let error = decode_replay(&bytes).unwrap_err().to_string();
+        assert!(error.contains(needle), "{needle}: {error}");
+    };
+    refuse(
+        &|r| r.cars[2].arrival.as_mut().unwrap().step = 0,
+        "outside 1..=300",
+    );
+    refuse(
+        &|r| r.cars[2].arrival.as_mut().unwrap().step = STEPS + 1,
+        "outside 1..=300",
+    );
+    refuse(&|r| r.cars[3].removed_at = Some(100), "before it arrives");
+}
