@@ -193,10 +193,16 @@ fn car_class(def: &CarDefinition, car: u32) -> Result<String, Rejection> {
 
 /// The ranked car starts at rest (keyframe 0 is the submitter's data).
 fn check_standing_start(replay: &Replay, def: &CarDefinition, car: u32) -> Result<(), Rejection> {
-    let first = replay
-        .keyframes
-        .first()
-        .and_then(|k| k.cars.get(car as usize));
+    // A car that joined late starts where it arrived; the others at the
+    // first keyframe, which holds the cars present then, in order.
+    let index = car as usize;
+    let first = match replay.cars.get(index).and_then(|c| c.arrival.as_ref()) {
+        Some(arrival) => Some(arrival.snapshot.as_slice()),
+        None => replay.keyframes.first().and_then(|k| {
+            let place = replay.present_at(k.step).position(|i| i == index)?;
+            k.cars.get(place).map(|c| c.snapshot.as_slice())
+        }),
+    };
     let Some(first) = first else {
         return Err(Rejection::Malformed {
             message: "the replay has no first keyframe for the ranked car".into(),
@@ -205,7 +211,7 @@ fn check_standing_start(replay: &Replay, def: &CarDefinition, car: u32) -> Resul
     let speed = World::new(WorldConfig::default())
         .and_then(|mut world| {
             let id = world.add_car(def, skidpad_core::InitialPose::default())?;
-            world.restore(id, &first.snapshot)?;
+            world.restore(id, first)?;
             Ok(world.pose(id)?.speed)
         })
         .map_err(|e| Rejection::Malformed {

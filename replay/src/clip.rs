@@ -2,7 +2,8 @@
 //! a crash without the whole race. The replay is played to the clip's
 //! first step and recorded from there (its world at that step is the
 //! clip's first keyframe, every car's state included), so a clip plays
-//! and verifies bit for bit on its own, with the original's metadata.
+//! and verifies bit for bit on its own, with the original's metadata; a
+//! car that joined the original during the clip joins the clip there.
 
 use crate::player::{PlayerOptions, ReplayPlayer};
 use crate::recorder::{RecorderOptions, ReplayRecorder};
@@ -57,8 +58,15 @@ pub fn clip_replay(
     )?;
     while player.step() < to_step {
         advance(&mut player)?;
-        let dt = replay.dt.at(player.step() - 1).unwrap_or(0.0);
-        recorder.capture(player.world(), dt)?;
+        let step = player.step();
+        let dt = replay.dt.at(step - 1).unwrap_or(0.0);
+        // The cars arriving at this step joined the player's world after
+        // the step was played: the clip records them arriving there.
+        let arrived: Vec<_> = (replay.cars.iter().enumerate())
+            .filter(|(_, track)| track.arrival.as_ref().is_some_and(|a| a.step == step))
+            .filter_map(|(i, _)| player.car_id(i))
+            .collect();
+        recorder.capture_with_arrivals(player.world(), dt, &arrived)?;
     }
     recorder.finish(player.world())
 }

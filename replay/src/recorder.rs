@@ -18,10 +18,12 @@ use crate::input_chunks::{push_chunked, reserved_chunks};
 pub use crate::recorder_options::{
     DEFAULT_KEYFRAME_EVERY, KeyframeState, MAX_RESERVE_BYTES, RecorderOptions,
 };
-use crate::replay::{CarArrival, CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
+use crate::replay::{CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
 use crate::runs::Runs;
 use crate::world::ground_of_source;
 use crate::{ReplayError, Result};
+
+mod late_cars;
 
 /// The ground source a recorder was given, checked against the world's
 /// ground (`world::ground_of_source`, the check a player makes too).
@@ -253,7 +255,7 @@ impl<'a> ReplayRecorder<'a> {
     /// Steps the world by `dt` and records the step.
     pub fn step(&mut self, world: &mut World, dt: f64) -> Result<()> {
         self.check_position(world, 0)?;
-        self.check_no_late_car(world)?;
+        self.check_no_late_car(world, &[])?;
         world.step(dt)?;
         self.capture(world, dt)
     }
@@ -263,8 +265,15 @@ impl<'a> ReplayRecorder<'a> {
     /// `World::last_step_records`, so changes made after the step (for the
     /// next one) do not leak into this one.
     pub fn capture(&mut self, world: &World, dt: f64) -> Result<()> {
+        self.capture_except(world, dt, &[])
+    }
+
+    /// [`capture`](Self::capture), with `arrived` (cars that joined the
+    /// world after the step, known to be arrivals) left out of the
+    /// late-car check; the caller records their arrival next.
+    fn capture_except(&mut self, world: &World, dt: f64, arrived: &[CarId]) -> Result<()> {
         self.check_position(world, 1)?;
-        self.check_no_late_car(world)?;
+        self.check_no_late_car(world, arrived)?;
         self.replay.dt.push(dt);
         let records = world.last_step_records();
         let step = self.replay.header.step_count;
@@ -304,69 +313,6 @@ impl<'a> ReplayRecorder<'a> {
             self.take_keyframe(world)?;
         }
         Ok(())
-    }
-
-    /// Adds a car to the world and to the recording, which takes part
-    /// from the next step on: the replay records its arrival (the step and
-    /// the car's state), and a player puts it in the world there. A car
-    /// added before the first step is simply one of the recording's cars.
-    /// Refused (nothing changes) for a recording of chosen cars, one that
-    /// embeds ghosts, or a world the recorder is not in step with.
-    pub fn add_car(
-        &mut self,
-        world: &mut World,
-        definition: &skidpad_core::CarDefinition,
-        pose: skidpad_core::InitialPose,
-    ) -> Result<CarId> {
-        self.check_position(world, 0)?;
-        self.check_no_late_car(world)?;
-        if self.every_car_up_to.is_none() || self.ghosts.is_some() {
-            return Err(ReplayError::InvalidArgument {
-                what: "add_car",
-                reason: "only a recording of every car without ghosts takes cars as they arrive"
-                    .into(),
-            });
-        }
-        let car = world.add_car(definition, pose)?;
-        let arrived = (|| {
-            let snapshot = world.snapshot(car)?;
-            let hash = world.car_hash(car)?;
-            Ok::<_, ReplayError>((snapshot, hash))
-        })();
-        let (snapshot, hash) = match arrived {
-            Ok(state) => state,
-            Err(e) => {
-                world.remove_car(car)?;
-                return Err(e);
-            }
-        };
-        let step = self.replay.header.step_count;
-        self.every_car_up_to = Some(car);
-        self.cars.push(car);
-        self.world_index.push(world.car_count() - 1);
-        self.replay.header.car_count += 1;
-        self.replay.header.source_cars.push(car);
-        if !self.replay.definitions.is_empty() {
-            self.replay.definitions.push(definition.clone());
-        }
-        let mut track = CarTrack::new();
-        track.arrival = (step > 0).then(|| CarArrival {
-            step,
-            snapshot: snapshot.clone(),
-        });
-        self.replay.cars.push(track);
-        // The keyframe of this step was taken before the car came: it
-        // holds the world as the next step starts, so it takes the car.
-        if let Some(keyframe) = self.replay.keyframes.last_mut()
-            && keyframe.step == step
-        {
-            keyframe.cars.push(CarKeyframe { snapshot, hash });
-            keyframe.world_hash = combine_world_hash(
-                self.replay.header.start_step + step,
-                keyframe.cars.iter().map(|c| c.hash),
-            );
-        }
-        Ok(car)
     }
 
     /// Sets a car's level of detail through the recorder (the change is
@@ -550,24 +496,6 @@ impl<'a> ReplayRecorder<'a> {
             }
         }
         Ok(())
-    }
-
-    /// Refuses to record a step of a recording of every car once the game
-    /// has added a car behind it (not through [`add_car`](Self::add_car)):
-    /// the car would be left out, and a replay it touched would not verify.
-    fn check_no_late_car(&self, world: &World) -> Result<()> {
-        let Some(newest) = self.every_car_up_to else {
-            return Ok(());
-        };
-        match world.car_ids().last() {
-            Some(late) if late > newest => Err(ReplayError::InvalidArgument {
-                what: "cars",
-                reason: format!(
-                    "car {late} was added to the world behind the recording of every car: remove it, and add it through the recorder (`add_car`), which records its arrival"
-                ),
-            }),
-            _ => Ok(()),
-        }
     }
 
     fn check_position(&self, world: &World, just_stepped: u64) -> Result<()> {

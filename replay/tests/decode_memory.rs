@@ -105,6 +105,7 @@ fn crafted(steps: u64, body: bool) -> Replay {
                 run(SurfaceId(0)),
             ],
             removed_at: None,
+            arrival: None,
             resets: Vec::new(),
         }],
         keyframes,

@@ -27,7 +27,7 @@
 //! before allocating, and bounds every decompression.
 
 mod any_version;
-mod arrivals;
+mod arrival_section;
 mod bytes;
 mod carried_ground;
 mod compress;
@@ -56,7 +56,7 @@ pub use stream::{
 pub(crate) use stream::{chunk_record, end_record, header_record, preamble as stream_preamble};
 pub use stream_splitter::{StreamPieceKind, StreamSplitter};
 
-use self::arrivals::{decode_arrivals, encode_arrivals, has_arrivals};
+use self::arrival_section::{decode_arrivals, encode_arrivals, has_arrivals};
 use self::bytes::{Reader, Writer};
 pub use self::carried_ground::{
     GROUND_FORMAT_VERSION, GROUND_MAGIC, decode_ground_file, encode_ground_file,

@@ -232,6 +232,22 @@ pub fn read_stream_header(bytes: &[u8], limits: &Limits) -> Result<StreamStart> 
     Ok(start)
 }
 
+/// A chunk's replay. A stream's cars are its header's: a chunk that says
+/// a car arrived is refused (streams do not take late cars yet).
+fn decode_chunk(payload: &[u8], limits: &Limits) -> Result<Replay> {
+    let part = decode_replay_with(payload, limits)?;
+    if part.cars.iter().any(|c| c.arrival.is_some()) {
+        return Err(ReplayError::Decode {
+            section: "arrivals",
+            offset: 0,
+            reason:
+                "a stream chunk carries no arrivals (streams do not take cars that join late yet)"
+                    .into(),
+        });
+    }
+    Ok(part)
+}
+
 /// One whole chunk record (framing and checksum included), as a spectator
 /// fetches it, decoded to the standalone replay it holds.
 pub fn read_stream_chunk(record: &[u8], limits: &Limits) -> Result<Replay> {
@@ -239,7 +255,7 @@ pub fn read_stream_chunk(record: &[u8], limits: &Limits) -> Result<Replay> {
         Ok(Some((KIND_CHUNK, payload)))
             if RECORD_HEADER + payload.len() + CHECKSUM == record.len() =>
         {
-            decode_replay_with(payload, limits).map_err(|e| chunk_error(0, e))
+            decode_chunk(payload, limits).map_err(|e| chunk_error(0, e))
         }
         Ok(_) => Err(ReplayError::Decode {
             section: "stream chunk",
@@ -316,8 +332,7 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
         at += RECORD_HEADER + payload.len() + CHECKSUM;
         match kind {
             KIND_CHUNK => {
-                let part =
-                    decode_replay_with(payload, limits).map_err(|e| chunk_error(record_at, e))?;
+                let part = decode_chunk(payload, limits).map_err(|e| chunk_error(record_at, e))?;
                 totals.add(&part, &rates, limits)?;
                 joiner.push(part).map_err(|reason| {
                     chunk_error(record_at, ReplayError::PartsDoNotJoin(reason))
@@ -409,6 +424,12 @@ fn chunk_error(at: usize, e: ReplayError) -> ReplayError {
 /// embedded ghosts are not carried (a stream has no place for them). A
 /// carried ground goes in the header record.
 pub fn encode_stream(replay: &Replay) -> Result<Vec<u8>> {
+    if replay.cars.iter().any(|c| c.arrival.is_some()) {
+        return Err(ReplayError::InvalidArgument {
+            what: "replay",
+            reason: "a replay with cars that joined late has no stream form yet".into(),
+        });
+    }
     let mut out = preamble();
     out.extend(header_record(
         &replay.header,
