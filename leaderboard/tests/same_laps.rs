@@ -4,7 +4,9 @@
 //! laps (count, time to the microsecond, validity) for the same replay,
 //! because every one of them times laps through `skidpad_core::race`.
 //! The golden replays are checked the same way for the tools that need
-//! no track metadata.
+//! no track metadata. A car that joined the recording late is ranked on
+//! the lap it drove from its arrival, to the microsecond of the same lap
+//! driven alone.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -256,4 +258,69 @@ fn a_reset_spoils_its_lap_alike_in_every_tool() {
         .collect();
     assert_eq!(judged, reference, "leaderboard");
     assert_eq!(verified.best_lap.map(micros), Some(reference[1].2));
+}
+
+/// One AI rwd_sports from rest 10 m before Brandwood Park's line for one
+/// lap, alone or (when `late`) joining at step 600 a recording whose
+/// other car started 300 m up the road: the replay, the ranked car
+/// (`player_car`) and its laps as the leaderboard judges them.
+fn one_lap(late: bool) -> Vec<(u32, i64, bool, bool)> {
+    use skidpad_core::{InitialPose, World, WorldConfig, preset};
+    use skidpad_replay::{RecorderOptions, ReplayRecorder, encode_replay};
+    const DT: f64 = 1.0 / 60.0;
+    const JOINS_AT: u64 = 600;
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let pose_at = |distance: f64| {
+        let (p, d) = track.point_at(distance);
+        InitialPose {
+            x: p.x,
+            y: p.y,
+            yaw: d.y.atan2(d.x),
+            speed: 0.0,
+        }
+    };
+    let car = preset("rwd_sports").unwrap();
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    let start = pose_at(track.length() - 10.0);
+    let first = world
+        .add_car(&car, if late { pose_at(300.0) } else { start })
+        .unwrap();
+    world.set_driver(first, Some(track.clone())).unwrap();
+    let ranked = u32::from(late);
+    let options = RecorderOptions {
+        metadata: vec![
+            ("track".into(), "brandwood".into()),
+            ("player_car".into(), ranked.to_string()),
+        ],
+        ..RecorderOptions::default()
+    };
+    let mut recorder = ReplayRecorder::new(&world, options).unwrap();
+    let steps = 75 * 60;
+    for step in 0..steps + if late { JOINS_AT } else { 0 } {
+        if late && step == JOINS_AT {
+            let joined = recorder.add_car(&mut world, &car, start).unwrap();
+            world.set_driver(joined, Some(track.clone())).unwrap();
+        }
+        recorder.step(&mut world, DT).unwrap();
+    }
+    let bytes = encode_replay(&recorder.finish(&world).unwrap()).unwrap();
+    let Outcome::Verified(verified) = judge(&bytes, &Limits::default(), &SealPolicy::default())
+    else {
+        panic!("the run verifies (late: {late})");
+    };
+    assert_eq!(verified.car, ranked);
+    verified
+        .laps
+        .iter()
+        .map(|l| (l.lap, micros(l.time), l.valid, l.standing))
+        .collect()
+}
+
+#[test]
+fn a_car_that_joined_late_is_ranked_on_the_laps_it_drove_from_its_arrival() {
+    // Nothing touches it, so it drives the lap it would have alone: the
+    // same time to the microsecond, a standing lap from its arrival.
+    let alone = one_lap(false);
+    assert_eq!(alone.len(), 1, "{alone:?}");
+    assert_eq!(one_lap(true), alone);
 }
