@@ -56,15 +56,8 @@ fn the_replay_records_each_arrival_and_keyframes_hold_the_car_from_then_on() {
     assert_eq!(replay.header.car_count, 4);
     let arrived: Vec<u64> = replay.cars.iter().map(|c| c.arrived_at()).collect();
     assert_eq!(arrived, [0, 0, 45, 120]);
-    for (track, steps) in replay.cars.iter().zip([300, 300, 255, 180]) {
-        assert_eq!(track.inputs.len(), steps);
-        assert_eq!(track.lod.len(), steps as u64);
-    }
-    let held: Vec<(u64, usize)> = replay
-        .keyframes
-        .iter()
-        .map(|k| (k.step, k.cars.len()))
-        .collect();
+    common::assert_streams_cover(&replay, &[300, 300, 255, 180]);
+    let held = common::keyframe_cars(&replay);
     // The keyframe at 120 was taken before the fourth car came and took it
     // when it did.
     assert_eq!(

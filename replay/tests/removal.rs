@@ -46,16 +46,8 @@ fn the_replay_records_each_removal_and_keyframes_leave_the_car_out() {
     let (replay, _, _) = record();
     let removed: Vec<_> = replay.cars.iter().map(|c| c.removed_at).collect();
     assert_eq!(removed, [None, Some(100), Some(120), Some(STEPS)]);
-    for (track, steps) in replay.cars.iter().zip([300, 100, 120, 300]) {
-        assert_eq!(track.inputs.len(), steps);
-        assert_eq!(track.lod.len(), steps as u64);
-        assert!(track.surfaces.iter().all(|s| s.len() == steps as u64));
-    }
-    let held: Vec<(u64, usize)> = replay
-        .keyframes
-        .iter()
-        .map(|k| (k.step, k.cars.len()))
-        .collect();
+    common::assert_streams_cover(&replay, &[300, 100, 120, 300]);
+    let held = common::keyframe_cars(&replay);
     // The keyframe at 120 was taken before the game removed car 2 and lost
     // it when the recorder noticed; the final one was taken after car 3
     // left.

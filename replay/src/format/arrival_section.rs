@@ -12,6 +12,7 @@
 use skidpad_core::SNAPSHOT_LEN;
 
 use super::bytes::{Reader, Writer};
+use super::keyframes::per_car_records;
 use crate::Result;
 use crate::replay::{CarArrival, CarTrack, ReplayHeader};
 
@@ -41,33 +42,24 @@ pub(super) fn encode_arrivals(cars: &[CarTrack]) -> Writer {
 /// Per car, its arrival: at least one in all, cars in strictly rising
 /// order, each of a car of the replay at a step from 1 to the last.
 pub(super) fn decode_arrivals(
-    mut r: Reader<'_>,
+    r: Reader<'_>,
     header: &ReplayHeader,
 ) -> Result<Vec<Option<CarArrival>>> {
-    let n = r.count(RECORD_BYTES, "arrivals")?;
-    if n == 0 {
-        return Err(r.error("an arrivals section with no arrival: not canonical"));
-    }
-    let mut out = vec![None; header.car_count as usize];
-    let mut last = None;
-    for _ in 0..n {
-        let car = r.u32()? as usize;
-        let step = r.u64()?;
-        if last.is_some_and(|l| car <= l) {
-            return Err(r.error(format!("arrived car {car} out of order")));
-        }
-        if step == 0 || step > header.step_count {
-            return Err(r.error(format!(
+    per_car_records(
+        r,
+        header,
+        RECORD_BYTES,
+        ("arrivals", "arrived"),
+        |r, car| {
+            let step = r.u64()?;
+            if step == 0 || step > header.step_count {
+                return Err(r.error(format!(
                 "car {car} arrives at step {step}, outside 1..={} (a car there from the start has no arrival)",
                 header.step_count
             )));
-        }
-        let snapshot = r.take(SNAPSHOT_LEN)?.to_vec();
-        *out.get_mut(car)
-            .ok_or_else(|| r.error(format!("arrived car {car} of {}", header.car_count)))? =
-            Some(CarArrival { step, snapshot });
-        last = Some(car);
-    }
-    r.finish()?;
-    Ok(out)
+            }
+            let snapshot = r.take(SNAPSHOT_LEN)?.to_vec();
+            Ok(CarArrival { step, snapshot })
+        },
+    )
 }

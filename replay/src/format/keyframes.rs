@@ -144,31 +144,45 @@ pub(super) fn encode_removals(cars: &[CarTrack]) -> Writer {
 
 /// Per car, the step it was removed at: at least one removal, cars in
 /// rising order, each within the replay's cars and steps.
-pub(super) fn decode_removals(
-    mut r: Reader<'_>,
-    header: &ReplayHeader,
-) -> Result<Vec<Option<u64>>> {
-    let n = r.count(12, "removals")?;
-    if n == 0 {
-        return Err(r.error("a removals section with no removal: not canonical"));
-    }
-    let mut out = vec![None; header.car_count as usize];
-    let mut last = None;
-    for _ in 0..n {
-        let car = r.u32()? as usize;
+pub(super) fn decode_removals(r: Reader<'_>, header: &ReplayHeader) -> Result<Vec<Option<u64>>> {
+    per_car_records(r, header, 12, ("removals", "removed"), |r, car| {
         let step = r.u64()?;
-        if last.is_some_and(|l| car <= l) {
-            return Err(r.error(format!("removed car {car} out of order")));
-        }
         if step > header.step_count {
             return Err(r.error(format!(
                 "car {car} removed at step {step}, after the last step {}",
                 header.step_count
             )));
         }
-        *out.get_mut(car)
-            .ok_or_else(|| r.error(format!("removed car {car} of {}", header.car_count)))? =
-            Some(step);
+        Ok(step)
+    })
+}
+
+/// A section of per-car records (removals, arrivals): a u32 count of at
+/// least 1, then records of `record_bytes` each, a u32 car index of the
+/// replay, strictly rising, followed by what `read` reads. `names` are the
+/// section's and the records' names in messages ("removals", "removed").
+pub(super) fn per_car_records<T: Clone>(
+    mut r: Reader<'_>,
+    header: &ReplayHeader,
+    record_bytes: usize,
+    (section, record): (&str, &str),
+    mut read: impl FnMut(&mut Reader<'_>, usize) -> Result<T>,
+) -> Result<Vec<Option<T>>> {
+    let n = r.count(record_bytes, section)?;
+    if n == 0 {
+        return Err(r.error(format!("a {section} section with no entry: not canonical")));
+    }
+    let mut out = vec![None; header.car_count as usize];
+    let mut last = None;
+    for _ in 0..n {
+        let car = r.u32()? as usize;
+        if last.is_some_and(|l| car <= l) {
+            return Err(r.error(format!("{record} car {car} out of order")));
+        }
+        if car >= out.len() {
+            return Err(r.error(format!("{record} car {car} of {}", header.car_count)));
+        }
+        out[car] = Some(read(&mut r, car)?);
         last = Some(car);
     }
     r.finish()?;

@@ -212,3 +212,23 @@ pub fn record_with_events(
         hashes,
     )
 }
+
+/// (step, cars held) of every keyframe of `replay`.
+pub fn keyframe_cars(replay: &Replay) -> Vec<(u64, usize)> {
+    replay
+        .keyframes
+        .iter()
+        .map(|k| (k.step, k.cars.len()))
+        .collect()
+}
+
+/// Each car's recorded streams (inputs, levels of detail, surfaces) cover
+/// `steps[i]` steps.
+pub fn assert_streams_cover(replay: &Replay, steps: &[u64]) {
+    assert_eq!(replay.cars.len(), steps.len());
+    for (track, &n) in replay.cars.iter().zip(steps) {
+        assert_eq!(track.inputs.len() as u64, n);
+        assert_eq!(track.lod.len(), n);
+        assert!(track.surfaces.iter().all(|s| s.len() == n));
+    }
+}
