@@ -72,7 +72,11 @@ export async function spectate(
   const latest = await fetchImpl(`${raceUrl}/keyframe/latest`);
   if (latest.ok) {
     const n = Number(latest.headers.get('x-skidpad-chunk'));
-    playChunk(follower, await bytesOf(latest, 'latest keyframe'));
+    const piece = await bytesOf(latest, 'latest keyframe');
+    // Cars that joined before chunk n: their definitions come first.
+    const arrivals = await bytesOf(await fetchImpl(`${raceUrl}/arrivals/${n}`), `arrivals before ${n}`);
+    follower.pushArrivals(arrivals);
+    playChunk(follower, piece);
     onChunk(follower, n);
     next = n + 1;
   }

@@ -128,8 +128,8 @@ export interface StreamContents {
   replay: Replay; chunks: number; complete: boolean; droppedBytes: number;
   stopped: string | null;
 }
-/** A whole piece of a stream as written. */
-export interface StreamPiece { kind: 'header' | 'chunk' | 'end'; bytes: Uint8Array }
+/** A whole piece of a stream as written ('arrival': a car that joined the race). */
+export interface StreamPiece { kind: 'header' | 'arrival' | 'chunk' | 'end'; bytes: Uint8Array }
 /** A lap the race layer timed (lines at the track's distance 0). */
 export interface RaceLap {
   kind: 'lap'; car: number; lap: number; start: number; end: number; time: number;

@@ -348,6 +348,22 @@ impl ReplayRecorder {
         self.run(|r| world.with(|w| r.capture(w, dt).map_err(replay_error)))
     }
 
+    /// Takes a car the game has just added to `world` (`world.addCar`,
+    /// after the last recorded step) into the recording: the replay
+    /// records its arrival (step and state) and a player puts it in the
+    /// world there. Cars added together are adopted oldest first. Throws,
+    /// changing nothing, for a recording of chosen cars (`cars`), one that
+    /// embeds ghosts, or a car that is not the oldest the recording lacks.
+    #[wasm_bindgen(js_name = adoptCar)]
+    pub fn adopt_car(
+        &mut self,
+        world: &World,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+    ) -> JsResult<()> {
+        let car = crate::args::car_id(&car)?;
+        self.run(|r| world.with(|w| r.adopt_car(w, car).map_err(replay_error)))
+    }
+
     /// Changes a recorded car's level of detail (the replay records it).
     #[wasm_bindgen(js_name = setLod)]
     pub fn set_lod(

@@ -62,8 +62,8 @@ pub fn encode_stream_js(replay: &Replay) -> JsResult<Uint8Array> {
     Ok(Uint8Array::from(bytes.as_slice()))
 }
 
-/// Cuts stream bytes into pieces: `[{ kind: 'header' | 'chunk' | 'end',
-/// bytes }]`; a trailing partial record is left out.
+/// Cuts stream bytes into pieces: `[{ kind: 'header' | 'arrival' |
+/// 'chunk' | 'end', bytes }]`; a trailing partial record is left out.
 #[wasm_bindgen(js_name = splitStream, unchecked_return_type = "StreamPiece[]")]
 pub fn split_stream_js(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
@@ -78,6 +78,7 @@ pub fn split_stream_js(
         let kind = match kind {
             StreamPieceKind::Header => "header",
             StreamPieceKind::Chunk => "chunk",
+            StreamPieceKind::Arrival => "arrival",
             StreamPieceKind::End => "end",
         };
         set(&object, "kind", &JsValue::from_str(kind))?;
@@ -108,9 +109,24 @@ impl StreamFollower {
             .map_err(replay_error)
     }
 
-    /// Plays one chunk record (the first may be any: joining late);
-    /// returns the steps it held. Throws if it does not continue, fails its
-    /// checksum or does not re-simulate to its closing keyframe.
+    /// Takes arrival records (cars that joined the race): one `arrival`
+    /// piece, or those a spectator service serves before chunk `n`
+    /// (`GET /races/{id}/arrivals/{n}`, for a spectator starting there).
+    /// Throws, taking none, if one is not the next car.
+    #[wasm_bindgen(js_name = pushArrivals)]
+    pub fn push_arrivals(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
+    ) -> JsResult<()> {
+        let bytes = args::bytes(&bytes, "arrivals")?;
+        self.inner.push_arrivals(&bytes).map_err(replay_error)
+    }
+
+    /// Plays one chunk piece: a chunk record, after the arrival records
+    /// written since the chunk before, if any (as `GET
+    /// /races/{id}/chunks/{n}` serves it; the first may be any: joining
+    /// late); returns the steps it held. Throws if it does not continue,
+    /// fails its checksum or does not re-simulate to its closing keyframe.
     #[wasm_bindgen(js_name = pushChunk)]
     pub fn push_chunk(
         &mut self,
@@ -126,7 +142,8 @@ impl StreamFollower {
     /// `pushChunk`, returning after each step of the chunk its length
     /// (dt, s) and every car's pose: steps × (1 + cars × 8) values (the
     /// pose fields of `poseFields()`), for a viewer that draws each step
-    /// rather than each chunk.
+    /// rather than each chunk. `cars` is `carCount` after the push; a car
+    /// not in the world at a step (removed, or yet to arrive) has NaN.
     #[wasm_bindgen(js_name = pushChunkPoses)]
     pub fn push_chunk_poses(
         &mut self,
@@ -135,8 +152,10 @@ impl StreamFollower {
         let record = args::bytes(&record, "chunk")?;
         let mut poses = Vec::new();
         let mut failed = None;
+        let mut held = 0;
         self.inner
             .push_chunk_with(&record, |world, ids, dt| {
+                held = ids.len();
                 if failed.is_none() {
                     match read::pose_values(world, ids) {
                         Ok(values) => {
@@ -151,7 +170,9 @@ impl StreamFollower {
         if let Some(e) = failed {
             return Err(e);
         }
-        Ok(Float64Array::from(poses.as_slice()))
+        Ok(Float64Array::from(
+            padded_poses(&poses, held, self.inner.definitions().len()).as_slice(),
+        ))
     }
 
     /// The recording's metadata as a plain object of strings.
@@ -230,4 +251,21 @@ impl StreamFollower {
             .ok_or_else(|| error("no chunk played yet"))?;
         read::pose(world, &car)
     }
+}
+
+/// Per-step pose rows of `held` cars (dt first) widened to `cars` cars,
+/// NaN for those the chunk does not hold (arrival records running ahead of
+/// the chunks), so every row of a follower has one layout.
+fn padded_poses(rows: &[f64], held: usize, cars: usize) -> Vec<f64> {
+    let fields = read::POSE_FIELDS.len();
+    let (from, to) = (1 + held * fields, 1 + cars * fields);
+    if from >= to {
+        return rows.to_vec();
+    }
+    let mut out = Vec::with_capacity(rows.len() / from * to);
+    for row in rows.chunks_exact(from) {
+        out.extend_from_slice(row);
+        out.extend(std::iter::repeat_n(f64::NAN, to - from));
+    }
+    out
 }

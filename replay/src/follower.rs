@@ -2,13 +2,17 @@
 //! chunk (the late join: the latest one sealed), starts from that chunk's
 //! first keyframe and plays every chunk after it, checking each chunk's
 //! closing keyframe, so it holds the host's world bit for bit at every
-//! chunk boundary.
+//! chunk boundary. Cars that join the race come as arrival pieces, which
+//! it must be given (every one before the chunk it starts from) in order.
 
 use std::sync::Arc;
 
 use skidpad_core::{CarDefinition, CarId, Ground, GroundSource, World};
 
-use crate::format::{StreamStart, read_stream_chunk, read_stream_header};
+use crate::format::{
+    StreamArrival, StreamStart, read_stream_arrivals, read_stream_chunk, read_stream_header,
+    split_chunk_piece,
+};
 use crate::hooks::NoHooks;
 use crate::limits::Limits;
 use crate::player::ReplayPlayer;
@@ -87,20 +91,88 @@ impl StreamFollower {
         &self.definitions
     }
 
-    /// Plays one chunk record. The first chunk may be any (joining late);
+    /// Takes arrival records (cars that joined the race), one piece as
+    /// the splitter cuts it or several back to back as a spectator service
+    /// serves those before a chunk: the chunks from the one that holds a
+    /// car on are played with its definition. They must come in the
+    /// stream's order, each naming the next car; all or none are taken.
+    pub fn push_arrivals(&mut self, bytes: &[u8]) -> Result<()> {
+        let known = self.header.car_count;
+        let taken = read_stream_arrivals(bytes)?
+            .into_iter()
+            .try_for_each(|a| self.take_arrival(a));
+        if taken.is_err() {
+            self.forget_cars_after(known);
+        }
+        taken
+    }
+
+    fn take_arrival(&mut self, arrival: StreamArrival) -> Result<()> {
+        let cars = self.header.car_count;
+        if arrival.car != cars {
+            return Err(ReplayError::InvalidArgument {
+                what: "arrival",
+                reason: format!(
+                    "it names car {}, but the follower knows {cars} cars: arrival pieces come in the stream's order",
+                    arrival.car
+                ),
+            });
+        }
+        self.limits.check_cars(u64::from(cars) + 1)?;
+        let definition = arrival.definition.ok_or(ReplayError::MissingDefinitions {
+            definitions: 0,
+            cars: 1,
+        })?;
+        self.definitions.push(definition);
+        self.header.car_count += 1;
+        self.header.source_cars.push(arrival.source);
+        Ok(())
+    }
+
+    /// Forgets the cars after the first `cars` (arrivals of a piece that
+    /// was refused).
+    fn forget_cars_after(&mut self, cars: u32) {
+        self.header.car_count = cars;
+        self.header.source_cars.truncate(cars as usize);
+        self.definitions.truncate(cars as usize);
+    }
+
+    /// Plays one chunk piece: a chunk record, after the arrival records
+    /// written since the previous chunk, if any (as the spectator service
+    /// serves it; [`split_chunk_piece`](crate::split_chunk_piece)). The
+    /// first chunk may be any (joining late, after
+    /// [`push_arrivals`](Self::push_arrivals) of every arrival before it);
     /// every later one must start where the previous ended. Returns the
     /// number of steps played; the chunk's closing keyframe must match.
-    pub fn push_chunk(&mut self, record: &[u8]) -> Result<u64> {
-        self.push_chunk_with(record, |_, _, _| {})
+    pub fn push_chunk(&mut self, piece: &[u8]) -> Result<u64> {
+        self.push_chunk_with(piece, |_, _, _| {})
     }
 
     /// `push_chunk`, calling `after_step` with the world, the world's id of
-    /// each of the stream's cars in stream order (a removed car's id names
-    /// no car in the world any more) and the step's length (s) after each
-    /// step of the chunk (a viewer reads every step's poses this way). On
-    /// an error the steps already reported were played but not confirmed
-    /// by the chunk's closing keyframe.
+    /// each of the chunk's cars in stream order (the id of a car removed,
+    /// or yet to arrive, names no car in the world) and the step's length
+    /// (s) after each step of the chunk (a viewer reads every step's poses
+    /// this way). On an error the piece's arrivals are forgotten, and the
+    /// steps already reported were played but not confirmed by the chunk's
+    /// closing keyframe.
     pub fn push_chunk_with(
+        &mut self,
+        piece: &[u8],
+        after_step: impl FnMut(&World, &[CarId], f64),
+    ) -> Result<u64> {
+        let (arrivals, record) = split_chunk_piece(piece)?;
+        let known = self.header.car_count;
+        let played = arrivals
+            .into_iter()
+            .try_for_each(|a| self.take_arrival(a))
+            .and_then(|()| self.play_chunk(record, after_step));
+        if played.is_err() {
+            self.forget_cars_after(known);
+        }
+        played
+    }
+
+    fn play_chunk(
         &mut self,
         record: &[u8],
         mut after_step: impl FnMut(&World, &[CarId], f64),
@@ -119,8 +191,19 @@ impl StreamFollower {
         // off; the player takes out the cars the race has lost by then. A
         // chunk has no metadata of its own: the header's names the ground
         // the player checks the world against.
+        // Arrival pieces may run ahead of the chunks: a chunk holds the
+        // first of the cars they name.
+        let cars = part.header.car_count as usize;
+        let definitions = self
+            .definitions
+            .get(..cars)
+            .ok_or(ReplayError::MissingDefinitions {
+                definitions: self.definitions.len(),
+                cars,
+            })?
+            .to_vec();
         let part = Replay {
-            definitions: self.definitions.clone(),
+            definitions,
             header: ReplayHeader {
                 metadata: self.header.metadata.clone(),
                 ..part.header

@@ -2,10 +2,13 @@
 //! parts an instant-replay ring keeps) into one replay. Each part is a
 //! standalone replay from one keyframe to the next; joined, they form the
 //! replay a `ReplayRecorder` would have recorded over the same steps.
+//! Cars that join the recording between parts or inside one are announced
+//! first ([`Joiner::arrive`]): a part holds the cars announced before it.
 
 use skidpad_core::{CarDefinition, combine_world_hash};
 
-use crate::replay::{CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
+use crate::format::StreamArrival;
+use crate::replay::{CarArrival, CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
 
 /// Joins parts one at a time, checking that each continues the last.
 pub(crate) struct Joiner {
@@ -13,6 +16,8 @@ pub(crate) struct Joiner {
     definitions: Vec<CarDefinition>,
     first_start: Option<u64>,
     joined: Option<Replay>,
+    /// Cars announced since the last part, which the next part must hold.
+    pending: Vec<StreamArrival>,
 }
 
 impl Joiner {
@@ -29,15 +34,73 @@ impl Joiner {
             definitions,
             first_start,
             joined: None,
+            pending: Vec::new(),
         }
+    }
+
+    /// The recording's cars so far (those announced included).
+    pub(crate) fn car_count(&self) -> u32 {
+        self.header.car_count
+    }
+
+    /// Announces a car that joined the recording: the next part holds it,
+    /// arriving at `arrival.world_step`. Its definition is needed exactly
+    /// when the recording embeds definitions.
+    pub(crate) fn arrive(&mut self, arrival: StreamArrival) -> Result<(), String> {
+        if arrival.car != self.header.car_count {
+            return Err(format!(
+                "car {} arrives, but the recording has {} cars",
+                arrival.car, self.header.car_count
+            ));
+        }
+        let at = self.joined.as_ref().map_or(self.header.start_step, |w| {
+            w.header.start_step + w.header.step_count
+        });
+        if arrival.world_step < at {
+            return Err(format!(
+                "car {} arrives at world step {}, before the recording's step {at}",
+                arrival.car, arrival.world_step
+            ));
+        }
+        if let Some(earlier) = self.pending.last()
+            && arrival.world_step < earlier.world_step
+        {
+            return Err(format!(
+                "car {} arrives at world step {}, before car {} (step {})",
+                arrival.car, arrival.world_step, earlier.car, earlier.world_step
+            ));
+        }
+        let embedded = !self.definitions.is_empty() || self.header.car_count == 0;
+        match (&arrival.definition, embedded) {
+            (Some(definition), true) => self.definitions.push(definition.clone()),
+            (None, false) => {}
+            _ => {
+                return Err(format!(
+                    "car {} arrives with{} a definition in a recording that embeds {}",
+                    arrival.car,
+                    if arrival.definition.is_some() {
+                        ""
+                    } else {
+                        "out"
+                    },
+                    if embedded { "them" } else { "none" }
+                ));
+            }
+        }
+        self.header.car_count += 1;
+        self.header.source_cars.push(arrival.source);
+        self.pending.push(arrival);
+        Ok(())
     }
 
     /// Appends `part`, or says why it does not continue the joined replay.
     pub(crate) fn push(&mut self, part: Replay) -> Result<(), String> {
         check_continues(&self.header, self.joined.as_ref(), self.first_start, &part)?;
+        check_arrivals(self.joined.as_ref(), &self.pending, &part)?;
+        let arrivals = std::mem::take(&mut self.pending);
         self.joined = Some(match self.joined.take() {
             None => first_part(&self.header, &self.definitions, part),
-            Some(whole) => append(whole, part),
+            Some(whole) => append(whole, part, &arrivals, &self.header, &self.definitions),
         });
         Ok(())
     }
@@ -121,13 +184,80 @@ fn check_continues(
             "a part holds car {car}, which an earlier part removed"
         ));
     }
-    if let Some(last) = last {
+    if let (Some(whole), Some(last)) = (joined, last) {
         let first = &part.keyframes[0];
         // A car removed right at the boundary (after the joined replay's
-        // last keyframe was written) is missing from the part's first.
-        let carried = carried_cars(joined, part, last);
-        if !first.cars.iter().eq(carried) || first.game_state != last.game_state {
+        // last keyframe was written) is missing from the part's first; a
+        // car that arrived there follows the carried ones (check_arrivals
+        // checks its snapshot).
+        let carried: Vec<&CarKeyframe> = carried_cars(joined, part, last).collect();
+        let arrived = part.cars[whole.cars.len().min(part.cars.len())..]
+            .iter()
+            .filter(|c| c.present_at(0))
+            .count();
+        if first.cars.len() != carried.len() + arrived
+            || !first.cars.iter().zip(carried).all(|(a, b)| a == b)
+            || first.game_state != last.game_state
+        {
             return Err("a part does not start from the keyframe the joined replay ends on".into());
+        }
+    }
+    Ok(())
+}
+
+/// The cars announced since the last part must be the part's new cars,
+/// each arriving at its announced step with its announced state; the
+/// others arrive in no part after the first.
+fn check_arrivals(
+    joined: Option<&Replay>,
+    pending: &[StreamArrival],
+    part: &Replay,
+) -> std::result::Result<(), String> {
+    let old = joined.map_or(part.cars.len().saturating_sub(pending.len()), |w| {
+        w.cars.len()
+    });
+    if let Some(car) = part.cars[..old.min(part.cars.len())]
+        .iter()
+        .position(|c| c.arrival.is_some())
+    {
+        return Err(format!(
+            "car {car} arrives in a part, but no arrival announced it"
+        ));
+    }
+    for (i, arrival) in (old..).zip(pending) {
+        let track = part
+            .cars
+            .get(i)
+            .ok_or_else(|| format!("the part does not hold car {i}, which arrived"))?;
+        let step = arrival
+            .world_step
+            .checked_sub(part.header.start_step)
+            .filter(|&s| s <= part.header.step_count)
+            .ok_or_else(|| {
+                format!(
+                    "car {i} arrives at world step {}, outside the part",
+                    arrival.world_step
+                )
+            })?;
+        let same = if step == 0 {
+            let index = part.cars[..i].iter().filter(|c| c.present_at(0)).count();
+            track.arrival.is_none()
+                && (!track.present_at(0)
+                    || part.keyframes[0]
+                        .cars
+                        .get(index)
+                        .is_some_and(|k| k.snapshot == arrival.snapshot))
+        } else {
+            track
+                .arrival
+                .as_ref()
+                .is_some_and(|a| a.step == step && a.snapshot == arrival.snapshot)
+        };
+        if !same {
+            return Err(format!(
+                "car {i} does not arrive in the part as announced (world step {})",
+                arrival.world_step
+            ));
         }
     }
     Ok(())
@@ -164,39 +294,56 @@ fn first_part(header: &ReplayHeader, definitions: &[CarDefinition], part: Replay
     }
 }
 
-/// `whole` followed by `part`, whose first keyframe is `whole`'s last.
-fn append(mut whole: Replay, part: Replay) -> Replay {
+/// `whole` followed by `part`, whose first keyframe is `whole`'s last
+/// (less the cars the part removed at its step 0, plus those that arrived
+/// there), with `arrivals` the cars that joined from one to the other.
+/// `header` and `definitions` are the recording's with them.
+fn append(
+    mut whole: Replay,
+    part: Replay,
+    arrivals: &[StreamArrival],
+    header: &ReplayHeader,
+    definitions: &[CarDefinition],
+) -> Replay {
     let offset = whole.header.step_count;
     whole.header.step_count += part.header.step_count;
+    whole.header.car_count = header.car_count;
+    whole.header.source_cars.clone_from(&header.source_cars);
+    if whole.definitions.len() != definitions.len() && !definitions.is_empty() {
+        whole.definitions = definitions.to_vec();
+    }
     for (n, dt) in part.dt.runs() {
         for _ in 0..n {
             whole.dt.push(dt);
         }
     }
-    let before: Vec<usize> = whole.present_at(offset).collect();
+    for arrival in arrivals {
+        let step = arrival.world_step - whole.header.start_step;
+        whole.cars.push(CarTrack {
+            arrival: (step > 0).then(|| CarArrival {
+                step,
+                snapshot: arrival.snapshot.clone(),
+            }),
+            ..CarTrack::new()
+        });
+    }
     for (track, add) in whole.cars.iter_mut().zip(part.cars) {
         append_track(track, add, offset);
     }
-    // Cars the part removed at its step 0 leave the keyframe both share.
-    if let Some(last) = whole.keyframes.last_mut() {
-        let cars = std::mem::take(&mut last.cars);
-        last.cars = before
-            .iter()
-            .zip(cars)
-            .filter(|(i, _)| whole.cars[**i].present_at(offset))
-            .map(|(_, car)| car)
-            .collect();
+    let mut keyframes = part.keyframes.into_iter();
+    // The keyframe both share is the part's first: the state after this
+    // step's removals and arrivals, as a recorder keeps it.
+    if let (Some(last), Some(first)) = (whole.keyframes.last_mut(), keyframes.next()) {
+        last.cars = first.cars;
         last.world_hash = combine_world_hash(
             whole.header.start_step + offset,
             last.cars.iter().map(|c| c.hash),
         );
     }
-    whole
-        .keyframes
-        .extend(part.keyframes.into_iter().skip(1).map(|k| Keyframe {
-            step: k.step + offset,
-            ..k
-        }));
+    whole.keyframes.extend(keyframes.map(|k| Keyframe {
+        step: k.step + offset,
+        ..k
+    }));
     whole
 }
 

@@ -71,10 +71,11 @@ pub use error::{ReplayError, Result, SharedIoError};
 pub use follower::StreamFollower;
 pub use format::{
     FORMAT_VERSION, FileKind, GROUND_FORMAT_VERSION, GROUND_MAGIC, MAX_DECOMPRESSED,
-    STREAM_FORMAT_VERSION, StreamContents, StreamPieceKind, StreamSplitter, StreamStart,
-    decode_ground_file, decode_replay, decode_replay_with, encode_ground_file, encode_replay,
-    encode_replay_gzip, encode_stream, gunzip, gzip, is_gzip, read_replay_header,
-    read_resets_any_version, read_stream, read_stream_chunk, read_stream_header,
+    STREAM_FORMAT_VERSION, StreamArrival, StreamContents, StreamPieceKind, StreamSplitter,
+    StreamStart, decode_ground_file, decode_replay, decode_replay_with, encode_ground_file,
+    encode_replay, encode_replay_gzip, encode_stream, gunzip, gzip, is_gzip, read_replay_header,
+    read_resets_any_version, read_stream, read_stream_arrival, read_stream_arrivals,
+    read_stream_chunk, read_stream_header, split_chunk_piece,
 };
 pub use highlights::{Highlight, HighlightKind, HighlightOptions, find_highlights};
 pub use hooks::{NoHooks, ReplayHooks};

@@ -77,11 +77,7 @@ impl Limits {
         if header.car_count == 0 {
             return Err(ReplayError::NoCars);
         }
-        exceeds(
-            "cars",
-            u64::from(header.car_count),
-            u64::from(self.max_cars),
-        )?;
+        self.check_cars(u64::from(header.car_count))?;
         exceeds("steps", header.step_count, self.max_steps)?;
         let metadata = header
             .metadata
@@ -89,6 +85,12 @@ impl Limits {
             .map(|(k, v)| (k.len() + v.len()) as u64)
             .fold(0_u64, u64::saturating_add);
         exceeds("metadata bytes", metadata, self.max_metadata_bytes)
+    }
+
+    /// Refuses more cars than the bound (a stream's cars grow as they
+    /// arrive).
+    pub(crate) fn check_cars(&self, cars: u64) -> Result<()> {
+        exceeds("cars", cars, u64::from(self.max_cars))
     }
 
     /// Refuses a replay held in memory whose work is over a bound; the

@@ -394,8 +394,10 @@ impl<'a> ReplayRecorder<'a> {
             track.lod = Runs::new();
             track.surfaces = Default::default();
             track.resets.clear();
-            // A car gone by now is gone from the next part's start.
+            // A car gone by now is gone from the next part's start; one
+            // that arrived is there from it.
             track.removed_at = track.removed_at.map(|_| 0);
+            track.arrival = None;
         }
         self.replay.header.start_step += last;
         self.replay.header.step_count = 0;

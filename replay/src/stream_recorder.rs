@@ -17,9 +17,11 @@
 
 use std::io::Write;
 
-use skidpad_core::World;
+use skidpad_core::{CarDefinition, CarId, InitialPose, World};
 
-use crate::format::{chunk_record, end_record, header_record, stream_preamble};
+use crate::format::{
+    StreamArrival, arrival_record, chunk_record, end_record, header_record, stream_preamble,
+};
 use crate::recorder::{RecorderOptions, ReplayRecorder};
 use crate::replay::Replay;
 use crate::{ReplayError, Result};
@@ -91,6 +93,9 @@ pub struct StreamRecorder<'a, W: StreamSink> {
     sink: W,
     sync: SyncPolicy,
     chunks: u64,
+    /// A car arrived since the last chunk: `finish` writes a chunk that
+    /// holds it even when no step came after it.
+    arrived_since_chunk: bool,
 }
 
 impl<'a, W: StreamSink> StreamRecorder<'a, W> {
@@ -116,6 +121,7 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
             sink,
             sync,
             chunks: 0,
+            arrived_since_chunk: false,
             recorder,
         };
         let mut head = stream_preamble();
@@ -143,9 +149,45 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
         Ok(())
     }
 
+    /// Adds a car to the world and to the recording
+    /// ([`ReplayRecorder::add_car`]), and writes its arrival record at once
+    /// (its definition and id, which no chunk carries), so a spectator has
+    /// it before the chunk that holds the car.
+    pub fn add_car(
+        &mut self,
+        world: &mut World,
+        definition: &CarDefinition,
+        pose: InitialPose,
+    ) -> Result<CarId> {
+        let car = self.recorder.add_car(world, definition, pose)?;
+        self.announce(world, car)?;
+        Ok(car)
+    }
+
+    /// Takes a car the caller has just put in the world itself
+    /// ([`ReplayRecorder::adopt_car`]), and writes its arrival record.
+    pub fn adopt_car(&mut self, world: &World, car: CarId) -> Result<()> {
+        self.recorder.adopt_car(world, car)?;
+        self.announce(world, car)
+    }
+
+    fn announce(&mut self, world: &World, car: CarId) -> Result<()> {
+        let header = self.recorder.header();
+        let arrival = StreamArrival {
+            car: header.car_count - 1,
+            world_step: header.start_step + header.step_count,
+            source: car,
+            snapshot: world.snapshot(car)?,
+            definition: self.recorder.definitions().last().cloned(),
+        };
+        self.arrived_since_chunk = true;
+        self.write(&arrival_record(&arrival)?)
+    }
+
     fn write_part(&mut self, part: &Replay) -> Result<()> {
         self.write(&chunk_record(part)?)?;
         self.chunks += 1;
+        self.arrived_since_chunk = false;
         Ok(())
     }
 
@@ -166,12 +208,13 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
 
     /// Ends the stream: writes the steps since the last chunk as a shorter
     /// chunk (with a keyframe at the world's current step), or a chunk of
-    /// no step when nothing was recorded at all or when the game removed a
-    /// car after the last chunk (so the stream records it as a replay
-    /// would), then the end record, and gives the sink back.
+    /// no step when nothing was recorded at all or when the game removed or
+    /// added a car after the last chunk (so the stream records it as a
+    /// replay would), then the end record, and gives the sink back.
     pub fn finish(mut self, world: &World) -> Result<W> {
         if self.recorder.step_count() > 0
             || self.chunks == 0
+            || self.arrived_since_chunk
             || self.recorder.removed_unnoticed(world)
         {
             let part = self.recorder.cut(world)?;

@@ -31,13 +31,7 @@ fn record() -> (Replay, Vec<[u8; 32]>, World) {
     let mut hashes = Vec::new();
     for step in 0..STEPS {
         if let Some(k) = ARRIVALS.iter().position(|&a| a == step) {
-            let (p, d) = track.point_at(track.length() - 40.0 - 15.0 * k as f64);
-            let pose = InitialPose {
-                x: p.x,
-                y: p.y,
-                yaw: d.y.atan2(d.x),
-                speed: 8.0,
-            };
+            let pose = common::behind_the_line(&track, 40.0 + 15.0 * k as f64, 8.0);
             let car = recorder
                 .add_car(&mut world, &preset("fwd_hatchback").unwrap(), pose)
                 .unwrap();
@@ -74,11 +68,10 @@ fn a_replay_with_arrivals_verifies_and_round_trips_through_its_file() {
     assert_eq!(report.final_hash, world.world_hash());
     let bytes = encode_replay(&replay).unwrap();
     assert_eq!(decode_replay(&bytes).unwrap(), replay);
-    // Streams do not take late cars yet: said, not written wrong.
-    let refused = skidpad_replay::encode_stream(&replay)
-        .unwrap_err()
-        .to_string();
-    assert!(refused.contains("joined late"), "{refused}");
+    // Its stream form announces the late cars and reads back to it.
+    let stream = skidpad_replay::encode_stream(&replay).unwrap();
+    let contents = skidpad_replay::read_stream(&stream, &Limits::default()).unwrap();
+    assert_eq!(contents.replay, replay);
 }
 
 #[test]

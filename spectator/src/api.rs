@@ -8,7 +8,10 @@
 //! - `GET /races/{id}/header`: the stream's header piece (preamble and
 //!   header record: settings and car definitions);
 //! - `GET /races/{id}/chunks/{n}`: chunk `n` (from 1), a checksummed record
-//!   holding a standalone replay from one keyframe to the next;
+//!   holding a standalone replay from one keyframe to the next, after the
+//!   arrival records (cars that joined) written since the chunk before;
+//! - `GET /races/{id}/arrivals/{n}`: every arrival record before chunk
+//!   `n`'s piece, for a spectator that starts there (empty when none);
 //! - `GET /races/{id}/keyframe/latest`: the chunk that ends with the latest
 //!   keyframe (its number in `X-Skidpad-Chunk`): a late joiner plays it
 //!   and follows on from the next;
@@ -129,6 +132,7 @@ pub fn router(races: Races, limits: ServiceLimits) -> Router {
         .route("/races/{id}/range", get(range))
         .route("/races/{id}/header", get(header_piece))
         .route("/races/{id}/chunks/{n}", get(chunk))
+        .route("/races/{id}/arrivals/{n}", get(arrivals))
         .route("/races/{id}/keyframe/latest", get(latest_keyframe))
         .route(
             "/health/live",
@@ -278,11 +282,31 @@ async fn chunk(
     Path((id, n)): Path<(String, u64)>,
     request: HeaderMap,
 ) -> Response {
-    let Some(race) = races.get(&id) else {
-        return no_race(&id);
+    numbered_piece(&races, &id, n, &request, Race::chunk)
+}
+
+async fn arrivals(
+    State(races): State<Races>,
+    Path((id, n)): Path<(String, u64)>,
+    request: HeaderMap,
+) -> Response {
+    numbered_piece(&races, &id, n, &request, Race::arrivals_before)
+}
+
+/// What `piece` gives for chunk `n` of race `id`: there once the chunk is
+/// sealed, and immutable from then on.
+fn numbered_piece(
+    races: &Races,
+    id: &str,
+    n: u64,
+    request: &HeaderMap,
+    piece: impl Fn(&Race, u64) -> Option<Bytes>,
+) -> Response {
+    let Some(race) = races.get(id) else {
+        return no_race(id);
     };
-    match race.chunk(n) {
-        Some(bytes) => immutable(bytes, &request, None),
+    match piece(&race, n) {
+        Some(bytes) => immutable(bytes, request, None),
         None => not_found(format!("race {id} has no chunk {n} (yet)")),
     }
 }

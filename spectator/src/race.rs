@@ -1,6 +1,9 @@
 //! One published race: its header piece and sealed chunks (immutable once
 //! stored, shared by every response), whether it ended, and a watch
-//! channel that tells live tails when either changes.
+//! channel that tells live tails when either changes. A car that joins the
+//! race comes as an arrival record: it is served in front of the next
+//! chunk (that chunk's piece), and a late joiner fetches every arrival
+//! before the chunk it starts from.
 
 use std::sync::{Arc, RwLock};
 
@@ -36,7 +39,15 @@ pub struct RaceInfo {
 #[derive(Debug, Default)]
 struct Stored {
     header: Option<(Bytes, RaceInfo)>,
+    /// Each chunk's piece: the arrival records written since the chunk
+    /// before, then its record.
     chunks: Vec<Bytes>,
+    /// Every arrival record so far, in order.
+    arrivals: Vec<u8>,
+    /// How many bytes of `arrivals` come before each chunk's piece.
+    arrivals_before: Vec<usize>,
+    /// Where the arrivals of the next chunk's piece start in `arrivals`.
+    next_piece_arrivals: usize,
 }
 
 /// A race, shared between its publisher and the HTTP handlers.
@@ -82,8 +93,14 @@ impl Race {
                 };
                 stored.header = Some((Bytes::from(bytes), info));
             }
+            StreamPieceKind::Arrival => stored.arrivals.extend_from_slice(&bytes),
             StreamPieceKind::Chunk => {
-                stored.chunks.push(Bytes::from(bytes));
+                let own = stored.next_piece_arrivals;
+                let mut piece = stored.arrivals[own..].to_vec();
+                piece.extend_from_slice(&bytes);
+                stored.arrivals_before.push(own);
+                stored.next_piece_arrivals = stored.arrivals.len();
+                stored.chunks.push(Bytes::from(piece));
                 progress.chunks = stored.chunks.len() as u64;
             }
             StreamPieceKind::End => progress.ended = true,
@@ -99,11 +116,22 @@ impl Race {
         self.stored.read().ok()?.header.clone()
     }
 
-    /// Chunk `n` (from 1), once sealed.
+    /// Chunk `n`'s piece (from 1), once sealed.
     #[must_use]
     pub fn chunk(&self, n: u64) -> Option<Bytes> {
         let index = usize::try_from(n.checked_sub(1)?).ok()?;
         self.stored.read().ok()?.chunks.get(index).cloned()
+    }
+
+    /// Every arrival record before chunk `n`'s piece (from 1; empty when
+    /// no car joined before it), once chunk `n` is sealed: what a
+    /// spectator starting at chunk `n` gives its follower first.
+    #[must_use]
+    pub fn arrivals_before(&self, n: u64) -> Option<Bytes> {
+        let index = usize::try_from(n.checked_sub(1)?).ok()?;
+        let stored = self.stored.read().ok()?;
+        let end = *stored.arrivals_before.get(index)?;
+        Some(Bytes::copy_from_slice(&stored.arrivals[..end]))
     }
 
     /// Chunks sealed so far and whether the race ended.

@@ -40,6 +40,8 @@ async fn serve_within(races: Races, limits: ServiceLimits) -> SocketAddr {
 
 enum Command {
     Advance(u64, mpsc::Sender<[u8; 32]>),
+    /// A car joins the race (through the recorder), behind the others.
+    Join(mpsc::Sender<[u8; 32]>),
     Finish(mpsc::Sender<[u8; 32]>),
 }
 
@@ -85,6 +87,20 @@ impl Host {
                         }
                         reply.send(world.world_hash()).unwrap();
                     }
+                    Command::Join(reply) => {
+                        let k = world.car_count();
+                        let (p, d) = track.point_at(track.length() - 30.0 - 12.0 * k as f64);
+                        let pose = InitialPose {
+                            x: p.x,
+                            y: p.y,
+                            yaw: d.y.atan2(d.x),
+                            speed: 8.0,
+                        };
+                        let definition = preset("fwd_hatchback").unwrap();
+                        let id = stream.add_car(&mut world, &definition, pose).unwrap();
+                        world.set_driver(id, Some(track.clone())).unwrap();
+                        reply.send(world.world_hash()).unwrap();
+                    }
                     Command::Finish(reply) => {
                         stream.finish(&world).unwrap();
                         reply.send(world.world_hash()).unwrap();
@@ -99,6 +115,14 @@ impl Host {
     async fn advance(&self, n: u64) -> [u8; 32] {
         let (tx, rx) = mpsc::channel();
         self.commands.send(Command::Advance(n, tx)).unwrap();
+        tokio::task::spawn_blocking(move || rx.recv().unwrap())
+            .await
+            .unwrap()
+    }
+
+    async fn join(&self) -> [u8; 32] {
+        let (tx, rx) = mpsc::channel();
+        self.commands.send(Command::Join(tx)).unwrap();
         tokio::task::spawn_blocking(move || rx.recv().unwrap())
             .await
             .unwrap()
@@ -156,7 +180,18 @@ async fn spectate(client: reqwest::Client, base: String) -> Watched {
             .unwrap()
             .parse()
             .unwrap();
-        follower = play(follower, latest.bytes().await.unwrap().to_vec()).await;
+        let piece = latest.bytes().await.unwrap().to_vec();
+        // The cars that joined before that chunk come first.
+        let arrivals = client
+            .get(format!("{base}/arrivals/{n}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(arrivals.status(), 200);
+        follower
+            .push_arrivals(&arrivals.bytes().await.unwrap())
+            .unwrap();
+        follower = play(follower, piece).await;
         join_latency = Some(started.elapsed());
         next = n + 1;
     }
@@ -241,6 +276,63 @@ async fn late_joiners_reach_the_hosts_world_bit_for_bit() {
         assert_eq!(range["last"], chunks);
         assert_eq!(range["end"], chunks);
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn spectators_follow_cars_that_join_the_race() {
+    let (addr, race) = serve_race(ServiceLimits::default()).await;
+    let host = Host::start(race.clone());
+    let base = format!("http://{addr}/races/r");
+    host.advance(1).await;
+    let from_start = tokio::spawn(spectate(reqwest::Client::new(), base.clone()));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    // One car joins right at a cut (after chunk 2 was sealed), one inside
+    // chunk 3; a spectator joins after both.
+    host.advance(119).await;
+    host.join().await;
+    host.advance(25).await;
+    host.join().await;
+    host.advance(100).await;
+    let late = tokio::spawn(spectate(reqwest::Client::new(), base.clone()));
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    host.advance(100).await;
+    let final_hash = host.finish().await;
+    for watcher in [from_start, late] {
+        let watched = watcher.await.unwrap();
+        assert_eq!(watched.step, 345);
+        assert_eq!(watched.hash, final_hash);
+    }
+    // Chunk 3's piece carries both arrivals; a spectator starting at
+    // chunk 4 or later fetches them first.
+    let client = reqwest::Client::new();
+    let get = |path: String| {
+        let client = client.clone();
+        async move {
+            let response = client.get(path).send().await.unwrap();
+            assert_eq!(response.status(), 200);
+            response.bytes().await.unwrap().to_vec()
+        }
+    };
+    let before = |n: u64| get(format!("{base}/arrivals/{n}"));
+    assert!(before(3).await.is_empty());
+    assert_eq!(
+        skidpad_replay::read_stream_arrivals(&before(4).await)
+            .unwrap()
+            .len(),
+        2
+    );
+    let piece = get(format!("{base}/chunks/3")).await;
+    let (arrivals, _) = skidpad_replay::split_chunk_piece(&piece).unwrap();
+    assert_eq!(
+        arrivals.iter().map(|a| a.world_step).collect::<Vec<_>>(),
+        [120, 145]
+    );
+    let missing = client
+        .get(format!("{base}/arrivals/99"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

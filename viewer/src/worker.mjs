@@ -481,6 +481,12 @@ async function followLive(url) {
   const playChunk = (follower, bytes) => {
     if (!announced) announce(follower);
     const values = follower.pushChunkPoses(bytes);
+    if (follower.carCount !== cars) {
+      // Said, not drawn wrong: the scene holds the cars of the start.
+      throw new Error(
+        `a car joined the race (${follower.carCount} cars, ${cars} at the start): this viewer does not draw cars that join a live race yet`,
+      );
+    }
     const width = 1 + cars * 8;
     const count = values.length / width;
     // The chunk held steps follower.step - count + 1 ..= follower.step.

@@ -40,6 +40,8 @@ mod per_step;
 mod resets;
 mod sections;
 mod stream;
+mod stream_arrival;
+mod stream_encode;
 mod stream_splitter;
 
 use std::ops::RangeInclusive;
@@ -50,10 +52,15 @@ pub use any_version::read_resets_any_version;
 pub use compress::{MAX_DECOMPRESSED, gunzip, gzip, is_gzip};
 pub use kind::FileKind;
 pub use stream::{
-    STREAM_FORMAT_VERSION, StreamContents, StreamStart, encode_stream, read_stream,
-    read_stream_chunk, read_stream_header,
+    STREAM_FORMAT_VERSION, StreamContents, StreamStart, read_stream, read_stream_chunk,
+    read_stream_header,
 };
 pub(crate) use stream::{chunk_record, end_record, header_record, preamble as stream_preamble};
+pub(crate) use stream_arrival::arrival_record;
+pub use stream_arrival::{
+    StreamArrival, read_stream_arrival, read_stream_arrivals, split_chunk_piece,
+};
+pub use stream_encode::encode_stream;
 pub use stream_splitter::{StreamPieceKind, StreamSplitter};
 
 use self::arrival_section::{decode_arrivals, encode_arrivals, has_arrivals};

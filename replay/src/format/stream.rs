@@ -12,6 +12,8 @@
 //!             from the previous chunk's last keyframe to a keyframe at
 //!             its end
 //!   3 end:    empty; written by `finish`
+//!   4 arrival: a car that joined the recording (`stream_arrival.rs`),
+//!             before the first chunk that holds it
 //! ```
 //!
 //! Each chunk is a standalone replay that plays bit for bit from its first
@@ -20,15 +22,16 @@
 //! whose checksum does not match: everything before it is kept.
 //! `stream_splitter.rs` cuts the bytes into pieces as a publisher gets them.
 
-use skidpad_core::{CarDefinition, GroundSource};
+use skidpad_core::{CarDefinition, GroundSource, MAX_SUBSTEP_RATE};
 
 use super::bytes::{Reader, Writer};
 use super::carried_ground::{decode_ground, encode_ground};
+use super::stream_arrival::decode_arrival;
 use super::{check_preamble_of, encode_header, encode_replay};
 use super::{decode_definitions, decode_header, decode_replay_with, encode_definitions};
 use crate::join::Joiner;
 use crate::limits::{Limits, Work, definition_rates, keyframe_bytes};
-use crate::replay::{CarReset, CarTrack, Replay, ReplayHeader};
+use crate::replay::{Replay, ReplayHeader};
 use crate::runs::Runs;
 use crate::{ReplayError, Result};
 
@@ -44,6 +47,7 @@ pub(super) const CHECKSUM: usize = 32;
 pub(super) const KIND_HEADER: u8 = 1;
 pub(super) const KIND_CHUNK: u8 = 2;
 pub(super) const KIND_END: u8 = 3;
+pub(super) const KIND_ARRIVAL: u8 = 4;
 
 /// The first bytes of a stream file.
 pub(crate) fn preamble() -> Vec<u8> {
@@ -55,7 +59,7 @@ pub(crate) fn preamble() -> Vec<u8> {
 }
 
 /// One framed record: kind, length, payload, checksum.
-fn record(kind: u8, payload: &[u8]) -> Result<Vec<u8>> {
+pub(super) fn record(kind: u8, payload: &[u8]) -> Result<Vec<u8>> {
     let len = u32::try_from(payload.len()).map_err(|_| {
         ReplayError::Encode(format!(
             "a stream record of {} bytes exceeds the u32 length",
@@ -232,20 +236,9 @@ pub fn read_stream_header(bytes: &[u8], limits: &Limits) -> Result<StreamStart> 
     Ok(start)
 }
 
-/// A chunk's replay. A stream's cars are its header's: a chunk that says
-/// a car arrived is refused (streams do not take late cars yet).
+/// A chunk's replay.
 fn decode_chunk(payload: &[u8], limits: &Limits) -> Result<Replay> {
-    let part = decode_replay_with(payload, limits)?;
-    if part.cars.iter().any(|c| c.arrival.is_some()) {
-        return Err(ReplayError::Decode {
-            section: "arrivals",
-            offset: 0,
-            reason:
-                "a stream chunk carries no arrivals (streams do not take cars that join late yet)"
-                    .into(),
-        });
-    }
-    Ok(part)
+    decode_replay_with(payload, limits)
 }
 
 /// One whole chunk record (framing and checksum included), as a spectator
@@ -314,7 +307,7 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
         },
         mut at,
     ) = read_header(bytes, limits)?;
-    let rates = definition_rates(&definitions, header.car_count as usize);
+    let mut rates = definition_rates(&definitions, header.car_count as usize);
     let start_step = header.start_step;
     let mut joiner = Joiner::new(header, definitions, Some(start_step));
     let mut totals = Totals::default();
@@ -338,6 +331,23 @@ pub fn read_stream(bytes: &[u8], limits: &Limits) -> Result<StreamContents> {
                     chunk_error(record_at, ReplayError::PartsDoNotJoin(reason))
                 })?;
                 chunks += 1;
+            }
+            KIND_ARRIVAL => {
+                let arrival = decode_arrival(payload, record_at + RECORD_HEADER)?;
+                limits.check_cars(u64::from(joiner.car_count()) + 1)?;
+                rates.push(
+                    arrival
+                        .definition
+                        .as_ref()
+                        .map_or(MAX_SUBSTEP_RATE, |d| d.substep_rate),
+                );
+                joiner
+                    .arrive(arrival)
+                    .map_err(|reason| ReplayError::Decode {
+                        section: "stream arrival",
+                        offset: record_at,
+                        reason,
+                    })?;
             }
             KIND_END => {
                 complete = true;
@@ -416,131 +426,4 @@ fn chunk_error(at: usize, e: ReplayError) -> ReplayError {
         offset: at,
         reason: e.to_string(),
     }
-}
-
-/// A replay as a stream: the header record, one chunk per keyframe
-/// interval (the last may be shorter) and the end record. What
-/// `read_stream` gives back for these bytes equals `replay`, except that
-/// embedded ghosts are not carried (a stream has no place for them). A
-/// carried ground goes in the header record.
-pub fn encode_stream(replay: &Replay) -> Result<Vec<u8>> {
-    if replay.cars.iter().any(|c| c.arrival.is_some()) {
-        return Err(ReplayError::InvalidArgument {
-            what: "replay",
-            reason: "a replay with cars that joined late has no stream form yet".into(),
-        });
-    }
-    let mut out = preamble();
-    out.extend(header_record(
-        &replay.header,
-        &replay.definitions,
-        replay.ground.as_ref(),
-    )?);
-    if replay.keyframes.len() == 1 {
-        // No step recorded: one chunk carries keyframe 0.
-        out.extend(chunk_record(&part_between(replay, 0, 0)?)?);
-    }
-    for pair in replay.keyframes.windows(2) {
-        out.extend(chunk_record(&part_between(
-            replay,
-            pair[0].step,
-            pair[1].step,
-        )?)?);
-    }
-    out.extend(end_record());
-    Ok(out)
-}
-
-/// Steps `from..to` of `replay` as a chunk, with the keyframes at both ends.
-fn part_between(replay: &Replay, from: u64, to: u64) -> Result<Replay> {
-    let keyframe = |step: u64| {
-        replay
-            .keyframe_at(step)
-            .cloned()
-            .ok_or(ReplayError::NoKeyframe { step })
-    };
-    let mut keyframes = vec![crate::replay::Keyframe {
-        step: 0,
-        ..keyframe(from)?
-    }];
-    if to > from {
-        keyframes.push(crate::replay::Keyframe {
-            step: to - from,
-            ..keyframe(to)?
-        });
-    }
-    let mut dt = Runs::new();
-    for s in from..to {
-        dt.push(replay.dt.at(s).ok_or(ReplayError::StreamTooShort {
-            stream: "dt",
-            step: s,
-        })?);
-    }
-    let cars = replay
-        .cars
-        .iter()
-        .map(|c| {
-            // A car removed by `to` is removed in this chunk (at its step 0
-            // when gone before it), so the chunk's end keyframe leaves it
-            // out as the replay's does.
-            let removed_at = c
-                .removed_at
-                .filter(|&r| r <= to)
-                .map(|r| r.saturating_sub(from));
-            let end = removed_at.map_or(to, |r| from + r);
-            let mut track = CarTrack {
-                inputs: if end == from {
-                    Vec::new() // (a car gone before the chunk has fewer inputs than `from`)
-                } else {
-                    c.inputs
-                        .get(from as usize..end as usize)
-                        .ok_or(ReplayError::StreamTooShort {
-                            stream: "inputs",
-                            step: end - 1,
-                        })?
-                        .to_vec()
-                },
-                removed_at,
-                resets: c
-                    .resets
-                    .iter()
-                    .filter(|r| (from..end).contains(&r.step))
-                    .map(|r| CarReset {
-                        step: r.step - from,
-                        ..*r
-                    })
-                    .collect(),
-                ..CarTrack::new()
-            };
-            for s in from..end {
-                track
-                    .lod
-                    .push(c.lod.at(s).ok_or(ReplayError::StreamTooShort {
-                        stream: "lod",
-                        step: s,
-                    })?);
-                for (runs, all) in track.surfaces.iter_mut().zip(&c.surfaces) {
-                    runs.push(all.at(s).ok_or(ReplayError::StreamTooShort {
-                        stream: "surfaces",
-                        step: s,
-                    })?);
-                }
-            }
-            Ok(track)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Ok(Replay {
-        header: ReplayHeader {
-            step_count: to - from,
-            start_step: replay.header.start_step + from,
-            metadata: Vec::new(),
-            ..replay.header.clone()
-        },
-        definitions: Vec::new(),
-        dt,
-        cars,
-        keyframes,
-        ghosts: None,
-        ground: None,
-    })
 }

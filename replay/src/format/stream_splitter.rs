@@ -1,11 +1,11 @@
 //! `StreamSplitter`: cuts the bytes a stream recorder writes into whole
-//! pieces as they arrive (header, chunks, end), for a publisher that
+//! pieces as they arrive (header, arrivals, chunks, end), for a publisher that
 //! serves them one by one (the spectator service). The record layout is
 //! `stream.rs`'s.
 
 use super::check_preamble_of;
 use super::stream::{
-    CHECKSUM, KIND_CHUNK, KIND_END, KIND_HEADER, MAGIC, PREAMBLE, RECORD_HEADER,
+    CHECKSUM, KIND_ARRIVAL, KIND_CHUNK, KIND_END, KIND_HEADER, MAGIC, PREAMBLE, RECORD_HEADER,
     STREAM_FORMAT_VERSION, next_record,
 };
 use crate::{ReplayError, Result};
@@ -17,12 +17,16 @@ pub enum StreamPieceKind {
     Header,
     /// A chunk record.
     Chunk,
+    /// An arrival record: a car that joined the recording, before the
+    /// first chunk that holds it. A spectator needs every one before the
+    /// chunk it starts from.
+    Arrival,
     /// The end record.
     End,
 }
 
 /// Cuts the bytes a `StreamRecorder` writes into whole pieces as they
-/// arrive: the header (preamble included), then each chunk record and the
+/// arrive: the header (preamble included), then each chunk, arrival and
 /// end record, each exactly as written (checksum included). A publisher
 /// feeds it what the recorder writes and serves the pieces.
 #[derive(Debug, Default)]
@@ -77,6 +81,7 @@ impl StreamSplitter {
             let kind = match (kind, self.header_seen) {
                 (KIND_HEADER, false) => StreamPieceKind::Header,
                 (KIND_CHUNK, true) => StreamPieceKind::Chunk,
+                (KIND_ARRIVAL, true) => StreamPieceKind::Arrival,
                 (KIND_END, true) => StreamPieceKind::End,
                 (other, _) => {
                     return Err(ReplayError::Decode {

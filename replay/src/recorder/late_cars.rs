@@ -33,6 +33,31 @@ impl ReplayRecorder<'_> {
         Ok(car)
     }
 
+    /// Takes `car`, which the caller has just put in the world itself
+    /// (`World::add_car`, after the last recorded step), as arriving there,
+    /// as [`add_car`](Self::add_car) would have: for a game whose own code
+    /// adds cars (a race server seating a player). Cars the caller added
+    /// together are adopted one by one, oldest first. Refused (nothing
+    /// changes) for a car that is not the oldest the recording lacks, and
+    /// as `add_car` is.
+    pub fn adopt_car(&mut self, world: &World, car: CarId) -> Result<()> {
+        self.check_position(world, 0)?;
+        self.check_takes_arrivals()?;
+        let oldest_late = self
+            .every_car_up_to
+            .and_then(|newest| world.car_ids().find(|&id| id > newest));
+        if oldest_late != Some(car) {
+            return Err(ReplayError::InvalidArgument {
+                what: "car",
+                reason: format!(
+                    "car {car} is not the oldest car the world gained behind the recording ({})",
+                    oldest_late.map_or_else(|| "it gained none".to_owned(), |c| format!("car {c}"))
+                ),
+            });
+        }
+        self.adopt_arrival(world, car)
+    }
+
     /// Records the step the caller just took, as `capture`, then the
     /// arrival of `arrived`: cars the caller put in the world after the
     /// step (a clip's player, at the original's arrivals).

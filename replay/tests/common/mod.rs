@@ -17,22 +17,27 @@ use skidpad_replay::{
 
 pub const DT: f64 = 1.0 / 60.0;
 
+/// On `track`, `back` metres before its line, facing along it, at `speed`.
+pub fn behind_the_line(track: &Track, back: f64, speed: f64) -> InitialPose {
+    let (p, d) = track.point_at(track.length() - back);
+    InitialPose {
+        x: p.x,
+        y: p.y,
+        yaw: d.y.atan2(d.x),
+        speed,
+    }
+}
+
 /// `cars` AI cars of alternating presets on the built-in track.
 pub fn race_world(cars: usize) -> World {
     let track = Arc::new(Track::builtin("brandwood").unwrap());
     let mut world = World::new(WorldConfig::default()).unwrap();
     let names = ["fwd_hatchback", "rwd_sports"];
     for k in 0..cars {
-        let (p, d) = track.point_at(track.length() - 12.0 * k as f64);
         let id = world
             .add_car(
                 &preset(names[k % 2]).unwrap(),
-                InitialPose {
-                    x: p.x,
-                    y: p.y,
-                    yaw: d.y.atan2(d.x),
-                    speed: 10.0,
-                },
+                behind_the_line(&track, 12.0 * k as f64, 10.0),
             )
             .unwrap();
         world.set_driver(id, Some(track.clone())).unwrap();
