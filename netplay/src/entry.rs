@@ -1,7 +1,8 @@
 //! One driver's leaderboard entry from a race the server recorded.
 //!
-//! A recorded segment holds every car of the race and names their drivers
-//! (metadata `drivers`). A leaderboard ranks one car of a replay, named by
+//! A recorded race holds every car of the race and names their drivers
+//! (metadata `drivers`: the stream's header those it began with, the
+//! replay the server writes at the end every one). A leaderboard ranks one car of a replay, named by
 //! `player_car`, under the player named by `player`, and a run is one file:
 //! so each driver of a race submits their own copy, which differs from the
 //! recording only in those two keys. The simulation is untouched and the
@@ -48,24 +49,7 @@ pub fn leaderboard_entry(
     limits: &Limits,
 ) -> Result<LeaderboardEntry> {
     let refuse = |reason: String| NetError::Entry { reason };
-    let (mut replay, complete) = match FileKind::sniff(recording) {
-        FileKind::Stream => {
-            let stream =
-                read_stream(recording, limits).map_err(|e| refuse(format!("the stream: {e}")))?;
-            (stream.replay, stream.complete)
-        }
-        FileKind::Replay => (
-            decode_replay_with(recording, limits)
-                .map_err(|e| refuse(format!("the replay: {e}")))?,
-            true,
-        ),
-        kind => {
-            return Err(refuse(format!(
-                "a {} file is not a recorded race (a .sks stream or a .skr replay)",
-                kind.name()
-            )));
-        }
-    };
+    let (mut replay, complete) = read_recording(recording, limits)?;
     let car = driver_car(&replay, driver).map_err(refuse)?;
     // A leaderboard ranks a car that is in its replay to the end, and a
     // driver who left (most often: finished and closed the game) was
@@ -106,6 +90,46 @@ pub fn leaderboard_entry(
         left_at,
         complete,
     })
+}
+
+/// A recorded race (a `.sks` stream or a `.skr` replay, plain or gzip)
+/// as a replay, and whether the recording was finished.
+fn read_recording(recording: &[u8], limits: &Limits) -> Result<(Replay, bool)> {
+    let refuse = |reason: String| NetError::Entry { reason };
+    match FileKind::sniff(recording) {
+        FileKind::Stream => {
+            let stream =
+                read_stream(recording, limits).map_err(|e| refuse(format!("the stream: {e}")))?;
+            Ok((stream.replay, stream.complete))
+        }
+        FileKind::Replay => Ok((
+            decode_replay_with(recording, limits)
+                .map_err(|e| refuse(format!("the replay: {e}")))?,
+            true,
+        )),
+        kind => Err(refuse(format!(
+            "a {} file is not a recorded race (a .sks stream or a .skr replay)",
+            kind.name()
+        ))),
+    }
+}
+
+/// The race the server recorded as one `.skr` replay naming every car's
+/// driver (`names`, by car index, in metadata `drivers`): a stream's
+/// header names only the cars it began with, and players who joined later
+/// arrived in it. Also whether the recording was finished.
+pub(crate) fn race_replay(
+    recording: &[u8],
+    names: &[String],
+    limits: &Limits,
+) -> Result<(Vec<u8>, bool)> {
+    let (mut replay, complete) = read_recording(recording, limits)?;
+    let drivers = serde_json::json!(names).to_string();
+    set_metadata(&mut replay.header, ReplayHeader::DRIVERS_KEY, &drivers);
+    let bytes = encode_replay(&replay).map_err(|e| NetError::Entry {
+        reason: format!("writing the race's replay: {e}"),
+    })?;
+    Ok((bytes, complete))
 }
 
 /// The index of the one car `driver` drove.

@@ -37,7 +37,7 @@ enum Command {
     /// testing).
     Link(LinkArgs),
     /// Write one driver's leaderboard entry of a race this server recorded
-    /// (a `race-NNN.sks` segment): the replay with `player` and
+    /// (its `race-NNN.skr`, or the `race-NNN.sks` stream): the replay with `player` and
     /// `player_car` naming the driver and their car, to submit under the
     /// driver's leaderboard token (`POST /runs`).
     Entry(EntryArgs),
@@ -55,7 +55,9 @@ struct KeygenArgs {
 
 #[derive(Args)]
 struct EntryArgs {
-    /// The recorded segment (`.sks`, or a `.skr` made from one).
+    /// The recorded race: the `.skr` the server wrote when it was over (it
+    /// names every driver), or the `.sks` stream (naming only the drivers
+    /// it began with).
     recording: PathBuf,
     /// The driver's name as the race knew it (the recording's `drivers`).
     #[arg(long)]
@@ -116,8 +118,9 @@ struct ServeArgs {
     /// Distance between grid rows, m.
     #[arg(long, default_value_t = 8.0)]
     grid_row_spacing: f64,
-    /// Record the race into this folder as crash-safe streams
-    /// (`race-000.sks`, …; a player joining starts the next).
+    /// Record the race into this folder as a crash-safe stream
+    /// (`race-000.sks`; players who join arrive in it), and as a replay
+    /// naming every driver once it is over (`race-000.skr`).
     #[arg(long)]
     record: Option<PathBuf>,
     /// The race server's sealing key (a file `keygen` wrote): when the race
@@ -147,8 +150,8 @@ struct ServeArgs {
     commands_per_second: NonZeroU32,
     /// Seats that must be taken before the race starts (0: it is on from
     /// the first join). Until the start every car is held on its grid
-    /// slot, so the segment recorded before it holds every car from rest,
-    /// and each player's leaderboard entry comes from it.
+    /// slot, and the race is recorded from the join that fills the grid,
+    /// every car at rest: each player's leaderboard entry comes from it.
     #[arg(long, default_value_t = 0)]
     start_seats: u32,
     /// Seconds from the join that fills `--start-seats` to the start.

@@ -38,8 +38,9 @@ pub struct RaceConfig {
     pub reset_interval_s: f64,
     /// Seats that must be taken before the race starts (0, the default: it
     /// is on from the first join). Until then, and through the countdown,
-    /// every car is held on its grid slot ([`HELD_INPUT`]), so every
-    /// recorded segment begins with all its cars at rest.
+    /// every car is held on its grid slot ([`HELD_INPUT`]), so the race's
+    /// recording (from the join that fills the grid) begins with all its
+    /// cars at rest.
     pub start_seats: u32,
     /// Ticks from the join that fills `start_seats` to the start (default
     /// 180: 3 s at 60 Hz). Players learn the start tick from the countdown

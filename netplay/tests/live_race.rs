@@ -69,9 +69,10 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
         first.frames
     );
 
-    // The server recorded the race: one segment until the second player
-    // joined, one from then. Each is a complete stream that verifies, and
-    // ends on the server world's own hash.
+    // The server recorded the race as one stream: bob's car arrived in it
+    // when he joined. It is complete, verifies, and ends on the server
+    // world's own hash; its header names the driver it began with.
+    let replay_file = wait_for_file(&recorded.path().join("race-000.skr")).await;
     let printed = server.terminate();
     let segments: Vec<(String, String)> = printed
         .iter()
@@ -82,37 +83,47 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
             (path, hash)
         })
         .collect();
-    assert_eq!(segments.len(), 2, "{printed:?}");
-    let mut resets = 0;
-    // Each segment names its drivers by car index: ann alone, then both.
-    let drivers = [r#"["ann"]"#, r#"["ann","bob"]"#];
-    for ((path, world_hash), drivers) in segments.iter().zip(drivers) {
-        let bytes = std::fs::read(path).unwrap();
-        let stream = read_stream(&bytes, &Limits::default()).unwrap();
-        assert!(stream.complete, "{path} was not finished");
-        assert_eq!(
-            stream
-                .replay
-                .header
-                .metadata_value(ReplayHeader::DRIVERS_KEY),
-            Some(drivers),
-            "{path}"
-        );
-        let report = verify_replay(&stream.replay, NoHooks, &Limits::default()).unwrap();
-        assert!(
-            report.is_valid() && report.desyncs == 0,
-            "{path}: {report:?}"
-        );
-        assert_eq!(hex(&report.final_hash), *world_hash, "{path}");
-        resets += stream
-            .replay
-            .cars
-            .iter()
-            .map(|c| c.resets.len())
-            .sum::<usize>();
-    }
+    assert_eq!(segments.len(), 1, "{printed:?}");
+    let (path, world_hash) = &segments[0];
+    let bytes = std::fs::read(path).unwrap();
+    let stream = read_stream(&bytes, &Limits::default()).unwrap();
+    assert!(stream.complete, "{path} was not finished");
+    let drivers = |replay: &skidpad_replay::Replay| {
+        replay
+            .header
+            .metadata_value(ReplayHeader::DRIVERS_KEY)
+            .map(str::to_owned)
+    };
+    assert_eq!(drivers(&stream.replay).as_deref(), Some(r#"["ann"]"#));
+    let arrived: Vec<u64> = stream.replay.cars.iter().map(|c| c.arrived_at()).collect();
+    assert!(arrived[0] == 0 && arrived[1] > 0, "{arrived:?}");
+    let report = verify_replay(&stream.replay, NoHooks, &Limits::default()).unwrap();
+    assert!(
+        report.is_valid() && report.desyncs == 0,
+        "{path}: {report:?}"
+    );
+    assert_eq!(hex(&report.final_hash), *world_hash, "{path}");
+    let resets: usize = stream.replay.cars.iter().map(|c| c.resets.len()).sum();
     assert_eq!(resets, 1, "the reset is in the recording");
-    leaderboard_entries(&segments[1].0);
+    // The finished race, written beside it as one replay, names both
+    // drivers by car index and is otherwise the stream's replay.
+    let mut replay = skidpad_replay::decode_replay(&std::fs::read(&replay_file).unwrap()).unwrap();
+    assert_eq!(drivers(&replay).as_deref(), Some(r#"["ann","bob"]"#));
+    replay.header.metadata = stream.replay.header.metadata.clone();
+    assert!(replay == stream.replay);
+    leaderboard_entries(replay_file.to_str().unwrap());
+}
+
+/// Waits (up to 20 s) for `path`, which another thread of the server
+/// writes, to exist; gives it back.
+async fn wait_for_file(path: &std::path::Path) -> std::path::PathBuf {
+    for _ in 0..200 {
+        if path.exists() {
+            return path.to_owned();
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("{} was never written", path.display());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -322,10 +333,10 @@ fn entry(segment: &str, driver: &str, seal: Option<&RaceServerKey>) -> (bool, Ve
     )
 }
 
-/// The second segment as the leaderboard takes it: bob, seated at rest,
-/// is ranked for his three laps under his name; ann was already racing
-/// when it began, so hers is refused as a flying start; carl did not
-/// race.
+/// The race as the leaderboard takes it: ann, who started it, and bob,
+/// who joined it running and was put on the grid at rest, are each ranked
+/// for their three laps under their names from the one replay (bob's first
+/// lap from his arrival); carl did not race.
 fn leaderboard_entries(segment: &str) {
     let key = race_server_key();
     let unsealed = |segment: &str, driver: &str| entry(segment, driver, None);
@@ -361,12 +372,13 @@ fn leaderboard_entries(segment: &str) {
         verified => panic!("an unsealed entry was ranked: {verified:?}"),
     }
     let (made, bytes, printed) = entry("ann");
-    assert!(made, "{printed}");
+    assert!(made && printed.contains("car=0"), "{printed}");
     match skidpad_leaderboard::judge::judge(&bytes, &Limits::default(), &key.policy) {
-        Outcome::Rejected { reason } => {
-            assert!(format!("{reason:?}").contains("starts at"), "{reason:?}");
+        Outcome::Verified(run) => {
+            assert_eq!((run.player.as_str(), run.car), ("ann", 0));
+            assert!(run.laps.len() >= 3, "{:?}", run.laps);
         }
-        verified => panic!("ann's flying start was ranked: {verified:?}"),
+        rejected => panic!("ann's entry: {rejected:?}"),
     }
     let (made, _, printed) = entry("carl");
     assert!(!made && printed.contains("did not drive"), "{printed}");

@@ -18,10 +18,11 @@
 //   with N and P;
 // - the race waits for all three (`--start-seats 3`), holding the cars on
 //   the grid, then counts down; the pages predict the hold and the start;
-// - the server recorded the race (a segment per join), and every segment,
-//   made a replay by `skidpad recover`, verifies with `skidpad verify`;
+// - the server recorded the race as one stream (from the join that filled
+//   the grid), which, made a replay by `skidpad recover`, verifies with
+//   `skidpad verify`, as does the replay the server wrote at the end;
 //   after the finish each page fetches its driver's entry from the race
-//   server and a click downloads it: the last segment's entry sealed by
+//   server and a click downloads it: the race's entry sealed by
 //   the server's key, which the driver submits under their own token and
 //   the leaderboard, trusting that key, verifies (unsealed copies are
 //   refused).
@@ -212,11 +213,12 @@ export async function checkRace(browser) {
     ok('race: a chat line typed on one page is shown on both');
     await ann.page.close();
     await bob.page.close();
-    // SIGINT ends the open segment; then every segment verifies, and the
-    // players' laps go to the leaderboard serving the pages.
+    // SIGINT stops the server (the recording ended when the race was
+    // over); then the recording verifies, and the players' laps go to the
+    // leaderboard serving the pages.
     server.child.kill('SIGINT');
     await new Promise((resolve) => (server.child.exitCode !== null ? resolve() : server.child.on('exit', resolve)));
-    await checkSegments(join(dir, 'recorded'), pages.url, seal, downloaded);
+    await checkRecording(join(dir, 'recorded'), pages.url, seal, downloaded);
   } finally {
     bot.child.kill('SIGTERM');
     pages.child.kill('SIGTERM');
@@ -225,26 +227,28 @@ export async function checkRace(browser) {
   }
 }
 
-/** Every recorded segment verifies with `skidpad verify`; the last one,
- * begun at bob's join with every car held at rest, gives ann's and bob's
- * leaderboard entries: the ones their pages downloaded (`downloaded`, by
- * driver) are the ones `skidpad-netplay entry` makes from it sealed with
- * `seal.key`, and each driver submits theirs under a token of their own to
- * the leaderboard at `board`, which (trusting `seal.publicKey`) ranks it. */
-async function checkSegments(recorded, board, seal, downloaded) {
-  const segments = readdirSync(recorded).filter((f) => f.endsWith('.sks')).sort();
-  assert.ok(segments.length >= 3, `a segment per join: ${segments}`);
+/** The server recorded the race as one stream, from the join that filled
+ * its grid (every car held at rest), and wrote it as one replay when the
+ * race was over: both verify with `skidpad verify` (the stream recovered
+ * as a replay). The replay gives ann's and bob's leaderboard entries: the
+ * ones their pages downloaded (`downloaded`, by driver) are the ones
+ * `skidpad-netplay entry` makes from it sealed with `seal.key`, and each
+ * driver submits theirs under a token of their own to the leaderboard at
+ * `board`, which (trusting `seal.publicKey`) ranks it. */
+async function checkRecording(recorded, board, seal, downloaded) {
+  const streams = readdirSync(recorded).filter((f) => f.endsWith('.sks')).sort();
+  assert.deepEqual(streams, ['race-000.sks'], 'one recording for the whole race');
   const run = promisify(execFile);
-  for (const segment of segments) {
-    // A finished stream becomes a replay (`skidpad recover`, every chunk
-    // whole), which verifies bit for bit.
-    const replay = join(recorded, segment.replace(/\.sks$/, '.skr'));
-    await run(skidpadBin, ['recover', join(recorded, segment), '-o', replay]);
+  const last = join(recorded, 'race-000.skr');
+  // A finished stream becomes a replay (`skidpad recover`, every chunk
+  // whole), which verifies bit for bit, as does the server's own replay.
+  const recovered = join(recorded, 'race-000.recovered.skr');
+  await run(skidpadBin, ['recover', join(recorded, streams[0]), '-o', recovered]);
+  for (const replay of [recovered, last]) {
     const { stdout } = await run(skidpadBin, ['verify', replay]);
-    assert.match(stdout, /1 passed, 0 failed/, `${segment}: ${stdout}`);
+    assert.match(stdout, /1 passed, 0 failed/, `${replay}: ${stdout}`);
   }
-  ok(`race: the server's ${segments.length} recorded segments, recovered as replays, verify with skidpad verify`);
-  const last = join(recorded, segments[segments.length - 1]);
+  ok('race: the server recorded the race as one stream and wrote it as one replay when it was over; both verify with skidpad verify');
   const ranked = [];
   /** Submits the entry file under `token`; the run's record once judged. */
   const submit = async (entry, token) => {
@@ -272,7 +276,7 @@ async function checkSegments(recorded, board, seal, downloaded) {
     assert.match(JSON.stringify(refused), /names its drivers/);
     const made = join(recorded, `${driver}.skr`);
     await run(netplayBin, ['entry', last, '--driver', driver, '--out', made, '--seal-key', seal.key]);
-    assert.ok(readFileSync(downloaded[driver]).equals(readFileSync(made)), `${driver}'s page downloaded the entry the last segment gives`);
+    assert.ok(readFileSync(downloaded[driver]).equals(readFileSync(made)), `${driver}'s page downloaded the entry the race's replay gives`);
     const record = await submit(downloaded[driver], token);
     const verdict = JSON.stringify(record);
     assert.equal(record.status, 'verified', verdict);
@@ -281,5 +285,5 @@ async function checkSegments(recorded, board, seal, downloaded) {
     assert.equal(record.outcome.sealed_by, seal.publicKey, verdict);
     ranked.push(`${driver} (car ${car}, ${record.outcome.laps.length} laps)`);
   }
-  ok(`race: held on the grid until all three were seated, the last segment holds every car from rest; ${ranked.join(' and ')} downloaded their entries from the race page, sealed by the race server, and the leaderboard verified both (the unsealed copies were refused)`);
+  ok(`race: held on the grid until all three were seated, the recording holds every car from rest; ${ranked.join(' and ')} downloaded their entries from the race page, sealed by the race server, and the leaderboard verified both (the unsealed copies were refused)`);
 }

@@ -4,8 +4,10 @@
 //! one (`FORMAT.md`, "Entries").
 //!
 //! When every seated car has finished, or every car has left, the race
-//! loop ends the recording's segment and the desk builds one entry per
-//! driver of that segment ([`leaderboard_entry`]) on a thread of its own:
+//! loop ends the recording's segment and the desk, on a thread of its own,
+//! writes it as one replay naming every car's driver (`race-NNN.skr`
+//! beside the stream) and cuts one entry per driver from it
+//! ([`leaderboard_entry`]):
 //! cutting the race for a driver who left re-simulates it, which must not
 //! hold up the race's ticks. A seat keeps the first entry made for it, so
 //! a player who joins after the finish (and starts a segment in which the
@@ -13,7 +15,7 @@
 //! everyone started from rest.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::State;
@@ -26,7 +28,7 @@ use tower_http::cors::{Any, CorsLayer};
 
 use super::Shared;
 use super::recording::Finished;
-use crate::entry::leaderboard_entry;
+use crate::entry::{leaderboard_entry, race_replay};
 
 /// What a seat's token collects.
 #[derive(Clone, Debug)]
@@ -72,15 +74,13 @@ impl EntryDesk {
     }
 
     fn make_entries(&self, finished: &Finished) {
-        let path = &finished.segment.path;
-        let made: Vec<(String, Served)> = match std::fs::read(path) {
-            Ok(bytes) => finished
+        let made: Vec<(String, Served)> = match race_replay_file(finished) {
+            Ok((replay, bytes)) => finished
                 .drivers
                 .iter()
-                .map(|d| (d.token.clone(), self.entry_of(&bytes, &d.name, path)))
+                .map(|d| (d.token.clone(), self.entry_of(&bytes, &d.name, &replay)))
                 .collect(),
-            Err(e) => {
-                let reason = format!("the recording {} cannot be read: {e}", path.display());
+            Err(reason) => {
                 tracing::error!("{reason}");
                 finished
                     .drivers
@@ -119,6 +119,28 @@ impl EntryDesk {
         let entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
         entries.get(token).cloned()
     }
+}
+
+/// Writes the finished segment as one replay beside its stream (`.skr`,
+/// naming every car's driver, late arrivals included): its path and
+/// bytes, which every driver's entry is cut from.
+fn race_replay_file(finished: &Finished) -> Result<(PathBuf, Vec<u8>), String> {
+    let path = &finished.segment.path;
+    let stream = std::fs::read(path)
+        .map_err(|e| format!("the recording {} cannot be read: {e}", path.display()))?;
+    // The server's own file: the limits only bound what a damaged disk
+    // could make it decode.
+    let (bytes, _) = race_replay(&stream, &finished.names, &Limits::default())
+        .map_err(|e| format!("the recording {}: {e}", path.display()))?;
+    let replay = path.with_extension("skr");
+    std::fs::write(&replay, &bytes).map_err(|e| format!("writing {}: {e}", replay.display()))?;
+    println!(
+        "replay {} cars={} bytes={}",
+        replay.display(),
+        finished.names.len(),
+        bytes.len()
+    );
+    Ok((replay, bytes))
 }
 
 /// Ends the recording's segment and makes its drivers' entries once every
@@ -218,10 +240,13 @@ mod tests {
     use crate::race_config::RaceConfig;
     use crate::server::RaceServer;
     use crate::service::recording::Recording;
+    use skidpad_replay::ReplayHeader;
 
-    /// A short recorded segment of a race whose seats joined under `names`.
-    fn segment(dir: &Path, names: &[&str]) -> Finished {
-        let tokens: Vec<String> = (0..names.len()).map(|i| format!("seat-{i}")).collect();
+    /// A short recorded race whose seats joined under `names`, then (10
+    /// steps in, arriving in the recording) under `late`.
+    fn segment(dir: &Path, names: &[&str], late: &[&str]) -> Finished {
+        let all = names.len() + late.len();
+        let tokens: Vec<String> = (0..all).map(|i| format!("seat-{i}")).collect();
         let mut race = RaceServer::new(RaceConfig {
             seat_tokens: tokens.clone(),
             ..RaceConfig::default()
@@ -232,7 +257,13 @@ mod tests {
         }
         let mut recording = Recording::new(dir.to_owned());
         recording.restart(&race);
-        for _ in 0..30 {
+        for step in 0..30 {
+            if step == 10 {
+                for (token, name) in tokens[names.len()..].iter().zip(late) {
+                    let seat = race.join(token, name).unwrap();
+                    recording.adopt(&race, seat);
+                }
+            }
             race.step().unwrap();
             recording.capture(&race);
         }
@@ -254,8 +285,21 @@ mod tests {
     fn each_seat_gets_its_drivers_entry_or_the_reason_and_keeps_its_first() {
         let dir = tempfile::tempdir().unwrap();
         let desk = EntryDesk::new(Some(Arc::new(SealingKey::from_seed([7; 32]))), true);
-        desk.make_entries(&segment(dir.path(), &["ann", "bob"]));
-        for (token, name, index) in [("seat-0", "ann", 0), ("seat-1", "bob", 1)] {
+        desk.make_entries(&segment(dir.path(), &["ann", "bob"], &["dan"]));
+        // dan joined the running race: the stream's header names ann and
+        // bob only, and the replay written at the end names all three.
+        let replay = std::fs::read(dir.path().join("race-000.skr")).unwrap();
+        let replay = skidpad_replay::decode_replay(&replay).unwrap();
+        assert_eq!(
+            replay.header.metadata_value(ReplayHeader::DRIVERS_KEY),
+            Some(r#"["ann","bob","dan"]"#)
+        );
+        assert_eq!(replay.cars[2].arrived_at(), 10);
+        for (token, name, index) in [
+            ("seat-0", "ann", 0),
+            ("seat-1", "bob", 1),
+            ("seat-2", "dan", 2),
+        ] {
             match desk.served(token) {
                 Some(Served::Ready { driver, car, bytes }) => {
                     assert_eq!((driver.as_str(), car), (name, index));
@@ -269,14 +313,14 @@ mod tests {
         // drivers share a name gives no entry for them, and the seats
         // keep the entries they had.
         let later = tempfile::tempdir().unwrap();
-        let twice = segment(later.path(), &["ann", "ann", "carl"]);
+        let twice = segment(later.path(), &["ann", "ann", "carl"], &[]);
         desk.make_entries(&twice);
         assert!(matches!(
             desk.served("seat-0"),
             Some(Served::Ready { car: 0, .. })
         ));
         match desk.served("seat-2") {
-            Some(Served::Ready { driver, car: 2, .. }) => assert_eq!(driver, "carl"),
+            Some(Served::Ready { driver, car: 2, .. }) => assert_eq!(driver, "dan"),
             other => panic!("{other:?}"),
         }
         let fresh = EntryDesk::new(None, true);

@@ -61,7 +61,7 @@ pub struct ServiceOptions {
     pub auth_timeout: Duration,
     /// The delay and frame age the clients are told to draw with.
     pub interpolation: InterpolationSettings,
-    /// Where to record the race (`race-NNN.sks` segments), if anywhere.
+    /// Where to record the race (`race-NNN.sks` streams, and `race-NNN.skr` replays once over), if anywhere.
     pub record: Option<PathBuf>,
     /// The race server's sealing key: each driver's entry (`GET /entry`)
     /// carries its seal, so a leaderboard trusting the key ranks it under

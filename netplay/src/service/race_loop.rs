@@ -253,6 +253,19 @@ fn send_watch_frames(race: &RaceServer, links: &mut Links) {
     }
 }
 
+/// A player was seated: the race's recording takes their car as it
+/// arrives. A race that waits for its seats is recorded from the join that
+/// fills the grid (every car at rest, before the countdown), so no
+/// driver's first lap holds the wait; one that has none, or whose
+/// recording ended when everyone finished, begins a recording now.
+fn record_join(recording: &mut Recording, race: &RaceServer, seat: SeatId) {
+    if recording.is_open() {
+        recording.adopt(race, seat);
+    } else if race.start_tick().is_some() {
+        recording.restart(race);
+    }
+}
+
 fn handle(
     race: &mut RaceServer,
     links: &mut Links,
@@ -270,11 +283,6 @@ fn handle(
                 let _ = reply.send(Err(JoinRefusal::Full));
                 return;
             }
-            // A segment ends with the cars it started with; the next one
-            // starts with the newcomer.
-            if let Some(recording) = recording {
-                recording.finish(race);
-            }
             let waiting = race.start_tick().is_none();
             let joined = match race.join(&token, &name) {
                 Ok(seat) => {
@@ -284,13 +292,13 @@ fn handle(
                     if waiting && race.start_tick().is_some() {
                         links.broadcast(&start_message(race));
                     }
+                    if let Some(recording) = recording {
+                        record_join(recording, race, seat);
+                    }
                     Ok(seat_link(race, links, seat))
                 }
                 Err(e) => Err(JoinRefusal::Denied(e.to_string())),
             };
-            if let Some(recording) = recording {
-                recording.restart(race);
-            }
             let _ = reply.send(joined);
         }
         RaceCommand::Chat { who, text } => {

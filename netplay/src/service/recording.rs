@@ -1,9 +1,11 @@
-//! The race on disk as it runs: crash-safe `.sks` streams (each chunk
+//! The race on disk as it runs: a crash-safe `.sks` stream (each chunk
 //! synced), which `skidpad verify` checks once finished and `skidpad
-//! recover` reads after a crash. A replay holds the cars it starts with
-//! (and can lose them), so a player joining a running race starts a new
-//! segment: `race-000.sks`, `race-001.sks`, … Each segment is a whole
-//! replay of the server's world from the join to the next.
+//! recover` reads after a crash. One stream holds the whole race: a player
+//! who joins while it runs is an arrival in it (`StreamRecorder::adopt_car`),
+//! one who leaves a removal. A race that waits for its seats is recorded
+//! from the join that fills its grid; a player joining after everyone
+//! finished (when the recording ended) begins the next one: `race-000.sks`,
+//! `race-001.sks`, …
 
 use std::fs::File;
 use std::path::PathBuf;
@@ -11,7 +13,7 @@ use std::path::PathBuf;
 use skidpad_core::hex;
 use skidpad_replay::{RecorderOptions, ReplayHeader, StreamRecorder, SyncPolicy};
 
-use crate::race_config::DriverToken;
+use crate::race_config::{DriverToken, SeatId};
 use crate::server::RaceServer;
 
 /// A finished segment, for the log and the tests.
@@ -28,9 +30,13 @@ pub struct Segment {
 /// A segment just ended, with who drove in it.
 pub(crate) struct Finished {
     pub segment: Segment,
-    /// Every driver seated when the segment began (its cars), with their
-    /// seat's token.
+    /// Every seated driver the segment held a car of (there when it began
+    /// or arrived later), with their seat's token.
     pub drivers: Vec<DriverToken>,
+    /// The driver of each of its cars, by car index (empty for a car no
+    /// seat held): the stream's header names only the first cars', so the
+    /// finished replay's `drivers` metadata is set from this.
+    pub names: Vec<String>,
 }
 
 /// The segment being written.
@@ -39,6 +45,7 @@ struct OpenSegment {
     steps: u64,
     stream: StreamRecorder<'static, File>,
     drivers: Vec<DriverToken>,
+    names: Vec<String>,
 }
 
 /// The segments being written.
@@ -92,6 +99,7 @@ impl Recording {
                     steps: 0,
                     stream,
                     drivers: race.driver_tokens(),
+                    names: race.drivers(),
                 });
             }
             Err(e) => tracing::error!(path = %path.display(), "cannot record the race: {e}"),
@@ -112,6 +120,30 @@ impl Recording {
         }
     }
 
+    /// Takes the car of the player just seated in `seat` into the open
+    /// segment: it arrives there, before the next step.
+    pub(crate) fn adopt(&mut self, race: &RaceServer, seat: SeatId) {
+        let Some(open) = &mut self.current else {
+            return;
+        };
+        let Some(car) = race.car_of(seat) else {
+            return;
+        };
+        if let Err(e) = open.stream.adopt_car(race.world(), car) {
+            tracing::error!(path = %open.path.display(), "the recording stopped: {e}");
+            self.current = None;
+            return;
+        }
+        let name = race.name_of(seat).unwrap_or_default().to_owned();
+        if let Some(token) = race.config().seat_tokens.get(usize::from(seat.0)) {
+            open.drivers.push(DriverToken {
+                name: name.clone(),
+                token: token.clone(),
+            });
+        }
+        open.names.push(name);
+    }
+
     /// Whether a segment is being written.
     pub(crate) fn is_open(&self) -> bool {
         self.current.is_some()
@@ -124,6 +156,7 @@ impl Recording {
             steps,
             stream,
             drivers,
+            names,
         } = self.current.take()?;
         match stream.finish(race.world()) {
             Ok(_) => {
@@ -139,7 +172,11 @@ impl Recording {
                     segment.steps,
                     segment.world_hash
                 );
-                Some(Finished { segment, drivers })
+                Some(Finished {
+                    segment,
+                    drivers,
+                    names,
+                })
             }
             Err(e) => {
                 tracing::error!(path = %path.display(), "the recording could not be finished: {e}");
