@@ -8,8 +8,9 @@
 //! (`order`: the cars' indices in race order, the race layer's standings,
 //! for a replay that names a track), written as it
 //! is produced so a long replay never sits in memory as one JSON value.
-//! Cars are named by their index in the replay; a car the recording
-//! removed has `null` rows from the step it was removed at.
+//! Cars are named by their index in the replay; a car not in the world at
+//! a step has a `null` row there: one the recording removed from the step
+//! it was removed at, one that joined late before its arrival.
 //! Events: `lap` (car, lap, time, valid: the race layer's timing; none
 //! for a replay that names no track, `ReplayHeader::TRACK_KEY`),
 //! `contact` (car, other: a car or

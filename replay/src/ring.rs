@@ -8,14 +8,19 @@
 //! `max_seconds` of racing or `max_bytes` of encoded parts. [`extract`]
 //! joins the newest parts, plus the steps since the last one (ending with a
 //! keyframe of the world now), into one replay that plays bit for bit from
-//! its first keyframe.
+//! its first keyframe. Cars that join the race are taken through the ring
+//! ([`add_car`], [`adopt_car`]): an extract holds those that came before
+//! it as cars of its start, and those that came during it as arrivals.
 //!
 //! [`extract`]: InstantReplayRing::extract
+//! [`add_car`]: InstantReplayRing::add_car
+//! [`adopt_car`]: InstantReplayRing::adopt_car
 
 use std::collections::VecDeque;
 
-use skidpad_core::World;
+use skidpad_core::{CarDefinition, CarId, InitialPose, World};
 
+use crate::format::StreamArrival;
 use crate::join::Joiner;
 use crate::recorder::{RecorderOptions, ReplayRecorder};
 use crate::replay::Replay;
@@ -85,6 +90,8 @@ pub struct InstantReplayRing<'a> {
     parts: VecDeque<Part>,
     seconds: f64,
     bytes: usize,
+    /// Every car that joined, as an extract's joiner is told of it.
+    arrivals: Vec<StreamArrival>,
 }
 
 impl<'a> InstantReplayRing<'a> {
@@ -120,6 +127,7 @@ impl<'a> InstantReplayRing<'a> {
             parts: VecDeque::new(),
             seconds: 0.0,
             bytes: 0,
+            arrivals: Vec::new(),
         })
     }
 
@@ -134,6 +142,27 @@ impl<'a> InstantReplayRing<'a> {
         if let Some(part) = self.recorder.capture_parts(world, dt)? {
             self.keep(&part)?;
         }
+        Ok(())
+    }
+
+    /// Adds a car to the world and to the ring
+    /// ([`ReplayRecorder::add_car`]): extracts from now on hold it.
+    pub fn add_car(
+        &mut self,
+        world: &mut World,
+        definition: &CarDefinition,
+        pose: InitialPose,
+    ) -> Result<CarId> {
+        let car = self.recorder.add_car(world, definition, pose)?;
+        self.arrivals.push(self.recorder.announcement(world, car)?);
+        Ok(car)
+    }
+
+    /// Takes a car the caller has just put in the world itself
+    /// ([`ReplayRecorder::adopt_car`]).
+    pub fn adopt_car(&mut self, world: &World, car: CarId) -> Result<()> {
+        self.recorder.adopt_car(world, car)?;
+        self.arrivals.push(self.recorder.announcement(world, car)?);
         Ok(())
     }
 
@@ -182,21 +211,49 @@ impl<'a> InstantReplayRing<'a> {
             first -= 1;
             covered += self.parts[first].seconds;
         }
-        let header = self.recorder.header().clone();
-        let definitions = self.recorder.definitions().to_vec();
-        let mut joiner = Joiner::new(header, definitions, None);
-        let mut push = |part: Replay| joiner.push(part).map_err(ReplayError::PartsDoNotJoin);
-        for part in self.parts.range(first..) {
+        let kept = self.parts.range(first..).map(|part| {
             // Encoded by this ring: trusted, decoded without budgets.
-            push(decode_replay_with(&part.bytes, &crate::Limits::UNLIMITED)?)?;
-        }
-        if tail.header.step_count > 0 || first == self.parts.len() {
-            push(tail)?;
+            decode_replay_with(&part.bytes, &crate::Limits::UNLIMITED)
+        });
+        let tail = (tail.header.step_count > 0 || first == self.parts.len()).then_some(Ok(tail));
+        let mut joiner: Option<Joiner> = None;
+        for part in kept.chain(tail) {
+            let part = part?;
+            let joiner = joiner.get_or_insert_with(|| self.joiner_from(&part));
+            // Cars the part holds that the extract has not had yet came
+            // inside it or right before it.
+            for car in joiner.car_count()..part.header.car_count {
+                let arrival = self.arrivals.iter().find(|a| a.car == car).cloned().ok_or(
+                    ReplayError::NothingRecorded("an arrival the ring did not keep"),
+                )?;
+                joiner
+                    .arrive(arrival)
+                    .map_err(ReplayError::PartsDoNotJoin)?;
+            }
+            joiner.push(part).map_err(ReplayError::PartsDoNotJoin)?;
         }
         let mut whole = joiner
-            .finish()
+            .and_then(Joiner::finish)
             .ok_or(ReplayError::NothingRecorded("the ring holds no part yet"))?;
         whole.ground = self.recorder.carried_ground().cloned();
         Ok(whole)
+    }
+
+    /// A joiner for an extract that begins with `opening`: the recording's
+    /// header and definitions as of its start, with the cars there then
+    /// (those that arrive inside it are announced to the joiner).
+    fn joiner_from(&self, opening: &Replay) -> Joiner {
+        let cars = opening
+            .cars
+            .iter()
+            .take_while(|c| c.arrival.is_none())
+            .count();
+        let mut header = self.recorder.header().clone();
+        header.car_count = cars as u32;
+        header.source_cars.truncate(cars);
+        header.start_step = opening.header.start_step;
+        let mut definitions = self.recorder.definitions().to_vec();
+        definitions.truncate(cars);
+        Joiner::new(header, definitions, None)
     }
 }

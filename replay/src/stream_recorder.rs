@@ -19,9 +19,7 @@ use std::io::Write;
 
 use skidpad_core::{CarDefinition, CarId, InitialPose, World};
 
-use crate::format::{
-    StreamArrival, arrival_record, chunk_record, end_record, header_record, stream_preamble,
-};
+use crate::format::{arrival_record, chunk_record, end_record, header_record, stream_preamble};
 use crate::recorder::{RecorderOptions, ReplayRecorder};
 use crate::replay::Replay;
 use crate::{ReplayError, Result};
@@ -172,14 +170,7 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
     }
 
     fn announce(&mut self, world: &World, car: CarId) -> Result<()> {
-        let header = self.recorder.header();
-        let arrival = StreamArrival {
-            car: header.car_count - 1,
-            world_step: header.start_step + header.step_count,
-            source: car,
-            snapshot: world.snapshot(car)?,
-            definition: self.recorder.definitions().last().cloned(),
-        };
+        let arrival = self.recorder.announcement(world, car)?;
         self.arrived_since_chunk = true;
         self.write(&arrival_record(&arrival)?)
     }

@@ -8,7 +8,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{DT, race_world, resealed};
+use common::{DT, race_world, resealed, script};
 use skidpad_core::{InitialPose, Track, World, preset};
 use skidpad_replay::{
     Limits, NoHooks, PlayerOptions, Replay, ReplayPlayer, ReplayRecorder, clip_replay,
@@ -179,4 +179,65 @@ fn a_car_added_behind_the_recorder_is_refused_and_add_car_asks_for_every_car() {
         "{refused}"
     );
     assert!(refused.contains("add_car"), "{refused}");
+}
+
+#[test]
+fn an_instant_replay_ring_takes_cars_that_join_and_extracts_across_them() {
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = race_world(2);
+    let options = skidpad_replay::RingOptions {
+        part_steps: 60,
+        max_seconds: 3.0,
+        max_bytes: 1 << 20,
+    };
+    let mut ring =
+        skidpad_replay::InstantReplayRing::new(&world, common::brandwood_options(60), options)
+            .unwrap();
+    // One car joins inside a part (through the ring), one right after a
+    // part was cut (put in the world by the game and adopted).
+    let (inside, at_cut) = (90, 180);
+    let mut checked = 0;
+    for step in 0..=400_u64 {
+        if step == inside {
+            let pose = common::behind_the_line(&track, 40.0, 8.0);
+            let car = ring
+                .add_car(&mut world, &preset("fwd_hatchback").unwrap(), pose)
+                .unwrap();
+            world.set_driver(car, Some(track.clone())).unwrap();
+        }
+        if step == at_cut {
+            let pose = common::behind_the_line(&track, 55.0, 8.0);
+            let car = world
+                .add_car(&preset("fwd_hatchback").unwrap(), pose)
+                .unwrap();
+            world.set_driver(car, Some(track.clone())).unwrap();
+            ring.adopt_car(&world, car).unwrap();
+        }
+        if [100, 150, 181, 250, 400].contains(&step) {
+            for seconds in [1.0, 10.0] {
+                let clip = ring.extract(&world, seconds).unwrap();
+                let report = verify_replay(&clip, NoHooks, &Limits::default()).unwrap();
+                assert!(
+                    report.is_valid(),
+                    "{step}, {seconds} s: {:?}",
+                    report.first_desync
+                );
+                assert_eq!(report.final_hash, world.world_hash(), "{step}");
+                let start = clip.header.start_step;
+                let arrived = [inside, at_cut].into_iter().filter(|&a| a <= step);
+                // A car that came before the extract is one of its cars
+                // from the start; one that came during it arrives in it.
+                let expected: Vec<u64> = [0, 0]
+                    .into_iter()
+                    .chain(arrived.map(|a| a.saturating_sub(start)))
+                    .collect();
+                let got: Vec<u64> = clip.cars.iter().map(|c| c.arrived_at()).collect();
+                assert_eq!(got, expected, "{step}, {seconds} s from {start}");
+                checked += 1;
+            }
+        }
+        script(&mut world, step);
+        ring.step(&mut world, DT).unwrap();
+    }
+    assert_eq!(checked, 10);
 }

@@ -1,13 +1,15 @@
 // The viewer's playback checks in headless Chromium: poses against the
 // native export, screenshots against references, the frame time while
-// scrubbing, and cars a recording removed.
+// scrubbing, and cars a recording removed or took as they arrived.
 
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import {
   root, POSE_FIELDS, goldenDir, ok, nativeExport, view, withViewer, posesAtStep, assertPoseEquals, comparePng, percentile, pixelAt,
 } from './harness.mjs';
+import * as sk from '../../bindings-wasm/pkg/node/skidpad_wasm.js';
 
 export async function checkPoses(browser) {
   const file = join(goldenDir, 'mixed_field.skr');
@@ -170,35 +172,83 @@ export async function checkScrubbing(browser, race) {
   }
 }
 
-export async function checkRemovals(browser) {
-  // The retirements golden: the game removed car 1 before step 500 and
-  // car 3 before step 1200. The page must hide each from its step on and
-  // still show the others exactly where the native export has them.
-  const file = join(goldenDir, 'retirements.skr');
+/** Opens `file` in the viewer and runs `check(page, native, index)` with
+ * its native export (`index`: channel name to column). */
+async function withNativeView(browser, file, check) {
   const native = nativeExport(file);
   const index = Object.fromEntries(native.channels.map((c, k) => [c, k]));
   const server = await view([file]);
   try {
     await withViewer(browser, server, '', async (page, outcome) => {
       assert.ok(outcome.ok, outcome.error);
-      const steps = [499, 500, 1199, 1200, 2400];
-      for (const step of steps) {
-        const shown = await posesAtStep(page, step);
-        const visible = await page.evaluate(() => window.viewer.scene.cars.map((m) => m.group.visible));
-        native.steps[step - 1].cars.forEach((values, car) => {
-          if (values === null) {
-            assert.ok(Number.isNaN(shown.poses[car][0]), `car ${car} has no pose at step ${step}`);
-            assert.equal(visible[car], false, `car ${car} hidden at step ${step}`);
-            return;
-          }
-          assertPoseEquals(shown, values, index, step, car);
-        });
-      }
-      ok(`retirements.skr: removed cars hidden from their step (1 at 500, 3 at 1200), the others exact at steps ${steps.join(', ')}`);
+      await check(page, native, index);
     });
   } finally {
     server.child.kill();
   }
+}
+
+/** At each of `steps`, a car the native export has no pose for is hidden
+ * with NaN poses (and `absent(car, step)` says it may be), and every other
+ * car is shown exactly where the export has it. */
+async function assertCarsLikeNative(page, native, index, steps, absent) {
+  for (const step of steps) {
+    const shown = await posesAtStep(page, step);
+    const visible = await page.evaluate(() => window.viewer.scene.cars.map((m) => m.group.visible));
+    native.steps[step - 1].cars.forEach((values, car) => {
+      if (values === null) {
+        assert.ok(absent(car, step), `car ${car} has no native pose at step ${step}`);
+        assert.ok(Number.isNaN(shown.poses[car][0]), `car ${car} has no pose at step ${step}`);
+        assert.equal(visible[car], false, `car ${car} hidden at step ${step}`);
+        return;
+      }
+      assert.equal(visible[car], true, `car ${car} shown at step ${step}`);
+      assertPoseEquals(shown, values, index, step, car);
+    });
+  }
+}
+
+export async function checkRemovals(browser) {
+  // The retirements golden: the game removed car 1 before step 500 and
+  // car 3 before step 1200. The page must hide each from its step on and
+  // still show the others exactly where the native export has them.
+  await withNativeView(browser, join(goldenDir, 'retirements.skr'), async (page, native, index) => {
+    const steps = [499, 500, 1199, 1200, 2400];
+    const gone = (car, step) => (car === 1 && step >= 500) || (car === 3 && step >= 1200);
+    await assertCarsLikeNative(page, native, index, steps, gone);
+    ok(`retirements.skr: removed cars hidden from their step (1 at 500, 3 at 1200), the others exact at steps ${steps.join(', ')}`);
+  });
+}
+
+/** A replay in which a third car joins the race after `join` steps
+ * (recorded in node through the package's `adoptCar`). */
+function arrivalsReplay(file, join) {
+  const world = new sk.World();
+  ['fwd_hatchback', 'rwd_sports'].forEach((name, k) => {
+    world.setDriver(world.addPresetCar(name, { x: 40 - 12 * k, speed: 6 }), 'brandwood');
+  });
+  const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 120, metadata: { track: 'brandwood' } });
+  for (let step = 0; step < join; step++) recorder.step(world, 1 / 60);
+  const late = world.addPresetCar('fwd_hatchback', { x: -20, speed: 6 });
+  world.setDriver(late, 'brandwood');
+  recorder.adoptCar(world, late);
+  for (let step = join; step < 2 * join; step++) recorder.step(world, 1 / 60);
+  writeFileSync(file, sk.encodeReplay(recorder.finish(world)));
+  world.free();
+}
+
+export async function checkArrivals(browser) {
+  // A car that joined the recording at step 300 has no pose before it:
+  // the page hides it until then and draws it exactly where the native
+  // export has it from its arrival on, forwards and seeking back.
+  const JOIN = 300;
+  const file = join(mkdtempSync(join(tmpdir(), 'skidpad-arrivals-')), 'arrivals.skr');
+  arrivalsReplay(file, JOIN);
+  await withNativeView(browser, file, async (page, native, index) => {
+    const steps = [JOIN - 1, JOIN, JOIN + 1, 2 * JOIN, 10, JOIN];
+    await assertCarsLikeNative(page, native, index, steps, (car, step) => car === 2 && step < JOIN);
+    ok(`arrivals: a car that joined at step ${JOIN} is hidden before it and exact from it (steps ${steps.join(', ')})`);
+  });
 }
 
 export async function checkResets(browser) {

@@ -34,7 +34,7 @@
 
 import { launch } from './browser.mjs';
 import { demo20 } from './harness.mjs';
-import { checkPoses, checkRemovals, checkResets, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
+import { checkArrivals, checkPoses, checkRemovals, checkResets, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
 import { checkPlay, leaderboard } from './play_checks.mjs';
 import { checkDevices, checkFixedRate } from './device_checks.mjs';
 import { checkRace } from './race_checks.mjs';
@@ -53,6 +53,7 @@ try {
   await checkLinksAndClock(browser);
   await checkDesyncs(browser);
   await checkRemovals(browser);
+  await checkArrivals(browser);
   await checkResets(browser);
   await checkArchivedCore(browser);
   await checkErrors(browser);

@@ -6,6 +6,7 @@
 use skidpad_core::{CarDefinition, CarId, InitialPose, World, combine_world_hash};
 
 use super::ReplayRecorder;
+use crate::format::StreamArrival;
 use crate::replay::{CarArrival, CarKeyframe, CarTrack};
 use crate::{ReplayError, Result};
 
@@ -75,6 +76,19 @@ impl ReplayRecorder<'_> {
             self.adopt_arrival(world, car)?;
         }
         Ok(())
+    }
+
+    /// The arrival of `car`, the car just taken in, as a stream announces
+    /// it (a stream and an instant-replay ring join parts across it).
+    pub(crate) fn announcement(&self, world: &World, car: CarId) -> Result<StreamArrival> {
+        let header = &self.replay.header;
+        Ok(StreamArrival {
+            car: header.car_count - 1,
+            world_step: header.start_step + header.step_count,
+            source: car,
+            snapshot: world.snapshot(car)?,
+            definition: self.replay.definitions.last().cloned(),
+        })
     }
 
     fn check_takes_arrivals(&self) -> Result<()> {
