@@ -58,8 +58,9 @@ impl RaceTiming {
         })
     }
 
-    /// Observes every car's pose at race time `time` (s, not decreasing);
-    /// returns what happened: `{kind: 'lap', car, lap, start, end, time,
+    /// Observes every car's pose at race time `time` (s, not decreasing;
+    /// NaN for a car not in the race: one with NaN at the start that has a
+    /// pose now joined late and is timed from now); returns what happened: `{kind: 'lap', car, lap, start, end, time,
     /// valid, standing, faults}`, `{kind: 'finished', car, time}` or
     /// `{kind: 'retired', car, time}`.
     #[wasm_bindgen(unchecked_return_type = "RaceEvent[]")]

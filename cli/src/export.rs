@@ -15,8 +15,9 @@
 //! for a replay that names no track, `ReplayHeader::TRACK_KEY`),
 //! `contact` (car, other: a car or
 //! `"ground"`, impulse in N·s, point; one per contact and step),
-//! `removed` (car), `reset` (car, pose: x, y, yaw, speed, made before
-//! the event's step), `keyframe`, `desync`.
+//! `removed` (car), `arrived` (car: one that joined the recording late,
+//! in the world from this step's row on), `reset` (car, pose: x, y, yaw,
+//! speed, made before the event's step), `keyframe`, `desync`.
 
 use std::io::Write;
 use std::path::Path;
@@ -201,6 +202,17 @@ pub fn export_json(
         let written = (step - 1) % options.stride == 0;
         let mut rows = Vec::with_capacity(ids.len());
         for (c, &id) in ids.iter().enumerate() {
+            // A late car is in the world from the row of its arrival on.
+            if replay.cars[c]
+                .arrival
+                .as_ref()
+                .is_some_and(|a| a.step == step)
+            {
+                events.push(Event {
+                    car: Some(c as u32),
+                    ..Event::at(step, "arrived")
+                });
+            }
             // Made before the step just played (step − 1 → step).
             if let Some(p) = replay.cars[c].reset_before(step - 1) {
                 events.push(Event {

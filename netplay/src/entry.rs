@@ -118,6 +118,7 @@ fn read_recording(recording: &[u8], limits: &Limits) -> Result<(Replay, bool)> {
 /// driver (`names`, by car index, in metadata `drivers`): a stream's
 /// header names only the cars it began with, and players who joined later
 /// arrived in it. Also whether the recording was finished.
+#[cfg(feature = "service")]
 pub(crate) fn race_replay(
     recording: &[u8],
     names: &[String],

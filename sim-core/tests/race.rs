@@ -139,22 +139,34 @@ fn a_race_of_laps_finishes_cars_in_crossing_order_and_retires_a_removed_one() {
     }
 }
 
-#[test]
-fn a_car_that_joins_a_running_race_is_timed_from_where_it_joined() {
+/// One AI kart on the grid of brandwood, timed over one lap.
+fn one_lap_of_one_kart() -> (Arc<Track>, World, RaceRules, RaceTiming) {
     let track = brandwood();
-    let mut world = field(&track, 1);
+    let world = field(&track, 1);
     let rules = RaceRules {
         laps: Some(1),
         ..RaceRules::default()
     };
-    let mut race = RaceTiming::new(track.clone(), rules, &world);
+    let race = RaceTiming::new(track.clone(), rules, &world);
+    (track, world, rules, race)
+}
+
+/// Adds an AI kart on the grid's second slot.
+fn kart_on_slot_1(track: &Arc<Track>, world: &mut World) -> (CarId, skidpad_core::InitialPose) {
+    let pose = grid_pose(track, 1, &GridLayout::default());
+    let car = world.add_car(&preset("kart").unwrap(), pose).unwrap();
+    world.set_driver(car, Some(track.clone())).unwrap();
+    (car, pose)
+}
+
+#[test]
+fn a_car_that_joins_a_running_race_is_timed_from_where_it_joined() {
+    let (track, mut world, _, mut race) = one_lap_of_one_kart();
     let mut joined = None;
     let events = race_until_done(&mut world, &mut race, |step, world, race| {
         if step == 300 {
             // Joins on the grid five seconds in, as an online player would.
-            let pose = grid_pose(&track, 1, &GridLayout::default());
-            let car = world.add_car(&preset("kart").unwrap(), pose).unwrap();
-            world.set_driver(car, Some(track.clone())).unwrap();
+            let (car, pose) = kart_on_slot_1(&track, world);
             assert!(race.join(car, DVec2::new(pose.x, pose.y)));
             assert!(!race.join(car, DVec2::ZERO), "a car is timed once");
             joined = Some(car);
@@ -176,6 +188,37 @@ fn a_car_that_joins_a_running_race_is_timed_from_where_it_joined() {
         laps[0].time(),
         first[0].time()
     );
+}
+
+#[test]
+fn a_car_the_world_gains_unannounced_is_timed_from_the_first_observation_that_sees_it() {
+    // A replay's player puts a late car in the world where it arrived;
+    // timing that observes the world (an export, the highlights) takes it
+    // from there without being told.
+    let (track, mut world, rules, mut race) = one_lap_of_one_kart();
+    let mut joined = None;
+    race_until_done(&mut world, &mut race, |step, world, _| {
+        if step == 300 {
+            joined = Some(kart_on_slot_1(&track, world).0);
+        }
+    });
+    let laps = race.laps(joined.unwrap()).expect("the car is timed");
+    assert_eq!(laps.len(), 1);
+    // Seen first after step 301: its lap starts there, standing.
+    assert!(
+        (laps[0].start - 301.0 * DT).abs() < 1e-9,
+        "{}",
+        laps[0].start
+    );
+    assert_eq!(laps[0].kind, skidpad_core::race::LapStart::Standing);
+    // Positions given by a host without a world: a car listed with a
+    // position for the first time joins then; one listed without is not.
+    let mut timing = RaceTiming::from_positions(track.clone(), rules, &[]);
+    let (a, b) = (CarId::from_raw(0), CarId::from_raw(1));
+    let (p, _) = track.point_at(track.length() - 5.0);
+    timing.observe_positions(1.0, &[(a, Some(p)), (b, None)]);
+    assert!(timing.laps(a).is_some() && timing.laps(b).is_none());
+    assert!(timing.progress(a).is_some());
 }
 
 #[test]

@@ -65,20 +65,28 @@ pub fn write_ld(
     walk: &mut Walk<'_>,
 ) -> Result<LdLog> {
     let columns = motec::columns();
-    // The first written row's time (the log's zero), the last's, and the
-    // step the car was removed at, if it was.
+    // The first written row's time (the log's zero) and step, the last's
+    // time, whether rows without the car came first (it joined late), and
+    // the step it was removed at, if it was.
     let mut first_time = None;
+    let mut first_step = None;
     let mut last_time = 0.0;
+    let mut arrived_late = false;
     let mut removed_at = None;
     let mut written = 0u64;
     let walked = {
         let mut rows = std::io::BufWriter::new(&mut *spool);
         let walked = walk(&mut |row| {
             if row.values.is_none() {
-                removed_at.get_or_insert(row.step);
+                if first_time.is_some() {
+                    removed_at.get_or_insert(row.step);
+                } else {
+                    arrived_late = true;
+                }
                 return Ok(());
             }
             first_time.get_or_insert(row.time);
+            first_step.get_or_insert(row.step);
             last_time = row.time;
             for column in &columns {
                 // Only the lap columns are ever empty (an out-lap).
@@ -93,7 +101,7 @@ pub fn write_ld(
     };
     if written == 0 {
         bail!(
-            "car {} has no rows to log: the recording removed it before its first step",
+            "car {} has no rows to log: the recording removed it before its first step (or it joined after the last)",
             info.car
         );
     }
@@ -114,6 +122,11 @@ pub fn write_ld(
         "skidpad replay {}, car {}, simulation version {}; channels as skidpad's CHANNELS.md, lap columns 0 on an out-lap.",
         info.file_name, info.car, info.simulation_version
     );
+    if let (true, Some(step)) = (arrived_late, first_step) {
+        comment.push_str(&format!(
+            " The car joined the recording at step {step}: the log starts there."
+        ));
+    }
     if let Some(step) = removed_at {
         comment.push_str(&format!(
             " The recording removed the car at step {step}: the log ends there."

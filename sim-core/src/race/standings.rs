@@ -162,7 +162,11 @@ impl RaceTiming {
 
     /// Observes `world` after a step of `dt` seconds. A car missing from
     /// the world is retired; a car reset before the step loses its lap in
-    /// progress (see [`note_reset`](Self::note_reset)).
+    /// progress (see [`note_reset`](Self::note_reset)); a car the world
+    /// gained is timed from this observation on, as if it joined now (a
+    /// replay's player puts a late car in the world when it arrives, so
+    /// this is its arrival; a game adding a car between steps calls
+    /// [`join`](Self::join) then instead, to time it from there).
     pub fn observe(&mut self, world: &World, dt: f64) -> Vec<RaceEvent> {
         // A reset came before the step just taken.
         let before = self.time;
@@ -175,11 +179,13 @@ impl RaceTiming {
             }
         }
         let time = self.time + dt;
-        let positions: Vec<(CarId, Option<DVec2>)> = self
-            .cars
-            .iter()
-            .map(|e| (e.car, world.pose(e.car).ok().map(|p| p.position.truncate())))
-            .collect();
+        let position = |car| world.pose(car).ok().map(|p| p.position.truncate());
+        let mut positions: Vec<(CarId, Option<DVec2>)> =
+            self.cars.iter().map(|e| (e.car, position(e.car))).collect();
+        let arrived = world
+            .car_ids()
+            .filter(|&car| self.cars.binary_search_by_key(&car, |e| e.car).is_err());
+        positions.extend(arrived.map(|car| (car, position(car))));
         self.observe_positions(time, &positions)
     }
 
@@ -195,7 +201,9 @@ impl RaceTiming {
     }
 
     /// Observes the cars' positions at race time `time` (s); `None` for a
-    /// car no longer in the race. Cars not listed are not observed.
+    /// car no longer in the race. Cars not listed are not observed; a
+    /// listed car not timed yet that has a position joins the race now
+    /// (its first observation, as [`join`](Self::join)).
     pub fn observe_positions(
         &mut self,
         time: f64,
@@ -205,6 +213,9 @@ impl RaceTiming {
         let mut events = Vec::new();
         for &(car, position) in positions {
             let Ok(i) = self.cars.binary_search_by_key(&car, |e| e.car) else {
+                if let Some(position) = position {
+                    self.join(car, position);
+                }
                 continue;
             };
             let entry = &mut self.cars[i];
