@@ -60,7 +60,8 @@ impl RaceTiming {
 
     /// Observes every car's pose at race time `time` (s, not decreasing;
     /// NaN for a car not in the race: one with NaN at the start that has a
-    /// pose now joined late and is timed from now); returns what happened: `{kind: 'lap', car, lap, start, end, time,
+    /// pose now joined late and is timed from now, as is a car beyond those
+    /// of the last observation); returns what happened: `{kind: 'lap', car, lap, start, end, time,
     /// valid, standing, faults}`, `{kind: 'finished', car, time}` or
     /// `{kind: 'retired', car, time}`.
     #[wasm_bindgen(unchecked_return_type = "RaceEvent[]")]
@@ -76,13 +77,16 @@ impl RaceTiming {
             )));
         }
         let poses = args::f64s(&poses, "poses")?;
-        if car_count(&poses)? != self.cars {
+        // More cars than before: cars that joined the race (a live race a
+        // viewer follows); fewer would lose cars.
+        let cars = car_count(&poses)?;
+        if cars < self.cars {
             return Err(range_error(format!(
-                "poses hold {} cars; the race has {}",
-                poses.len() / POSE_WIDTH,
+                "poses hold {cars} cars; the race has {}",
                 self.cars
             )));
         }
+        self.cars = cars;
         let positions: Vec<(CarId, Option<DVec2>)> = positions(&poses).collect();
         let out = Array::new();
         for event in self.inner.observe_positions(time, &positions) {

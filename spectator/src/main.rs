@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use clap::Parser;
-use skidpad_core::race::AiField;
-use skidpad_core::{Track, World, WorldConfig};
+use skidpad_core::race::{AiField, grid_pose};
+use skidpad_core::{Track, World, WorldConfig, preset};
 use skidpad_replay::{RecorderOptions, StreamRecorder, SyncPolicy};
 use skidpad_spectator::{Race, RaceSink, Races, ServiceLimits, archive, follow, router};
 
@@ -38,6 +38,10 @@ struct Args {
     /// faster), 0.1 to 1000.
     #[arg(long, default_value_t = 1.0)]
     pace: f64,
+    /// One more AI car joins the demo race on the grid after this many
+    /// seconds of racing (spectators see it arrive); none when not given.
+    #[arg(long)]
+    join_after_s: Option<f64>,
     /// Live tails one address may hold open at once; past it, 429.
     #[arg(long, default_value_t = ServiceLimits::default().streams_per_address)]
     streams_per_address: u32,
@@ -63,36 +67,48 @@ struct Args {
 
 const DT: f64 = 1.0 / 60.0;
 
-/// Races in real time, publishing through `sink`, until `laps` of the
-/// lead-car distance are done or `stop` is set (the service is stopping:
-/// the race ends where it is, unfinished). True when it was raced to
-/// the end.
-fn run_race(
-    sink: RaceSink,
+/// The demo race: `cars` AI cars racing `laps` laps at `pace`, recorded
+/// in chunks of `chunk_steps`, and a car that joins after `join_after`
+/// steps, if any.
+struct DemoRace {
     cars: u16,
     chunk_steps: u32,
     laps: u32,
     pace: f64,
-    stop: &AtomicBool,
-) -> Result<bool> {
+    join_after: Option<u64>,
+}
+
+/// Races in real time, publishing through `sink`, until `laps` of the
+/// lead-car distance are done or `stop` is set (the service is stopping:
+/// the race ends where it is, unfinished). True when it was raced to
+/// the end.
+fn run_race(sink: RaceSink, demo: &DemoRace, stop: &AtomicBool) -> Result<bool> {
     let track = Arc::new(Track::builtin("brandwood")?);
     let mut world = World::new(WorldConfig::default())?;
-    AiField::new(usize::from(cars)).line_up(&mut world, &track)?;
+    let field = AiField::new(usize::from(demo.cars));
+    field.line_up(&mut world, &track)?;
     let options = RecorderOptions {
-        keyframe_every: chunk_steps,
+        keyframe_every: demo.chunk_steps,
         metadata: vec![("track".into(), "brandwood".into())],
         ..RecorderOptions::default()
     };
     let mut stream = StreamRecorder::new(&world, options, sink, SyncPolicy::Never)?;
     // About 75 s a lap: laps × 80 s of racing.
-    let steps = u64::from(laps) * 80 * 60;
+    let steps = u64::from(demo.laps) * 80 * 60;
     let start = std::time::Instant::now();
     for step in 1..=steps {
         if stop.load(Ordering::Relaxed) {
             return Ok(false);
         }
+        if demo.join_after == Some(step - 1) {
+            // On the slot behind the field, as a player joining online.
+            let slot = usize::from(demo.cars);
+            let pose = grid_pose(&track, slot, &field.layout);
+            let car = stream.add_car(&mut world, &preset(field.preset_of(slot))?, pose)?;
+            world.set_driver(car, Some(track.clone()))?;
+        }
         stream.step(&mut world, DT)?;
-        let due = Duration::from_secs_f64(step as f64 * DT / pace);
+        let due = Duration::from_secs_f64(step as f64 * DT / demo.pace);
         if let Some(wait) = due.checked_sub(start.elapsed()) {
             std::thread::sleep(wait);
         }
@@ -140,18 +156,27 @@ async fn main() -> Result<()> {
             RaceSink::new(race)
         }
     };
-    let (cars, chunk_steps, laps, pace) = (args.cars, args.chunk_steps, args.laps, args.pace);
+    let join_after = match args.join_after_s {
+        Some(s) if (0.0..=86_400.0).contains(&s) => Some((s / DT).round() as u64),
+        Some(_) => anyhow::bail!("--join-after-s must be within 0 and 86400 seconds"),
+        None => None,
+    };
+    let demo = DemoRace {
+        cars: args.cars,
+        chunk_steps: args.chunk_steps,
+        laps: args.laps,
+        pace: args.pace,
+        join_after,
+    };
     // The race runs on its own thread; the finished race stays on offer
     // until the service is stopped (Ctrl-C or SIGTERM), which also stops a
     // race still running: the runtime waits for that thread before exiting.
     let stop = Arc::new(AtomicBool::new(false));
     let racing = stop.clone();
-    tokio::task::spawn_blocking(move || {
-        match run_race(sink, cars, chunk_steps, laps, pace, &racing) {
-            Ok(true) => println!("the race ended; its chunks stay on offer"),
-            Ok(false) => {}
-            Err(e) => eprintln!("skidpad-spectator: the race stopped: {e:#}"),
-        }
+    tokio::task::spawn_blocking(move || match run_race(sink, &demo, &racing) {
+        Ok(true) => println!("the race ended; its chunks stay on offer"),
+        Ok(false) => {}
+        Err(e) => eprintln!("skidpad-spectator: the race stopped: {e:#}"),
     });
     let listener = tokio::net::TcpListener::bind(args.listen).await?;
     println!(

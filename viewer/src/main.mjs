@@ -193,6 +193,8 @@ class Viewer {
           if (data.kind === 'meta') {
             this.start(data);
             resolve();
+          } else if (data.kind === 'cars') {
+            this.carsJoined(data.cars);
           } else if (data.kind === 'samples') {
             this.recording.append(data);
             this.firstSamplesMs ??= performance.now() - this.loadStarted;
@@ -289,15 +291,7 @@ class Viewer {
     this.minimap.setTrack(meta.track ?? meta.road);
     this.ghosts.setTrack(meta.track?.name ?? null);
     this.scene.setGhosts(this.ghosts.ghosts.length, meta.cars[0]);
-    const picker = $('#car');
-    picker.replaceChildren(
-      ...meta.cars.map((car, k) => {
-        const option = document.createElement('option');
-        option.value = String(k);
-        option.textContent = carTitle(car, k);
-        return option;
-      }),
-    );
+    this.fillCarPicker(meta.cars);
     this.clock.live = meta.source === 'live';
     this.timeline.setLive(this.clock.live);
     if (this.clock.live) this.clock.follow();
@@ -306,6 +300,30 @@ class Viewer {
     this.eventList.setRecording(this.recording);
     this.clips.reset(meta.source === 'replay' && meta.core !== 'archived');
     this.setCar(Math.min(this.car, meta.cars.length - 1));
+  }
+
+  /** The car picker's options, one per car. */
+  fillCarPicker(cars) {
+    $('#car').replaceChildren(
+      ...cars.map((car, k) => {
+        const option = document.createElement('option');
+        option.value = String(k);
+        option.textContent = carTitle(car, k);
+        return option;
+      }),
+    );
+  }
+
+  /** Cars joined the live race (`cars`: all of them, the new ones last):
+   * the recording, the scene, the labels and the car picker take them,
+   * with no pose before they came. */
+  carsJoined(cars) {
+    const named = withDrivers(cars, this.recording.meta.metadata);
+    this.recording.addCars(named);
+    this.scene.setCars(named);
+    this.labels.setCars(named);
+    this.fillCarPicker(named);
+    $('#car').value = String(this.car);
   }
 
   /** More samples arrived. */

@@ -94,6 +94,30 @@ export class Recording {
     this.events.push(...batch.events);
   }
 
+  /** Cars that joined a live race (`cars`: every car's description, the
+   * new ones last): every sample held so far gets them, without a pose
+   * (the first sample that has one is a cut, so nothing is interpolated
+   * from before they came). */
+  addCars(cars) {
+    const from = this.cars;
+    const to = cars.length;
+    if (to <= from) return;
+    const samples = this.steps.length;
+    const widen = (array, per, fill) => {
+      if (!array) return array;
+      const out = new array.constructor(samples * to * per).fill(fill);
+      for (let i = 0; i < this.count; i++) out.set(array.subarray(i * from * per, (i + 1) * from * per), i * to * per);
+      return out;
+    };
+    this.poses = widen(this.poses, POSE, NaN);
+    this.distances = widen(this.distances, 1, NaN);
+    this.progress = widen(this.progress, 1, NaN);
+    this.cuts = widen(this.cuts, 1, 0);
+    this.telemetry = widen(this.telemetry, this.channels.length, NaN);
+    this.meta.cars = cars;
+    this.cars = to;
+  }
+
   markCuts(i) {
     const dt = this.times[i] - this.times[i - 1];
     for (let car = 0; car < this.cars; car++) {

@@ -144,8 +144,10 @@ export class Scene {
     this.plane.position.z = lowest - 0.5;
   }
 
-  /** One mesh per car of `cars` (the worker's descriptions). */
+  /** One mesh per car of `cars` (the worker's descriptions), replacing
+   * those of an earlier call (cars joined a live race). */
   setCars(cars) {
+    for (const mesh of this.cars ?? []) this.scene.remove(mesh.group);
     this.cars = cars.map((car, k) => {
       const mesh = carMesh(car, colourOf(k), 1);
       this.scene.add(mesh.group);

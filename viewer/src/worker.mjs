@@ -482,10 +482,11 @@ async function followLive(url) {
     if (!announced) announce(follower);
     const values = follower.pushChunkPoses(bytes);
     if (follower.carCount !== cars) {
-      // Said, not drawn wrong: the scene holds the cars of the start.
-      throw new Error(
-        `a car joined the race (${follower.carCount} cars, ${cars} at the start): this viewer does not draw cars that join a live race yet`,
-      );
+      // Cars joined the race (the chunk's piece announced them): the page
+      // takes them before this chunk's samples, which hold them.
+      cars = follower.carCount;
+      const definitions = Array.from({ length: cars }, (_, k) => follower.definition(k));
+      self.postMessage({ kind: 'cars', cars: carsOf(definitions) });
     }
     const width = 1 + cars * 8;
     const count = values.length / width;

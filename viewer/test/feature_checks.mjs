@@ -403,55 +403,32 @@ export async function checkErrors(browser) {
   }
 }
 
-export async function checkLive(browser) {
-  const service = await startServer(spectatorBin, ['--listen', '127.0.0.1:0', '--cars', '3', '--laps', '1', '--pace', '4', '--chunk-steps', '60']);
-  const base = service.url.match(/http:\/\/127\.0\.0\.1:\d+/)[0];
-  const raceUrl = `${base}/races/demo`;
+/** The whole stream of the race at `raceUrl`, as the service serves it. */
+async function servedStream(raceUrl) {
+  const range = await (await fetch(`${raceUrl}/range`)).json();
+  const pieces = [new Uint8Array(await (await fetch(`${raceUrl}/header`)).arrayBuffer())];
+  for (let n = range.first; n <= range.last; n++) {
+    pieces.push(new Uint8Array(await (await fetch(`${raceUrl}/chunks/${n}`)).arrayBuffer()));
+  }
+  return new Uint8Array(Buffer.concat(pieces));
+}
+
+/** Starts the spectator service's demo race with `args`, opens the
+ * viewer on it once `chunks` chunks are sealed, and runs `check(page,
+ * raceUrl)`; the page's last console lines join a failure's message. */
+async function withLiveRace(browser, args, chunks, check) {
+  const service = await startServer(spectatorBin, ['--listen', '127.0.0.1:0', '--laps', '1', '--pace', '4', '--chunk-steps', '60', ...args]);
+  const raceUrl = `${service.url.match(/http:\/\/127\.0\.0\.1:\d+/)[0]}/races/demo`;
   const server = await view([]);
   try {
-    // Join late: once the race is a few chunks in.
     for (;;) {
       const range = await (await fetch(`${raceUrl}/range`)).json();
-      if (range.last >= 3) break;
+      if (range.last >= chunks) break;
       await new Promise((r) => setTimeout(r, 50));
     }
     const { page, logs } = await openViewer(browser.context, `${server.url}?live=${encodeURIComponent(raceUrl)}`, { untilDone: false });
     try {
-      const seen = await page.evaluate(async () => {
-        const v = window.viewer;
-        // The first chunk (the join) has arrived.
-        while (!v.recording || v.recording.count === 0) await new Promise((r) => setTimeout(r, 20));
-        const first = v.recording.count;
-        const firstStep = v.recording.steps[0];
-        await v.done;
-        return {
-          source: v.recording.meta.source,
-          firstStep,
-          first,
-          count: v.recording.count,
-          cars: v.recording.cars,
-          track: v.recording.meta.track?.name,
-          finalHash: v.result.finalHash,
-          error: document.querySelector('#error').hidden ? null : document.querySelector('#error').textContent,
-        };
-      });
-      assert.equal(seen.error, null, `no error: ${seen.error}`);
-      assert.equal(seen.source, 'live');
-      assert.equal(seen.cars, 3);
-      assert.equal(seen.track, 'brandwood');
-      assert.ok(seen.firstStep > 1, 'joined late');
-      assert.ok(seen.count > seen.first, 'samples kept arriving after the join');
-      // The host's whole stream, read natively in wasm under node, ends on
-      // the world the viewer reached.
-      const range = await (await fetch(`${raceUrl}/range`)).json();
-      const pieces = [new Uint8Array(await (await fetch(`${raceUrl}/header`)).arrayBuffer())];
-      for (let n = range.first; n <= range.last; n++) {
-        pieces.push(new Uint8Array(await (await fetch(`${raceUrl}/chunks/${n}`)).arrayBuffer()));
-      }
-      const stream = new Uint8Array(Buffer.concat(pieces));
-      const whole = sk.readStream(stream).replay;
-      assert.equal(seen.finalHash, whole.finalHash, 'the viewer ends on the host\'s final world');
-      ok(`live race: joined at step ${seen.firstStep}, followed to the end (${seen.count} steps of ${seen.cars} cars drawn), final world ${seen.finalHash.slice(0, 16)}…`);
+      await check(page, raceUrl);
     } catch (e) {
       e.message += `\npage console:\n${logs.slice(-20).join('\n')}`;
       throw e;
@@ -462,4 +439,81 @@ export async function checkLive(browser) {
     server.child.kill();
     service.child.kill();
   }
+}
+
+export async function checkLive(browser) {
+  // Join late: once the race is a few chunks in.
+  await withLiveRace(browser, ['--cars', '3'], 3, async (page, raceUrl) => {
+    const seen = await page.evaluate(async () => {
+      const v = window.viewer;
+      // The first chunk (the join) has arrived.
+      while (!v.recording || v.recording.count === 0) await new Promise((r) => setTimeout(r, 20));
+      const first = v.recording.count;
+      const firstStep = v.recording.steps[0];
+      await v.done;
+      return {
+        source: v.recording.meta.source,
+        firstStep,
+        first,
+        count: v.recording.count,
+        cars: v.recording.cars,
+        track: v.recording.meta.track?.name,
+        finalHash: v.result.finalHash,
+        error: document.querySelector('#error').hidden ? null : document.querySelector('#error').textContent,
+      };
+    });
+    assert.equal(seen.error, null, `no error: ${seen.error}`);
+    assert.equal(seen.source, 'live');
+    assert.equal(seen.cars, 3);
+    assert.equal(seen.track, 'brandwood');
+    assert.ok(seen.firstStep > 1, 'joined late');
+    assert.ok(seen.count > seen.first, 'samples kept arriving after the join');
+    // The host's whole stream, read natively in wasm under node, ends on
+    // the world the viewer reached.
+    const whole = sk.readStream(await servedStream(raceUrl)).replay;
+    assert.equal(seen.finalHash, whole.finalHash, 'the viewer ends on the host\'s final world');
+    ok(`live race: joined at step ${seen.firstStep}, followed to the end (${seen.count} steps of ${seen.cars} cars drawn), final world ${seen.finalHash.slice(0, 16)}…`);
+  });
+}
+
+export async function checkLiveArrival(browser) {
+  // A car joins the live race 30.5 s in (inside a chunk), after the page
+  // began following it: the page adds it when its chunk comes, with no
+  // pose before its arrival, and follows the race to the host's end.
+  const JOIN = 1830;
+  // Once the first chunk is sealed: long before the car comes.
+  await withLiveRace(browser, ['--cars', '2', '--join-after-s', '30.5'], 1, async (page, raceUrl) => {
+    const seen = await page.evaluate(async () => {
+      const v = window.viewer;
+      while (!v.recording || v.recording.count === 0) await new Promise((r) => setTimeout(r, 20));
+      const carsAtStart = v.recording.cars;
+      await v.done;
+      const rec = v.recording;
+      // The steps at which the late car (car 2) has a pose.
+      const posed = [];
+      for (let i = 0; i < rec.count; i++) {
+        if (Number.isFinite(rec.poses[(i * rec.cars + 2) * 8])) posed.push(rec.steps[i]);
+      }
+      return {
+        carsAtStart,
+        cars: rec.cars,
+        meshes: v.scene.cars.length,
+        options: document.querySelectorAll('#car option').length,
+        firstStep: rec.steps[0],
+        lastStep: rec.steps[rec.count - 1],
+        posed: [posed[0], posed.length],
+        finalHash: v.result.finalHash,
+        error: document.querySelector('#error').hidden ? null : document.querySelector('#error').textContent,
+      };
+    });
+    assert.equal(seen.error, null, `no error: ${seen.error}`);
+    assert.equal(seen.carsAtStart, 2, 'the page began before the car came');
+    assert.deepEqual([seen.cars, seen.meshes, seen.options], [3, 3, 3]);
+    // Posed from its arrival to the end, not before.
+    assert.deepEqual(seen.posed, [JOIN, seen.lastStep - JOIN + 1]);
+    const whole = sk.readStream(await servedStream(raceUrl)).replay;
+    assert.equal(whole.carCount, 3);
+    assert.equal(seen.finalHash, whole.finalHash, 'the viewer ends on the host\'s final world');
+    ok(`live race: a car that joined at step ${JOIN} was added to the page (3 cars drawn), posed from its arrival on (${seen.posed[1]} steps), final world ${seen.finalHash.slice(0, 16)}…`);
+  });
 }

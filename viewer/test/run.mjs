@@ -38,7 +38,7 @@ import { checkArrivals, checkPoses, checkRemovals, checkResets, checkScreenshots
 import { checkPlay, leaderboard } from './play_checks.mjs';
 import { checkDevices, checkFixedRate } from './device_checks.mjs';
 import { checkRace } from './race_checks.mjs';
-import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkStreamFile } from './feature_checks.mjs';
+import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkLiveArrival, checkStreamFile } from './feature_checks.mjs';
 import { checkCarriedGround, checkClip, checkGroundRoad, checkLapOverlay } from './analysis_checks.mjs';
 
 const browser = await launch();
@@ -61,6 +61,7 @@ try {
   await checkCarriedGround(browser);
   await checkClip(browser);
   await checkLive(browser);
+  await checkLiveArrival(browser);
   const board = await leaderboard();
   try {
     await checkPlay(browser, board.url);
