@@ -253,19 +253,6 @@ fn send_watch_frames(race: &RaceServer, links: &mut Links) {
     }
 }
 
-/// A player was seated: the race's recording takes their car as it
-/// arrives. A race that waits for its seats is recorded from the join that
-/// fills the grid (every car at rest, before the countdown), so no
-/// driver's first lap holds the wait; one that has none, or whose
-/// recording ended when everyone finished, begins a recording now.
-fn record_join(recording: &mut Recording, race: &RaceServer, seat: SeatId) {
-    if recording.is_open() {
-        recording.adopt(race, seat);
-    } else if race.start_tick().is_some() {
-        recording.restart(race);
-    }
-}
-
 fn handle(
     race: &mut RaceServer,
     links: &mut Links,
@@ -293,7 +280,7 @@ fn handle(
                         links.broadcast(&start_message(race));
                     }
                     if let Some(recording) = recording {
-                        record_join(recording, race, seat);
+                        recording.seat_joined(race, seat);
                     }
                     Ok(seat_link(race, links, seat))
                 }

@@ -120,6 +120,20 @@ impl Recording {
         }
     }
 
+    /// A player was seated in `seat`: the open recording takes their car
+    /// as it arrives. A race that waits for its seats is recorded from the
+    /// join that fills the grid (every car at rest, before the countdown),
+    /// so no driver's first lap holds the wait; one that has none, or
+    /// whose recording ended when everyone finished, begins a recording
+    /// now.
+    pub(crate) fn seat_joined(&mut self, race: &RaceServer, seat: SeatId) {
+        if self.is_open() {
+            self.adopt(race, seat);
+        } else if race.start_tick().is_some() {
+            self.restart(race);
+        }
+    }
+
     /// Takes the car of the player just seated in `seat` into the open
     /// segment: it arrives there, before the next step.
     pub(crate) fn adopt(&mut self, race: &RaceServer, seat: SeatId) {
