@@ -20,7 +20,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     println!("fit on sis: {fit:?}");
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-3 * b.abs();
     if !(close(fit.steering_stiffness, FITTED.steering_stiffness)
-        && close(fit.roll_stiffness_scale, FITTED.roll_stiffness_scale)
+        && close(fit.roll_centre_scale, FITTED.roll_centre_scale)
         && close(fit.friction_scale, FITTED.friction_scale))
     {
         println!("FITTED is stale: set it to the values above");

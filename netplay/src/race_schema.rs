@@ -34,7 +34,7 @@ pub const REMOVED_KEY: u8 = 5;
 pub const FIRST_GAME_KEY_ID: u8 = 64;
 
 /// Words of a car's state in the player block: the core's snapshot
-/// (324 bytes) as big-endian u32s, so the block's fields stay the seed's
+/// (340 bytes) as big-endian u32s, so the block's fields stay the seed's
 /// four types and prediction gets every bit.
 pub const STATE_WORDS: usize = SNAPSHOT_LEN / 4;
 const _: () = assert!(

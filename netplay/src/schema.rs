@@ -15,7 +15,7 @@ use crate::error::{NetError, Result, schema_error};
 /// never on the wire.
 pub const MAX_KEY_NAME: usize = 64;
 /// Most fields in one row. The player block (two counters and a car's
-/// 81-word state) is the widest skidpad ships; the limit also bounds how
+/// 85-word state) is the widest skidpad ships; the limit also bounds how
 /// much memory a decoded row may take per byte of frame (`frame.rs`).
 pub const MAX_FIELDS: usize = 128;
 

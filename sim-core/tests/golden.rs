@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 14.
-const GOLDEN: &str = "335288faad8920a9cdf1329fc7cfd255b806f7588d9547fa0053c1c2bd54655e";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 15.
+const GOLDEN: &str = "15231c037fa9b95a8a74d848346dbb8581e92dddfe43c592be6272beef47e253";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 14;
+const GOLDEN_VERSION: u32 = 15;
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -32,10 +32,10 @@ fn reference_scenario_matches_the_pinned_hash() {
 
 /// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
 /// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 14.
+/// surfaces, the single-track model on a slope) at simulation version 15.
 /// Pinned here so the grounds are checked on every target as the
 /// reference scenario is.
-const HILL_GOLDEN: &str = "c8b6db5b79664226c833c3eea791c720c04cd2cf29a17ac7e10407e7ec9ca55e";
+const HILL_GOLDEN: &str = "e351ec54bf40fd5039ee5cc42b68e5cf4db4dc79b4d11f8b072a5851726add4f";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -54,8 +54,8 @@ fn hill_scenario_matches_the_pinned_hash() {
 /// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
 /// cars on the built-in hillcrest track's triangle mesh: the track mesh
 /// build, the hierarchy's rays, banking, kerbs, car contact) at
-/// simulation version 14.
-const HILLCREST_GOLDEN: &str = "871134323d9c5c8a6e975d7d651c743fac4b2bc45b9344e4548d00ff97da03ab";
+/// simulation version 15.
+const HILLCREST_GOLDEN: &str = "8641b1f68d41dde1ff10d89066f549ab7b7a97c3da4be285e7b2ec9d5a5f2500";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(

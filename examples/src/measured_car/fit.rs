@@ -14,11 +14,10 @@ pub struct Fitted {
     /// The steering's compliance, N·m of steering torque per radian the
     /// road wheels give way (the understeer gradient's figure).
     pub steering_stiffness: f64,
-    /// A factor on both axles' roll stiffness, reached through their
-    /// anti-roll bars (the roll gradient's figure). This model's roll axis
-    /// lies on the ground; the real car's solid axles roll about centres
-    /// well above it at both ends, which the factor stands in for.
-    pub roll_stiffness_scale: f64,
+    /// A factor on both axles' roll-centre heights (the roll gradient's
+    /// figure): the estimate places them from the axles' layout, and the
+    /// body rolls by the weight's height above the axis through them.
+    pub roll_centre_scale: f64,
     /// A factor on both tires' peak friction, as a `.tir` file's LMUX and
     /// LMUY would be (the maximum lateral acceleration's figure).
     pub friction_scale: f64,
@@ -42,12 +41,8 @@ impl Fitted {
             stiffness: self.steering_stiffness,
             lag: LAG,
         });
-        // An axle's roll stiffness is track²·(spring/2 + bar): scaling it
-        // by k takes the bar to k·(spring/2 + bar) − spring/2.
         for axle in [&mut car.suspension.front, &mut car.suspension.rear] {
-            let half_spring = axle.spring_rate / 2.0;
-            axle.anti_roll_rate =
-                self.roll_stiffness_scale * (half_spring + axle.anti_roll_rate) - half_spring;
+            axle.roll_centre_height *= self.roll_centre_scale;
         }
         for tire in [&mut car.tires.front, &mut car.tires.rear] {
             tire.pdx1 *= self.friction_scale;
@@ -91,7 +86,7 @@ fn bisect(
 }
 
 /// Identifies the three values on the slowly increasing steer: the roll
-/// stiffness for the roll gradient (index 4), the friction for the
+/// centres' height for the roll gradient (index 4), the friction for the
 /// maximum lateral acceleration (3) and the steering's stiffness for the
 /// understeer gradient (2), three rounds in turn.
 ///
@@ -100,15 +95,16 @@ fn bisect(
 pub fn fit_on_sis(def: &CarDefinition) -> Result<Fitted> {
     let mut fitted = Fitted {
         steering_stiffness: 1.0e5,
-        roll_stiffness_scale: 1.0,
+        roll_centre_scale: 1.0,
         friction_scale: 1.0,
     };
     for _ in 0..3 {
-        fitted.roll_stiffness_scale = bisect(1.0, 6.0, target(4), false, |x| {
+        // Higher roll centres leave the body less to roll about.
+        fitted.roll_centre_scale = bisect(0.0, 2.0, target(4), false, |x| {
             sis_figure(
                 def,
                 &Fitted {
-                    roll_stiffness_scale: x,
+                    roll_centre_scale: x,
                     ..fitted
                 },
                 4,

@@ -24,6 +24,7 @@ use crate::model::wheel::{self, Spun, WheelContact, WheelSlip, ploughing_force};
 use crate::norm::{Norm, unit_quat};
 use crate::state::car_state::CarState;
 use crate::surface::SurfaceId;
+use crate::vehicle::definition::CarDefinition;
 
 /// What every wheel's spin update in a substep shares.
 struct WheelRun<'a> {
@@ -89,6 +90,9 @@ impl<'a> WheelRun<'a> {
             let wheel_forward = forward * cos_d + left * sin_d;
             let frame = TireFrame::at(hit.normal, wheel_forward);
             contact.load = strut * frame.up_along_normal(up);
+            if susp.roll_centre_height != 0.0 {
+                contact.load = (contact.load + link_load_transfer(def, state, i)).max(0.0);
+            }
             contact.vx = point_velocity.dot(frame.heading);
             contact.vy = point_velocity.dot(frame.lateral);
             StrutContact {
@@ -130,6 +134,20 @@ fn gyroscopic_step(inertia: DVec3, inv_inertia: DVec3, w: DVec3, h: f64) -> DVec
     } else {
         turned
     }
+}
+
+/// The load an axle's links add to wheel `i` (negative: take from it):
+/// the axle's lateral force of the last substep, acting the roll centre's
+/// height below where the links pass it to the body, is a moment only the
+/// tires' loads can answer, so the outer wheel gains and the inner loses
+/// force × height / track.
+fn link_load_transfer(def: &CarDefinition, state: &CarState, i: usize) -> f64 {
+    let front = i < 2;
+    let moment = state.axle_lateral_force[usize::from(!front)]
+        * def.suspension.get(front).roll_centre_height;
+    // A force to the left loads the right wheels (odd indices).
+    let side = if i % 2 == 1 { 1.0 } else { -1.0 };
+    side * moment / def.chassis.track.get(front)
 }
 
 /// One wheel's substep between its spin update and its forces on the body.
@@ -258,6 +276,8 @@ pub(crate) fn substep(
     // act on the body.
     let mut kingpin = 0.0;
     for (front, l, r) in [(true, 0, 1), (false, 2, 3)] {
+        let roll_centre = def.suspension.get(front).roll_centre_height;
+        let mut axle_lateral_force = 0.0;
         // Two bindings, not an array: each pass is written where it stays.
         let left_pass = wheels.run(l, state);
         let right_pass = wheels.run(r, state);
@@ -299,6 +319,17 @@ pub(crate) fn substep(
             force += f;
             // The aligning moment acts about the ground's normal.
             torque += ground.arm.cross(f) + frame.normal * result.mz;
+            if roll_centre != 0.0 {
+                // The links hand the force's part across the body to it at
+                // the roll centre, `roll_centre` above the contact: moving
+                // it up the body's up axis adds (up·rc) × (left·across) =
+                // −forward·rc·across.
+                let across = (frame.heading * (result.fx + plough_x)
+                    + frame.lateral * (result.fy + plough_y))
+                    .dot(left);
+                torque -= forward * (roll_centre * across);
+                axle_lateral_force += across;
+            }
             if let Some(out) = out.as_deref_mut() {
                 // As the strut's force took it, from the state at the
                 // substep's start (the body has not moved yet).
@@ -314,6 +345,9 @@ pub(crate) fn substep(
                     )
                 };
             }
+        }
+        if roll_centre != 0.0 {
+            state.axle_lateral_force[usize::from(!front)] = axle_lateral_force;
         }
     }
 

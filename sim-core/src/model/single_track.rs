@@ -161,6 +161,7 @@ pub(crate) fn substep(
             [spun[0].1.h_over_inertia, spun[1].1.h_over_inertia],
             h,
         );
+        let mut axle_lateral_force = 0.0;
         for (j, i) in [l, r].into_iter().enumerate() {
             let (contact, slip, y) = &pair[j];
             let result = spun[j].1.at_omega(contact, slip, settled[j], h);
@@ -178,11 +179,18 @@ pub(crate) fn substep(
             let (fbx, fby) = (fx * cos_d - fy * sin_d, fx * sin_d + fy * cos_d);
             fx_body += fbx;
             fy_body += fby;
+            axle_lateral_force += fby;
             yaw_moment += x * fby - y * fbx + result.mz;
             if let Some(out) = out.as_deref_mut() {
                 let travel = params.static_wheel_load[i] / def.suspension.get(front).spring_rate;
                 out.wheels[i] = WheelOutput::in_contact(contact, &result, travel, steer.angle[i]);
             }
+        }
+        // This model's loads take the links' transfer from `vx·r` (in
+        // `lateral_transfer`); the force is kept for the full model, should
+        // the car change to it.
+        if def.suspension.get(front).roll_centre_height != 0.0 {
+            state.axle_lateral_force[usize::from(!front)] = axle_lateral_force;
         }
     }
 

@@ -21,6 +21,9 @@ pub(crate) const MAX_DEFLECTION: f64 = 100.0;
 /// Largest road-wheel angle a steering may give way, rad (the model holds
 /// it within the lock; this only keeps it finite).
 pub(crate) const MAX_STEER_GIVE: f64 = 10.0;
+/// Largest lateral force an axle may have passed to the body, N (tires
+/// give far less; this only keeps it finite).
+pub(crate) const MAX_AXLE_FORCE: f64 = 1e9;
 /// Longest simulated time, s (about 31 700 years).
 pub(crate) const MAX_ELAPSED: f64 = 1e12;
 
@@ -59,12 +62,18 @@ pub(crate) struct CarState {
     /// positive left (added to both front wheels' angles); always 0 for a
     /// rigid steering (`SteeringDefinition::compliance` absent).
     pub steer_give: f64,
+    /// The lateral force (along the body's left axis) the ground put on
+    /// each axle's tires in the last substep, N, front then rear: what
+    /// the links of an axle with a roll centre above the ground turn into
+    /// load transfer in the next substep (the forces come from the loads,
+    /// so the loads take them one substep late).
+    pub axle_lateral_force: [f64; 2],
     /// True while the clutch holds engine and gearbox at one speed.
     pub clutch_locked: bool,
 }
 
 /// Number of floats in a car state.
-pub(crate) const FLOATS: usize = 37;
+pub(crate) const FLOATS: usize = 39;
 /// Where `elapsed` sits in `FLOAT_FIELDS` (it must also not be negative).
 const ELAPSED: usize = 17;
 
@@ -177,6 +186,8 @@ float_fields! {
     "tire_deflection_y.rr", MAX_DEFLECTION, place(tire_deflection[3][1]);
     "engine_omega", MAX_RATE, place(engine_omega);
     "steer_give", MAX_STEER_GIVE, place(steer_give);
+    "axle_lateral_force.front", MAX_AXLE_FORCE, place(axle_lateral_force[0]);
+    "axle_lateral_force.rear", MAX_AXLE_FORCE, place(axle_lateral_force[1]);
 }
 
 impl CarState {

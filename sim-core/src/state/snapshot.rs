@@ -1,28 +1,29 @@
 //! Snapshot byte layout of one car's state, and the hashes built on it.
 //!
-//! Layout (version 3, simulation version 10 on), all little-endian, 324
+//! Layout (version 4, simulation version 15 on), all little-endian, 340
 //! bytes:
 //!
 //! | offset | size | field                                                    |
 //! |-------:|-----:|----------------------------------------------------------|
 //! | 0      | 4    | magic `SKCS`                                             |
-//! | 4      | 2    | snapshot layout version, u16 = 3                         |
+//! | 4      | 2    | snapshot layout version, u16 = 4                         |
 //! | 6      | 4    | `SIMULATION_VERSION`, u32                                |
 //! | 10     | 8    | definition fingerprint (first 8 bytes of blake3(JSON))   |
-//! | 18     | 296  | 37 × f64 in the order of `FLOAT_FIELDS` (car_state.rs):  |
+//! | 18     | 312  | 39 × f64 in the order of `FLOAT_FIELDS` (car_state.rs):  |
 //! |        |      | xyz, orientation xyzw, velocity xyz, angular velocity    |
 //! |        |      | xyz, wheel ω ×4, elapsed, input ×6, substep-rate         |
 //! |        |      | override (0 = none), slope grade, cross slope, tire      |
 //! |        |      | deflection (longitudinal, lateral) ×4 wheels, engine ω,  |
-//! |        |      | steering give                                            |
-//! | 314    | 4    | engaged gear, i32                                        |
-//! | 318    | 1    | LOD level code                                           |
-//! | 319    | 4    | surface id per wheel, u8 ×4                              |
-//! | 323    | 1    | clutch locked, 0 or 1                                    |
+//! |        |      | steering give, axle lateral force (front, rear)          |
+//! | 330    | 4    | engaged gear, i32                                        |
+//! | 334    | 1    | LOD level code                                           |
+//! | 335    | 4    | surface id per wheel, u8 ×4                              |
+//! | 339    | 1    | clutch locked, 0 or 1                                    |
 //!
-//! Version 2 (simulation versions 2 to 9) had no steering give: 36 floats,
-//! 316 bytes. Version 1 (simulation version 1) had no tire deflections
-//! either: 27 floats, 243 bytes.
+//! Version 3 (simulation versions 10 to 14) had no axle lateral forces: 37
+//! floats, 324 bytes. Version 2 (simulation versions 2 to 9) had no
+//! steering give either: 36 floats, 316 bytes. Version 1 (simulation
+//! version 1) had no tire deflections: 27 floats, 243 bytes.
 //!
 //! Every f64 is written as `x + 0.0`, so −0 and +0 hash alike (SPEC §3.5).
 
@@ -37,7 +38,7 @@ use crate::surface::SurfaceId;
 use crate::{CoreError, Result};
 
 const MAGIC: &[u8; 4] = b"SKCS";
-const LAYOUT_VERSION: u16 = 3;
+const LAYOUT_VERSION: u16 = 4;
 /// Exact size of a snapshot.
 pub const SNAPSHOT_LEN: usize = 18 + FLOATS * 8 + 4 + 1 + 4 + 1;
 
@@ -77,6 +78,7 @@ fn zeroed_state() -> CarState {
         tire_deflection: [[0.0; 2]; 4],
         engine_omega: 0.0,
         steer_give: 0.0,
+        axle_lateral_force: [0.0; 2],
         clutch_locked: false,
     }
 }

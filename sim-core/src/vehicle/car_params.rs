@@ -240,8 +240,19 @@ impl CarParams {
                     t * t * (s.spring_rate / 2.0 + s.anti_roll_rate)
                 };
                 let total = roll(true) + roll(false);
-                [true, false]
-                    .map(|front| roll(front) / total * c.mass * c.cg_height / c.track.get(front))
+                // The springs share the moment of the weight about the
+                // roll axis (through both roll centres) by roll stiffness;
+                // each axle's links carry its share of the mass at its own
+                // roll centre's height. Without roll centres: all springs.
+                let centre = |front: bool| def.suspension.get(front).roll_centre_height;
+                let a = c.cg_to_front_axle;
+                let axis_height = centre(true) + (centre(false) - centre(true)) * a / c.wheelbase;
+                [true, false].map(|front| {
+                    let share = if front { c.wheelbase - a } else { a } / c.wheelbase;
+                    (roll(front) / total * c.mass * (c.cg_height - axis_height)
+                        + c.mass * share * centre(front))
+                        / c.track.get(front)
+                })
             },
         }
     }

@@ -111,6 +111,17 @@ pub struct SuspensionDefinition {
     pub bump_stop_rate: f64,
     /// Anti-roll bar stiffness, N per m of left/right travel difference.
     pub anti_roll_rate: f64,
+    /// Height of the axle's roll centre above the ground at static ride,
+    /// m: the point through which the suspension's links hand the tires'
+    /// lateral forces to the body. Those forces then roll the body about
+    /// the roll centre, not about the ground, and the part of the load
+    /// transfer their height above the ground makes (axle lateral force ×
+    /// height / track) reaches the tires through the links at once,
+    /// without rolling the body. A solid axle's centre sits near its axle,
+    /// well above the ground. 0 (absent, every preset): the forces act at
+    /// the contact patches and the springs carry all the load transfer.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub roll_centre_height: f64,
 }
 
 /// One axle's wheels.
@@ -409,6 +420,7 @@ impl CarDefinition {
             )?;
             positive(&p("bump_stop_rate"), s.bump_stop_rate)?;
             non_negative(&p("anti_roll_rate"), s.anti_roll_rate)?;
+            in_range(&p("roll_centre_height"), s.roll_centre_height, -0.5, 1.5)?;
 
             let w = self.wheels.get(front);
             in_range(&format!("wheels.{axle}.radius"), w.radius, 0.05, 1.5)?;

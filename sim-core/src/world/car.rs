@@ -324,6 +324,7 @@ fn initial_state(def: &CarDefinition, pose: InitialPose, ground: &dyn Ground) ->
         tire_deflection: [[0.0; 2]; 4],
         engine_omega: def.engine.idle_rpm * core::f64::consts::PI / 30.0,
         steer_give: 0.0,
+        axle_lateral_force: [0.0; 2],
         clutch_locked: false,
     })
 }

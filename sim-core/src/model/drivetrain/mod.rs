@@ -198,6 +198,7 @@ mod tests {
             tire_deflection: [[0.0; 2]; 4],
             engine_omega: shaft + gap,
             steer_give: 0.0,
+            axle_lateral_force: [0.0; 2],
             clutch_locked: false,
         };
         (def, params, ratio, shaft, state)
