@@ -125,7 +125,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         e.measured_final_speed, e.final_speed, f.final_speed
     );
     println!(
-        "| accel | speed trace after {THROTTLE_FIT_UNTIL_S:.0} s: RMS difference / measured range (predicted) | | {:.1} % | {} | {:.1} % | {} | {:.0} % |",
+        "| accel | speed trace after {THROTTLE_FIT_UNTIL_S:.0} s: RMS difference / measured range (predicted) | | {:.2} % | {} | {:.2} % | {} | {:.0} % |",
         100.0 * e.predicted_error,
         verdict(e.pass()),
         100.0 * f.predicted_error,

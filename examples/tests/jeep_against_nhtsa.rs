@@ -110,17 +110,16 @@ fn each_build_scores_what_validation_md_reports() {
         );
         assert!(severe.predicted && severe.pass(), "{severe:?}");
         // The throttle exponent fitted on the acceleration run's first
-        // 25 s gives its speed there back; the rest is predicted 20.8 %
-        // off (RMS over the measured range), failing the 15 % limit:
-        // the model gains too little speed at launch and too much later
-        // (VALIDATION.md says why).
+        // 25 s gives its speed there back; the rest is predicted 15.4 %
+        // off (RMS over the measured range), just outside the 15 % limit,
+        // with the torque converter (20.7 % without it).
         let accel = card.acceleration;
         assert!(
             (accel.fitted_speed - accel.measured_fitted_speed).abs() < 0.05,
             "{accel:?} at {THROTTLE_FIT_UNTIL_S} s"
         );
         assert!(
-            (0.20..0.22).contains(&accel.predicted_error) && !accel.pass(),
+            (0.150..0.158).contains(&accel.predicted_error) && !accel.pass(),
             "{accel:?}"
         );
     }

@@ -67,7 +67,7 @@ pub use vehicle::definition::{
     AeroDefinition, AssistDefinition, BrakeDefinition, CarDefinition, CentreDifferential,
     ChassisDefinition, ClutchDefinition, DifferentialKind, DifferentialsDefinition, DriveLayout,
     EngineDefinition, GearboxDefinition, PerAxle, ShiftMode, SteeringCompliance,
-    SteeringDefinition, SuspensionDefinition, WheelDefinition,
+    SteeringDefinition, SuspensionDefinition, TorqueConverterDefinition, WheelDefinition,
 };
 pub use vehicle::presets::{preset, preset_names};
 pub use vehicle::steering_feel::{PowerAssist, SteeringFeel};

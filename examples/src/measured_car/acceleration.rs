@@ -6,7 +6,8 @@
 //! tenth. So the map from pedal fraction to the core's throttle is one
 //! value fitted here, an exponent (`throttle = pedal^k`, the response
 //! curve a game's input profile applies), on the first part of the run;
-//! the rest of the run is a prediction.
+//! the rest of the run is a prediction. The car drives through its
+//! definition's torque converter, which multiplies the torque at launch.
 //!
 //! The core's automatic box shifts at the definition's fixed engine
 //! speeds (the Jeep's: up at 4 400 rpm), whatever the throttle; the real

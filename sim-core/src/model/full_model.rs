@@ -281,17 +281,19 @@ pub(crate) fn substep(
         // Two bindings, not an array: each pass is written where it stays.
         let left_pass = wheels.run(l, state);
         let right_pass = wheels.run(r, state);
-        let settled = differential::settle_axle(
-            def,
+        let h_over_inertia = [
+            left_pass.spun.h_over_inertia,
+            right_pass.spun.h_over_inertia,
+        ];
+        let spun = drivetrain::converter_settle(
+            &torques,
             front,
-            &torques.drive,
             [left_pass.omega, right_pass.omega],
-            [
-                left_pass.spun.h_over_inertia,
-                right_pass.spun.h_over_inertia,
-            ],
-            h,
+            [state.wheel_omega[l], state.wheel_omega[r]],
+            h_over_inertia,
         );
+        let settled =
+            differential::settle_axle(def, front, &torques.drive, spun, h_over_inertia, h);
         for (j, (i, pass)) in [(l, &left_pass), (r, &right_pass)].into_iter().enumerate() {
             let result = pass.spun.at_omega(&pass.contact, &pass.slip, settled[j], h);
             state.wheel_omega[i] = result.omega;

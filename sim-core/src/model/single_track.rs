@@ -153,14 +153,16 @@ pub(crate) fn substep(
             wheel::spin(&pair[0].0, &pair[0].1, &forces[0], state.wheel_omega[l], h),
             wheel::spin(&pair[1].0, &pair[1].1, &forces[1], state.wheel_omega[r], h),
         ];
-        let settled = differential::settle_axle(
-            def,
+        let h_over_inertia = [spun[0].1.h_over_inertia, spun[1].1.h_over_inertia];
+        let converted = drivetrain::converter_settle(
+            &torques,
             front,
-            &torques.drive,
             [spun[0].0, spun[1].0],
-            [spun[0].1.h_over_inertia, spun[1].1.h_over_inertia],
-            h,
+            [state.wheel_omega[l], state.wheel_omega[r]],
+            h_over_inertia,
         );
+        let settled =
+            differential::settle_axle(def, front, &torques.drive, converted, h_over_inertia, h);
         let mut axle_lateral_force = 0.0;
         for (j, i) in [l, r].into_iter().enumerate() {
             let (contact, slip, y) = &pair[j];

@@ -7,6 +7,7 @@ use glam::DVec3;
 use crate::ids::Wheel;
 use crate::vehicle::definition::{CarDefinition, ClutchDefinition, STANDARD_GRAVITY};
 use crate::vehicle::tire::{PeakSlips, TireParameters};
+use crate::vehicle::torque_converter::ConverterConstants;
 
 /// Lowest speed used as the slip denominator, m/s. Below it slip is computed
 /// against this floor, turning the tire into a stiff damper that holds the
@@ -132,6 +133,8 @@ pub(crate) struct CarParams {
     pub peak_friction: f64,
     /// The clutch in use (the definition's, or the default for its engine).
     pub clutch: ClutchDefinition,
+    /// The torque converter in the clutch's place, if the car has one.
+    pub converter: Option<ConverterConstants>,
     /// Spin inertia of each wheel, kg·m².
     pub wheel_inertia: [f64; 4],
     /// Steady-state lateral load transfer per axle (front, rear), N per
@@ -229,6 +232,12 @@ impl CarParams {
                 .clutch
                 .clone()
                 .unwrap_or_else(|| ClutchDefinition::default_for(&def.engine)),
+            converter: def.torque_converter.as_ref().map(|converter| {
+                ConverterConstants::new(
+                    converter,
+                    def.engine.full_throttle_torque(converter.stall_rpm),
+                )
+            }),
             wheel_inertia: Wheel::ALL.map(|w| def.wheels.get(w.is_front()).inertia),
             wheel_constants,
             lateral_transfer: {

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::check;
 pub use crate::vehicle::steering_system::{SteeringCompliance, SteeringDefinition};
 use crate::vehicle::tire::TireParameters;
+pub use crate::vehicle::torque_converter::TorqueConverterDefinition;
 use crate::{CoreError, Result};
 
 /// A complete car.
@@ -33,6 +34,10 @@ pub struct CarDefinition {
     /// The clutch; absent means `ClutchDefinition::default_for(engine)`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clutch: Option<ClutchDefinition>,
+    /// A torque converter in place of the clutch (an automatic box's);
+    /// absent: the clutch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub torque_converter: Option<TorqueConverterDefinition>,
     /// Which wheels are driven.
     pub drive: DriveLayout,
     /// The differentials; absent means open ones (and a 50/50 open centre
@@ -347,7 +352,7 @@ pub(crate) fn in_range(field: &str, v: f64, lo: f64, hi: f64) -> Result<()> {
     )
 }
 
-fn invalid(field: impl Into<String>, reason: impl Into<String>) -> CoreError {
+pub(crate) fn invalid(field: impl Into<String>, reason: impl Into<String>) -> CoreError {
     CoreError::InvalidDefinition {
         field: field.into(),
         reason: reason.into(),
@@ -481,6 +486,10 @@ impl CarDefinition {
                 c.engaged_rpm > c.bite_rpm && c.engaged_rpm <= e.limiter_rpm,
                 "must lie above bite_rpm and at most limiter_rpm",
             )?;
+        }
+
+        if let Some(converter) = &self.torque_converter {
+            converter.validate(e, self.drive)?;
         }
 
         let g = &self.gearbox;

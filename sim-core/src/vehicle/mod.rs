@@ -5,8 +5,10 @@
 pub(crate) mod body;
 pub(crate) mod car_params;
 pub(crate) mod definition;
+pub(crate) mod engine_curve;
 pub(crate) mod presets;
 pub(crate) mod steering_feel;
 pub(crate) mod steering_system;
 pub(crate) mod tir;
 pub(crate) mod tire;
+pub(crate) mod torque_converter;

@@ -134,7 +134,7 @@ macro_rules! channel_table {
             channel!("inputs", Discrete, "input_gear", "1", "requested gear"),
             channel!("drivetrain", Lerp, "engine_rpm", "rpm", "engine speed"),
             channel!("drivetrain", Lerp, "engine_torque", "N·m", "engine output torque, negative when engine braking"),
-            channel!("drivetrain", Lerp, "clutch_torque", "N·m", "torque through the clutch"),
+            channel!("drivetrain", Lerp, "clutch_torque", "N·m", "torque through the clutch (a torque converter's turbine torque)"),
             channel!("drivetrain", Discrete, "gear", "1", "engaged gear, -1 reverse, 0 neutral"),
             channel!("steering", Lerp, "steer_angle", "rad", "mean front road-wheel angle, positive left"),
             channel!("simulation", Discrete, "lod", "id", "level of detail: 0 full, 1 single-track, 2 frozen"),

@@ -10,22 +10,6 @@ pub(crate) const RAD_PER_S_TO_RPM: f64 = 60.0 / (2.0 * core::f64::consts::PI);
 /// How fast the idle governor pulls a slow engine back to idle, s.
 const IDLE_RESPONSE: f64 = 0.05;
 
-/// Full-throttle torque at `rpm`, linear between curve points.
-pub(crate) fn curve_torque(def: &CarDefinition, rpm: f64) -> f64 {
-    let curve = &def.engine.torque_curve;
-    let first = curve[0];
-    if rpm <= first[0] {
-        return first[1];
-    }
-    for pair in curve.windows(2) {
-        let ([r0, t0], [r1, t1]) = (pair[0], pair[1]);
-        if rpm <= r1 {
-            return t0 + (t1 - t0) * (rpm - r0) / (r1 - r0);
-        }
-    }
-    curve[curve.len() - 1][1]
-}
-
 /// Net engine torque at `omega` (rad/s): throttle × curve (nothing at or
 /// above the limiter), minus engine braking on a closed throttle above
 /// idle, plus the idle governor below idle (capped at the curve's torque
@@ -36,13 +20,13 @@ pub(crate) fn output_torque(def: &CarDefinition, omega: f64, throttle: f64) -> f
     let drive = if rpm >= e.limiter_rpm {
         0.0
     } else {
-        throttle * curve_torque(def, rpm)
+        throttle * e.full_throttle_torque(rpm)
     };
     let above_idle = ((rpm - e.idle_rpm) / (e.limiter_rpm - e.idle_rpm)).clamp(0.0, 1.5);
     let braking = (1.0 - throttle) * e.engine_braking * above_idle;
     let idle_omega = e.idle_rpm / RAD_PER_S_TO_RPM;
     let governor = if omega < idle_omega {
-        (e.inertia * (idle_omega - omega) / IDLE_RESPONSE).min(curve_torque(def, e.idle_rpm))
+        (e.inertia * (idle_omega - omega) / IDLE_RESPONSE).min(e.full_throttle_torque(e.idle_rpm))
     } else {
         0.0
     };

@@ -1,17 +1,18 @@
-//! Engine → clutch → gearbox → differentials → wheels, plus brakes. The
-//! gear is chosen once per host step ([`select_gear`]); both vehicle
+//! Engine → clutch (or torque converter) → gearbox → differentials →
+//! wheels, plus brakes. The gear is chosen once per host step ([`select_gear`]); both vehicle
 //! models call [`torques`] before their wheels' spin update and
 //! [`after_wheels`] after it, once per substep.
 
 pub(crate) mod brakes;
 pub(crate) mod clutch;
+pub(crate) mod converter;
 pub(crate) mod differential;
 pub(crate) mod engine;
 pub(crate) mod gearbox;
 
 use crate::state::car_state::CarState;
 use crate::vehicle::car_params::CarParams;
-use crate::vehicle::definition::CarDefinition;
+use crate::vehicle::definition::{CarDefinition, DriveLayout};
 
 /// What the drivetrain hands to the wheels for one substep, and what
 /// [`after_wheels`] needs to finish it.
@@ -24,12 +25,21 @@ pub(crate) struct WheelTorques {
     /// Inertia added to each wheel's spin for the substep (the engine's,
     /// reflected through a locked clutch), kg·m².
     pub extra_inertia: [f64; 4],
+    /// How much the drive at the wheels falls per rad/s the carrier (the
+    /// driven wheels' mean) speeds up, N·m·s, per axle (front, rear): a
+    /// torque converter's, which [`converter_settle`] takes implicitly.
+    pub carrier_damping: [f64; 2],
     /// Engine speed, rpm.
     pub engine_rpm: f64,
     /// Engine output torque, N·m (negative while engine braking).
     pub engine_torque: f64,
-    /// Torque through the clutch, N·m.
+    /// Torque through the clutch (a converter's turbine torque), N·m.
     pub clutch_torque: f64,
+    /// Torque the clutch (a converter's pump) loads the engine with, N·m.
+    pub engine_load: f64,
+    /// How much that load grows per rad/s of engine speed, N·m·s: the
+    /// engine's update takes it implicitly.
+    pub engine_load_slope: f64,
     /// Overall ratio of the engaged gear (0 in neutral).
     pub ratio: f64,
     /// What the clutch could pass this substep, N·m.
@@ -65,6 +75,36 @@ pub(crate) fn torques(
     let carrier_omega = differential::input_speed(def, &state.wheel_omega);
     let shaft = carrier_omega * ratio;
     let engine_torque = engine::output_torque(def, state.engine_omega, input.throttle);
+    if let Some(constants) = params.converter.as_ref().filter(|_| ratio != 0.0) {
+        // A converter never locks; it has no pedal.
+        state.clutch_locked = false;
+        let through = converter::torques(constants, state.engine_omega, shaft);
+        let mut drive = [0.0; 4];
+        differential::split(
+            def,
+            through.turbine * ratio * def.gearbox.efficiency,
+            &mut drive,
+        );
+        // The turbine turns at ratio × the carrier's speed, and the wheels
+        // get ratio × efficiency × its torque.
+        let damping = -through.turbine_slope * ratio * ratio * def.gearbox.efficiency;
+        let mut carrier_damping = [0.0; 2];
+        carrier_damping[usize::from(def.drive == DriveLayout::Rwd)] = damping;
+        return WheelTorques {
+            drive,
+            brake,
+            extra_inertia: [0.0; 4],
+            carrier_damping,
+            engine_rpm: state.engine_omega * engine::RAD_PER_S_TO_RPM,
+            engine_torque,
+            clutch_torque: through.turbine,
+            engine_load: through.pump,
+            engine_load_slope: through.pump_slope,
+            ratio,
+            clutch_capacity: 0.0,
+            shaft_omega: shaft,
+        };
+    }
     let capacity = clutch::capacity(params, input.clutch, state.engine_omega, shaft, ratio);
     if capacity <= 0.0 {
         state.clutch_locked = false;
@@ -103,13 +143,45 @@ pub(crate) fn torques(
         drive,
         brake,
         extra_inertia,
+        carrier_damping: [0.0; 2],
         engine_rpm: state.engine_omega * engine::RAD_PER_S_TO_RPM,
         engine_torque,
         clutch_torque,
+        engine_load: clutch_torque,
+        engine_load_slope: 0.0,
         ratio,
         clutch_capacity: capacity,
         shaft_omega: shaft,
     }
+}
+
+/// The spins of an axle's two wheels after their explicit updates
+/// (`spun`, from `before`, each moving `h_over_inertia` rad/s per N·m),
+/// with a torque converter's drive taken implicitly in their mean speed,
+/// the carrier's, which is all the converter sees. Its torque falls by
+/// `carrier_damping` per rad/s the carrier gains; near equal speeds that
+/// is hundreds of N·m per rad/s, and taken explicitly against a spinning
+/// wheel's inertia it diverged within a second. Solving the linearised
+/// step for the carrier (Sherman–Morrison: one share per wheel) damps only
+/// the mean; the wheels' difference, which an open differential leaves to
+/// them, is untouched. Unchanged on an axle without a converter's drive.
+pub(crate) fn converter_settle(
+    t: &WheelTorques,
+    front: bool,
+    spun: [f64; 2],
+    before: [f64; 2],
+    h_over_inertia: [f64; 2],
+) -> [f64; 2] {
+    let damping = t.carrier_damping[usize::from(!front)];
+    if damping == 0.0 {
+        return spun;
+    }
+    // Each wheel takes half the drive and is half the carrier's speed.
+    let share = 0.5;
+    let explicit = share * ((spun[0] - before[0]) + (spun[1] - before[1]));
+    let gained =
+        explicit / (1.0 + damping * share * share * (h_over_inertia[0] + h_over_inertia[1]));
+    [0, 1].map(|j| spun[j] - share * h_over_inertia[j] * damping * gained)
 }
 
 /// Finishes the substep after the wheels' spin update (which settled each
@@ -146,9 +218,11 @@ pub(crate) fn after_wheels(
     // moves the shaft too, and a shaft that overtook a steady engine
     // within the substep has met it as surely as an engine that caught up.
     let before = state.engine_omega - t.shaft_omega;
-    // An engine does not run backwards.
-    state.engine_omega =
-        (state.engine_omega + h * (t.engine_torque - t.clutch_torque) / inertia).max(0.0);
+    // An engine does not run backwards. A converter's load is taken
+    // implicitly in the engine's speed (its slope; 0 for a clutch).
+    state.engine_omega = (state.engine_omega
+        + h * (t.engine_torque - t.engine_load) / (inertia + h * t.engine_load_slope))
+        .max(0.0);
     let after = state.engine_omega - shaft;
     // The speeds met (or crossed) while the clutch could hold: lock (never
     // onto a driveline turning the engine backwards).
