@@ -108,14 +108,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!();
     println!(
-        "| accel | throttle = pedal^k, k fitted on the speed at {THROTTLE_FIT_UNTIL_S:.0} s | measured | estimated | | fitted | | limit |"
+        "| accel | throttle = gain × pedal, the gain fitted on the speed at {THROTTLE_FIT_UNTIL_S:.0} s | measured | estimated | | fitted | | limit |"
     );
     println!("|---|---|---:|---:|---|---:|---|---|");
     let [e, f] = [estimated.acceleration, fitted.acceleration];
-    println!(
-        "| accel | k | | {:.3} | | {:.3} | | |",
-        e.exponent, f.exponent
-    );
+    println!("| accel | gain | | {:.3} | | {:.3} | | |", e.gain, f.gain);
     println!(
         "| accel | speed at {THROTTLE_FIT_UNTIL_S:.0} s, m/s (fitted here) | {:.2} | {:.2} | | {:.2} | | |",
         e.measured_fitted_speed, e.fitted_speed, f.fitted_speed

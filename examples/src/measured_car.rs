@@ -20,7 +20,7 @@ mod trace;
 
 pub use acceleration::{
     ACCELERATION_TRACE_LIMIT, Acceleration, THROTTLE_FIT_UNTIL_S, drive_acceleration,
-    fit_throttle_exponent,
+    fit_throttle_gain,
 };
 pub use braking::{BrakeRun, Braking, drive_braking, fit_brake_gain};
 pub use drive::{Manoeuvre, SAMPLE_HZ, drive};
@@ -41,9 +41,9 @@ pub fn jeep_estimated() -> Result<CarDefinition> {
 /// The values `fit_on_sis` identifies for the estimated build (the
 /// `nhtsa_jeep` example runs the fit again and says when these are stale).
 pub const FITTED: Fitted = Fitted {
-    steering_stiffness: 3367.6,
-    roll_centre_scale: 0.87775,
-    friction_scale: 0.85454,
+    steering_stiffness: 3366.8,
+    roll_centre_scale: 0.87788,
+    friction_scale: 0.85417,
 };
 
 /// The fitted build: the estimated one with [`FITTED`]'s three values.
@@ -95,13 +95,13 @@ impl BrakeCompared {
     }
 }
 
-/// The acceleration run: the throttle exponent fitted on its first part
-/// and the rest predicted.
+/// The acceleration run: the pedal-to-throttle gain fitted on its first
+/// part and the rest predicted.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct AccelerationCompared {
-    /// `throttle = pedal^exponent`, fitted on the speed at
+    /// `throttle = gain × pedal`, fitted on the speed at
     /// [`THROTTLE_FIT_UNTIL_S`].
-    pub exponent: f64,
+    pub gain: f64,
     /// Simulated and measured speed there, m/s.
     pub fitted_speed: f64,
     pub measured_fitted_speed: f64,
@@ -148,8 +148,8 @@ impl Scorecard {
 }
 
 /// Drives `def` through the four handling runs, the two braking runs (the
-/// brake gain fitted on `brakeMod`) and the acceleration run (the throttle
-/// exponent fitted on its first part) and compares it.
+/// brake gain fitted on `brakeMod`) and the acceleration run (the
+/// pedal-to-throttle gain fitted on its first part) and compares it.
 ///
 /// # Errors
 /// The definition is refused, or the simulation fails.
@@ -187,12 +187,12 @@ pub fn score(def: &CarDefinition) -> Result<Scorecard> {
             predicted: run == BrakeRun::Severe,
         });
     }
-    let exponent = fit_throttle_exponent(def)?;
+    let gain = fit_throttle_gain(def)?;
     let measured = Acceleration::measured();
-    let simulated = drive_acceleration(def, exponent)?;
+    let simulated = drive_acceleration(def, gain)?;
     let last = |run: &Acceleration| run.speed.last().copied().unwrap_or(0.0);
     card.acceleration = AccelerationCompared {
-        exponent,
+        gain,
         fitted_speed: simulated.speed_at(THROTTLE_FIT_UNTIL_S),
         measured_fitted_speed: measured.speed_at(THROTTLE_FIT_UNTIL_S),
         final_speed: last(&simulated),

@@ -98,7 +98,7 @@ fn each_build_scores_what_validation_md_reports() {
     assert_eq!(estimated.passed(), 5, "{:#?}", estimated.figures);
     assert_eq!(estimated.traces_passed(), 2);
     let fitted = score(&jeep_fitted().unwrap()).unwrap();
-    assert_eq!(fitted.passed(), 15, "{:#?}", fitted.figures);
+    assert_eq!(fitted.passed(), 14, "{:#?}", fitted.figures);
     assert_eq!(fitted.traces_passed(), 12, "{:#?}", fitted.traces);
     // The brake gain fitted on the moderate stop gives its deceleration
     // back; the severe stop is predicted within 10 %.
@@ -109,17 +109,18 @@ fn each_build_scores_what_validation_md_reports() {
             "{moderate:?}"
         );
         assert!(severe.predicted && severe.pass(), "{severe:?}");
-        // The throttle exponent fitted on the acceleration run's first
-        // 25 s gives its speed there back; the rest is predicted 15.4 %
-        // off (RMS over the measured range), just outside the 15 % limit,
-        // with the torque converter (20.7 % without it).
+        // The pedal-to-throttle gain fitted on the acceleration run's
+        // first 25 s gives its speed there back; the rest is predicted
+        // 4.8 % off (RMS over the measured range), inside the 15 % limit,
+        // with the throttle body and the torque converter (20.7 % with
+        // neither, 15.4 % with the converter alone).
         let accel = card.acceleration;
         assert!(
             (accel.fitted_speed - accel.measured_fitted_speed).abs() < 0.05,
             "{accel:?} at {THROTTLE_FIT_UNTIL_S} s"
         );
         assert!(
-            (0.150..0.158).contains(&accel.predicted_error) && !accel.pass(),
+            (0.04..0.055).contains(&accel.predicted_error) && accel.pass(),
             "{accel:?}"
         );
     }

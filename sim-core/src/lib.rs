@@ -67,7 +67,8 @@ pub use vehicle::definition::{
     AeroDefinition, AssistDefinition, BrakeDefinition, CarDefinition, CentreDifferential,
     ChassisDefinition, ClutchDefinition, DifferentialKind, DifferentialsDefinition, DriveLayout,
     EngineDefinition, GearboxDefinition, PerAxle, ShiftMode, SteeringCompliance,
-    SteeringDefinition, SuspensionDefinition, TorqueConverterDefinition, WheelDefinition,
+    SteeringDefinition, SuspensionDefinition, ThrottleBody, TorqueConverterDefinition,
+    WheelDefinition,
 };
 pub use vehicle::presets::{preset, preset_names};
 pub use vehicle::steering_feel::{PowerAssist, SteeringFeel};

@@ -1,13 +1,14 @@
 //! The straight acceleration run: NHTSA drove the Jeep from rest to about
 //! 17 m/s over 63 s at about 10 % throttle, through its automatic box.
 //! The data README lists the part-throttle engine map among what is not
-//! published: the core's engine gives `throttle × full-load torque`,
-//! while a real throttle body opens most of the torque in its first
-//! tenth. So the map from pedal fraction to the core's throttle is one
-//! value fitted here, an exponent (`throttle = pedal^k`, the response
-//! curve a game's input profile applies), on the first part of the run;
-//! the rest of the run is a prediction. The car drives through its
-//! definition's torque converter, which multiplies the torque at launch.
+//! published. The Jeep's definition meters its air through a throttle
+//! body (`ThrottleBody`: at a light throttle the torque falls as 1/rpm
+//! above the speed the part-open plate can feed), but how far the
+//! measured pedal fraction opens that plate is not known. So it is one
+//! value fitted here, a gain (`throttle = gain × pedal`), on the first part
+//! of the run; the rest of the run is a prediction. The car drives through
+//! its definition's torque converter, which multiplies the torque at
+//! launch.
 //!
 //! The core's automatic box shifts at the definition's fixed engine
 //! speeds (the Jeep's: up at 4 400 rpm), whatever the throttle; the real
@@ -21,7 +22,7 @@ use skidpad_core::{CarDefinition, CarInput, InitialPose, Result, ShiftMode, Worl
 use super::drive::SAMPLE_HZ;
 use super::trace::Trace;
 
-/// The end of the part the exponent is fitted on, s of the run's clock:
+/// The end of the part the throttle gain is fitted on, s of the run's clock:
 /// the speed there is matched; everything after it is predicted.
 pub const THROTTLE_FIT_UNTIL_S: f64 = 25.0;
 
@@ -102,11 +103,11 @@ impl Acceleration {
 
 /// Drives `def` through the run's measured pedal from its first measured
 /// speed, the automatic box in drive on the light-throttle schedule, the
-/// core's throttle `pedal^exponent`.
+/// core's throttle `gain × pedal`.
 ///
 /// # Errors
 /// The definition is refused, or the simulation fails.
-pub fn drive_acceleration(def: &CarDefinition, exponent: f64) -> Result<Acceleration> {
+pub fn drive_acceleration(def: &CarDefinition, gain: f64) -> Result<Acceleration> {
     let measured = Acceleration::measured();
     let mut car = def.clone();
     car.gearbox.mode = ShiftMode::Automatic;
@@ -124,7 +125,7 @@ pub fn drive_acceleration(def: &CarDefinition, exponent: f64) -> Result<Accelera
     let mut out = Acceleration::default();
     for (&t, &pedal) in measured.time.iter().zip(&measured.pedal) {
         let input = CarInput {
-            throttle: pedal.clamp(0.0, 1.0).powf(exponent),
+            throttle: (gain * pedal).clamp(0.0, 1.0),
             // 0: drive, for an automatic box (SPEC §4.1).
             gear: 0.0,
             ..CarInput::default()
@@ -139,24 +140,25 @@ pub fn drive_acceleration(def: &CarDefinition, exponent: f64) -> Result<Accelera
     Ok(out)
 }
 
-/// The throttle exponent that gives the measured speed at
-/// [`THROTTLE_FIT_UNTIL_S`], by bisection (a smaller exponent opens more
-/// torque at a part pedal, so the speed there falls as it grows).
+/// The pedal-to-throttle gain that gives the measured speed at
+/// [`THROTTLE_FIT_UNTIL_S`], by bisection over 0.1 to 10 (the speed there
+/// grows with it).
 ///
 /// # Errors
 /// A trial run fails.
-pub fn fit_throttle_exponent(def: &CarDefinition) -> Result<f64> {
+pub fn fit_throttle_gain(def: &CarDefinition) -> Result<f64> {
     let measured = Acceleration::measured();
     let goal = measured.speed_at(THROTTLE_FIT_UNTIL_S);
-    let (mut lo, mut hi) = (0.05, 1.0);
+    // On the gain's logarithm: it may lie anywhere in two decades.
+    let (mut lo, mut hi) = (-1.0_f64, 1.0_f64);
     for _ in 0..20 {
         let mid = 0.5 * (lo + hi);
-        let run = drive_acceleration(def, mid)?;
-        if run.speed_at(THROTTLE_FIT_UNTIL_S) > goal {
+        let run = drive_acceleration(def, 10f64.powf(mid))?;
+        if run.speed_at(THROTTLE_FIT_UNTIL_S) < goal {
             lo = mid;
         } else {
             hi = mid;
         }
     }
-    Ok(0.5 * (lo + hi))
+    Ok(10f64.powf(0.5 * (lo + hi)))
 }

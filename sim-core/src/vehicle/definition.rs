@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::check;
+pub use crate::vehicle::engine_torque::ThrottleBody;
 pub use crate::vehicle::steering_system::{SteeringCompliance, SteeringDefinition};
 use crate::vehicle::tire::TireParameters;
 pub use crate::vehicle::torque_converter::TorqueConverterDefinition;
@@ -157,6 +158,10 @@ pub struct EngineDefinition {
     /// Spin inertia of the engine and flywheel, kg·m².
     #[serde(default = "default_engine_inertia")]
     pub inertia: f64,
+    /// How a part-open throttle meters the air; absent: the torque is
+    /// throttle × the full-throttle curve at every speed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle_body: Option<ThrottleBody>,
 }
 
 fn default_engine_inertia() -> f64 {
@@ -472,6 +477,9 @@ impl CarDefinition {
         )?;
         non_negative("engine.engine_braking", e.engine_braking)?;
         in_range("engine.inertia", e.inertia, 0.001, 10.0)?;
+        if let Some(body) = &e.throttle_body {
+            body.validate(e)?;
+        }
         if let Some(c) = &self.clutch {
             positive("clutch.max_torque", c.max_torque)?;
             check(

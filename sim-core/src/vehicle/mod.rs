@@ -5,7 +5,7 @@
 pub(crate) mod body;
 pub(crate) mod car_params;
 pub(crate) mod definition;
-pub(crate) mod engine_curve;
+pub(crate) mod engine_torque;
 pub(crate) mod presets;
 pub(crate) mod steering_feel;
 pub(crate) mod steering_system;

@@ -10,7 +10,8 @@ pub(crate) const RAD_PER_S_TO_RPM: f64 = 60.0 / (2.0 * core::f64::consts::PI);
 /// How fast the idle governor pulls a slow engine back to idle, s.
 const IDLE_RESPONSE: f64 = 0.05;
 
-/// Net engine torque at `omega` (rad/s): throttle × curve (nothing at or
+/// Net engine torque at `omega` (rad/s): what the throttle lets the
+/// engine give (`EngineDefinition::throttled_torque`; nothing at or
 /// above the limiter), minus engine braking on a closed throttle above
 /// idle, plus the idle governor below idle (capped at the curve's torque
 /// there), which keeps the engine from stalling.
@@ -20,7 +21,7 @@ pub(crate) fn output_torque(def: &CarDefinition, omega: f64, throttle: f64) -> f
     let drive = if rpm >= e.limiter_rpm {
         0.0
     } else {
-        throttle * e.full_throttle_torque(rpm)
+        e.throttled_torque(throttle, rpm)
     };
     let above_idle = ((rpm - e.idle_rpm) / (e.limiter_rpm - e.idle_rpm)).clamp(0.0, 1.5);
     let braking = (1.0 - throttle) * e.engine_braking * above_idle;
