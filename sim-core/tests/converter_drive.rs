@@ -126,6 +126,11 @@ fn a_converter_outside_its_ranges_is_refused() {
         let err = def.validate().unwrap_err().to_string();
         assert!(err.contains("torque_converter"), "{err}");
     }
+    // Four-wheel drive through a converter is not modelled: refused.
+    let mut awd = preset("awd_rally").unwrap();
+    awd.torque_converter = automatic().torque_converter;
+    let err = awd.validate().unwrap_err().to_string();
+    assert!(err.contains("four-wheel drive"), "{err}");
 }
 
 #[test]

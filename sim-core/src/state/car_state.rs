@@ -66,7 +66,8 @@ pub(crate) struct CarState {
     /// each axle's tires in the last substep, N, front then rear: what
     /// the links of an axle with a roll centre above the ground turn into
     /// load transfer in the next substep (the forces come from the loads,
-    /// so the loads take them one substep late).
+    /// so the loads take them one substep late). Kept at 0 for an axle
+    /// without a roll centre, whose links add nothing.
     pub axle_lateral_force: [f64; 2],
     /// True while the clutch holds engine and gearbox at one speed.
     pub clutch_locked: bool,

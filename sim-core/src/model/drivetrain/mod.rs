@@ -1,7 +1,7 @@
 //! Engine → clutch (or torque converter) → gearbox → differentials →
-//! wheels, plus brakes. The gear is chosen once per host step ([`select_gear`]); both vehicle
-//! models call [`torques`] before their wheels' spin update and
-//! [`after_wheels`] after it, once per substep.
+//! wheels, plus brakes. The gear is chosen once per host step
+//! ([`select_gear`]); both vehicle models call [`torques`] before their
+//! wheels' spin update and [`after_wheels`] after it, once per substep.
 
 pub(crate) mod brakes;
 pub(crate) mod clutch;
