@@ -111,16 +111,18 @@ fn each_build_scores_what_validation_md_reports() {
         assert!(severe.predicted && severe.pass(), "{severe:?}");
         // The pedal-to-throttle gain fitted on the acceleration run's
         // first 25 s gives its speed there back; the rest is predicted
-        // 4.8 % off (RMS over the measured range), inside the 15 % limit,
-        // with the throttle body and the torque converter (20.7 % with
-        // neither, 15.4 % with the converter alone).
+        // 8.2 % off (RMS over the measured range), inside the 15 % limit,
+        // with the throttle body, the torque converter and the box's
+        // light-throttle points (20.7 % with a clutch and no throttle body,
+        // 15.4 % with the converter alone; 4.8 % when the harness held the
+        // light points whatever the pedal).
         let accel = card.acceleration;
         assert!(
             (accel.fitted_speed - accel.measured_fitted_speed).abs() < 0.05,
             "{accel:?} at {THROTTLE_FIT_UNTIL_S} s"
         );
         assert!(
-            (0.04..0.055).contains(&accel.predicted_error) && accel.pass(),
+            (0.075..0.09).contains(&accel.predicted_error) && accel.pass(),
             "{accel:?}"
         );
     }

@@ -66,9 +66,9 @@ pub use track::{Track, TrackPosition, track_names};
 pub use vehicle::definition::{
     AeroDefinition, AssistDefinition, BrakeDefinition, CarDefinition, CentreDifferential,
     ChassisDefinition, ClutchDefinition, DifferentialKind, DifferentialsDefinition, DriveLayout,
-    EngineDefinition, GearboxDefinition, PerAxle, ShiftMode, SteeringCompliance,
-    SteeringDefinition, SuspensionDefinition, ThrottleBody, TorqueConverterDefinition,
-    WheelDefinition,
+    EngineDefinition, GearboxDefinition, LightThrottleShifts, PerAxle, ShiftMode,
+    SteeringCompliance, SteeringDefinition, SuspensionDefinition, ThrottleBody,
+    TorqueConverterDefinition, WheelDefinition,
 };
 pub use vehicle::presets::{preset, preset_names};
 pub use vehicle::steering_feel::{PowerAssist, SteeringFeel};

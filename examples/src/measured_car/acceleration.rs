@@ -10,12 +10,11 @@
 //! its definition's torque converter, which multiplies the torque at
 //! launch.
 //!
-//! The core's automatic box shifts at the definition's fixed engine
-//! speeds (the Jeep's: up at 4 400 rpm), whatever the throttle; the real
-//! box (an AW4) upshifts early at a light throttle. So this run is driven
-//! with a light-throttle schedule, an estimate:
-//! [`LIGHT_THROTTLE_UPSHIFT_RPM`] and [`LIGHT_THROTTLE_DOWNSHIFT_RPM`]
-//! (VALIDATION.md gives the run with the box as defined too).
+//! The car shifts on its definition's schedule: the Jeep's gives its box
+//! light-throttle points (`GearboxDefinition::light_throttle`, estimates
+//! in the `.md`), because the real box (an AW4) upshifts early at a light
+//! throttle, where the full-throttle points alone would hold each gear to
+//! 4 400 rpm.
 
 use skidpad_core::{CarDefinition, CarInput, InitialPose, Result, ShiftMode, World, WorldConfig};
 
@@ -25,14 +24,6 @@ use super::trace::Trace;
 /// The end of the part the throttle gain is fitted on, s of the run's clock:
 /// the speed there is matched; everything after it is predicted.
 pub const THROTTLE_FIT_UNTIL_S: f64 = 25.0;
-
-/// Upshift engine speed of the light-throttle schedule, rpm: a cruising
-/// automatic's, estimated (no schedule for the AW4 is published in what
-/// is here).
-pub const LIGHT_THROTTLE_UPSHIFT_RPM: f64 = 2200.0;
-/// Its downshift engine speed, rpm: low enough that every upshift of the
-/// Jeep's ratios lands above it (2 200 rpm × 1.53 / 2.8 = 1 202 rpm).
-pub const LIGHT_THROTTLE_DOWNSHIFT_RPM: f64 = 1100.0;
 
 /// The predicted speed trace's RMS difference, as a share of the measured
 /// speed range over the predicted part (the data README's rule for
@@ -102,7 +93,7 @@ impl Acceleration {
 }
 
 /// Drives `def` through the run's measured pedal from its first measured
-/// speed, the automatic box in drive on the light-throttle schedule, the
+/// speed, the automatic box in drive on the definition's schedule, the
 /// core's throttle `gain × pedal`.
 ///
 /// # Errors
@@ -111,8 +102,6 @@ pub fn drive_acceleration(def: &CarDefinition, gain: f64) -> Result<Acceleration
     let measured = Acceleration::measured();
     let mut car = def.clone();
     car.gearbox.mode = ShiftMode::Automatic;
-    car.gearbox.upshift_rpm = LIGHT_THROTTLE_UPSHIFT_RPM;
-    car.gearbox.downshift_rpm = LIGHT_THROTTLE_DOWNSHIFT_RPM;
     let mut world = World::new(WorldConfig::default())?;
     let id = world.add_car(
         &car,

@@ -305,6 +305,7 @@ impl AiDriver {
                 f64::from(gearbox::scheduled_gear(
                     def,
                     state.gear.max(1),
+                    throttle,
                     carrier,
                     ground,
                 ))

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::check;
 pub use crate::vehicle::engine_torque::ThrottleBody;
+pub use crate::vehicle::shift_schedule::LightThrottleShifts;
 pub use crate::vehicle::steering_system::{SteeringCompliance, SteeringDefinition};
 use crate::vehicle::tire::TireParameters;
 pub use crate::vehicle::torque_converter::TorqueConverterDefinition;
@@ -226,6 +227,10 @@ pub struct GearboxDefinition {
     pub upshift_rpm: f64,
     /// Automatic: shift down below this engine speed, rpm.
     pub downshift_rpm: f64,
+    /// Automatic: the shift points with the throttle closed; absent, the
+    /// box shifts at the points above whatever the throttle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub light_throttle: Option<LightThrottleShifts>,
 }
 
 /// Driven wheels.
@@ -521,32 +526,7 @@ impl CarDefinition {
             g.efficiency > 0.0 && g.efficiency <= 1.0,
             "must be in (0, 1]",
         )?;
-        check(
-            "gearbox.upshift_rpm",
-            g.upshift_rpm,
-            g.upshift_rpm > e.idle_rpm && g.upshift_rpm <= e.limiter_rpm,
-            "must lie between idle_rpm and limiter_rpm",
-        )?;
-        check(
-            "gearbox.downshift_rpm",
-            g.downshift_rpm,
-            g.downshift_rpm >= e.idle_rpm && g.downshift_rpm < g.upshift_rpm,
-            "must be at least idle_rpm and below upshift_rpm",
-        )?;
-        // Anti-hunting: just after an upshift the engine must be above the
-        // downshift point, or the schedule would shift straight back down.
-        for i in 1..g.ratios.len() {
-            let after = g.upshift_rpm * g.ratios[i] / g.ratios[i - 1];
-            if after <= g.downshift_rpm {
-                return Err(invalid(
-                    "gearbox.downshift_rpm",
-                    format!(
-                        "must be below {after:.0} rpm, the speed just after shifting from gear {i} to {}, or the gearbox would hunt",
-                        i + 1
-                    ),
-                ));
-            }
-        }
+        g.validate_schedule(e)?;
 
         let d = &self.differentials;
         for (name, kind) in [

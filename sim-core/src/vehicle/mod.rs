@@ -7,6 +7,7 @@ pub(crate) mod car_params;
 pub(crate) mod definition;
 pub(crate) mod engine_torque;
 pub(crate) mod presets;
+pub(crate) mod shift_schedule;
 pub(crate) mod steering_feel;
 pub(crate) mod steering_system;
 pub(crate) mod tir;

@@ -28,24 +28,32 @@ pub(crate) fn select_gear(
         ShiftMode::Automatic if requested < 0 => -1,
         ShiftMode::Automatic => {
             let radius = def.wheels.get(def.drive == DriveLayout::Fwd).radius;
-            scheduled_gear(def, current.max(1), carrier_omega, ground_speed / radius)
+            scheduled_gear(
+                def,
+                current.max(1),
+                input.throttle,
+                carrier_omega,
+                ground_speed / radius,
+            )
         }
     }
 }
 
-/// The automatic schedule: one gear up above `upshift_rpm`, one down below
-/// `downshift_rpm`. Validation guarantees an upshift lands above the
-/// downshift point. The driven wheels' speed alone would still hunt under
+/// The automatic schedule: one gear up above the upshift point, one down
+/// below the downshift point, both at `throttle` (the driver's pedal: the
+/// points move with it when the gearbox has light-throttle points).
+/// Validation guarantees an upshift lands above the downshift point. The driven wheels' speed alone would still hunt under
 /// wheelspin (spin up, shift up, the wheels slow, shift down), so upshifts
 /// read the slower and downshifts the faster of the driven wheels' speed
 /// and the road speed (`ground_omega`, the same speed as a wheel spin).
 pub(crate) fn scheduled_gear(
     def: &CarDefinition,
     current: i32,
+    throttle: f64,
     carrier_omega: f64,
     ground_omega: f64,
 ) -> i32 {
-    let g = &def.gearbox;
+    let (upshift_rpm, downshift_rpm) = def.gearbox.shift_points(throttle);
     let rpm_in = |gear: i32, omega: f64| {
         (omega * overall_ratio(def, gear)).abs() * 60.0 / (2.0 * core::f64::consts::PI)
     };
@@ -55,9 +63,9 @@ pub(crate) fn scheduled_gear(
         (ground_omega, carrier_omega)
     };
     let top = def.top_gear();
-    if current < top && rpm_in(current, slower) > g.upshift_rpm {
+    if current < top && rpm_in(current, slower) > upshift_rpm {
         current + 1
-    } else if current > 1 && rpm_in(current, faster) < g.downshift_rpm {
+    } else if current > 1 && rpm_in(current, faster) < downshift_rpm {
         current - 1
     } else {
         current
