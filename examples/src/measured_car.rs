@@ -23,9 +23,9 @@ pub use acceleration::{
     fit_throttle_gain,
 };
 pub use braking::{BrakeRun, Braking, drive_braking, fit_brake_gain};
-pub use drive::{Manoeuvre, SAMPLE_HZ, drive};
+pub use drive::{Manoeuvre, SAMPLE_HZ, drive, drive_at};
 pub use fit::{Fitted, fit_on_sis};
-pub use metrics::{METRICS, Metric, TRACES, Tolerance, figures, trace_error};
+pub use metrics::{METRICS, Metric, TRACES, Tolerance, figures, steady_speed, trace_error};
 pub use trace::{Channel, Recording, Trace};
 
 use skidpad_core::{CarDefinition, Result};

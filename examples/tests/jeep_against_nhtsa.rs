@@ -5,8 +5,8 @@
 
 use skidpad_core::parse_tir;
 use skidpad_examples::measured_car::{
-    Acceleration, METRICS, Manoeuvre, THROTTLE_FIT_UNTIL_S, drive, figures, jeep_estimated,
-    jeep_fitted, score,
+    Acceleration, METRICS, Manoeuvre, THROTTLE_FIT_UNTIL_S, drive, drive_at, figures,
+    jeep_estimated, jeep_fitted, score, steady_speed,
 };
 
 #[test]
@@ -35,6 +35,27 @@ fn the_metric_code_reads_the_published_figures_back_from_the_measured_files() {
     assert!((read[1] - 3.6).abs() < 0.05, "ay gain {}", read[1]);
     assert!((read[4] - 3.63).abs() < 0.05, "roll gradient {}", read[4]);
     assert!((read[8] - 0.28).abs() <= 0.011, "response {}", read[8]);
+}
+
+#[test]
+fn the_step_s_car_ran_slower_than_the_readme_s_speed_which_explains_its_miss() {
+    // In the steady window a_y / r is the speed: the measured car held
+    // 11.71 m/s, 2.4 % under the README's 12.
+    let own = steady_speed(&Manoeuvre::Step.measured());
+    assert!((own - 11.71).abs() < 0.01, "{own} m/s");
+    // The model at 12 m/s reads its own 12 back (its speed controller
+    // holds it), so the measure is sound.
+    let fitted = jeep_fitted().unwrap();
+    let at_readme = drive(&fitted, Manoeuvre::Step).unwrap();
+    assert!((steady_speed(&at_readme) - 12.0).abs() < 0.05);
+    // The fitted build misses the steady lateral acceleration at 12 m/s
+    // (+11 % against ± 10 %) and meets it at the measured car's speed;
+    // the scores stay at the README's speed.
+    let published = METRICS[5].published;
+    let lateral = |r| figures(Manoeuvre::Step, &r)[0] / published - 1.0;
+    assert!((0.10..0.12).contains(&lateral(at_readme)));
+    let at_own = drive_at(&fitted, Manoeuvre::Step, own).unwrap();
+    assert!((0.07..0.10).contains(&lateral(at_own)));
 }
 
 #[test]

@@ -163,7 +163,15 @@ fn held_gear(def: &CarDefinition, speed: f64) -> usize {
 /// # Errors
 /// The definition is refused, or the simulation fails.
 pub fn drive(def: &CarDefinition, manoeuvre: Manoeuvre) -> Result<Recording> {
-    let speed = manoeuvre.speed();
+    drive_at(def, manoeuvre, manoeuvre.speed())
+}
+
+/// [`drive`] at `speed`, m/s, in place of the README's: to ask how much a
+/// figure owes to the speed the run was held at.
+///
+/// # Errors
+/// The definition is refused, or the simulation fails.
+pub fn drive_at(def: &CarDefinition, manoeuvre: Manoeuvre, speed: f64) -> Result<Recording> {
     let mut car = def.clone();
     let gear = held_gear(&car, speed);
     car.gearbox.mode = ShiftMode::Manual;

@@ -165,14 +165,17 @@ fn first_reaching(r: &Recording, values: &[f64], level: f64, from: f64) -> f64 {
         .map_or(f64::NAN, |i| r.time(i))
 }
 
+/// The mean of `values` over the step steer's steady window.
+fn steady_mean(r: &Recording, values: &[f64]) -> f64 {
+    mean(
+        (0..r.len())
+            .filter(|&i| (STEADY.0..=STEADY.1).contains(&r.time(i)))
+            .map(|i| values[i]),
+    )
+}
+
 fn step_figures(r: &Recording) -> Vec<f64> {
-    let steady = |values: &[f64]| {
-        mean(
-            (0..r.len())
-                .filter(|&i| (STEADY.0..=STEADY.1).contains(&r.time(i)))
-                .map(|i| values[i]),
-        )
-    };
+    let steady = |values: &[f64]| steady_mean(r, values);
     let (hand_wheel, lateral, yaw) = (
         steady(&r.hand_wheel),
         steady(&r.lateral),
@@ -188,6 +191,14 @@ fn step_figures(r: &Recording) -> Vec<f64> {
         .fold(f64::MIN, f64::max);
     let overshoot = 100.0 * (peak_yaw - yaw) / yaw;
     vec![lateral, yaw, roll, yaw_time, lateral_time, overshoot]
+}
+
+/// The speed a step steer's car had in its steady window, m/s: in a
+/// steady turn a_y = v·r, so the mean lateral acceleration over the mean
+/// yaw rate (in rad/s). The measured runs record no speed of their own.
+#[must_use]
+pub fn steady_speed(r: &Recording) -> f64 {
+    steady_mean(r, &r.lateral) / steady_mean(r, &r.yaw_rate).to_radians()
 }
 
 fn lane_change_figures(r: &Recording) -> Vec<f64> {
