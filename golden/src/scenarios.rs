@@ -52,7 +52,8 @@ pub enum Scenario {
     /// Two AI hatchbacks on real tire files' imports (Project Chrono's SUV
     /// and HMMWV tires: shifted, asymmetric and load-dependent curves)
     /// from 10 m/s for 40 s, accelerating and braking for Brandwood's
-    /// corners (since simulation version 13).
+    /// corners (since simulation version 13; from version 16 their slips
+    /// combine by the files' Magic Formula weighting).
     RealTires,
 }
 

@@ -1,20 +1,22 @@
 //! What the tire's full curves (load- and sign-dependent curvature,
-//! shifts; simulation versions 13 and 14) cost per substep: 20 AI
-//! hatchbacks on a real tire file's import (Project Chrono's SUV tire),
-//! stepped with every term the file gives (`all`) or with the terms added
-//! in versions 13 and 14 set to zero (`symmetric`, the curves version 12
-//! had).
+//! shifts; simulation versions 13 and 14) and the Magic Formula's
+//! combined-slip weighting cost per substep: 20 AI hatchbacks on a real
+//! tire file's import (Project Chrono's SUV tire), stepped with every term
+//! the file gives (`all`, the weighting included), with every term but the
+//! weighting (`similarity`: the slips combine by the similarity method),
+//! or with the terms added in versions 13 and 14 set to zero as well
+//! (`symmetric`, the curves version 12 had).
 //! Count each under callgrind and compare the instructions spent in the
-//! tire's code (`tire.rs`, whose curves are inlined into the wheel) per
-//! car-substep; the two runs' trajectories differ, so the whole step's
-//! count differs by more than the tire's own work does:
+//! tire's code (`tire.rs` and `tire/`, whose curves are inlined into the
+//! wheel) per car-substep; the runs' trajectories differ, so the whole
+//! step's count differs by more than the tire's own work does:
 //!
 //! ```sh
 //! cargo build --release -p skidpad-core --example tire_terms_cpu
-//! for terms in all symmetric; do
+//! for terms in all similarity symmetric; do
 //!   valgrind --tool=callgrind --callgrind-out-file=/tmp/tire-$terms.out \
 //!     target/release/examples/tire_terms_cpu $terms 240
-//!   callgrind_annotate /tmp/tire-$terms.out | grep vehicle/tire.rs \
+//!   callgrind_annotate /tmp/tire-$terms.out | grep vehicle/tire \
 //!     | awk '{gsub(",", "", $1); s += $1} END {print s}'
 //! done
 //! ```
@@ -32,11 +34,13 @@ const CARS: usize = 20;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let symmetric = match args.first().map(String::as_str) {
-        Some("all") => false,
-        Some("symmetric") => true,
+    let terms = args.first().map_or("", String::as_str).to_owned();
+    let (similarity, symmetric) = match terms.as_str() {
+        "all" => (false, false),
+        "similarity" => (true, false),
+        "symmetric" => (true, true),
         _ => {
-            eprintln!("usage: tire_terms_cpu all|symmetric [STEPS]");
+            eprintln!("usage: tire_terms_cpu all|similarity|symmetric [STEPS]");
             std::process::exit(2);
         }
     };
@@ -44,6 +48,9 @@ fn main() {
     let mut tire = parse_tir(include_str!("../tests/data/tir/suv_Pac02Tire.tir"))
         .expect("the SUV tire imports")
         .parameters;
+    if similarity {
+        tire.combined_slip = None;
+    }
     if symmetric {
         for term in [
             &mut tire.pex2,
@@ -91,8 +98,7 @@ fn main() {
     }
     let ns = start.elapsed().as_nanos() as f64 / (steps * CARS as u64) as f64;
     println!(
-        "{{\"terms\":\"{}\",\"stepped_car_substeps\":{},\"ns_per_car_step\":{ns:.1}}}",
-        if symmetric { "symmetric" } else { "all" },
+        "{{\"terms\":\"{terms}\",\"stepped_car_substeps\":{},\"ns_per_car_step\":{ns:.1}}}",
         substeps_per_step * steps
     );
 }

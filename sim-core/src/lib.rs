@@ -73,7 +73,7 @@ pub use vehicle::definition::{
 pub use vehicle::presets::{preset, preset_names};
 pub use vehicle::steering_feel::{PowerAssist, SteeringFeel};
 pub use vehicle::tir::{CurveGap, TirImport, parse_tir, tir_keys_read};
-pub use vehicle::tire::{TireAtLoad, TireParameters};
+pub use vehicle::tire::{CombinedSlipCoefficients, TireAtLoad, TireParameters};
 pub use world::car::InitialPose;
 pub use world::contact::{CONTACT_FRICTION, CONTACT_RESTITUTION, Contact};
 pub use world::telemetry::{CHANNEL_COUNT, CHANNELS, Channel, Interpolation, channel_index};
@@ -81,7 +81,7 @@ pub use world::{MAX_TIMESTEP, RemovedCar, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and
 /// snapshots from another version are refused.
-pub const SIMULATION_VERSION: u32 = 15;
+pub const SIMULATION_VERSION: u32 = 16;
 
 /// The README's example runs as a doctest, so the front page cannot rot.
 #[doc = include_str!("../../README.md")]

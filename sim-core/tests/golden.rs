@@ -11,10 +11,10 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 15.
-const GOLDEN: &str = "15231c037fa9b95a8a74d848346dbb8581e92dddfe43c592be6272beef47e253";
+/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 16.
+const GOLDEN: &str = "7410e9d26eff02b8a14e96e043a3fdcc81f38066a39be6e7cdc8985cba1356ef";
 /// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 15;
+const GOLDEN_VERSION: u32 = 16;
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -32,10 +32,10 @@ fn reference_scenario_matches_the_pinned_hash() {
 
 /// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
 /// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 15.
+/// surfaces, the single-track model on a slope) at simulation version 16.
 /// Pinned here so the grounds are checked on every target as the
 /// reference scenario is.
-const HILL_GOLDEN: &str = "e351ec54bf40fd5039ee5cc42b68e5cf4db4dc79b4d11f8b072a5851726add4f";
+const HILL_GOLDEN: &str = "ca44c0a813757de84e7bdfa81343904e4fc2cd0652671bfc6fd0c8838fc1f928";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -54,8 +54,8 @@ fn hill_scenario_matches_the_pinned_hash() {
 /// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
 /// cars on the built-in hillcrest track's triangle mesh: the track mesh
 /// build, the hierarchy's rays, banking, kerbs, car contact) at
-/// simulation version 15.
-const HILLCREST_GOLDEN: &str = "8641b1f68d41dde1ff10d89066f549ab7b7a97c3da4be285e7b2ec9d5a5f2500";
+/// simulation version 16.
+const HILLCREST_GOLDEN: &str = "1b9843a01d5d34dc1b0905da81d5ce13df4c5449a504cc95e7bad604968702c6";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(

@@ -388,3 +388,97 @@ fn the_side_dependent_terms_cancel_across_an_axle() {
         );
     }
 }
+
+/// PAC2002's combined-slip weighting from the file's own coefficients,
+/// in the file's own axes, at load `fz`, slip ratio `kappa` and lateral
+/// slip `alpha` (the file's α*; the core's tan α negated for a file in W
+/// axes): returns (Gxα, Gyκ, SVyκ), with dfz = (Fz − FNOMIN·LFZO)/
+/// (FNOMIN·LFZO), μy = (PDY1 + PDY2·dfz)·LMUY and
+/// - Gxα = cos(Cxα·atan(Bxα·αs − Exα·(Bxα·αs − atan(Bxα·αs)))) / (the
+///   same at αs = SHxα), αs = α + SHxα, Bxα = RBX1·cos(atan(RBX2·κ))·LXAL,
+///   Cxα = RCX1, Exα = min(REX1 + REX2·dfz, 1), SHxα = RHX1;
+/// - Gyκ the same form in κs = κ + SHyκ, Byκ = RBY1·cos(atan(RBY2·(α −
+///   RBY3)))·LYKA, Cyκ = RCY1, Eyκ = min(REY1 + REY2·dfz, 1),
+///   SHyκ = RHY1 + RHY2·dfz;
+/// - SVyκ = μy·Fz·(RVY1 + RVY2·dfz)·cos(atan(RVY4·α))·sin(RVY5·atan(RVY6·κ))·LVYKA
+///   (camber 0, so RVY3 drops out).
+fn file_weighting(text: &str, fz: f64, kappa: f64, alpha: f64) -> (f64, f64, f64) {
+    let r = |key: &str| raw(text, key);
+    let fz0 = r("FNOMIN") * r("LFZO");
+    let dfz = (fz - fz0) / fz0;
+    let g = |b: f64, c: f64, e: f64, s: f64, shift: f64| {
+        let at = |x: f64| {
+            let bx = b * x;
+            libm::cos(c * libm::atan(bx - e * (bx - libm::atan(bx))))
+        };
+        at(s) / at(shift)
+    };
+    let b_x = r("RBX1") * libm::cos(libm::atan(r("RBX2") * kappa)) * r("LXAL");
+    let e_x = (r("REX1") + r("REX2") * dfz).min(1.0);
+    let g_x = g(b_x, r("RCX1"), e_x, alpha + r("RHX1"), r("RHX1"));
+    let b_y = r("RBY1") * libm::cos(libm::atan(r("RBY2") * (alpha - r("RBY3")))) * r("LYKA");
+    let e_y = (r("REY1") + r("REY2") * dfz).min(1.0);
+    let sh_y = r("RHY1") + r("RHY2") * dfz;
+    let g_y = g(b_y, r("RCY1"), e_y, kappa + sh_y, sh_y);
+    let mu_y = (r("PDY1") + r("PDY2") * dfz) * r("LMUY");
+    let induced = mu_y
+        * fz
+        * (r("RVY1") + r("RVY2") * dfz)
+        * libm::cos(libm::atan(r("RVY4") * alpha))
+        * libm::sin(r("RVY5") * libm::atan(r("RVY6") * kappa))
+        * r("LVYKA");
+    (g_x, g_y, induced)
+}
+
+#[test]
+fn combined_slip_is_the_files_weighting_where_the_file_gives_one() {
+    let mut weighted = 0;
+    for (name, text) in FILES {
+        let import = parse_tir(text).unwrap();
+        let t = &import.parameters;
+        let Some(_) = t.combined_slip else {
+            // The sedan's R* are all zero and the truck's lateral ones
+            // are: without them the weighting is identically 1, so these
+            // combine by the similarity method, and the import says so.
+            assert!(
+                import
+                    .warnings
+                    .iter()
+                    .any(|w| w.starts_with("combined slip:")),
+                "{name}"
+            );
+            continue;
+        };
+        weighted += 1;
+        let lateral_sign = raw(text, "PKY1").signum();
+        for ratio in [0.5, 1.0, 1.5] {
+            let fz = ratio * t.nominal_load;
+            let tire = t.at_load(fz);
+            for (kappa, tan_alpha) in [(0.05, 0.03), (-0.1, 0.08), (0.2, -0.12), (-0.02, -0.2)] {
+                let (g_x, g_y, induced) = file_weighting(text, fz, kappa, lateral_sign * tan_alpha);
+                let (fx0, _) = tire.longitudinal(kappa);
+                let fy0 = tire.lateral(tan_alpha);
+                // The peak slips are the similarity method's: unused here.
+                let (fx, fy, _) = tire.combined(kappa, tan_alpha, 1.0, 1.0);
+                let what = format!("{name} at {ratio}·Fz0, κ {kappa}, tan α {tan_alpha}");
+                let tolerance = 1e-9 * tire.peak_y;
+                assert!(
+                    (fx - g_x * fx0).abs() <= tolerance,
+                    "{what}: Fx {fx} against {}",
+                    g_x * fx0
+                );
+                assert!(
+                    (fy - (g_y * fy0 + induced)).abs() <= tolerance,
+                    "{what}: Fy {fy} against {}",
+                    g_y * fy0 + induced
+                );
+                // The weighting takes grip away once the other slip is
+                // well away from zero (near it, a shifted weighting may
+                // pass 1 by a few per cent, as the file's does).
+                assert!(tan_alpha.abs() < 0.08 || g_x < 1.0, "{what}: Gxα {g_x}");
+                assert!(kappa.abs() < 0.05 || g_y < 1.0, "{what}: Gyκ {g_y}");
+            }
+        }
+    }
+    assert_eq!(weighted, 4, "the SUV, HMMWV, generic and MF 5.0 files");
+}

@@ -7,7 +7,8 @@
 //!   LMUX and LMUY scale the friction, LKX and LKY the slip stiffnesses,
 //!   LCX/LCY the shape and LEX/LEY the curvature factors, LHX/LHY the
 //!   horizontal shifts and LVX·LMUX and LVY·LMUY the vertical ones): every
-//!   pure-slip term at zero camber;
+//!   pure-slip term at zero camber, and the combined-slip weighting (R*,
+//!   with LXAL, LYKA and LVYKA) where the file gives it complete;
 //! - signs are mapped to this core's convention: real files are written in
 //!   TYDEX/ISO-W axes, where a positive slip angle gives a negative
 //!   lateral force (PKY1 < 0; MF 5.0 files may also give PDY1 < 0). The
@@ -29,6 +30,7 @@
 //! know, a missing coefficient, a value outside the core's validated
 //! ranges — is an error naming the line or the key.
 
+mod combined_slip;
 mod file_curves;
 mod property_file;
 mod unmodelled;
@@ -115,7 +117,11 @@ pub struct CurveGap {
 /// The keys an import builds the tire from (the rest come back as
 /// warnings), besides the `[UNITS]` section, which is checked.
 pub fn tir_keys_read() -> impl Iterator<Item = &'static str> {
-    FOLDED.iter().chain(FOLDED_IF_PRESENT.iter()).copied()
+    FOLDED
+        .iter()
+        .chain(FOLDED_IF_PRESENT.iter())
+        .chain(combined_slip::KEYS.iter())
+        .copied()
 }
 
 /// A parsed `.tir` file.
@@ -239,7 +245,7 @@ fn tire_side(file: &PropertyFile, warnings: &mut Vec<String>) -> Side {
 }
 
 /// The file's tire as the core's definition holds it: mounted on the left.
-fn fold(file: &PropertyFile, side: Side) -> Result<TireParameters> {
+fn fold(file: &PropertyFile, side: Side, warnings: &mut Vec<String>) -> Result<TireParameters> {
     let get = |key: &str| required(file, key);
     // Terms a file may leave out are 0 when it does, as in PAC2002.
     let optional = |key: &str| file.number(key).unwrap_or(0.0);
@@ -292,6 +298,7 @@ fn fold(file: &PropertyFile, side: Side) -> Result<TireParameters> {
         relaxation_x,
         relaxation_y,
         pneumatic_trail,
+        combined_slip: combined_slip::read(file, lateral_sign, get("PDY1")?.signum(), warnings),
     };
     parameters.validate("tir")?;
     Ok(match side {
@@ -358,8 +365,9 @@ fn default_taken(file: &PropertyFile, key: &str) -> Option<String> {
     ))
 }
 
-/// A warning for every key the import did not fold in.
-fn warn_unused(file: &PropertyFile, warnings: &mut Vec<String>) {
+/// A warning for every key the import did not fold in; `combined` says
+/// whether the combined-slip weighting was.
+fn warn_unused(file: &PropertyFile, combined: bool, warnings: &mut Vec<String>) {
     for (key, default) in [
         ("PTX1", DEFAULT_RELAXATION_X),
         ("PTY1", DEFAULT_RELAXATION_Y),
@@ -397,7 +405,9 @@ fn warn_unused(file: &PropertyFile, warnings: &mut Vec<String>) {
     for entry in &file.entries {
         let key = entry.key.as_str();
         let first = file.get(key).is_some_and(|e| e.line == entry.line);
-        let folded = FOLDED.contains(&key) || FOLDED_IF_PRESENT.contains(&key);
+        let folded = FOLDED.contains(&key)
+            || FOLDED_IF_PRESENT.contains(&key)
+            || (combined && combined_slip::KEYS.contains(&key));
         if let Some(default) = default_taken(file, key) {
             warnings.push(format!(
                 "line {}: [{}] {key} = {}: {default}",
@@ -433,9 +443,9 @@ pub fn parse_tir(text: &str) -> Result<TirImport> {
     let mut warnings = Vec::new();
     check_format(&file, &mut warnings)?;
     let side = tire_side(&file, &mut warnings);
-    let parameters = fold(&file, side)?;
+    let parameters = fold(&file, side, &mut warnings)?;
     let curves = FileCurves::new(required(&file, "FNOMIN")?, |key| file.number(key));
-    warn_unused(&file, &mut warnings);
+    warn_unused(&file, parameters.combined_slip.is_some(), &mut warnings);
     // The file's curves are its tire's on its own side.
     let as_in_file = match side {
         Side::Left => parameters.clone(),

@@ -2,7 +2,9 @@
 //! sensitivity, after Pacejka's PAC2002 (a subset of its coefficients, with
 //! the published names): both curves with every pure-slip term at zero
 //! camber (load- and sign-dependent curvature, horizontal and vertical
-//! shifts).
+//! shifts). Slips combine by PAC2002's weighting functions where the
+//! definition gives them (`weighting`), else by the similarity method
+//! (`at_load`).
 //!
 //! **Sides.** The lateral shifts (PHY*, PVY*) and the lateral curvature's
 //! asymmetry (PEY3) describe a tire mounted on the car's left side, as
@@ -123,6 +125,10 @@ pub struct TireParameters {
     /// (a simplification of PAC2002's QBZ/QCZ/QDZ trail curve).
     #[serde(default = "default_trail")]
     pub pneumatic_trail: f64,
+    /// The Magic Formula's combined-slip weighting (PAC2002's R*
+    /// coefficients); absent, the slips combine by the similarity method.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub combined_slip: Option<CombinedSlipCoefficients>,
 }
 
 /// Typical passenger-car relaxation lengths, m, for definitions that do
@@ -194,6 +200,9 @@ impl TireParameters {
         range("relaxation_x", self.relaxation_x, 0.01, 2.0)?;
         range("relaxation_y", self.relaxation_y, 0.01, 2.0)?;
         range("pneumatic_trail", self.pneumatic_trail, 0.0, 0.5)?;
+        if let Some(combined) = &self.combined_slip {
+            combined.validate(prefix)?;
+        }
         Ok(())
     }
 
@@ -265,10 +274,12 @@ impl TireParameters {
     }
 
     /// Whether the tire has any term of the full curves (shifts, load- and
-    /// sign-dependent curvature): a definition without them is evaluated
+    /// sign-dependent curvature, the combined-slip weighting): a definition without them is evaluated
     /// by [`symmetric_at_load`](Self::symmetric_at_load).
     pub(crate) fn has_full_curves(&self) -> bool {
-        self.is_asymmetric() || [self.pex2, self.pex3, self.pey2].iter().any(|&t| t != 0.0)
+        self.is_asymmetric()
+            || self.combined_slip.is_some()
+            || [self.pex2, self.pex3, self.pey2].iter().any(|&t| t != 0.0)
     }
 
     /// Whether the tire has terms that depend on the side it is mounted on
@@ -292,6 +303,7 @@ impl TireParameters {
             phy2: -self.phy2,
             pvy1: -self.pvy1,
             pvy2: -self.pvy2,
+            combined_slip: self.combined_slip.map(|c| c.mirrored()),
             ..self.clone()
         }
     }
@@ -300,6 +312,8 @@ impl TireParameters {
 mod at_load;
 #[cfg(test)]
 mod tests;
+mod weighting;
 
 pub(crate) use at_load::PeakSlips;
 pub use at_load::TireAtLoad;
+pub use weighting::CombinedSlipCoefficients;

@@ -6,9 +6,9 @@
 /// Camber terms of the force and trail curves (PAC2002 names). This core's
 /// tire has no camber input, so at the zero camber it assumes they change
 /// nothing; a cambered wheel would feel them.
-const CAMBER_TERMS: [&str; 17] = [
+const CAMBER_TERMS: [&str; 18] = [
     "PDX3", "PDY3", "PEY4", "PKY3", "PHY3", "PVY3", "PVY4", "QBZ4", "QBZ5", "QDZ3", "QDZ4", "QDZ8",
-    "QDZ9", "QEZ5", "QHZ3", "QHZ4", "LGAX",
+    "QDZ9", "QEZ5", "QHZ3", "QHZ4", "LGAX", "RVY3",
 ];
 
 /// Keys that are scaling factors of terms this core leaves out.
@@ -47,7 +47,7 @@ pub(crate) fn explain(section: &str, key: &str) -> &'static str {
         return "rolling resistance moment My, not modelled (the surface's rolling resistance applies)";
     }
     if key.starts_with('R') && key.len() == 4 && family(&key[..3]) {
-        return "combined slip: this core combines slips by the similarity method, not the Magic Formula's weighting functions";
+        return "combined slip: read only with a complete weighting (see the combined-slip warning); this file's slips combine by the similarity method";
     }
     if family("PPX") || family("PPY") || family("QPX") || family("QPZ") || family("PPZ") {
         return "inflation-pressure term, not modelled (it changes nothing while IP equals IP_NOM)";

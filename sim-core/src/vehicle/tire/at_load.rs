@@ -3,6 +3,7 @@
 //! on them.
 
 use super::TireParameters;
+use super::weighting::WeightsAtLoad;
 use crate::math;
 
 impl TireParameters {
@@ -66,6 +67,7 @@ impl TireParameters {
             curvature_y: (curvature_y * (1.0 - self.pey3)).min(1.0),
             factor_y: k_y / (self.pcy1 * mu_y),
             asymmetry,
+            weighting: self.combined_slip.map(|c| c.at_load(dfz, mu_y * fz)),
         }
     }
 
@@ -164,6 +166,9 @@ pub struct TireAtLoad {
     /// a tire without them, whose curves are odd and pass through the
     /// origin.
     asymmetry: Option<Asymmetry>,
+    /// The Magic Formula's combined-slip weighting; `None` combines by
+    /// the similarity method.
+    weighting: Option<WeightsAtLoad>,
 }
 
 /// [`TireParameters::load_terms`]: dfz, μ and K/Fz of both directions.
@@ -256,7 +261,9 @@ impl TireAtLoad {
         self.lateral_curve(e, y) + a.shifts_y.vertical
     }
 
-    /// Combined-slip forces by the resultant-slip (similarity) method:
+    /// Combined-slip forces: by the Magic Formula's weighting functions
+    /// when the tire has them (`weighting`; the peak slips are then not
+    /// used), else by the resultant-slip (similarity) method:
     /// with the slips normalised by their peak values (σx = κ/κ_peak,
     /// σy = α/α_peak, α here the lateral slip tan α) and σ = |(σx, σy)|,
     /// each force is its pure curve at the combined slip, pointed along the
@@ -286,6 +293,10 @@ impl TireAtLoad {
     /// once per definition.
     #[inline(always)]
     pub(crate) fn combined_at(&self, kappa: f64, alpha: f64, peaks: &PeakSlips) -> (f64, f64, f64) {
+        if let Some(w) = self.weighting {
+            let (fx0, slope0) = self.longitudinal(kappa);
+            return w.apply(kappa, alpha, fx0, slope0, self.lateral(alpha));
+        }
         match self.asymmetry {
             None => similarity(self, kappa, alpha, peaks),
             Some(a) => self.asymmetric_combined(&a, kappa, alpha, peaks),

@@ -36,6 +36,7 @@ fn tire() -> TireParameters {
         relaxation_x: 0.15,
         relaxation_y: 0.35,
         pneumatic_trail: 0.03,
+        combined_slip: None,
     }
 }
 
