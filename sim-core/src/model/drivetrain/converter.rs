@@ -32,10 +32,22 @@ impl ConverterTorques {
 
 /// The torques with the pump (engine) at `pump` and the turbine (gearbox
 /// input) at `turbine` rad/s. A turbine turning backwards (rolling back in
-/// a forward gear) counts as held: the converter works at its stall ratio.
+/// a forward gear) counts as held: the converter works at its stall ratio,
+/// and its torque does not change with the turbine's speed there (slope
+/// 0), as it does not with a pump turning backwards.
 pub(crate) fn torques(c: &ConverterConstants, pump: f64, turbine: f64) -> ConverterTorques {
-    let pump = pump.max(0.0);
-    let turbine = turbine.max(0.0);
+    let mut t = characteristic(c, pump.max(0.0), turbine.max(0.0));
+    if turbine < 0.0 {
+        t.turbine_slope = 0.0;
+    }
+    if pump < 0.0 {
+        t.pump_slope = 0.0;
+    }
+    t
+}
+
+/// [`torques`] with both speeds at least 0.
+fn characteristic(c: &ConverterConstants, pump: f64, turbine: f64) -> ConverterTorques {
     let k = c.pump_coefficient;
     let coupling = c.coupling_speed_ratio;
     // Past the coupling point the torque falls linearly to 0 at equal
@@ -105,8 +117,11 @@ mod tests {
         let t = torques(&converter(), stall, 0.0);
         assert!((t.pump - 300.0).abs() < 1e-9, "{t:?}");
         assert!((t.turbine - 600.0).abs() < 1e-9, "{t:?}");
-        // Rolling back in gear is a held turbine.
-        assert_eq!(torques(&converter(), stall, -5.0), t);
+        // Rolling back in gear is a held turbine: the same torques, which
+        // do not change with its speed there.
+        let back = torques(&converter(), stall, -5.0);
+        assert_eq!((back.pump, back.turbine), (t.pump, t.turbine));
+        assert_eq!(back.turbine_slope, 0.0);
         // Half the speed, a quarter of the torque.
         let half = torques(&converter(), stall / 2.0, 0.0);
         assert!((half.pump - 75.0).abs() < 1e-9, "{half:?}");
@@ -146,6 +161,9 @@ mod tests {
             (200.0, 195.0),
             (180.0, 200.0),
             (100.0, 200.0),
+            // Rolling back in a forward gear: a held turbine, whose torque
+            // does not follow its (negative) speed.
+            (200.0, -30.0),
         ] {
             let t = torques(&c, pump, turbine);
             let d_pump = (torques(&c, pump + step, turbine).pump
