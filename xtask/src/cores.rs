@@ -8,10 +8,13 @@
 //! - a version that a later one replaced: the last commit that declares
 //!   it (the parent of the commit that bumped it; the benchmarks' baseline
 //!   rule), whose decoder reads everything that version ever recorded;
-//! - the current version: the commit that added its goldens
-//!   (`golden/v<N>/HASHES`), which by golden/README.md's rule is its bump
-//!   commit; before that commit exists, the working tree (staged files
-//!   included), recorded with no commit.
+//! - the current version: the newest commit that changed its goldens
+//!   (`golden/v<N>/`): its bump commit by golden/README.md's rule, or a
+//!   later one that added a scenario (`golden --add-missing`), whose
+//!   decoder reads everything that corpus holds (a scenario may use a
+//!   definition field added within the version); while the corpus has
+//!   changes not yet committed, the working tree (staged files included),
+//!   recorded with no commit.
 //!
 //! `cargo xtask cores` builds what the manifest lacks or what is stale;
 //! `cargo xtask cores --check` rebuilds every version and fails unless
@@ -52,17 +55,14 @@ fn source_commit(root: &Path, version: u32, current: u32) -> Result<Option<Strin
             Err(e) => Err(e),
         };
     }
-    let added = git(
-        root,
-        &[
-            "log",
-            "--format=%H",
-            "--diff-filter=A",
-            "--",
-            &format!("golden/v{version}/HASHES"),
-        ],
-    )?;
-    Ok(added.lines().last().map(str::to_owned))
+    let corpus = format!("golden/v{version}");
+    // A corpus with changes not yet committed (a bump, or a scenario
+    // added with `golden --add-missing`) is built from the working tree.
+    if !git(root, &["status", "--porcelain", "--", &corpus])?.is_empty() {
+        return Ok(None);
+    }
+    let newest = git(root, &["log", "-1", "--format=%H", "--", &corpus])?;
+    Ok(Some(newest).filter(|c| !c.is_empty()))
 }
 
 /// The release profile every module is built with, whatever the old
