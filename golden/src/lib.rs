@@ -15,6 +15,7 @@
 
 mod check;
 pub mod hashes;
+mod jeep;
 mod scenarios;
 mod tripped;
 

@@ -13,7 +13,7 @@ use skidpad_core::{
 };
 use skidpad_ghost::{Ghost, LapCutter};
 
-use crate::tripped;
+use crate::{jeep, tripped};
 use skidpad_replay::{RecorderOptions, Replay, ReplayHooks, ReplayRecorder};
 
 /// Host step of every scenario, s.
@@ -55,6 +55,11 @@ pub enum Scenario {
     /// corners (since simulation version 13; from version 16 their slips
     /// combine by the files' Magic Formula weighting).
     RealTires,
+    /// Two AI-driven 1997 Jeep Cherokees (the measured car's definition:
+    /// torque converter, throttle body, light-throttle shift points,
+    /// tires weighted by their file) from rest for 40 s, the second with
+    /// compliance steer (added to version 16 by `--add-missing`).
+    Jeep,
 }
 
 /// A recorded scenario: the replay and its named ghosts.
@@ -67,7 +72,7 @@ pub struct Recording {
 
 impl Scenario {
     /// Every scenario, in file order.
-    pub const ALL: [Scenario; 9] = [
+    pub const ALL: [Scenario; 10] = [
         Scenario::FlatLap,
         Scenario::MixedField,
         Scenario::GameLogic,
@@ -77,6 +82,7 @@ impl Scenario {
         Scenario::Traffic,
         Scenario::Tripped,
         Scenario::RealTires,
+        Scenario::Jeep,
     ];
 
     /// File stem.
@@ -92,6 +98,7 @@ impl Scenario {
             Scenario::Traffic => "traffic",
             Scenario::Tripped => "tripped",
             Scenario::RealTires => "real_tires",
+            Scenario::Jeep => "jeep",
         }
     }
 
@@ -115,7 +122,7 @@ impl Scenario {
             Scenario::Traffic => 60 * 45,
             // Long enough for the tripped car to land on its roof.
             Scenario::Tripped => 60 * 5,
-            Scenario::RealTires => 60 * 40,
+            Scenario::RealTires | Scenario::Jeep => 60 * 40,
         }
     }
 
@@ -157,6 +164,7 @@ impl Scenario {
             Scenario::Traffic => return traffic_world(),
             Scenario::Tripped => return tripped::world(),
             Scenario::RealTires => return real_tires_world(),
+            Scenario::Jeep => return jeep::world(&track),
         };
         // Single file from the line, 10 m apart, headed along the track by
         // libm's atan2 (as `race::grid_pose`): std's is the platform's and
