@@ -102,7 +102,34 @@ impl CombinedSlipCoefficients {
         range("rvy2", self.rvy2, -1.0, 1.0)?;
         range("rvy4", self.rvy4, -1000.0, 1000.0)?;
         range("rvy5", self.rvy5, -10.0, 10.0)?;
-        range("rvy6", self.rvy6, -1000.0, 1000.0)
+        range("rvy6", self.rvy6, -1000.0, 1000.0)?;
+        // At nominal load and zero slip of the other direction.
+        let ra = self.rby2 * self.rby3;
+        for (name, value) in [
+            (
+                "rhx1",
+                normaliser(self.rcx1, self.rbx1, self.rex1, self.rhx1),
+            ),
+            (
+                "rhy1",
+                normaliser(
+                    self.rcy1,
+                    self.rby1 / (1.0 + ra * ra).sqrt(),
+                    self.rey1,
+                    self.rhy1,
+                ),
+            ),
+        ] {
+            check(
+                &format!("{prefix}.combined_slip.{name}"),
+                value,
+                value >= MIN_NORMALISER,
+                &format!(
+                    "shifts the weighting so far that its normaliser is {value:.3} at nominal load (at least {MIN_NORMALISER})"
+                ),
+            )?;
+        }
+        Ok(())
     }
 
     /// The same tire on the other side of the car: F(κ, α*) → −F(κ, −α*)
@@ -220,16 +247,38 @@ impl WeightsAtLoad {
 }
 
 /// The weighting function G = cos(C·atan(φ(B·s))) / cos(C·atan(φ(B·shift)))
-/// with φ(u) = u − E·(u − atan u), and ∂G/∂B.
+/// with φ(u) = u − E·(u − atan u), and ∂G/∂B. The Magic Formula requires
+/// G > 0; with C above 1 the cosine turns negative at very large slips
+/// (a tire sliding sideways at walking pace has tan α in the tens), which
+/// would reverse the force and the wheel's slope, so G is held at 0
+/// there, flat. The normaliser is held at [`MIN_NORMALISER`] at least:
+/// validation refuses shifts that bring it below that at nominal load,
+/// and the hold keeps any other load finite.
 #[inline(always)]
 fn weight(c: f64, b: f64, e: f64, s: f64, shift: f64) -> (f64, f64) {
     let (g1, dg1) = unnormalised(c, b, e, s);
-    if shift == 0.0 {
-        return (g1, dg1);
-    }
-    let (g0, dg0) = unnormalised(c, b, e, shift);
-    let g = g1 / g0;
-    (g, (dg1 - g * dg0) / g0)
+    let (g, dg) = if shift == 0.0 {
+        (g1, dg1)
+    } else {
+        let (g0, dg0) = unnormalised(c, b, e, shift);
+        if g0 < MIN_NORMALISER {
+            (g1 / MIN_NORMALISER, dg1 / MIN_NORMALISER)
+        } else {
+            let g = g1 / g0;
+            (g, (dg1 - g * dg0) / g0)
+        }
+    };
+    if g > 0.0 { (g, dg) } else { (0.0, 0.0) }
+}
+
+/// The least normaliser cos(C·atan(φ(B·shift))) a weighting may have;
+/// real files' shifts are thousandths, which keep it within 1e-3 of 1.
+pub(crate) const MIN_NORMALISER: f64 = 0.5;
+
+/// The normaliser of a weighting with the given factors (its value at
+/// zero slip of the other direction).
+pub(crate) fn normaliser(c: f64, b: f64, e: f64, shift: f64) -> f64 {
+    unnormalised(c, b, e.min(1.0), shift).0
 }
 
 /// cos(C·atan(φ(B·x))) and its derivative in B.
@@ -319,6 +368,42 @@ mod tests {
                 "{slope} against {numeric} at ({kappa}, {alpha})"
             );
         }
+    }
+
+    #[test]
+    fn a_weighting_is_never_negative() {
+        // A shape factor of 1.5 with no curvature: the cosine's argument
+        // passes π/2 as tan α grows (a wheel sliding sideways at walking
+        // pace), where the bare formula would reverse the force.
+        let steep = CombinedSlipCoefficients {
+            rcx1: 1.5,
+            rex1: 0.0,
+            rex2: 0.0,
+            ..suv()
+        };
+        let w = steep.at_load(0.0, 5000.0);
+        let bare = unnormalised(1.5, steep.rbx1, 0.0, 20.0).0;
+        assert!(bare < 0.0, "{bare}");
+        let (fx, _, slope) = w.apply(0.0, 20.0, 4000.0, 3e4, 0.0);
+        assert_eq!((fx, slope), (0.0, 0.0));
+        // Moderate slips keep the weighting.
+        assert!(w.apply(0.0, 0.1, 4000.0, 3e4, 0.0).0 > 0.0);
+    }
+
+    #[test]
+    fn a_shift_that_would_upend_the_normaliser_is_refused() {
+        suv().validate("tire").unwrap();
+        let shifted = CombinedSlipCoefficients {
+            rcx1: 1.9,
+            rbx1: 60.0,
+            rhx1: 0.15,
+            ..suv()
+        };
+        let err = shifted.validate("tire").unwrap_err().to_string();
+        assert!(
+            err.contains("combined_slip.rhx1") && err.contains("normaliser"),
+            "{err}"
+        );
     }
 
     #[test]
