@@ -42,7 +42,8 @@ pub(crate) fn select_gear(
 /// The automatic schedule: one gear up above the upshift point, one down
 /// below the downshift point, both at `throttle` (the driver's pedal: the
 /// points move with it when the gearbox has light-throttle points).
-/// Validation guarantees an upshift lands above the downshift point. The driven wheels' speed alone would still hunt under
+/// Validation guarantees an upshift lands above the downshift point at
+/// every throttle. The driven wheels' speed alone would still hunt under
 /// wheelspin (spin up, shift up, the wheels slow, shift down), so upshifts
 /// read the slower and downshifts the faster of the driven wheels' speed
 /// and the road speed (`ground_omega`, the same speed as a wheel spin).
