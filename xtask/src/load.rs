@@ -1,6 +1,6 @@
-//! `cargo xtask load [--quick]`: the leaderboard binary (release) under a
-//! real load generator, wrk (Debian's package), on 127.0.0.1 only, every
-//! phase bounded in connections and seconds:
+//! `cargo xtask load [--quick]`: the leaderboard binary (release; debug
+//! for `--quick`) under a real load generator, wrk (Debian's package), on
+//! 127.0.0.1 only, every phase bounded in connections and seconds:
 //!
 //! 1. uploads per second and p50/p99 latency at 1, 8 and 64 connections,
 //!    each upload a distinct body (the golden `flat_lap.skr` with a
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::tools::release_binaries;
+use crate::tools::{release_binaries, test_binaries};
 
 /// Sends each request a body of the base replay and a unique suffix, with
 /// the token in `SKIDPAD_LOAD_TOKEN`; with `SKIDPAD_LOAD_READS` = N, every
@@ -357,7 +357,14 @@ fn base_replay(root: &Path) -> Result<PathBuf, String> {
 
 /// `cargo xtask load [--quick]`.
 pub fn load(root: &Path, quick: bool) -> Result<(), String> {
-    let binary = release_binaries(root)?.join("skidpad-leaderboard");
+    // The quick check asserts no figure, so it runs the debug binary the
+    // test check built instead of paying for a release build in CI.
+    let binaries = if quick {
+        test_binaries(root)?
+    } else {
+        release_binaries(root)?
+    };
+    let binary = binaries.join("skidpad-leaderboard");
     let work = std::env::temp_dir().join(format!("skidpad-load-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     std::fs::create_dir_all(&work).map_err(|e| e.to_string())?;

@@ -29,11 +29,27 @@ pub fn run(cmd: &mut Command) -> Result<(), String> {
     }
 }
 
-/// The release binaries the node, browser, cross-target and load checks
-/// run, built by one command: cargo unifies a build's features across
-/// the packages it names, so `-p` of one of them alone (or `cargo run -p`)
-/// would rebuild their shared dependencies with another feature set (four
-/// to five minutes of a CI run each time). Returns `target/release`.
+/// The debug binaries the workspace's tests build (`skidpad`,
+/// `skidpad-spectator`, `skidpad-leaderboard`, `skidpad-netplay`), built by
+/// the debug test check's own command, so that after that check this is a
+/// no-op. The checks of `cargo xtask test` that drive binaries (node, the
+/// viewer, the quick load) run these: their dependencies are optimised even
+/// in debug (the workspace's `profile.dev.package."*"`), and a separate
+/// release build of the three binaries was 9 of a CI run's 64 minutes.
+/// `cargo test -p` of fewer packages would unify features differently and
+/// rebuild the shared dependencies. Returns `target/debug`.
+pub fn test_binaries(root: &Path) -> Result<PathBuf, String> {
+    run(Command::new(cargo())
+        .args(["test", "--workspace", "--no-run", "-q"])
+        .current_dir(root))?;
+    Ok(root.join("target/debug"))
+}
+
+/// The release binaries the full load run (`cargo xtask load`) measures,
+/// built by one command: cargo unifies a build's features across the
+/// packages it names, so `-p` of one of them alone (or `cargo run -p`)
+/// would rebuild their shared dependencies with another feature set.
+/// Returns `target/release`.
 pub fn release_binaries(root: &Path) -> Result<PathBuf, String> {
     run(Command::new(cargo())
         .args([

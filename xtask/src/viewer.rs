@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::tools::{self, cargo, release_binaries, run};
+use crate::tools::{self, cargo, run};
 use crate::wasm;
 
 /// Builds the npm package and installs the viewer's pinned npm
@@ -73,36 +73,24 @@ pub fn play(root: &Path) -> Result<(), String> {
 }
 
 /// Runs the viewer's unit tests (`node --test`), then `viewer/test/run.mjs`
-/// in headless Chromium against the release `skidpad` and
-/// `skidpad-spectator` binaries and the debug `skidpad-leaderboard` (the npm package must be built: the
-/// package check before this one does it).
+/// in headless Chromium against the workspace's debug binaries
+/// ([`tools::test_binaries`]; the npm package must be built: the package
+/// check before this one does it).
 pub fn browser_test(root: &Path) -> Result<(), String> {
     install_dependencies(root)?;
     run(Command::new("node")
         .args(["--test", "test/units.test.mjs"])
         .current_dir(root.join("viewer")))?;
-    let release = release_binaries(root)?;
-    // The play check's leaderboard and the race check's server: the debug
-    // binaries the workspace's tests build (a one-lap run verifies in well
-    // under a second; a two-player race is light). Built with the test
-    // check's own command, so after it this is a no-op: `cargo build -p`
-    // of the two alone unifies features differently and rebuilt their
-    // dependencies (3.5 minutes of a CI run).
-    run(Command::new(cargo())
-        .args(["test", "--workspace", "--no-run"])
-        .current_dir(root))?;
+    let binaries = tools::test_binaries(root)?;
     run(Command::new("node")
         .arg("test/run.mjs")
         .env(
             "SKIDPAD_LEADERBOARD_BIN",
-            root.join("target/debug/skidpad-leaderboard"),
+            binaries.join("skidpad-leaderboard"),
         )
-        .env("SKIDPAD_BIN", release.join("skidpad"))
-        .env(
-            "SKIDPAD_NETPLAY_BIN",
-            root.join("target/debug/skidpad-netplay"),
-        )
-        .env("SKIDPAD_SPECTATOR_BIN", release.join("skidpad-spectator"))
+        .env("SKIDPAD_BIN", binaries.join("skidpad"))
+        .env("SKIDPAD_NETPLAY_BIN", binaries.join("skidpad-netplay"))
+        .env("SKIDPAD_SPECTATOR_BIN", binaries.join("skidpad-spectator"))
         .env("SKIDPAD_CHROMIUM", tools::chromium_path())
         .current_dir(root.join("viewer")))
 }

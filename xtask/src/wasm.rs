@@ -12,7 +12,7 @@ use std::process::Command;
 
 use serde_json::json;
 
-use crate::tools::{cargo, ensure_wasm_tools, release_binaries, run};
+use crate::tools::{cargo, ensure_wasm_tools, run, test_binaries};
 
 /// The package's manifest; `{version}` is the workspace version.
 const PACKAGE_JSON: &str = r#"{
@@ -108,8 +108,8 @@ pub fn build_package(root: &Path) -> Result<PathBuf, String> {
 /// with the spectator service's binary built for the live-race test and
 /// the `skidpad` binary for the native side of the cross-target checks.
 pub fn node_tests(root: &Path) -> Result<(), String> {
-    let release = release_binaries(root)?;
-    let spectator = release.join("skidpad-spectator");
+    let binaries = test_binaries(root)?;
+    let spectator = binaries.join("skidpad-spectator");
     let dir = root.join("bindings-wasm/tests");
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)
         .map_err(|e| format!("cannot list {}: {e}", dir.display()))?
@@ -121,7 +121,7 @@ pub fn node_tests(root: &Path) -> Result<(), String> {
         .arg("--test")
         .args(&files)
         .env("SKIDPAD_SPECTATOR_BIN", spectator)
-        .env("SKIDPAD_BIN", release.join("skidpad"))
+        .env("SKIDPAD_BIN", binaries.join("skidpad"))
         .current_dir(root))
 }
 
@@ -171,7 +171,7 @@ pub fn verify_wasm_recordings(root: &Path) -> Result<(), String> {
     let dir = root.join("target/wasm-cross");
     let names = WASM_RECORDINGS;
     let files: Vec<PathBuf> = names.iter().map(|n| dir.join(format!("{n}.skr"))).collect();
-    let skidpad = release_binaries(root)?.join("skidpad");
+    let skidpad = test_binaries(root)?.join("skidpad");
     let out = Command::new(skidpad)
         .args(["verify", "--json"])
         .args(&files)
