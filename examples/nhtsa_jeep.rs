@@ -132,8 +132,46 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         verdict(f.pass()),
         100.0 * ACCELERATION_TRACE_LIMIT
     );
-    print_step_at_its_own_speed(&fitted_def)
+    print_step_at_its_own_speed(&fitted_def)?;
+    print_rear_roll_steer_sensitivity(&estimated_def)
 }
+
+/// What a rear roll steer (`suspension.rear.roll_steer`) would do to the
+/// fitted build: for each coefficient the three values are fitted on `sis`
+/// again and every figure scored. The definition has none: the Cherokee's
+/// is not published, and a leaf-spring axle's roll steer can take either
+/// sign (it follows the springs' eyes and shackles), so this table is a
+/// sensitivity, not a build.
+fn print_rear_roll_steer_sensitivity(
+    estimated: &CarDefinition,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let lc22 = METRICS
+        .iter()
+        .position(|m| m.manoeuvre == Manoeuvre::Lc22)
+        .unwrap_or_default();
+    println!();
+    println!(
+        "| rear roll steer (rad/rad, + understeers) | steering stiffness fitted (N·m/rad) | fitted figures within tolerance | lc22 peak a_y (m/s²) | lc22 peak yaw rate (deg/s) |"
+    );
+    println!("|---:|---:|---:|---:|---:|");
+    for coefficient in ROLL_STEER_SENSITIVITY {
+        let mut def = estimated.clone();
+        def.suspension.rear.roll_steer = coefficient;
+        let fit = fit_on_sis(&def)?;
+        let card = score(&fit.apply(&def))?;
+        println!(
+            "| {coefficient:+.2} | {:.0} | {} of 17 | {:.3} | {:.3} |",
+            fit.steering_stiffness,
+            card.passed(),
+            card.figures[lc22].value,
+            card.figures[lc22 + 1].value
+        );
+    }
+    Ok(())
+}
+
+/// The rear roll steers the sensitivity table tries, of either sign.
+const ROLL_STEER_SENSITIVITY: [f64; 5] = [-0.1, 0.0, 0.1, 0.2, 0.3];
 
 /// The step steer's steady figures for the fitted build at the README's
 /// 12 m/s and at the speed the measured car had in the steady window

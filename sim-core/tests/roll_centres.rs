@@ -4,6 +4,8 @@
 //! ground; the rest of the load transfer reaches the tires through the
 //! links, so the total a steady turn moves across the car stays m·ay·h.
 
+mod common;
+
 use skidpad_core::{
     CarDefinition, CarId, CarInput, InitialPose, Lod, LodSetting, World, WorldConfig, preset,
 };
@@ -27,16 +29,7 @@ fn steady_turn(def: &CarDefinition, lod: Lod) -> (World, CarId) {
     };
     let id = world.add_car(def, pose).unwrap();
     world.set_lod(id, LodSetting::new(lod)).unwrap();
-    for _ in 0..(6.0 / DT) as usize {
-        let speed = world.channel(id, "speed").unwrap();
-        let input = CarInput {
-            steer: -0.08,
-            throttle: (0.3 + 0.3 * (20.0 - speed)).clamp(0.0, 1.0),
-            ..CarInput::default()
-        };
-        world.set_input(id, input).unwrap();
-        world.step(DT).unwrap();
-    }
+    common::hold_turn_at_20(&mut world, id, -0.08, 6.0);
     (world, id)
 }
 

@@ -3,12 +3,12 @@
 //! lag, in both vehicle models; a rigid steering gives nothing; the give is
 //! state, so a restored snapshot carries on bit for bit.
 
-use skidpad_core::{
-    CarDefinition, CarId, CarInput, InitialPose, Lod, LodSetting, SteeringCompliance, World,
-    WorldConfig, preset,
-};
+mod common;
 
-const DT: f64 = 1.0 / 120.0;
+use skidpad_core::{
+    CarDefinition, CarId, InitialPose, Lod, LodSetting, SteeringCompliance, World, WorldConfig,
+    preset,
+};
 
 fn compliant(stiffness: f64, lag: f64) -> CarDefinition {
     let mut def = preset("fwd_hatchback").unwrap();
@@ -33,16 +33,7 @@ fn turning(def: &CarDefinition, lod: Lod) -> (World, CarId) {
 
 /// Steps a car turning left (steer −0.1) at about 20 m/s for `seconds`.
 fn run(world: &mut World, id: CarId, seconds: f64) {
-    for _ in 0..(seconds / DT) as usize {
-        let speed = world.channel(id, "speed").unwrap();
-        let input = CarInput {
-            steer: -0.1,
-            throttle: (0.3 + 0.3 * (20.0 - speed)).clamp(0.0, 1.0),
-            ..CarInput::default()
-        };
-        world.set_input(id, input).unwrap();
-        world.step(DT).unwrap();
-    }
+    common::hold_turn_at_20(world, id, -0.1, seconds);
 }
 
 #[test]

@@ -18,7 +18,7 @@ use crate::model::aero;
 use crate::model::assists;
 use crate::model::drivetrain::{self, WheelTorques, differential};
 use crate::model::outputs::{AssistActivity, StepOutputs, WheelOutput};
-use crate::model::steering;
+use crate::model::steering::{self, SteerGeometry};
 use crate::model::substep::SubstepContext;
 use crate::model::wheel::{self, Spun, WheelContact, WheelSlip, ploughing_force};
 use crate::norm::{Norm, unit_quat};
@@ -32,6 +32,8 @@ struct WheelRun<'a> {
     torques: &'a WheelTorques,
     hits: &'a [Option<StrutHit>; 4],
     travel: [f64; 4],
+    /// The host step's steer angles with the axles' roll steer added.
+    steer: &'a SteerGeometry,
     omega_world: DVec3,
     forward: DVec3,
     left: DVec3,
@@ -53,7 +55,7 @@ impl<'a> WheelRun<'a> {
         } = *self.ctx;
         let (hits, travel, omega_world) = (self.hits, self.travel, self.omega_world);
         let (forward, left, up) = (self.forward, self.left, self.up);
-        let steer = &host.steer;
+        let steer = self.steer;
         let susp = def.suspension.get(i < 2);
         let mut contact = WheelContact::for_wheel(
             params,
@@ -238,6 +240,8 @@ pub(crate) fn substep(
         })
     });
     let travel = hits.map(|hit| hit.map_or(0.0, |h| h.compression));
+    let rolled = steer.roll_steered(def, &travel);
+    let steer = rolled.as_ref().unwrap_or(steer);
 
     let speed = state.velocity.norm();
     let aero = aero::forces(def, env.air_density, speed, forward_speed);
@@ -265,6 +269,7 @@ pub(crate) fn substep(
         torques: &torques,
         hits: &hits,
         travel,
+        steer,
         omega_world,
         forward,
         left,

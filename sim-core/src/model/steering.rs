@@ -1,6 +1,7 @@
 //! Ackermann steering: the inner front wheel turns tighter than the outer
-//! so both roll about a common turn centre on the rear axle's line; and
-//! compliance steer, the road wheels giving way under the steering torque.
+//! so both roll about a common turn centre on the rear axle's line;
+//! compliance steer, the road wheels giving way under the steering torque;
+//! and roll steer, each axle steered by the body's roll on its springs.
 
 use crate::math;
 use crate::vehicle::definition::{CarDefinition, SteeringDefinition};
@@ -47,6 +48,41 @@ impl SteerGeometry {
             given.cos[i] = self.cos[i] * cos - self.sin[i] * sin;
         }
         given
+    }
+
+    /// The same geometry with each axle's roll steer
+    /// (`SuspensionDefinition::roll_steer`) added for the body's roll on
+    /// that axle's springs, read from the struts' compressions `travel`
+    /// (m; a wheel in the air counts as fully extended). The roll is
+    /// positive right side down, as in a left turn, and a positive
+    /// coefficient understeers: the front wheels turn out of the turn,
+    /// the rear wheels into it. None where neither axle has roll steer,
+    /// so a car without it keeps its angles and pays two comparisons.
+    pub(crate) fn roll_steered(
+        &self,
+        def: &CarDefinition,
+        travel: &[f64; 4],
+    ) -> Option<SteerGeometry> {
+        let coefficients = [
+            def.suspension.front.roll_steer,
+            def.suspension.rear.roll_steer,
+        ];
+        if coefficients == [0.0, 0.0] {
+            return None;
+        }
+        let mut steered = *self;
+        for (front, l, r) in [(true, 0, 1), (false, 2, 3)] {
+            let coefficient = coefficients[usize::from(!front)];
+            let roll = (travel[r] - travel[l]) / def.chassis.track.get(front);
+            let turn = if front { -coefficient } else { coefficient } * roll;
+            let (sin, cos) = math::sin_cos(turn);
+            for i in [l, r] {
+                steered.angle[i] = self.angle[i] + turn;
+                steered.sin[i] = self.sin[i] * cos + self.cos[i] * sin;
+                steered.cos[i] = self.cos[i] * cos - self.sin[i] * sin;
+            }
+        }
+        Some(steered)
     }
 }
 
@@ -100,6 +136,35 @@ pub(crate) fn wheel_angles(def: &CarDefinition, steer_input: f64) -> [f64; 4] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn roll_steer_turns_each_axle_by_its_coefficient_and_understeers_when_positive() {
+        let mut def = crate::vehicle::presets::preset("fwd_hatchback").unwrap();
+        let geometry = SteerGeometry::new(&def, -0.3);
+        // The body rolled right side down (a left turn) by 0.02 rad on
+        // both axles.
+        let lean = |track: f64| 0.02 * track;
+        let travel = [
+            0.05,
+            0.05 + lean(def.chassis.track.front),
+            0.05,
+            0.05 + lean(def.chassis.track.rear),
+        ];
+        assert_eq!(geometry.roll_steered(&def, &travel), None);
+        def.suspension.front.roll_steer = 0.1;
+        def.suspension.rear.roll_steer = 0.2;
+        let steered = geometry.roll_steered(&def, &travel).unwrap();
+        for i in 0..4 {
+            // Out of the turn (right, negative) at the front, into it at
+            // the rear: both understeer.
+            let want = if i < 2 { -0.1 * 0.02 } else { 0.2 * 0.02 };
+            let turned = steered.angle[i] - geometry.angle[i];
+            assert!((turned - want).abs() < 1e-12, "wheel {i}: {turned}");
+            let (sin, cos) = math::sin_cos(steered.angle[i]);
+            assert!((steered.sin[i] - sin).abs() < 1e-15 && (steered.cos[i] - cos).abs() < 1e-15);
+        }
+        assert_eq!(steered.centre, geometry.centre);
+    }
 
     #[test]
     fn left_turn_steers_the_left_wheel_more() {

@@ -129,6 +129,14 @@ pub struct SuspensionDefinition {
     /// the contact patches and the springs carry all the load transfer.
     #[serde(default, skip_serializing_if = "is_default")]
     pub roll_centre_height: f64,
+    /// Roll steer: rad of road-wheel steer per rad of the body's roll on
+    /// this axle's springs, positive where it understeers (the front
+    /// wheels turn out of the turn, the rear wheels into it). A solid axle
+    /// on leaf springs or trailing links steers as the body rolls, by the
+    /// links' geometry, either way. The full model only. 0 (absent, every
+    /// preset): the axle does not steer with roll.
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub roll_steer: f64,
 }
 
 /// One axle's wheels.
@@ -436,6 +444,7 @@ impl CarDefinition {
             positive(&p("bump_stop_rate"), s.bump_stop_rate)?;
             non_negative(&p("anti_roll_rate"), s.anti_roll_rate)?;
             in_range(&p("roll_centre_height"), s.roll_centre_height, -0.5, 1.5)?;
+            in_range(&p("roll_steer"), s.roll_steer, -0.5, 0.5)?;
 
             let w = self.wheels.get(front);
             in_range(&format!("wheels.{axle}.radius"), w.radius, 0.05, 1.5)?;

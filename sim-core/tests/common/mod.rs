@@ -3,7 +3,7 @@
 
 #![allow(dead_code)] // Each test binary uses a different part of this file.
 
-use skidpad_core::{CarId, Lod, LodSetting, SurfaceId, Wheel, World};
+use skidpad_core::{CarId, CarInput, Lod, LodSetting, SurfaceId, Wheel, World};
 use skidpad_fixtures::reference_world;
 
 /// Four AI cars of both presets on the built-in track.
@@ -39,4 +39,21 @@ pub const DT: f64 = 1.0 / 60.0;
 pub fn coordinate(lo: f64, hi: f64) -> impl proptest::strategy::Strategy<Value = f64> + Clone {
     use proptest::strategy::Strategy;
     (0..=u32::MAX).prop_map(move |k| lo + (hi - lo) * (f64::from(k) / f64::from(u32::MAX)))
+}
+
+/// Steps car `id` for `seconds` at 120 Hz, steering `steer` (negative:
+/// left) and holding about 20 m/s with a throttle proportional to the
+/// shortfall: the steady turns the suspension and steering tests read.
+pub fn hold_turn_at_20(world: &mut World, id: CarId, steer: f64, seconds: f64) {
+    const DT: f64 = 1.0 / 120.0;
+    for _ in 0..(seconds / DT) as usize {
+        let speed = world.channel(id, "speed").unwrap();
+        let input = CarInput {
+            steer,
+            throttle: (0.3 + 0.3 * (20.0 - speed)).clamp(0.0, 1.0),
+            ..CarInput::default()
+        };
+        world.set_input(id, input).unwrap();
+        world.step(DT).unwrap();
+    }
 }
