@@ -8,8 +8,8 @@ use std::sync::Arc;
 
 use skidpad_core::race::AiField;
 use skidpad_core::{
-    CarId, GroundSlope, InitialPose, Lod, LodSetting, SurfaceId, Track, Wheel, World, WorldConfig,
-    preset,
+    CarDefinition, CarId, GroundSlope, InitialPose, Lod, LodSetting, SurfaceId, Track, Wheel,
+    World, WorldConfig, preset,
 };
 use skidpad_ghost::{Ghost, LapCutter};
 
@@ -60,6 +60,10 @@ pub enum Scenario {
     /// tires weighted by their file) from rest for 40 s, the second with
     /// compliance steer (added to version 16 by `--add-missing`).
     Jeep,
+    /// Two AI hatchbacks with roll steer from 10 m/s for 30 s on
+    /// Brandwood: one understeering at both axles, one oversteering at the
+    /// rear (added to version 16 by `--add-missing`).
+    RollSteer,
 }
 
 /// A recorded scenario: the replay and its named ghosts.
@@ -72,7 +76,7 @@ pub struct Recording {
 
 impl Scenario {
     /// Every scenario, in file order.
-    pub const ALL: [Scenario; 10] = [
+    pub const ALL: [Scenario; 11] = [
         Scenario::FlatLap,
         Scenario::MixedField,
         Scenario::GameLogic,
@@ -83,6 +87,7 @@ impl Scenario {
         Scenario::Tripped,
         Scenario::RealTires,
         Scenario::Jeep,
+        Scenario::RollSteer,
     ];
 
     /// File stem.
@@ -99,6 +104,7 @@ impl Scenario {
             Scenario::Tripped => "tripped",
             Scenario::RealTires => "real_tires",
             Scenario::Jeep => "jeep",
+            Scenario::RollSteer => "roll_steer",
         }
     }
 
@@ -123,6 +129,7 @@ impl Scenario {
             // Long enough for the tripped car to land on its roof.
             Scenario::Tripped => 60 * 5,
             Scenario::RealTires | Scenario::Jeep => 60 * 40,
+            Scenario::RollSteer => 60 * 30,
         }
     }
 
@@ -165,6 +172,7 @@ impl Scenario {
             Scenario::Tripped => return tripped::world(),
             Scenario::RealTires => return real_tires_world(),
             Scenario::Jeep => return jeep::world(&track),
+            Scenario::RollSteer => return roll_steer_world(),
         };
         // Single file from the line, 10 m apart, headed along the track by
         // libm's atan2 (as `race::grid_pose`): std's is the platform's and
@@ -303,19 +311,38 @@ fn traffic_world() -> World {
 /// driven: the first on the SUV tire file's import, the second on the
 /// HMMWV's.
 fn real_tires_world() -> World {
-    let track = track();
-    let mut world = World::new(WorldConfig::default()).expect("default config");
     let tires = [
         include_str!("../../sim-core/tests/data/tir/suv_Pac02Tire.tir"),
         include_str!("../../sim-core/tests/data/tir/HMMWV_Pac02Tire.tir"),
     ];
-    for (k, file) in tires.into_iter().enumerate() {
+    ai_cars_at_10_m_s(tires.map(|file| {
         let tire = skidpad_core::parse_tir(file)
             .expect("a real tire file imports")
             .parameters;
         let mut car = preset("fwd_hatchback").expect("preset");
         car.tires.front = tire.clone();
         car.tires.rear = tire;
+        car
+    }))
+}
+
+/// Roll steer (`suspension.*.roll_steer`) at both signs: one car
+/// understeers by it at both axles, the other oversteers at the rear.
+fn roll_steer_world() -> World {
+    ai_cars_at_10_m_s([(0.1, 0.15), (0.0, -0.1)].map(|(front, rear)| {
+        let mut car = preset("fwd_hatchback").expect("preset");
+        car.suspension.front.roll_steer = front;
+        car.suspension.rear.roll_steer = rear;
+        car
+    }))
+}
+
+/// `cars` single file on Brandwood, the first 10 m before the line and
+/// 10 m apart, at 10 m/s, AI driven.
+fn ai_cars_at_10_m_s<const N: usize>(cars: [CarDefinition; N]) -> World {
+    let track = track();
+    let mut world = World::new(WorldConfig::default()).expect("default config");
+    for (k, car) in cars.iter().enumerate() {
         let (p, d) = track.point_at(track.length() - 10.0 - 10.0 * k as f64);
         let pose = InitialPose {
             x: p.x,
@@ -323,7 +350,7 @@ fn real_tires_world() -> World {
             yaw: libm::atan2(d.y, d.x),
             speed: 10.0,
         };
-        let id = world.add_car(&car, pose).expect("car");
+        let id = world.add_car(car, pose).expect("car");
         world.set_driver(id, Some(track.clone())).expect("driver");
     }
     world
