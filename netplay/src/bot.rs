@@ -111,6 +111,10 @@ pub struct BotReport {
     /// For each other seat, the server time at which this bot first drew
     /// its car (interpolated at server time − delay), ms.
     pub first_drawn_ms: BTreeMap<u8, f64>,
+    /// The longest wall-clock wait between two frames this bot received,
+    /// ms: how late a frame can have come by the clock the bot draws
+    /// with, which a busy machine stretches.
+    pub longest_frame_gap_ms: f64,
     /// The game informs (channel 7) received, as JSON text.
     pub game_informs: Vec<String>,
     /// The chat lines (channel 15) received, as JSON text.
@@ -152,6 +156,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
     // Once its laps are done the bot stays for the finish's game inform,
     // a second at most, then leaves.
     let mut finished_at: Option<Instant> = None;
+    let mut last_frame_at: Option<Instant> = None;
     let mut ticker = tokio::time::interval(Duration::from_secs_f64(dt / options.pace));
     // Ticks its predicted car has been slower than 1 m/s.
     let mut stuck_ticks = 0_u32;
@@ -227,6 +232,10 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                             Err(e) => return Err(e),
                         };
                         report.frames += 1;
+                        if let Some(previous) = last_frame_at.replace(Instant::now()) {
+                            let gap = previous.elapsed().as_secs_f64() * 1000.0;
+                            report.longest_frame_gap_ms = report.longest_frame_gap_ms.max(gap);
+                        }
                         report.frame_bytes += bytes.len() as u64;
                         report.last_frame_ms = Some(frame.server_time_ms);
                         c.on_frame(&frame)?;

@@ -46,13 +46,18 @@ async fn two_players_race_three_laps_through_the_link_and_every_state_is_predict
     assert_eq!(first.resets_sent, 1);
     assert_eq!(first.reset_corrections, 1, "the reset corrected once");
     assert_eq!(second.reset_corrections, 0);
-    // The first player draws the second from the frame that seated it,
-    // within one interpolation delay (100 ms) of server time.
+    // The first player draws the second from the frame that seated it:
+    // never before, and within one interpolation delay (100 ms) of server
+    // time plus the longest wait between two of its frames. A busy
+    // machine delays frames, and the bot's clock runs on meanwhile (one
+    // CI run drew at 108.7 ms with the tests of this file side by side),
+    // so the bound takes in the wait the run measured.
     let joined = f64::from(second.first_shot_ms.unwrap());
     let drawn = first.first_drawn_ms[&second.seat];
+    let slack = first.longest_frame_gap_ms;
     assert!(
-        (joined..=joined + 100.0).contains(&drawn),
-        "seated at {joined} ms, first drawn at {drawn} ms"
+        (joined..=joined + 100.0 + slack).contains(&drawn),
+        "seated at {joined} ms, first drawn at {drawn} ms (longest wait between frames {slack:.1} ms)"
     );
     // Seed 001's game codes: 1 on joining (the race is on), 2 at the finish.
     for report in [&first, &second] {
