@@ -1,6 +1,11 @@
-//! Embeds every file under `golden/v*/` into the crate, so the golden checks
-//! run where there is no file system (wasm32 under node) exactly as they do
-//! natively.
+//! Embeds the newest corpus (`golden/v<N>/` with the largest N) into the
+//! crate, so the golden checks run where there is no file system (wasm32
+//! under node) exactly as they do natively.
+//!
+//! Only the newest: older corpora are frozen with their archived cores
+//! (`cores/README.md`) and read from disk by the native tests that need
+//! them, so a version bump does not grow every test binary (the six
+//! targets' goldens used to carry every version's 8 MB).
 
 use std::fmt::Write;
 use std::path::Path;
@@ -8,22 +13,24 @@ use std::path::Path;
 fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     println!("cargo:rerun-if-changed={}", root.display());
-    let mut dirs: Vec<_> = std::fs::read_dir(root)
+    let newest = std::fs::read_dir(root)
         .expect("golden dir")
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| {
-            p.is_dir()
-                && p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with('v') && n[1..].parse::<u32>().is_ok())
+        .filter(|p| p.is_dir())
+        .filter_map(|p| {
+            let version = p
+                .file_name()
+                .and_then(|n| n.to_str())
+                .and_then(|n| n.strip_prefix('v'))
+                .and_then(|n| n.parse::<u32>().ok())?;
+            Some((version, p))
         })
-        .collect();
-    dirs.sort();
+        .max_by_key(|(version, _)| *version);
     let mut out = String::from(
-        "/// (version directory, file name, bytes), sorted.\npub static FILES: &[(&str, &str, &[u8])] = &[\n",
+        "/// (version directory, file name, bytes) of the newest corpus, sorted.\npub static FILES: &[(&str, &str, &[u8])] = &[\n",
     );
-    for dir in dirs {
+    if let Some((version, dir)) = newest {
         println!("cargo:rerun-if-changed={}", dir.display());
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .expect("version dir")
@@ -32,7 +39,7 @@ fn main() {
             .filter(|p| p.is_file())
             .collect();
         files.sort();
-        let version = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+        let version = format!("v{version}");
         for file in files {
             let name = file
                 .file_name()

@@ -3,6 +3,12 @@
 //! hashes, the current one identically to the native core, and the sandbox
 //! refuses what it must (tampered replays and modules, work bombs, versions
 //! it does not hold).
+//!
+//! A version whose fingerprint `cargo xtask test` found unchanged in the
+//! manifest is frozen: nothing that could change its verdicts changed since
+//! they were last checked, so its corpus is not replayed again (xtask names
+//! those versions in `SKIDPAD_ARCHIVE_FROZEN`; unset, every corpus is
+//! replayed, as `cargo xtask cores --check --all` does).
 
 use std::io::{Read, Write};
 
@@ -10,7 +16,7 @@ use skidpad_cores::{
     Archive, CoresError, LoadedCore, Sandbox, SandboxBudget, declared_car_steps,
     simulation_version_of,
 };
-use skidpad_golden::{Scenario, files::FILES, hashes};
+use skidpad_golden::{Scenario, corpus, hashes};
 use skidpad_replay::{Limits, NoHooks, decode_replay, read_replay_header, verify_replay};
 
 fn load(version: u32) -> LoadedCore {
@@ -19,13 +25,41 @@ fn load(version: u32) -> LoadedCore {
     Sandbox::new().expect("sandbox").load(core).expect("loads")
 }
 
-fn golden(version: u32, name: &str) -> &'static [u8] {
-    let dir = format!("v{version}");
-    FILES
-        .iter()
-        .find(|(v, n, _)| *v == dir && *n == name)
-        .map(|(_, _, b)| *b)
-        .unwrap_or_else(|| panic!("golden/{dir}/{name}"))
+fn golden(version: u32, name: &str) -> Vec<u8> {
+    corpus::file(version, name).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The `.skr` files of `golden/v<version>/`, by name.
+fn replays(version: u32) -> Vec<(String, Vec<u8>)> {
+    let dir = corpus::dir(version);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".skr"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .map(|name| {
+            let bytes = golden(version, &name);
+            (name, bytes)
+        })
+        .collect()
+}
+
+/// The versions `SKIDPAD_ARCHIVE_FROZEN` names (`1,2,3`): none when unset.
+fn frozen_versions() -> Vec<u32> {
+    std::env::var("SKIDPAD_ARCHIVE_FROZEN")
+        .unwrap_or_default()
+        .split(',')
+        .filter(|v| !v.trim().is_empty())
+        .map(|v| {
+            v.trim()
+                .parse()
+                .unwrap_or_else(|_| panic!("SKIDPAD_ARCHIVE_FROZEN: {v:?} is not a version"))
+        })
+        .collect()
 }
 
 fn verify(
@@ -41,21 +75,18 @@ fn verify(
 /// end) equal to the sandbox's. Returns the files checked.
 fn check_corpus(version: u32) -> usize {
     let core = load(version);
-    let pinned = hashes::parse(&String::from_utf8_lossy(golden(version, "HASHES")));
+    let pinned = hashes::parse(&String::from_utf8_lossy(&golden(version, "HASHES")));
     let dir = format!("v{version}");
     let mut checked = 0;
-    for (_, name, bytes) in FILES
-        .iter()
-        .filter(|(v, n, _)| *v == dir && n.ends_with(".skr"))
-    {
-        let verdict = verify(&core, bytes).unwrap_or_else(|e| panic!("{dir}/{name}: {e}"));
+    for (name, bytes) in replays(version) {
+        let verdict = verify(&core, &bytes).unwrap_or_else(|e| panic!("{dir}/{name}: {e}"));
         assert_eq!(
             verdict.desyncs, 0,
             "{dir}/{name}: {:?}",
             verdict.first_desync
         );
         assert_eq!(verdict.header.simulation_version, version);
-        let lines: Vec<_> = pinned.iter().filter(|(f, _, _)| f == name).collect();
+        let lines: Vec<_> = pinned.iter().filter(|(f, _, _)| *f == name).collect();
         assert!(!lines.is_empty(), "{dir}/HASHES pins nothing for {name}");
         for (_, key, want) in lines {
             let got = if key == "final" {
@@ -86,9 +117,21 @@ fn every_golden_corpus_verifies_through_its_own_archived_core() {
         (1..=current).collect::<Vec<_>>(),
         "the archive must hold every version up to the current one (cargo xtask cores)"
     );
+    // The current version is always replayed (its corpus is the one that
+    // changes); a frozen one only when its fingerprint changed.
+    let frozen = frozen_versions();
+    let (skipped, replayed): (Vec<u32>, Vec<u32>) = versions
+        .iter()
+        .copied()
+        .partition(|v| *v != current && frozen.contains(v));
+    for version in &skipped {
+        println!(
+            "v{version}: frozen (its fingerprint in cores/archive/manifest.json is unchanged); not replayed"
+        );
+    }
     // Two versions at a time: the machines have two cores.
-    let results: Vec<(u32, usize)> = versions
-        .chunks(versions.len().div_ceil(2))
+    let results: Vec<(u32, usize)> = replayed
+        .chunks(replayed.len().div_ceil(2))
         .map(|chunk| chunk.to_vec())
         .map(|chunk| {
             std::thread::spawn(move || {
@@ -116,15 +159,11 @@ fn every_golden_corpus_verifies_through_its_own_archived_core() {
 fn the_current_corpus_verifies_identically_natively_and_archived() {
     let current = skidpad_core::SIMULATION_VERSION;
     let core = load(current);
-    let dir = format!("v{current}");
-    for (_, name, bytes) in FILES
-        .iter()
-        .filter(|(v, n, _)| *v == dir && n.ends_with(".skr"))
-    {
-        let replay = decode_replay(bytes).expect("decodes natively");
+    for (name, bytes) in replays(current) {
+        let replay = decode_replay(&bytes).expect("decodes natively");
         let hooks = Scenario::game_logic(&replay).unwrap_or_else(|| Box::new(NoHooks));
         let native = verify_replay(&replay, hooks, &Limits::default()).expect("verifies natively");
-        let archived = verify(&core, bytes).expect("verifies archived");
+        let archived = verify(&core, &bytes).expect("verifies archived");
         assert_eq!(archived.desyncs, native.desyncs, "{name}");
         assert_eq!(archived.steps_simulated, native.steps, "{name}");
         assert_eq!(
@@ -186,7 +225,7 @@ fn forge_last_keyframe(file: &[u8], snapshot_len: usize) -> Vec<u8> {
 fn a_forged_old_replay_is_refused_naming_the_field() {
     // Version 3's snapshots are 316 bytes (FORMAT.md §7).
     let core = load(3);
-    let forged = forge_last_keyframe(golden(3, "mixed_field.skr"), 316);
+    let forged = forge_last_keyframe(&golden(3, "mixed_field.skr"), 316);
     let verdict = verify(&core, &forged).expect("a well-formed file plays");
     assert!(!verdict.is_valid());
     let desync = verdict.first_desync.expect("a desync report");
@@ -214,7 +253,7 @@ fn a_forged_old_replay_is_refused_naming_the_field() {
 fn the_sandbox_stops_a_core_that_outruns_its_budget() {
     let core = load(4);
     let bytes = golden(4, "long_run.skr");
-    let header = read_replay_header(bytes).expect("header");
+    let header = read_replay_header(&bytes).expect("header");
     let declared = declared_car_steps(&header);
     // Fuel for a tenth of what ten minutes of two cars need.
     let starved = SandboxBudget {
@@ -223,7 +262,7 @@ fn the_sandbox_stops_a_core_that_outruns_its_budget() {
         ..SandboxBudget::default()
     };
     let started = std::time::Instant::now();
-    match core.verify(bytes, declared, starved) {
+    match core.verify(&bytes, declared, starved) {
         Err(CoresError::OutOfFuel { version: 4, fuel }) => {
             assert_eq!(fuel, declared * 10_000);
         }
@@ -235,7 +274,7 @@ fn the_sandbox_stops_a_core_that_outruns_its_budget() {
         memory_bytes: 2 << 20,
         ..SandboxBudget::default()
     };
-    match core.verify(bytes, declared, cramped) {
+    match core.verify(&bytes, declared, cramped) {
         Err(CoresError::Trapped { version: 4, .. } | CoresError::Load { version: 4, .. }) => {}
         other => panic!("expected the memory cap to stop it, got {other:?}"),
     }
@@ -245,7 +284,7 @@ fn the_sandbox_stops_a_core_that_outruns_its_budget() {
         ..SandboxBudget::default()
     };
     assert!(matches!(
-        core.verify(bytes, declared, small),
+        core.verify(&bytes, declared, small),
         Err(CoresError::DeclaredWork { .. })
     ));
 }
@@ -305,7 +344,7 @@ fn a_version_with_no_archived_core_is_refused_saying_so() {
     // Today's decoder reads the version of every archived corpus's files.
     for version in 1..=current {
         assert_eq!(
-            simulation_version_of(golden(version, "flat_lap.skr")).expect("header"),
+            simulation_version_of(&golden(version, "flat_lap.skr")).expect("header"),
             version
         );
     }
@@ -316,9 +355,9 @@ fn an_archived_core_plays_a_replay_to_the_poses_the_native_core_shows() {
     let current = skidpad_core::SIMULATION_VERSION;
     let bytes = golden(current, "mixed_field.skr");
     let core = load(current);
-    let mut playback = core.open(bytes, SandboxBudget::default()).expect("opens");
+    let mut playback = core.open(&bytes, SandboxBudget::default()).expect("opens");
     assert_eq!(playback.header().cars, 6);
-    let replay = decode_replay(bytes).expect("decodes");
+    let replay = decode_replay(&bytes).expect("decodes");
     let world = skidpad_replay::create_replay_world(&replay).expect("world");
     let mut native = skidpad_replay::ReplayPlayer::new(world, &replay, NoHooks).expect("player");
     for step in [0, 1, 599, 1200, 5399] {

@@ -1,6 +1,7 @@
-//! Every golden file plays back with zero desyncs and the pinned hashes;
-//! older versions are refused. The same test runs natively (debug and
-//! release, via `cargo xtask test`) and compiled to wasm32 under node.
+//! Every golden file of this version plays back with zero desyncs and the
+//! pinned hashes; older versions' replays are refused (natively, from
+//! disk). The same test runs natively (debug and release, via `cargo xtask
+//! test`) and compiled to wasm32 under node.
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -16,6 +17,19 @@ fn every_golden_plays_back_bit_for_bit() {
     for c in &checks {
         println!("{}: {}", c.file, c.summary);
     }
+}
+
+/// The older corpora, read from disk (only the newest is embedded): this
+/// core refuses every one of their replays with the version error.
+#[cfg(not(target_arch = "wasm32"))]
+#[test]
+fn older_goldens_are_refused_with_the_version_error() {
+    let checks = skidpad_golden::check_older_refused().unwrap_or_else(|e| panic!("{e}"));
+    let older = skidpad_core::SIMULATION_VERSION as usize - 1;
+    assert!(
+        checks.len() >= 4 * older,
+        "at least four replays in each of the {older} older corpora: {checks:?}"
+    );
 }
 
 /// Recording each scenario again gives this version's replays exactly and

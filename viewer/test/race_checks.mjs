@@ -45,10 +45,15 @@ const skidpadBin = process.env.SKIDPAD_BIN ?? join(root, 'target/release/skidpad
 // leaves, and `netplay/tests/live_race.rs` races bots three laps.
 const LAPS = 3;
 const BOT_LAPS = 1;
+// Simulated seconds per wall-clock second, for the server, the bot and the
+// pages alike (`--pace`, `&pace=`): the check is of the wire and the
+// prediction, which keep their meaning at any pace, and three laps in real
+// time were six of CI's minutes.
+const PACE = 2;
 
 /** Runs `skidpad-netplay bot` and resolves with its JSON report. */
 function raceBot(url, token, name) {
-  const child = spawn(netplayBin, ['bot', '--url', url, '--token', token, '--name', name, '--laps', String(BOT_LAPS)], {
+  const child = spawn(netplayBin, ['bot', '--url', url, '--token', token, '--name', name, '--laps', String(BOT_LAPS), '--pace', String(PACE)], {
     stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, RUST_LOG: 'warn' },
   });
   let out = '';
@@ -69,7 +74,7 @@ async function openRace(context, base, server, token, name, state = 'racing') {
   const logs = [];
   page.on('console', (m) => logs.push(m.text()));
   page.on('pageerror', (e) => logs.push(`page error: ${e.message}`));
-  await page.goto(`${base}/race?server=${encodeURIComponent(server)}&token=${token}&name=${name}`);
+  await page.goto(`${base}/race?server=${encodeURIComponent(server)}&token=${token}&name=${name}&pace=${PACE}`);
   await page.waitForFunction((s) => window.skidpadRace?.shown().state === s, state, { timeout: 60_000 });
   return { page, logs };
 }
@@ -88,7 +93,7 @@ export async function checkRace(browser) {
   seal.publicKey = keygen.trim().replace(/^public /, '');
   // One car a row, 40 m apart: the same car and driver keep the gap.
   const server = await startServer(netplayBin, [
-    'serve', '--listen', '127.0.0.1:0', '--tokens', tokens, '--laps', String(LAPS),
+    'serve', '--listen', '127.0.0.1:0', '--tokens', tokens, '--laps', String(LAPS), '--pace', String(PACE),
     // Held on the grid until the three players are seated, then 3 s.
     '--start-seats', '3', '--countdown-s', '3',
     '--grid-columns', '1', '--grid-row-spacing', '40', '--record', join(dir, 'recorded'), '--seal-key', seal.key,

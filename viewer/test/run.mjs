@@ -41,36 +41,45 @@ import { checkRace } from './race_checks.mjs';
 import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkLiveArrival, checkStreamFile } from './feature_checks.mjs';
 import { checkCarriedGround, checkClip, checkGroundRoad, checkLapOverlay } from './analysis_checks.mjs';
 
+// Each part's wall-clock time, printed as it ends, so a slow CI run names
+// the part that grew.
+async function timed(name, check) {
+  const began = performance.now();
+  const result = await check();
+  console.log(`<-- ${name}: ${((performance.now() - began) / 1000).toFixed(1)} s`);
+  return result;
+}
+
 const browser = await launch();
 try {
-  await checkPoses(browser);
-  await checkScreenshots(browser);
-  const race = demo20();
-  await checkScrubbing(browser, race);
-  await checkGhosts(browser, race);
-  await checkLapOverlay(browser, race);
-  await checkStreamFile(browser, race);
-  await checkLinksAndClock(browser);
-  await checkDesyncs(browser);
-  await checkRemovals(browser);
-  await checkArrivals(browser);
-  await checkResets(browser);
-  await checkArchivedCore(browser);
-  await checkErrors(browser);
-  await checkGroundRoad(browser);
-  await checkCarriedGround(browser);
-  await checkClip(browser);
-  await checkLive(browser);
-  await checkLiveArrival(browser);
+  await timed('poses', () => checkPoses(browser));
+  await timed('screenshots', () => checkScreenshots(browser));
+  const race = await timed('20-car demo', async () => demo20());
+  await timed('scrubbing', () => checkScrubbing(browser, race));
+  await timed('ghosts', () => checkGhosts(browser, race));
+  await timed('lap overlay', () => checkLapOverlay(browser, race));
+  await timed('stream file', () => checkStreamFile(browser, race));
+  await timed('links and clock', () => checkLinksAndClock(browser));
+  await timed('desyncs', () => checkDesyncs(browser));
+  await timed('removals', () => checkRemovals(browser));
+  await timed('arrivals', () => checkArrivals(browser));
+  await timed('resets', () => checkResets(browser));
+  await timed('archived core', () => checkArchivedCore(browser));
+  await timed('errors', () => checkErrors(browser));
+  await timed('ground road', () => checkGroundRoad(browser));
+  await timed('carried ground', () => checkCarriedGround(browser));
+  await timed('clip', () => checkClip(browser));
+  await timed('live', () => checkLive(browser));
+  await timed('live arrival', () => checkLiveArrival(browser));
   const board = await leaderboard();
   try {
-    await checkPlay(browser, board.url);
-    await checkDevices(browser, board.url);
-    await checkFixedRate(browser, board.url);
+    await timed('play', () => checkPlay(browser, board.url));
+    await timed('devices', () => checkDevices(browser, board.url));
+    await timed('fixed rate', () => checkFixedRate(browser, board.url));
   } finally {
     board.child.kill('SIGTERM');
   }
-  await checkRace(browser);
+  await timed('online race', () => checkRace(browser));
 } finally {
   await browser.close();
 }

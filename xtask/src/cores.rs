@@ -16,10 +16,15 @@
 //!   changes not yet committed, the working tree (staged files included),
 //!   recorded with no commit.
 //!
-//! `cargo xtask cores` builds what the manifest lacks or what is stale;
-//! `cargo xtask cores --check` rebuilds every version and fails unless
+//! `cargo xtask cores` builds what the manifest lacks or what is stale,
+//! replays the corpus of every version whose fingerprint changed
+//! (`archive_fingerprint.rs`) and records the fingerprints;
+//! `cargo xtask cores --check` (the first check of `cargo xtask test`)
+//! fails unless every version is fresh and frozen, which costs a second;
+//! `cargo xtask cores --check --all` rebuilds every version and fails unless
 //! each module's bytes equal the manifest's blake3 (reproducible builds:
-//! pinned toolchain, remapped paths, one codegen unit, stripped symbols).
+//! pinned toolchain, remapped paths, one codegen unit, stripped symbols),
+//! then replays every corpus.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -27,6 +32,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
+use crate::archive_fingerprint;
 use crate::baseline::{checkout, current_version, git, introducing_commit};
 use crate::tools::run;
 
@@ -42,6 +48,8 @@ struct Entry {
     version: u32,
     commit: Option<String>,
     module: Vec<u8>,
+    /// The fingerprint its corpus was last replayed under (None: never).
+    fingerprint: Option<String>,
 }
 
 /// The commit version `version` is built from (None: the working tree).
@@ -273,46 +281,178 @@ fn is_fresh(
         && stored.is_some_and(|m| Some(blake3_hex(&m).as_str()) == entry["blake3"].as_str())
 }
 
-/// The check `cargo xtask test` runs: `cores --check`, or a SKIPPED line
-/// in a shallow clone, whose history cannot name the source commits.
-pub fn check_reproducible(root: &Path) -> Result<(), String> {
-    if git(root, &["rev-parse", "--is-shallow-repository"])? == "true" {
-        println!("SKIPPED: a shallow clone lacks the commits the modules are built from");
-        return Ok(());
-    }
-    run_command(root, &["--check".to_owned()])
+/// One version's standing against the manifest.
+struct Standing {
+    version: u32,
+    /// The commit the rule names (None: the working tree, or a shallow
+    /// clone that cannot tell).
+    commit: Option<String>,
+    /// The stored module matches the manifest and the rule, toolchain and
+    /// adapter it was built with are today's.
+    fresh: bool,
+    /// The fingerprint of today's inputs (None when the module is missing).
+    fingerprint: Option<String>,
+    /// The manifest's fingerprint, if it records one.
+    recorded: Option<String>,
 }
 
-/// `cargo xtask cores [--check]`.
-pub fn run_command(root: &Path, args: &[String]) -> Result<(), String> {
-    let check = match args {
-        [] => false,
-        [flag] if flag == "--check" => true,
-        _ => return Err("usage: cargo xtask cores [--check]".into()),
-    };
+impl Standing {
+    fn frozen(&self) -> bool {
+        self.fresh && self.fingerprint.is_some() && self.fingerprint == self.recorded
+    }
+
+    /// Why the version is not frozen, for the message.
+    fn reason(&self) -> &'static str {
+        if !self.fresh {
+            "its module is missing or stale (source commit, toolchain or adapter)"
+        } else if self.recorded.is_none() {
+            "the manifest records no fingerprint for it"
+        } else {
+            "its corpus, module or host (cores/, wasmtime) changed since its fingerprint was recorded"
+        }
+    }
+}
+
+/// Today's inputs of every archived version: `(version, stored module)`
+/// pairs with their standing.
+fn standings(root: &Path, manifest: &Value) -> Result<Vec<Standing>, String> {
     let current = current_version(root)?;
     let toolchain = pinned_toolchain(root)?;
     let rustc = rustc_version(&toolchain)?;
     let adapter = adapter_hash(root)?;
-    let manifest = read_manifest(root)?;
-    let mut entries = Vec::new();
-    let mut mismatches = Vec::new();
+    let shared = archive_fingerprint::Shared::read(root)?;
+    let shallow = git(root, &["rev-parse", "--is-shallow-repository"])? == "true";
+    let mut out = Vec::new();
     for version in 1..=current {
-        let commit = source_commit(root, version, current)?;
-        if !check
-            && is_fresh(
+        let stored = std::fs::read(root.join(ARCHIVE).join(module_file(version)))
+            .ok()
+            .and_then(|gz| gunzip(&gz).ok());
+        let fingerprint = stored
+            .as_ref()
+            .map(|module| {
+                archive_fingerprint::of_version(
+                    root,
+                    version,
+                    &blake3_hex(module),
+                    &adapter,
+                    &rustc,
+                    &shared,
+                )
+            })
+            .transpose()?;
+        let entry = manifest_entry(manifest, version);
+        // A shallow clone cannot name the source commits; the module's
+        // bytes, which the fingerprint holds, still pin what was built.
+        let (commit, fresh) = if shallow {
+            let intact = stored.as_ref().is_some_and(|m| {
+                entry.and_then(|e| e["blake3"].as_str()) == Some(blake3_hex(m).as_str())
+            });
+            (None, intact)
+        } else {
+            let commit = source_commit(root, version, current)?;
+            let fresh = is_fresh(
                 root,
-                &manifest,
+                manifest,
                 version,
                 commit.as_deref(),
                 version == current,
                 &rustc,
                 &adapter,
-            )
-        {
+            );
+            (commit, fresh)
+        };
+        out.push(Standing {
+            version,
+            commit,
+            fresh,
+            fingerprint,
+            recorded: entry
+                .and_then(|e| e["fingerprint"].as_str())
+                .map(str::to_owned),
+        });
+    }
+    Ok(out)
+}
+
+/// The check `cargo xtask test` runs first, in about a second: every
+/// version's module is fresh and its fingerprint is the one recorded.
+/// Returns the frozen versions (all of them), which the tests then need not
+/// replay (`SKIDPAD_ARCHIVE_FROZEN`); a version that is not frozen fails
+/// the check, naming what to run.
+pub fn frozen_versions(root: &Path) -> Result<Vec<u32>, String> {
+    let manifest = read_manifest(root)?;
+    let standings = standings(root, &manifest)?;
+    let open: Vec<String> = standings
+        .iter()
+        .filter(|s| !s.frozen())
+        .map(|s| format!("v{}: {}", s.version, s.reason()))
+        .collect();
+    if !open.is_empty() {
+        return Err(format!(
+            "the archive of cores is not up to date:\n  {}\nrun `cargo xtask cores` (it rebuilds what is stale, replays those corpora through their modules and records the fingerprints), then commit cores/archive/",
+            open.join("\n  ")
+        ));
+    }
+    let versions: Vec<u32> = standings.iter().map(|s| s.version).collect();
+    println!(
+        "cores: versions 1 to {} frozen (fingerprints match cores/archive/manifest.json)",
+        versions.len()
+    );
+    Ok(versions)
+}
+
+/// `SKIDPAD_ARCHIVE_FROZEN`'s value: the versions the archive's tests need
+/// not replay.
+pub fn frozen_env(versions: &[u32]) -> String {
+    versions
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// `cargo xtask cores [--check [--all]]`.
+pub fn run_command(root: &Path, args: &[String]) -> Result<(), String> {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    match args.as_slice() {
+        [] => record(root),
+        ["--check"] => frozen_versions(root).map(drop),
+        ["--check", "--all"] => rebuild_all(root),
+        _ => Err("usage: cargo xtask cores [--check [--all]]".into()),
+    }
+}
+
+/// Replays the corpora of every version not in `frozen` through the
+/// archived modules (`cores/tests/every_version.rs`, release).
+fn replay_corpora(root: &Path, frozen: &[u32]) -> Result<(), String> {
+    run(Command::new(crate::tools::cargo())
+        .args([
+            "test",
+            "--release",
+            "-p",
+            "skidpad-cores",
+            "--test",
+            "every_version",
+        ])
+        .env("SKIDPAD_ARCHIVE_FROZEN", frozen_env(frozen))
+        .current_dir(root))
+}
+
+/// `cargo xtask cores`: builds what is missing or stale, replays the corpus
+/// of every version whose fingerprint changed through its module, and only
+/// then records the fingerprints.
+fn record(root: &Path) -> Result<(), String> {
+    let toolchain = pinned_toolchain(root)?;
+    let rustc = rustc_version(&toolchain)?;
+    let adapter = adapter_hash(root)?;
+    let manifest = read_manifest(root)?;
+    let mut entries = Vec::new();
+    for standing in standings(root, &manifest)? {
+        let version = standing.version;
+        if standing.fresh {
             let gz = std::fs::read(root.join(ARCHIVE).join(module_file(version)))
                 .map_err(|e| e.to_string())?;
-            let commit = commit.or_else(|| {
+            let commit = standing.commit.clone().or_else(|| {
                 manifest_entry(&manifest, version)
                     .and_then(|e| e["commit"].as_str())
                     .map(str::to_owned)
@@ -322,44 +462,94 @@ pub fn run_command(root: &Path, args: &[String]) -> Result<(), String> {
                 version,
                 commit,
                 module: gunzip(&gz)?,
+                fingerprint: standing.recorded.clone(),
             });
             continue;
         }
+        println!(
+            "v{version}: building from {}",
+            standing.commit.as_deref().unwrap_or("the working tree")
+        );
+        let tree = prepare_tree(root, standing.commit.as_deref())?;
+        let module = build_module(root, &tree, &toolchain)?;
+        entries.push(Entry {
+            version,
+            commit: standing.commit.clone(),
+            module,
+            fingerprint: standing.recorded.clone(),
+        });
+    }
+    // The modules first, with the fingerprints they had: the tests read the
+    // archive from disk, and a failed replay must leave nothing frozen.
+    write_archive(root, &entries, &rustc, &adapter)?;
+    let shared = archive_fingerprint::Shared::read(root)?;
+    let mut frozen = Vec::new();
+    let mut reopened = Vec::new();
+    for entry in &mut entries {
+        let now = archive_fingerprint::of_version(
+            root,
+            entry.version,
+            &blake3_hex(&entry.module),
+            &adapter,
+            &rustc,
+            &shared,
+        )?;
+        if entry.fingerprint.as_deref() == Some(now.as_str()) {
+            frozen.push(entry.version);
+        } else {
+            reopened.push(entry.version);
+            entry.fingerprint = Some(now);
+        }
+    }
+    if reopened.is_empty() {
+        println!("cores: every version frozen; nothing to replay");
+        return Ok(());
+    }
+    println!("cores: replaying the corpora of {reopened:?} through their modules");
+    replay_corpora(root, &frozen)?;
+    write_archive(root, &entries, &rustc, &adapter)?;
+    println!("cores: fingerprints recorded for {reopened:?}");
+    Ok(())
+}
+
+/// `cargo xtask cores --check --all`: every module rebuilt from its source
+/// commit and compared byte for byte with the manifest, and every corpus
+/// replayed through its module, whatever the fingerprints say.
+fn rebuild_all(root: &Path) -> Result<(), String> {
+    if git(root, &["rev-parse", "--is-shallow-repository"])? == "true" {
+        return Err("a shallow clone lacks the commits the modules are built from".into());
+    }
+    let current = current_version(root)?;
+    let toolchain = pinned_toolchain(root)?;
+    let manifest = read_manifest(root)?;
+    let mut mismatches = Vec::new();
+    for version in 1..=current {
+        let commit = source_commit(root, version, current)?;
         println!(
             "v{version}: building from {}",
             commit.as_deref().unwrap_or("the working tree")
         );
         let tree = prepare_tree(root, commit.as_deref())?;
         let module = build_module(root, &tree, &toolchain)?;
-        if check {
-            let want = manifest_entry(&manifest, version).and_then(|e| e["blake3"].as_str());
-            let got = blake3_hex(&module);
-            if want == Some(got.as_str()) {
-                println!(
-                    "v{version}: identical ({} bytes, blake3 {got})",
-                    module.len()
-                );
-            } else {
-                mismatches.push(format!(
-                    "v{version}: rebuilt module has blake3 {got}, the manifest says {}",
-                    want.unwrap_or("nothing")
-                ));
-            }
+        let want = manifest_entry(&manifest, version).and_then(|e| e["blake3"].as_str());
+        let got = blake3_hex(&module);
+        if want == Some(got.as_str()) {
+            println!(
+                "v{version}: identical ({} bytes, blake3 {got})",
+                module.len()
+            );
+        } else {
+            mismatches.push(format!(
+                "v{version}: rebuilt module has blake3 {got}, the manifest says {}",
+                want.unwrap_or("nothing")
+            ));
         }
-        entries.push(Entry {
-            version,
-            commit,
-            module,
-        });
     }
-    if check {
-        if mismatches.is_empty() {
-            println!("cores --check: all {current} modules rebuilt byte for byte");
-            return Ok(());
-        }
+    if !mismatches.is_empty() {
         return Err(mismatches.join("\n"));
     }
-    write_archive(root, &entries, &rustc, &adapter)
+    println!("cores --check --all: all {current} modules rebuilt byte for byte");
+    replay_corpora(root, &[])
 }
 
 fn write_archive(root: &Path, entries: &[Entry], rustc: &str, adapter: &str) -> Result<(), String> {
@@ -378,6 +568,7 @@ fn write_archive(root: &Path, entries: &[Entry], rustc: &str, adapter: &str) -> 
             "bytes": entry.module.len(),
             "compressed_bytes": gz.len(),
             "blake3": blake3_hex(&entry.module),
+            "fingerprint": entry.fingerprint,
         }));
     }
     let manifest = json!({

@@ -9,16 +9,28 @@ use std::process::Command;
 
 use crate::tools::run;
 
-/// Runs both checks; the npm package and the viewer's dependencies (for
-/// uPlot's types) must be in place, so it prepares them first.
-pub fn check(root: &Path) -> Result<(), String> {
+fn bin(root: &Path, name: &str) -> std::path::PathBuf {
+    root.join("node_modules/.bin").join(name)
+}
+
+/// ESLint, which needs nothing built: the first check that reads the
+/// JavaScript, seconds into a run.
+pub fn lint(root: &Path) -> Result<(), String> {
+    install(root)?;
+    run(Command::new(bin(root, "eslint")).current_dir(root))
+        .map_err(|e| format!("eslint found problems: {e}"))
+}
+
+/// TypeScript's check of the JavaScript against the package's `.d.ts`: the
+/// npm package and the viewer's dependencies (for uPlot's types) must be
+/// in place, so it prepares them first (a no-op after the package check).
+pub fn types(root: &Path) -> Result<(), String> {
     crate::viewer::prepare(root)?;
     install(root)?;
-    let bin = |name: &str| root.join("node_modules/.bin").join(name);
-    run(Command::new(bin("tsc")).args(["-p", "."]).current_dir(root))
-        .map_err(|e| format!("tsc --noEmit (checkJs) found type errors: {e}"))?;
-    run(Command::new(bin("eslint")).current_dir(root))
-        .map_err(|e| format!("eslint found problems: {e}"))
+    run(Command::new(bin(root, "tsc"))
+        .args(["-p", "."])
+        .current_dir(root))
+    .map_err(|e| format!("tsc --noEmit (checkJs) found type errors: {e}"))
 }
 
 /// `npm ci` at the root when the tools are missing or the lockfile is

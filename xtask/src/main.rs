@@ -1,22 +1,23 @@
 //! `cargo xtask <command>`: the project's automation, in Rust so that it runs
 //! wherever cargo does.
 //!
-//! - `test`: every check, in the order a failure is cheapest to report:
-//!   the system prerequisites, ARCHITECTURE.md against the code
-//!   (`architecture/`: folders named, crate graph, sim-core's layers), formatting, clippy, the docs, the whole workspace's tests (goldens included),
-//!   the core's golden hash and the golden corpus in release, compiled to
-//!   wasm under node, built for i686 and for aarch64 (run under qemu-user),
-//!   and the race example; then the same golden tests built for
-//!   wasm32-wasip1 under wasmtime, debug and release (`wasi.rs`); then it builds the npm package, runs the node
-//!   tests on it, type-checks and lints the JavaScript (`js_checks.rs`),
-//!   runs the browser test in headless Chromium, in headless Firefox ESR
-//!   (Ion and baseline) and in WebKitGTK (default tiers, JIT off, BBQ
-//!   only), verifies natively the replays those recorded in wasm, runs the viewer's Chromium test, and
-//!   rebuilds every archived core byte for byte (`cores.rs`). Missing tools (the wasm target, a
+//! - `test`: every check (`CHECKS`), cheapest failure first: the system
+//!   prerequisites and ARCHITECTURE.md against the code (`architecture/`)
+//!   before anything is installed; formatting; the archive of cores frozen
+//!   (`cores.rs`: a second when nothing changed); ESLint; the npm package
+//!   and TypeScript's check against its `.d.ts` (`js_checks.rs`); clippy;
+//!   the docs; the whole workspace's tests in debug; `node --test` on the
+//!   package; the golden hashes and corpus in release, compiled to wasm
+//!   under node, on i686 and on aarch64 under qemu-user, and for
+//!   wasm32-wasip1 under wasmtime, debug and release (`wasi.rs`); the race
+//!   example; the package in headless Chromium, Firefox ESR (Ion and
+//!   baseline) and WebKitGTK (default tiers, JIT off, BBQ only), the
+//!   replays those recorded verified natively; the viewer's Chromium test;
+//!   the leaderboard under a quick load. Missing tools (the wasm target, a
 //!   wasm-bindgen CLI of the pinned version, the viewer's npm packages, the
-//!   wasmtime package from PyPI) are installed
-//!   first. `test --only NAME…` runs only the checks whose names contain
-//!   one of the words (`--only viewer golden`), after the same set-up.
+//!   wasmtime package from PyPI) are installed first. `test --only NAME…`
+//!   runs only the checks whose names contain one of the words (`--only
+//!   viewer golden`), after the same set-up.
 //! - `architecture`: only the ARCHITECTURE.md checks (no compiling).
 //! - `wasm`: builds the npm package into `bindings-wasm/pkg/`.
 //! - `viewer`: the web viewer's assets (the npm package, `npm ci` in
@@ -32,10 +33,14 @@
 //! - `golden`: records the golden corpus for the current
 //!   `SIMULATION_VERSION` (golden/README.md says when that is allowed);
 //!   `golden --add-missing` adds the scenarios the current corpus lacks.
-//! - `cores`: builds the archived wasm cores the manifest lacks
-//!   (`cores.rs`); `cores --check` rebuilds them all and compares bytes.
+//! - `cores`: builds the archived wasm cores the manifest lacks or that are
+//!   stale, replays the corpora whose fingerprint changed and records the
+//!   fingerprints (`cores.rs`); `cores --check` checks that every version is
+//!   frozen; `cores --check --all` rebuilds every module, compares bytes
+//!   and replays every corpus.
 
 mod architecture;
+mod archive_fingerprint;
 mod baseline;
 mod bench;
 mod cores;
@@ -93,7 +98,7 @@ fn main() -> ExitCode {
         Some("play") => project_root().and_then(|root| viewer::play(&root)),
         _ => {
             eprintln!(
-                "usage: cargo xtask test [--only NAME…] | architecture | golden | cores [--check] | bench [surfaces] | load [--quick] | wasm | viewer | view-demo | play | missing-packages | with-postgres COMMAND…"
+                "usage: cargo xtask test [--only NAME…] | architecture | golden | cores [--check [--all]] | bench [surfaces] | load [--quick] | wasm | viewer | view-demo | play | missing-packages | with-postgres COMMAND…"
             );
             return ExitCode::from(2);
         }
@@ -107,22 +112,59 @@ fn main() -> ExitCode {
     }
 }
 
-/// One named check: a cargo invocation, with extra environment.
-struct Check {
-    name: &'static str,
-    args: &'static [&'static str],
-    env: &'static [(&'static str, &'static str)],
+/// What a check runs.
+enum Run {
+    /// One cargo invocation, with extra environment.
+    Cargo {
+        args: &'static [&'static str],
+        env: &'static [(&'static str, &'static str)],
+    },
+    /// A function of xtask's.
+    Step(StepFn),
 }
 
+/// One named check of `cargo xtask test`.
+struct Check {
+    name: &'static str,
+    run: Run,
+}
+
+/// A check that is not one cargo invocation.
+type StepFn = fn(&Path) -> Result<(), String>;
+
+const fn cargo_check(name: &'static str, args: &'static [&'static str]) -> Check {
+    Check {
+        name,
+        run: Run::Cargo { args, env: &[] },
+    }
+}
+
+const fn step(name: &'static str, f: StepFn) -> Check {
+    Check {
+        name,
+        run: Run::Step(f),
+    }
+}
+
+/// Every check, cheapest first: text checks that compile nothing, then the
+/// JavaScript's lint and types (one wasm build), then the workspace's
+/// compile checks and tests, then the other targets, then what runs in
+/// browsers and real time. A failure is reported as early as its cost
+/// allows, and nothing before it took minutes.
 const CHECKS: &[Check] = &[
-    Check {
-        name: "format",
-        args: &["fmt", "--all", "--", "--check"],
-        env: &[],
-    },
-    Check {
-        name: "clippy",
-        args: &[
+    cargo_check("format", &["fmt", "--all", "--", "--check"]),
+    step(
+        "archived cores frozen (fingerprints, cores --check)",
+        |root| cores::frozen_versions(root).map(drop),
+    ),
+    step("JavaScript lint (eslint)", js_checks::lint),
+    step("npm package (wasm32 release + wasm-bindgen)", |root| {
+        wasm::build_package(root).map(drop)
+    }),
+    step("JavaScript types (tsc checkJs)", js_checks::types),
+    cargo_check(
+        "clippy",
+        &[
             "clippy",
             "--workspace",
             "--all-targets",
@@ -130,71 +172,46 @@ const CHECKS: &[Check] = &[
             "-D",
             "warnings",
         ],
-        env: &[],
-    },
+    ),
     Check {
         name: "docs (cargo doc, warnings denied)",
-        args: &["doc", "--no-deps", "--workspace"],
-        env: &[("RUSTDOCFLAGS", "-D warnings")],
+        run: Run::Cargo {
+            args: &["doc", "--no-deps", "--workspace"],
+            env: &[("RUSTDOCFLAGS", "-D warnings")],
+        },
     },
-    Check {
-        name: "tests (debug)",
-        args: &["test", "--workspace"],
-        env: &[],
-    },
-    Check {
-        name: "golden hash (release)",
-        args: &[
+    step("tests (debug)", workspace_tests),
+    step("node --test on the package", wasm::node_tests),
+    cargo_check(
+        "golden hashes and corpus (release)",
+        &[
             "test",
             "--release",
             "-p",
             "skidpad-core",
-            "--test",
-            "golden",
-        ],
-        env: &[],
-    },
-    Check {
-        name: "golden hash (wasm32 under node)",
-        args: &[
-            "test",
-            "--target",
-            "wasm32-unknown-unknown",
-            "-p",
-            "skidpad-core",
-            "--test",
-            "golden",
-        ],
-        env: &[],
-    },
-    Check {
-        name: "goldens (release)",
-        args: &[
-            "test",
-            "--release",
             "-p",
             "skidpad-golden",
             "--test",
             "golden",
         ],
-        env: &[],
-    },
-    Check {
-        name: "goldens (wasm32 under node)",
-        args: &[
+    ),
+    cargo_check(
+        "golden hashes and corpus (wasm32 under node)",
+        &[
             "test",
             "--target",
             "wasm32-unknown-unknown",
+            "-p",
+            "skidpad-core",
             "-p",
             "skidpad-golden",
             "--test",
             "golden",
         ],
-        env: &[],
-    },
-    Check {
-        name: "golden hashes and corpus (i686, native 32-bit)",
-        args: &[
+    ),
+    cargo_check(
+        "golden hashes and corpus (i686, native 32-bit)",
+        &[
             "test",
             "--release",
             "--target",
@@ -206,11 +223,10 @@ const CHECKS: &[Check] = &[
             "--test",
             "golden",
         ],
-        env: &[],
-    },
-    Check {
-        name: "golden hashes and corpus (aarch64 under qemu-user)",
-        args: &[
+    ),
+    cargo_check(
+        "golden hashes and corpus (aarch64 under qemu-user)",
+        &[
             "test",
             "--release",
             "--target",
@@ -222,11 +238,18 @@ const CHECKS: &[Check] = &[
             "--test",
             "golden",
         ],
-        env: &[],
-    },
-    Check {
-        name: "race example",
-        args: &[
+    ),
+    step(
+        "golden hashes and corpus (wasm32-wasip1 under wasmtime, debug)",
+        wasi::golden_debug,
+    ),
+    step(
+        "golden hashes and corpus (wasm32-wasip1 under wasmtime, release)",
+        wasi::golden_release,
+    ),
+    cargo_check(
+        "race example",
+        &[
             "run",
             "--release",
             "-p",
@@ -234,9 +257,47 @@ const CHECKS: &[Check] = &[
             "--example",
             "race",
         ],
-        env: &[],
-    },
+    ),
+    step("headless Chromium", wasm::chromium_test),
+    step("headless Firefox ESR (Ion, baseline)", wasm::firefox_test),
+    step(
+        "WebKitGTK under Xvfb (default tiers, JIT off, BBQ only)",
+        wasm::webkit_test,
+    ),
+    step(
+        "wasm recordings verified natively",
+        wasm::verify_wasm_recordings,
+    ),
+    step("viewer in headless Chromium", viewer::browser_test),
+    step("leaderboard under load (wrk, quick)", |root| {
+        load::load(root, true)
+    }),
 ];
+
+/// The workspace's tests in debug, against a throwaway PostgreSQL server
+/// (the leaderboard's tests need a real one; it is stopped and deleted
+/// after them), with the archive's frozen versions named so that their
+/// corpora are not replayed again (`cores/tests/every_version.rs`).
+///
+/// cargo-nextest runs the test binaries, two tests at a time across all of
+/// them, where `cargo test` runs one binary after another and leaves a
+/// core idle whenever a binary's last test runs alone (7 minutes against
+/// 3½ here); it runs no doctests, so `cargo test --doc` follows.
+fn workspace_tests(root: &Path) -> Result<(), String> {
+    let frozen = cores::frozen_versions(root)?;
+    tools::ensure_nextest()?;
+    let server = postgres::TestPostgres::start()?;
+    let mut tests = Command::new(tools::cargo());
+    tests
+        .args(["nextest", "run", "--workspace", "--no-fail-fast"])
+        .env("SKIDPAD_ARCHIVE_FROZEN", cores::frozen_env(&frozen))
+        .current_dir(root);
+    server.export(&mut tests);
+    run(&mut tests)?;
+    run(Command::new(tools::cargo())
+        .args(["test", "--workspace", "--doc"])
+        .current_dir(root))
+}
 
 /// Records `golden/v<SIMULATION_VERSION>/` (refuses if it exists: see
 /// golden/README.md).
@@ -256,48 +317,6 @@ fn golden() -> Result<(), String> {
     .current_dir(&root);
     run(&mut cmd)
 }
-
-/// A check that is not one cargo invocation.
-type StepFn = fn(&Path) -> Result<(), String>;
-
-/// Checks after the cargo ones: the npm package and what runs it, then the
-/// archive of old cores rebuilt from history.
-const PACKAGE_CHECKS: &[(&str, StepFn)] = &[
-    (
-        "golden hashes and corpus (wasm32-wasip1 under wasmtime, debug)",
-        wasi::golden_debug,
-    ),
-    (
-        "golden hashes and corpus (wasm32-wasip1 under wasmtime, release)",
-        wasi::golden_release,
-    ),
-    ("npm package (wasm32 release + wasm-bindgen)", |root| {
-        wasm::build_package(root).map(drop)
-    }),
-    ("node --test on the package", wasm::node_tests),
-    (
-        "JavaScript types (tsc checkJs) and lint (eslint)",
-        js_checks::check,
-    ),
-    ("headless Chromium", wasm::chromium_test),
-    ("headless Firefox ESR (Ion, baseline)", wasm::firefox_test),
-    (
-        "WebKitGTK under Xvfb (default tiers, JIT off, BBQ only)",
-        wasm::webkit_test,
-    ),
-    (
-        "wasm recordings verified natively",
-        wasm::verify_wasm_recordings,
-    ),
-    ("viewer in headless Chromium", viewer::browser_test),
-    ("leaderboard under load (wrk, quick)", |root| {
-        load::load(root, true)
-    }),
-    (
-        "archived cores rebuild byte for byte (cores --check)",
-        cores::check_reproducible,
-    ),
-];
 
 /// How long each check of `cargo xtask test` took, printed after each and
 /// as a table at the end, so that a CI run's slow checks are named by the
@@ -361,15 +380,9 @@ fn test(args: &[String]) -> Result<(), String> {
         only.is_empty() || only.iter().any(|w| name.contains(w.as_str()))
     };
     let checks: Vec<&Check> = CHECKS.iter().filter(|c| chosen(c.name)).collect();
-    let package_checks: Vec<&(&str, StepFn)> =
-        PACKAGE_CHECKS.iter().filter(|(n, _)| chosen(n)).collect();
-    let total = checks.len() + package_checks.len();
+    let total = checks.len();
     if total == 0 {
-        let names: Vec<&str> = CHECKS
-            .iter()
-            .map(|c| c.name)
-            .chain(PACKAGE_CHECKS.iter().map(|(n, _)| *n))
-            .collect();
+        let names: Vec<&str> = CHECKS.iter().map(|c| c.name).collect();
         return Err(format!(
             "no check's name contains {only:?}; the checks are:\n  {}",
             names.join("\n  ")
@@ -382,23 +395,17 @@ fn test(args: &[String]) -> Result<(), String> {
     architecture::check(&root)?;
     ensure_wasm_tools(&root)?;
     tools::ensure_cross_tools()?;
-    // The leaderboard's tests need a real server; it lives as long as the
-    // cargo checks run and is stopped and deleted after them.
-    let server = postgres::TestPostgres::start()?;
     let mut timings = Timings::default();
     for (k, check) in checks.iter().enumerate() {
         println!("\n==> [{}/{total}] {}", k + 1, check.name);
-        let mut cmd = Command::new(tools::cargo());
-        cmd.args(check.args)
-            .envs(check.env.iter().copied())
-            .current_dir(&root);
-        server.export(&mut cmd);
-        timings.time(check.name, || run(&mut cmd))?;
-    }
-    drop(server);
-    for (k, (name, check)) in package_checks.iter().enumerate() {
-        println!("\n==> [{}/{total}] {name}", checks.len() + k + 1);
-        timings.time(name, || check(&root))?;
+        match &check.run {
+            Run::Cargo { args, env } => {
+                let mut cmd = Command::new(tools::cargo());
+                cmd.args(*args).envs(env.iter().copied()).current_dir(&root);
+                timings.time(check.name, || run(&mut cmd))?;
+            }
+            Run::Step(f) => timings.time(check.name, || f(&root))?,
+        }
     }
     timings.print();
     if only.is_empty() {

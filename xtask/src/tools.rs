@@ -259,6 +259,16 @@ pub fn ensure_wasm_tools(root: &Path) -> Result<(), String> {
     Ok(())
 }
 
+/// Makes sure cargo-nextest, which runs the debug tests, is installed
+/// (the machine image has it; a bare machine builds it from crates.io).
+pub fn ensure_nextest() -> Result<(), String> {
+    if output(&cargo(), &["nextest", "--version"]).is_some() {
+        return Ok(());
+    }
+    println!("==> installing cargo-nextest");
+    run(Command::new(cargo()).args(["install", "cargo-nextest", "--locked"]))
+}
+
 /// Makes sure the i686, aarch64 and wasm32-wasip1 Rust targets are
 /// installed (the system packages that link and run them are checked by
 /// [`check_prerequisites`]; wasip1's runtime is `wasi.rs`'s).

@@ -1,10 +1,12 @@
-//! A bounded load test on loopback (SQLite): uploads per second from 8
+//! A bounded benchmark on loopback (SQLite): uploads per second from 8
 //! concurrent clients, then verification throughput with 1 and 2 worker
 //! tasks on the same batch size. Prints the figures BENCHMARKS.md quotes;
 //! asserts only correctness (every upload accepted, every job verified),
-//! never speed. For the figures run it in release:
-//! `cargo test --release -p skidpad-leaderboard --test load -- --nocapture`.
+//! never speed. A benchmark, not a test: `cargo test` does not run it
+//! (it took minutes of the debug suite and measured nothing there):
+//! `cargo bench -p skidpad-leaderboard --bench throughput`.
 
+#[path = "../tests/common/mod.rs"]
 mod common;
 
 use std::time::{Duration, Instant};
@@ -41,7 +43,15 @@ async fn drain(store: &Store, workers: usize, expected_done: i64) -> f64 {
     seconds
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+fn main() {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+        .block_on(uploads_and_verification_throughput());
+}
+
 async fn uploads_and_verification_throughput() {
     let dir = tempfile::tempdir().unwrap();
     // The API alone first: uploads are not slowed by verification.
