@@ -17,7 +17,8 @@
 //! them to the Rust crates, so a replay recorded in a browser has the same
 //! bits as one recorded natively. Errors are thrown, never trapped: bad
 //! arguments throw `RangeError`, everything else `Error` (see `error.rs`).
-//! `bindings-wasm/build.mjs` turns this crate into the npm package.
+//! `cargo xtask wasm` (`xtask/src/wasm.rs`) turns this crate into the npm
+//! package.
 
 #![forbid(unsafe_code)]
 

@@ -130,7 +130,8 @@ enum Command {
         /// Replays (.skr), streams (.sks) and ghosts (.skg).
         files: Vec<PathBuf>,
         /// Port to listen on (0: any free port; the default stays clear
-        /// of the leaderboard's 8787 and the spectator service's 8788).
+        /// of the leaderboard's 8787, the spectator service's 8788 and the
+        /// race server's 8789).
         #[arg(long, default_value_t = 8790)]
         port: u16,
     },

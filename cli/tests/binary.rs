@@ -469,6 +469,17 @@ fn telemetry_streams_csv_to_a_file_and_checks_its_arguments() {
         "0",
     ]);
     assert_eq!(zero.status.code(), Some(2));
+    assert!(zero.stdout.is_empty(), "nothing on stdout before the error");
+    // A car the replay lacks: refused before a byte reaches stdout (the
+    // header used to come first, and a pipe took it for a file).
+    let no_car = skidpad(&["telemetry", replay.to_str().unwrap(), "--car", "9"]);
+    assert_eq!(no_car.status.code(), Some(2));
+    assert!(
+        no_car.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&no_car.stdout)
+    );
+    assert!(String::from_utf8_lossy(&no_car.stderr).contains("no car 9"));
     let json = skidpad(&[
         "--json",
         "telemetry",

@@ -190,8 +190,21 @@ struct Args {
     log_json: bool,
 }
 
+/// Every skidpad binary ends the same way: 0 when it did its job, 2 with
+/// the cause on one line of stderr when it could not (`skidpad` adds 1 for
+/// a replay that fails verification).
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("skidpad-leaderboard: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
 #[tokio::main]
-async fn main() -> Result<()> {
+async fn run() -> Result<()> {
     let args = Args::parse();
     // Logs to stderr: stdout carries what scripts read (the address, the
     // demo's token, a command's answer). Colour only on a terminal.

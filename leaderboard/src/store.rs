@@ -13,6 +13,24 @@ use sqlx::{AnyPool, Row};
 
 use crate::outcome::Outcome;
 
+/// Why `Store::backup_to` wrote nothing. Each says its cause once (a
+/// configuration error of sqlx's repeated its message as its own source).
+#[derive(Debug, thiserror::Error)]
+pub enum BackupError {
+    /// The database is PostgreSQL's.
+    #[error("backup copies SQLite databases; back PostgreSQL up with pg_dump")]
+    NotSqlite,
+    /// The file to write exists already.
+    #[error("{} exists: back up to a new file", .0.display())]
+    Exists(std::path::PathBuf),
+    /// SQLite's `VACUUM INTO` takes the path as text.
+    #[error("{} is not UTF-8", .0.display())]
+    NotUtf8(std::path::PathBuf),
+    /// The copy itself failed.
+    #[error(transparent)]
+    Database(#[from] sqlx::Error),
+}
+
 /// The engines this service runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
@@ -406,20 +424,16 @@ impl Store {
     /// Writes a consistent copy of a SQLite database to `to` (which must
     /// not exist) while writers go on: SQLite's `VACUUM INTO` reads one
     /// snapshot. PostgreSQL is refused: pg_dump does this there.
-    pub async fn backup_to(&self, to: &std::path::Path) -> Result<(), sqlx::Error> {
+    pub async fn backup_to(&self, to: &std::path::Path) -> Result<(), BackupError> {
         if self.engine != Engine::Sqlite {
-            return Err(sqlx::Error::Configuration(
-                "backup copies SQLite databases; back PostgreSQL up with pg_dump".into(),
-            ));
+            return Err(BackupError::NotSqlite);
         }
         if to.exists() {
-            return Err(sqlx::Error::Configuration(
-                format!("{} exists: back up to a new file", to.display()).into(),
-            ));
+            return Err(BackupError::Exists(to.to_owned()));
         }
-        let path = to.to_str().ok_or_else(|| {
-            sqlx::Error::Configuration(format!("{} is not UTF-8", to.display()).into())
-        })?;
+        let path = to
+            .to_str()
+            .ok_or_else(|| BackupError::NotUtf8(to.to_owned()))?;
         sqlx::query("VACUUM INTO $1")
             .bind(path)
             .execute(&self.pool)

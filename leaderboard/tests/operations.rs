@@ -170,7 +170,19 @@ async fn metrics_logs_liveness_and_an_online_backup() {
         .args(["--database", &sqlite_url(dir.path())])
         .output()
         .unwrap();
-    assert!(!again.status.success(), "overwrote a backup");
+    assert_eq!(
+        again.status.code(),
+        Some(2),
+        "overwrote a backup: {again:?}"
+    );
+    // The cause, said once, after the binary's name (it used to come twice).
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(
+        said.matches("exists: back up to a new file").count(),
+        1,
+        "{said}"
+    );
+    assert!(said.starts_with("skidpad-leaderboard: "), "{said}");
     let restored = Store::open(&format!("sqlite:{}", copy.display()))
         .await
         .unwrap();

@@ -60,7 +60,7 @@ fn no_nudge(_: u32) -> f64 {
 impl Default for BotOptions {
     fn default() -> Self {
         BotOptions {
-            url: "ws://127.0.0.1:8790/race".into(),
+            url: "ws://127.0.0.1:8789/race".into(),
             token: String::new(),
             name: "bot".into(),
             laps: 3,

@@ -13,7 +13,7 @@
 //!   time − delay with each field's interpolation.
 //! - [`Channel`], [`InputMessage`], [`Command`] (`messages.rs`): the
 //!   message channels and the client's numbered inputs.
-//! - [`RaceServer`] (`server.rs`): the authoritative race: seats, input
+//! - [`RaceServer`] (`server/`): the authoritative race: seats, input
 //!   scheduling, stepping, each player's frame, the start (cars held on
 //!   the grid until the seats are taken and the countdown ends); its
 //!   settings and reports in `race_config.rs`.

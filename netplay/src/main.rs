@@ -79,7 +79,7 @@ struct EntryArgs {
 #[derive(Args)]
 struct ServeArgs {
     /// Address to listen on.
-    #[arg(long, default_value = "127.0.0.1:8790")]
+    #[arg(long, default_value = "127.0.0.1:8789")]
     listen: SocketAddr,
     /// A file of seat tokens, one per line (blank lines skipped); without
     /// it, `--seats` random tokens are made and printed.
@@ -162,7 +162,7 @@ struct ServeArgs {
 #[derive(Args)]
 struct BotArgs {
     /// The race's WebSocket URL.
-    #[arg(long, default_value = "ws://127.0.0.1:8790/race")]
+    #[arg(long, default_value = "ws://127.0.0.1:8789/race")]
     url: String,
     /// Seat token.
     #[arg(long)]
@@ -205,7 +205,7 @@ struct LinkArgs {
     #[arg(long, default_value = "127.0.0.1:8791")]
     listen: SocketAddr,
     /// The server to forward to.
-    #[arg(long, default_value = "127.0.0.1:8790")]
+    #[arg(long, default_value = "127.0.0.1:8789")]
     to: SocketAddr,
     /// One-way delay, ms.
     #[arg(long, default_value_t = 100.0)]
@@ -370,8 +370,21 @@ async fn serve(args: ServeArgs) -> Result<()> {
     Ok(())
 }
 
+/// Every skidpad binary ends the same way: 0 when it did its job, 2 with
+/// the cause on one line of stderr when it could not (`skidpad` adds 1 for
+/// a replay that fails verification).
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("skidpad-netplay: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
 #[tokio::main]
-async fn main() -> Result<()> {
+async fn run() -> Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),

@@ -1,7 +1,7 @@
 //! What a race is and what its server reports: the settings
 //! ([`RaceConfig`]), seats ([`SeatId`]), the frames it hands out
 //! ([`Outgoing`]), standings ([`SeatStanding`]) and counts
-//! ([`ServerStats`]). `server.rs` runs the race.
+//! ([`ServerStats`]). The `server/` folder runs the race.
 
 use skidpad_core::CarInput;
 use skidpad_core::race::GridLayout;

@@ -117,8 +117,21 @@ fn run_race(sink: RaceSink, demo: &DemoRace, stop: &AtomicBool) -> Result<bool> 
     Ok(true)
 }
 
+/// Every skidpad binary ends the same way: 0 when it did its job, 2 with
+/// the cause on one line of stderr when it could not (`skidpad` adds 1 for
+/// a replay that fails verification).
+fn main() -> std::process::ExitCode {
+    match run() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("skidpad-spectator: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
 #[tokio::main]
-async fn main() -> Result<()> {
+async fn run() -> Result<()> {
     let args = Args::parse();
     if !(0.1..=1000.0).contains(&args.pace) {
         anyhow::bail!("--pace must be within 0.1 and 1000");

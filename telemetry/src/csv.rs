@@ -53,8 +53,15 @@ fn field(out: &mut dyn Write, value: Option<f64>) -> Result<()> {
 /// Writes the rows `walk` gives to `out` as CSV; returns the rows written
 /// (besides the headers).
 pub fn write_csv(out: &mut dyn Write, walk: &mut Walk<'_>) -> Result<u64> {
-    header(out)?;
+    // The header waits for the first row: the walk checks its arguments
+    // (the car, the laps) first, and a refused command must leave nothing
+    // on its output for a pipe to take as a file.
+    let mut started = false;
     let walked = walk(&mut |row| {
+        if !started {
+            header(out)?;
+            started = true;
+        }
         write!(out, "{},{}", row.step, row.time)?;
         field(out, row.lap.map(f64::from))?;
         field(out, row.lap_time)?;
@@ -75,6 +82,9 @@ pub fn write_csv(out: &mut dyn Write, walk: &mut Walk<'_>) -> Result<u64> {
         writeln!(out)?;
         Ok(())
     })?;
+    if !started {
+        header(out)?;
+    }
     out.flush()?;
     Ok(walked.rows)
 }

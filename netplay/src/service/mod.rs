@@ -6,7 +6,7 @@
 //! (`payloads.rs` has the JSON channels). `GET /entry` hands each driver
 //! their leaderboard entry once the race is over (`entry_desk.rs`).
 //!
-//! **Architecture Invariant:** the race logic stays in `server.rs` and
+//! **Architecture Invariant:** the race logic stays in `server/` and
 //! knows nothing of sockets; this folder only moves bytes and time.
 
 mod connection;
