@@ -55,7 +55,7 @@ const poseArray = (p) => [p.x, p.y, p.z, p.yaw, p.pitch, p.roll, p.steer, p.spee
 class RacePage {
   constructor() {
     const q = new URLSearchParams(location.search);
-    this.server = q.get('server') ?? `ws://${location.hostname}:8790/race`;
+    this.server = q.get('server') ?? `ws://${location.hostname}:8789/race`;
     this.token = q.get('token') ?? '';
     this.name = q.get('name') ?? 'player';
     this.pace = Number(q.get('pace') ?? 1);
