@@ -2,6 +2,8 @@
 // the page runs it with the web build, run.mjs with the node build, and
 // run.mjs compares the two. Nothing here judges; it only measures.
 
+import { parseHashes } from '../tests/hashes.mjs';
+
 export const DT = 1 / 60;
 export const RACE_STEPS = 600;
 
@@ -55,18 +57,6 @@ export function ghostRoundTrip(sk, ghost) {
 
 export function sameBytes(a, b) {
   return a.length === b.length && a.every((v, k) => v === b[k]);
-}
-
-// golden/v<version>/HASHES as { file: { keyframe step or 'final' or
-// 'file': hash } }.
-export function parseHashes(text) {
-  const table = {};
-  for (const line of text.split('\n')) {
-    if (line.startsWith('#') || line.trim() === '') continue;
-    const [file, key, hash] = line.split(/\s+/);
-    (table[file] ??= {})[key] = hash;
-  }
-  return table;
 }
 
 // One golden replay played one step at a time, its world hash compared at

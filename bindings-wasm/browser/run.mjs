@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
-import { RACE_STEPS, parseHashes, recordRace, toBase64 } from './checks.mjs';
+import { RACE_STEPS, recordRace, toBase64 } from './checks.mjs';
+import { coreGoldenHash, goldenHashes } from '../tests/golden.mjs';
 import { ENGINES, startBrowser } from './engines.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -61,10 +62,6 @@ function serve(req, res) {
   res.end(readFileSync(file));
 }
 
-function nativeGolden() {
-  const source = readFileSync(join(repoRoot, 'sim-core/tests/golden.rs'), 'utf8');
-  return source.match(/const GOLDEN: &str = "([0-9a-f]{64})";/)[1];
-}
 
 // Opens the page in one browser setting and returns what it posted.
 async function measureIn(port, tier) {
@@ -97,13 +94,13 @@ async function measureIn(port, tier) {
 // ghost bytes exactly.
 const reference = recordRace(sk, 'node');
 const referenceGhost = toBase64(sk.encodeGhost(reference.ghost));
-const golden = parseHashes(readFileSync(join(repoRoot, 'golden', `v${sk.simulationVersion()}`, 'HASHES'), 'utf8'));
+const golden = goldenHashes(sk.simulationVersion()).table;
 
 function check(result, label) {
   if (!result || result.error) throw new Error(`page failed in ${label}: ${result?.error}`);
   console.log(`${label}: ${result.userAgent} (${result.seconds.toFixed(1)} s in the page)`);
   assert.equal(result.simulationVersion, sk.simulationVersion());
-  assert.equal(result.referenceHash, nativeGolden(), `GOLDEN scenario hash in ${label}`);
+  assert.equal(result.referenceHash, coreGoldenHash('reference'), `GOLDEN scenario hash in ${label}`);
   console.log(`ok  GOLDEN scenario in ${label}: ${result.referenceHash}`);
 
   assert.deepEqual(result.race.hashes, reference.hashes, `the race's world hash after every step in ${label} equals node's`);

@@ -36,6 +36,18 @@ fn row_object(spec: &net::KeySpec, row: &[net::Value]) -> JsResult<JsValue> {
     Ok(o.into())
 }
 
+/// Seed 001's message channels by name, `{config: 0, auth: 1, …,
+/// pong: 31}` (`netplay/FORMAT.md`): the byte a page puts before each
+/// message's payload and reads off each message it gets.
+#[wasm_bindgen(js_name = netChannels, unchecked_return_type = "Record<string, number>")]
+pub fn net_channels() -> JsResult<Object> {
+    let o = Object::new();
+    for channel in net::Channel::ALL {
+        Reflect::set(&o, &channel.name().into(), &(channel as u8).into())?;
+    }
+    Ok(o)
+}
+
 /// A decoded frame as `{tick, serverTimeMs, blocks: {key: rows}}`.
 fn frame_object(schema: &net::Schema, frame: &net::Frame) -> JsResult<JsValue> {
     let blocks = Object::new();

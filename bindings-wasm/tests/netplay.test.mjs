@@ -137,3 +137,14 @@ test('the schema, the frame decoder and the interpolation buffer', () => {
   assert.throws(() => client.setLeadSafety(31), /lead safety of 31 ticks/);
   assert.throws(() => client.setLeadSafety(-1), RangeError);
 });
+
+test('netChannels gives the wire\'s channel bytes by name, as FORMAT.md tables them', () => {
+  const ch = sk.netChannels();
+  // Spot checks against the table in netplay/FORMAT.md; the page keys
+  // every message by these names instead of its own numbers.
+  assert.deepEqual(
+    [ch.config, ch.auth, ch.authResult, ch.map, ch.firstShot, ch.shot, ch.chatSend, ch.gameInform, ch.techInform, ch.panel, ch.stat, ch.chat, ch.input, ch.ping, ch.pong],
+    [0, 1, 2, 3, 4, 5, 6, 7, 8, 13, 14, 15, 20, 30, 31],
+  );
+  assert.equal(new Set(Object.values(ch)).size, Object.keys(ch).length, 'no two names share a byte');
+});

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::ProgressBar;
 use serde::Serialize;
 use skidpad_core::hex;
-use skidpad_core::race::AiField;
+use skidpad_core::race::{AiField, Retirement, StandingClock};
 use skidpad_core::{Track, World, WorldConfig};
 use skidpad_ghost::{CutLap, LapCutter, encode_ghost};
 use skidpad_replay::{
@@ -219,17 +219,14 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     // it, and the replay of everything raced is still written.
     let limit = u64::from(options.laps) * 60 * 240;
     let ids: Vec<_> = world.car_ids().collect();
-    let mut last_moving = vec![0u64; options.cars];
-    let racing = |laps: &[Vec<DemoLap>], last_moving: &[u64], step: u64| {
-        (0..laps.len())
-            .any(|k| (laps[k].len() as u32) < options.laps && step - last_moving[k] < STUCK_STEPS)
+    let mut standing = StandingClock::new(options.cars, DT);
+    let racing = |laps: &[Vec<DemoLap>], standing: &StandingClock| {
+        (0..laps.len()).any(|k| (laps[k].len() as u32) < options.laps && !standing.stuck(k))
     };
-    while racing(&laps, &last_moving, recorder.step_count()) && recorder.step_count() < limit {
+    while racing(&laps, &standing) && recorder.step_count() < limit {
         recorder.step(&mut world, DT)?;
         for (k, id) in ids.iter().enumerate() {
-            if world.pose(*id)?.speed >= STUCK_SPEED {
-                last_moving[k] = recorder.step_count();
-            }
+            standing.observe(k, world.pose(*id)?.speed);
         }
         stream.capture(&world, DT)?;
         for (k, cutter) in cutters.iter_mut().enumerate() {
@@ -252,18 +249,17 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
             }
         }
     }
-    let steps = recorder.step_count();
     let mut dnf = Vec::with_capacity(options.cars);
     for (k, id) in ids.iter().enumerate() {
-        dnf.push(((laps[k].len() as u32) < options.laps).then(|| {
-            let pose = world.pose(*id);
-            dnf_reason(
-                pose.as_ref().map(|p| p.roll).unwrap_or(0.0),
-                pose.as_ref().map(|p| p.pitch).unwrap_or(0.0),
-                steps - last_moving[k],
+        if (laps[k].len() as u32) < options.laps {
+            let pose = world.pose(*id)?;
+            dnf.push(Some(dnf_reason(
+                Retirement::of(&pose, &standing, k),
                 laps[k].len(),
-            )
-        }));
+            )));
+        } else {
+            dnf.push(None);
+        }
     }
     let final_hash = hex(&world.world_hash());
     let replay = recorder.finish(&world)?;
@@ -331,31 +327,23 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     })
 }
 
-/// Below this speed, m/s, a car is standing still.
-const STUCK_SPEED: f64 = 1.0;
-/// A car that has stood still this long (60 s) is out of the race.
-const STUCK_STEPS: u64 = 60 * 60;
-
-/// Why a car did not finish, from how the race left it: on its roof or
-/// side, standing still (wedged or stopped), or still driving when the
-/// race was called.
-fn dnf_reason(roll: f64, pitch: f64, still_steps: u64, laps_done: usize) -> String {
+/// Why a car did not finish, in words: the race layer's [`Retirement`]
+/// (on its roof or side, standing still for a minute, or still driving
+/// when the race was called) and the laps it did.
+fn dnf_reason(retirement: Retirement, laps_done: usize) -> String {
     let after = format!(
         "after {laps_done} lap{}",
         if laps_done == 1 { "" } else { "s" }
     );
-    if roll.abs() > std::f64::consts::FRAC_PI_3 || pitch.abs() > std::f64::consts::FRAC_PI_3 {
-        format!(
+    match retirement {
+        Retirement::RolledOver { roll } => format!(
             "rolled over ({:.0}° of roll) {after}",
             roll.to_degrees().abs()
-        )
-    } else if still_steps >= STUCK_STEPS {
-        format!(
-            "stuck: stood still for the last {:.0} s {after}",
-            still_steps as f64 * DT
-        )
-    } else {
-        format!("still running when the race was called {after}")
+        ),
+        Retirement::Stuck { still_s } => {
+            format!("stuck: stood still for the last {still_s:.0} s {after}")
+        }
+        Retirement::Running => format!("still running when the race was called {after}"),
     }
 }
 
@@ -468,16 +456,14 @@ mod tests {
 
     #[test]
     fn a_dnf_is_explained_by_how_the_race_left_the_car() {
-        let upside_down = dnf_reason(3.1, 0.0, STUCK_STEPS, 0);
+        let upside_down = dnf_reason(Retirement::RolledOver { roll: 3.1 }, 0);
         assert_eq!(upside_down, "rolled over (178° of roll) after 0 laps");
-        // On its nose or tail counts as rolled over too.
-        assert!(dnf_reason(0.0, 1.2, 0, 1).starts_with("rolled over"));
         assert_eq!(
-            dnf_reason(0.1, 0.0, STUCK_STEPS + 60, 1),
+            dnf_reason(Retirement::Stuck { still_s: 61.0 }, 1),
             "stuck: stood still for the last 61 s after 1 lap"
         );
         assert_eq!(
-            dnf_reason(0.0, 0.0, 10, 2),
+            dnf_reason(Retirement::Running, 2),
             "still running when the race was called after 2 laps"
         );
     }

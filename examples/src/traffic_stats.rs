@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use skidpad_core::glam::DVec3;
-use skidpad_core::race::{AiField, RaceEvent, RaceRules, RaceTiming};
+use skidpad_core::race::{AiField, RaceEvent, RaceRules, RaceTiming, StandingClock, rolled_over};
 use skidpad_core::{CarId, Track, World, WorldConfig};
 
 /// A contact is hard when one step of it carries at least this normal
@@ -20,10 +20,6 @@ use skidpad_core::{CarId, Track, World, WorldConfig};
 /// well under it.
 pub const HARD_IMPULSE: f64 = 500.0;
 
-/// Below this speed, m/s, a car is standing still.
-const STUCK_SPEED: f64 = 1.0;
-/// A car standing still this long is out of the race, steps (60 s).
-const STUCK_STEPS: u64 = 3600;
 const DT: f64 = 1.0 / 60.0;
 
 /// One race to run.
@@ -106,25 +102,25 @@ pub fn run(race: &TrafficRace) -> Result<TrafficStats, String> {
     let ids: Vec<CarId> = world.car_ids().collect();
     let mut stats = TrafficStats::default();
     let mut finished = vec![false; ids.len()];
-    let mut last_moving = vec![0u64; ids.len()];
+    // The race layer's rules: out after a minute standing still; a
+    // rollover is the body past 90° of roll or pitch.
+    let mut standing = StandingClock::new(ids.len(), DT);
     let mut rolled = vec![false; ids.len()];
     let mut open: Episodes = BTreeMap::new();
     let mut places: Vec<CarId> = Vec::new();
     let limit = u64::from(race.laps) * 60 * 240;
-    let racing = |finished: &[bool], last_moving: &[u64], step: u64| {
-        (0..finished.len()).any(|k| !finished[k] && step - last_moving[k] < STUCK_STEPS)
+    let racing = |finished: &[bool], standing: &StandingClock| {
+        (0..finished.len()).any(|k| !finished[k] && !standing.stuck(k))
     };
     let mut step = 0;
-    while step < limit && racing(&finished, &last_moving, step) {
+    while step < limit && racing(&finished, &standing) {
         world.step(DT).map_err(err)?;
         step += 1;
         for (k, id) in ids.iter().enumerate() {
             let pose = world.pose(*id).map_err(err)?;
-            if pose.speed >= STUCK_SPEED {
-                last_moving[k] = step;
-            }
+            standing.observe(k, pose.speed);
             let up = (pose.orientation * DVec3::Z).z;
-            if up < 0.0 && !rolled[k] {
+            if rolled_over(&pose) && !rolled[k] {
                 stats.rollovers += 1;
                 rolled[k] = true;
             } else if up > 0.5 {
@@ -133,7 +129,7 @@ pub fn run(race: &TrafficRace) -> Result<TrafficStats, String> {
             if world.last_step_record(*id).map_err(err)?.reset.is_some() {
                 stats.resets += 1;
                 // Put back on the track: no longer standing still.
-                last_moving[k] = step;
+                standing.restart(k);
             }
         }
         for event in timing.observe(&world, DT) {

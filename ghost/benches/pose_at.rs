@@ -71,7 +71,7 @@ fn pose_at(c: &mut Criterion) {
 fn ai_lap_size() {
     use std::sync::Arc;
 
-    use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+    use skidpad_core::{Track, World, WorldConfig, preset};
     use skidpad_ghost::{LapCutter, encode_ghost};
 
     let Ok(dir) = std::env::var("SKIDPAD_BENCH_OUT") else {
@@ -79,16 +79,10 @@ fn ai_lap_size() {
     };
     let track = Arc::new(Track::builtin("brandwood").expect("track"));
     let mut world = World::new(WorldConfig::default()).expect("world");
-    let (p, d) = track.point_at(0.0);
     let car = world
         .add_car(
             &preset("rwd_sports").expect("preset"),
-            InitialPose {
-                x: p.x,
-                y: p.y,
-                yaw: d.y.atan2(d.x),
-                speed: 20.0,
-            },
+            skidpad_core::race::pose_along(&track, 0.0, 0.0, 20.0),
         )
         .expect("car");
     world.set_driver(car, Some(track.clone())).expect("driver");

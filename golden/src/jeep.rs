@@ -7,7 +7,7 @@
 
 use std::sync::Arc;
 
-use skidpad_core::{CarDefinition, InitialPose, SteeringCompliance, Track, World, WorldConfig};
+use skidpad_core::{CarDefinition, SteeringCompliance, Track, World, WorldConfig};
 
 /// The estimated build's definition.
 fn jeep() -> CarDefinition {
@@ -27,13 +27,8 @@ pub(crate) fn world(track: &Arc<Track>) -> World {
         lag: 0.05,
     });
     for (k, car) in [plain, compliant].iter().enumerate() {
-        let (p, d) = track.point_at(track.length() - 12.0 * k as f64);
-        let pose = InitialPose {
-            x: p.x,
-            y: p.y,
-            yaw: libm::atan2(d.y, d.x),
-            speed: 0.0,
-        };
+        let pose =
+            skidpad_core::race::pose_along(track, track.length() - 12.0 * k as f64, 0.0, 0.0);
         let id = world.add_car(car, pose).expect("car");
         world.set_driver(id, Some(track.clone())).expect("driver");
     }

@@ -175,20 +175,19 @@ impl Scenario {
             Scenario::RollSteer => return roll_steer_world(),
         };
         // Single file from the line, 10 m apart, headed along the track by
-        // libm's atan2 (as `race::grid_pose`): std's is the platform's and
-        // may differ in the last bit elsewhere. Up to simulation version
-        // 10 these files were recorded with std's.
+        // `race::pose_along` (libm's atan2: std's is the platform's and may
+        // differ in the last bit elsewhere). Up to simulation version 10
+        // these files were recorded with std's.
         for (k, name) in names.iter().enumerate() {
-            let (p, d) = track.point_at(track.length() - 10.0 * k as f64);
             let id = world
                 .add_car(
                     &preset(name).expect("preset"),
-                    InitialPose {
-                        x: p.x,
-                        y: p.y,
-                        yaw: libm::atan2(d.y, d.x),
+                    skidpad_core::race::pose_along(
+                        &track,
+                        track.length() - 10.0 * k as f64,
+                        0.0,
                         speed,
-                    },
+                    ),
                 )
                 .expect("car");
             world.set_driver(id, Some(track.clone())).expect("driver");
@@ -343,13 +342,12 @@ fn ai_cars_at_10_m_s<const N: usize>(cars: [CarDefinition; N]) -> World {
     let track = track();
     let mut world = World::new(WorldConfig::default()).expect("default config");
     for (k, car) in cars.iter().enumerate() {
-        let (p, d) = track.point_at(track.length() - 10.0 - 10.0 * k as f64);
-        let pose = InitialPose {
-            x: p.x,
-            y: p.y,
-            yaw: libm::atan2(d.y, d.x),
-            speed: 10.0,
-        };
+        let pose = skidpad_core::race::pose_along(
+            &track,
+            track.length() - 10.0 - 10.0 * k as f64,
+            0.0,
+            10.0,
+        );
         let id = world.add_car(car, pose).expect("car");
         world.set_driver(id, Some(track.clone())).expect("driver");
     }
@@ -407,30 +405,14 @@ fn resets_script(world: &mut World, step: u64) {
         let pose = world.pose(car).expect("car in the world");
         let here = track.locate(pose.position.truncate());
         let put = match k {
-            1 => {
-                let (p, d) = track.point_at(here.distance - 150.0);
-                InitialPose {
-                    x: p.x,
-                    y: p.y,
-                    yaw: libm::atan2(d.y, d.x),
-                    speed: 0.0,
-                }
-            }
+            1 => skidpad_core::race::pose_along(&track, here.distance - 150.0, 0.0, 0.0),
             2 => InitialPose {
                 x: pose.position.x - 3.0 * libm::sin(pose.yaw),
                 y: pose.position.y + 3.0 * libm::cos(pose.yaw),
                 yaw: pose.yaw,
                 speed: pose.speed,
             },
-            _ => {
-                let (p, d) = track.point_at(here.distance);
-                InitialPose {
-                    x: p.x,
-                    y: p.y,
-                    yaw: libm::atan2(d.y, d.x),
-                    speed: pose.speed,
-                }
-            }
+            _ => skidpad_core::race::pose_along(&track, here.distance, 0.0, pose.speed),
         };
         world.reset_car(car, put).expect("a pose on the ground");
     }

@@ -265,20 +265,12 @@ fn a_reset_spoils_its_lap_alike_in_every_tool() {
 /// other car started 300 m up the road: the replay, the ranked car
 /// (`player_car`) and its laps as the leaderboard judges them.
 fn one_lap(late: bool) -> Vec<(u32, i64, bool, bool)> {
-    use skidpad_core::{InitialPose, World, WorldConfig, preset};
+    use skidpad_core::{World, WorldConfig, preset};
     use skidpad_replay::{RecorderOptions, ReplayRecorder, encode_replay};
     const DT: f64 = 1.0 / 60.0;
     const JOINS_AT: u64 = 600;
     let track = Arc::new(Track::builtin("brandwood").unwrap());
-    let pose_at = |distance: f64| {
-        let (p, d) = track.point_at(distance);
-        InitialPose {
-            x: p.x,
-            y: p.y,
-            yaw: d.y.atan2(d.x),
-            speed: 0.0,
-        }
-    };
+    let pose_at = |distance: f64| skidpad_core::race::pose_along(&track, distance, 0.0, 0.0);
     let car = preset("rwd_sports").unwrap();
     let mut world = World::new(WorldConfig::default()).unwrap();
     let start = pose_at(track.length() - 10.0);

@@ -49,16 +49,42 @@ pub enum Channel {
 }
 
 impl Channel {
-    /// The channel of byte `b`, if it is one.
-    #[must_use]
-    pub fn from_byte(b: u8) -> Option<Channel> {
+    /// Every channel, in byte order.
+    pub const ALL: [Channel; 15] = {
         use Channel::*;
         [
             Config, Auth, AuthResult, Map, FirstShot, Shot, ChatSend, GameInform, TechInform,
             Panel, Stat, Chat, Input, Ping, Pong,
         ]
-        .into_iter()
-        .find(|c| *c as u8 == b)
+    };
+
+    /// The channel of byte `b`, if it is one.
+    #[must_use]
+    pub fn from_byte(b: u8) -> Option<Channel> {
+        Self::ALL.into_iter().find(|c| *c as u8 == b)
+    }
+
+    /// The channel's name in camelCase, as JavaScript callers key it
+    /// (`authResult`, `chatSend`).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Channel::Config => "config",
+            Channel::Auth => "auth",
+            Channel::AuthResult => "authResult",
+            Channel::Map => "map",
+            Channel::FirstShot => "firstShot",
+            Channel::Shot => "shot",
+            Channel::ChatSend => "chatSend",
+            Channel::GameInform => "gameInform",
+            Channel::TechInform => "techInform",
+            Channel::Panel => "panel",
+            Channel::Stat => "stat",
+            Channel::Chat => "chat",
+            Channel::Input => "input",
+            Channel::Ping => "ping",
+            Channel::Pong => "pong",
+        }
     }
 }
 

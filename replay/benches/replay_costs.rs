@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use flate2::Compression;
 use flate2::write::GzEncoder;
-use skidpad_core::{CarInput, InitialPose, Lod, LodSetting, Track, World, WorldConfig, preset};
+use skidpad_core::{CarInput, Lod, LodSetting, Track, World, WorldConfig, preset};
 use skidpad_replay::{
     Limits, NoHooks, RecorderOptions, ReplayPlayer, ReplayRecorder, create_replay_world,
     encode_replay, encode_replay_gzip, read_replay_header, verify,
@@ -33,16 +33,15 @@ fn reference_world() -> World {
     let mut world = World::new(WorldConfig::default()).expect("world");
     let names = ["fwd_hatchback", "rwd_sports"];
     for k in 0..CARS {
-        let (p, d) = track.point_at(track.length() * k as f64 / CARS as f64);
         let id = world
             .add_car(
                 &preset(names[k % 2]).expect("preset"),
-                InitialPose {
-                    x: p.x,
-                    y: p.y,
-                    yaw: d.y.atan2(d.x),
-                    speed: 15.0,
-                },
+                skidpad_core::race::pose_along(
+                    &track,
+                    track.length() * k as f64 / CARS as f64,
+                    0.0,
+                    15.0,
+                ),
             )
             .expect("car");
         world.set_driver(id, Some(track.clone())).expect("driver");

@@ -110,15 +110,8 @@ fn the_ring_drops_old_parts_by_bytes_too() {
 fn eventful_world() -> (World, Arc<Track>) {
     let track = Arc::new(Track::builtin("brandwood").unwrap());
     let mut world = World::new(WorldConfig::default()).unwrap();
-    let place = |back: f64| {
-        let (p, d) = track.point_at(track.length() - back);
-        InitialPose {
-            x: p.x,
-            y: p.y,
-            yaw: d.y.atan2(d.x),
-            speed: 15.0,
-        }
-    };
+    let place =
+        |back: f64| skidpad_core::race::pose_along(&track, track.length() - back, 0.0, 15.0);
     // The hatchback keeps 3 m left of the centre line at 80 % of the
     // pace; the sports car, on the centre line at full pace, catches it
     // and goes by on its right.

@@ -250,19 +250,13 @@ fn a_spectator_joining_at_any_chunk_reaches_the_hosts_world_bit_for_bit() {
 fn a_spectator_follows_a_race_on_a_built_in_tracks_surface() {
     // Chunks carry no metadata: the follower must play them on the ground
     // the stream's header names (here Hillcrest's surface), not the plane.
-    use skidpad_core::{CarInput, InitialPose, Track, World, WorldConfig, preset};
+    use skidpad_core::{CarInput, Track, World, WorldConfig, preset};
     let track = std::sync::Arc::new(Track::builtin("hillcrest").unwrap());
     let mut world = World::new(WorldConfig::default()).unwrap();
     world
         .set_ground(std::sync::Arc::new(track.ground().unwrap()))
         .unwrap();
-    let (p, dir) = track.point_at(100.0);
-    let pose = InitialPose {
-        x: p.x,
-        y: p.y,
-        yaw: dir.y.atan2(dir.x),
-        speed: 10.0,
-    };
+    let pose = skidpad_core::race::pose_along(&track, 100.0, 0.0, 10.0);
     let car = world.add_car(&preset("rwd_sports").unwrap(), pose).unwrap();
     let options = RecorderOptions {
         keyframe_every: CHUNK,

@@ -19,7 +19,7 @@
 
 use std::sync::Arc;
 
-use skidpad_core::{InitialPose, Lod, LodSetting, Track, World, WorldConfig, preset};
+use skidpad_core::{Lod, LodSetting, Track, World, WorldConfig, preset};
 use skidpad_fixtures::{RACING_DT, RACING_WARM_UP_STEPS, racing_world};
 
 const CARS: usize = 20;
@@ -48,13 +48,12 @@ fn field_on(track: &str, lod: Lod) -> World {
         .set_ground(Arc::new(track.ground().expect("track surface")))
         .expect("ground");
     for k in 0..CARS {
-        let (at, heading) = track.point_at(track.length() * k as f64 / CARS as f64);
-        let pose = InitialPose {
-            x: at.x,
-            y: at.y,
-            yaw: libm::atan2(heading.y, heading.x),
-            speed: 20.0,
-        };
+        let pose = skidpad_core::race::pose_along(
+            &track,
+            track.length() * k as f64 / CARS as f64,
+            0.0,
+            20.0,
+        );
         let name = if k % 2 == 0 {
             "rwd_sports"
         } else {

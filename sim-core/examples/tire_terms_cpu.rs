@@ -27,7 +27,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use skidpad_core::{InitialPose, Track, World, WorldConfig, parse_tir, preset};
+use skidpad_core::{Track, World, WorldConfig, parse_tir, preset};
 use skidpad_fixtures::RACING_DT;
 
 const CARS: usize = 20;
@@ -76,13 +76,12 @@ fn main() {
     let track = Arc::new(Track::builtin("brandwood").expect("brandwood"));
     let mut world = World::new(WorldConfig::default()).expect("world");
     for k in 0..CARS {
-        let (at, heading) = track.point_at(track.length() * k as f64 / CARS as f64);
-        let pose = InitialPose {
-            x: at.x,
-            y: at.y,
-            yaw: libm::atan2(heading.y, heading.x),
-            speed: 20.0,
-        };
+        let pose = skidpad_core::race::pose_along(
+            &track,
+            track.length() * k as f64 / CARS as f64,
+            0.0,
+            20.0,
+        );
         let id = world.add_car(&car, pose).expect("car");
         world.set_driver(id, Some(track.clone())).expect("driver");
     }

@@ -3,23 +3,17 @@
 
 use std::sync::Arc;
 
-use skidpad_core::{InitialPose, Track, World, WorldConfig, preset, preset_names};
+use skidpad_core::{Track, World, WorldConfig, preset, preset_names};
 
 #[test]
 fn every_preset_laps_the_track_without_leaving_it() {
     let track = Arc::new(Track::builtin("brandwood").unwrap());
     for name in preset_names() {
         let mut world = World::new(WorldConfig::default()).unwrap();
-        let (start, dir) = track.point_at(0.0);
         let car = world
             .add_car(
                 &preset(name).unwrap(),
-                InitialPose {
-                    x: start.x,
-                    y: start.y,
-                    yaw: libm::atan2(dir.y, dir.x),
-                    speed: 0.0,
-                },
+                skidpad_core::race::pose_along(&track, 0.0, 0.0, 0.0),
             )
             .unwrap();
         world.set_driver(car, Some(track.clone())).unwrap();

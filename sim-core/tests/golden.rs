@@ -1,20 +1,38 @@
-//! The pinned reference hash (SPEC §3, STYLE "Pin golden results").
+//! The pinned reference hashes (SPEC §3, STYLE "Pin golden results").
 //!
 //! This file also compiles for wasm32-unknown-unknown and runs under node
 //! (`cargo test --target wasm32-unknown-unknown -p skidpad-core --test
-//! golden`, which `cargo xtask test` does), so one constant is checked on
-//! native debug, native release and wasm.
-//!
-//! The constant changes only together with a `SIMULATION_VERSION` bump.
+//! golden`, which `cargo xtask test` does), so one set of hashes is checked
+//! on native debug, native release and wasm. The hashes live in
+//! `tests/data/core_golden_hashes.txt`, which the npm package's tests read
+//! too; they change only together with a `SIMULATION_VERSION` bump.
 
 use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
 
-/// Final world hash of `skidpad_fixtures::reference_world_hash` at simulation version 16.
-const GOLDEN: &str = "7410e9d26eff02b8a14e96e043a3fdcc81f38066a39be6e7cdc8985cba1356ef";
-/// The simulation version GOLDEN was recorded with.
-const GOLDEN_VERSION: u32 = 16;
+const PINNED: &str = include_str!("data/core_golden_hashes.txt");
+
+/// The value of the line `key value` in the pinned file.
+fn pinned(key: &str) -> &'static str {
+    PINNED
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .find_map(|l| l.strip_prefix(key)?.strip_prefix(' '))
+        .map(str::trim)
+        .unwrap_or_else(|| panic!("tests/data/core_golden_hashes.txt has no {key} line"))
+}
+
+/// The pinned hash of scenario `name`, after checking that it was pinned
+/// at this simulation version.
+fn pinned_hash(name: &str) -> &'static str {
+    let version: u32 = pinned("version").parse().expect("a version number");
+    assert_eq!(
+        SIMULATION_VERSION, version,
+        "SIMULATION_VERSION changed: re-pin tests/data/core_golden_hashes.txt in the same commit"
+    );
+    pinned(name)
+}
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -22,20 +40,13 @@ const GOLDEN_VERSION: u32 = 16;
     wasm_bindgen_test::wasm_bindgen_test
 )]
 fn reference_scenario_matches_the_pinned_hash() {
-    assert_eq!(
-        SIMULATION_VERSION, GOLDEN_VERSION,
-        "SIMULATION_VERSION changed: re-pin GOLDEN in the same commit"
-    );
     let hash = hex(&reference_world_hash().expect("scenario runs"));
-    assert_eq!(hash, GOLDEN, "the reference scenario's bits changed");
+    assert_eq!(
+        hash,
+        pinned_hash("reference"),
+        "the reference scenario's bits changed"
+    );
 }
-
-/// Final world hash of `skidpad_fixtures::hill_world_hash` (three cars
-/// over rolling hills: heightfield rays, tilted tire frames, per-cell
-/// surfaces, the single-track model on a slope) at simulation version 16.
-/// Pinned here so the grounds are checked on every target as the
-/// reference scenario is.
-const HILL_GOLDEN: &str = "ca44c0a813757de84e7bdfa81343904e4fc2cd0652671bfc6fd0c8838fc1f928";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -43,19 +54,13 @@ const HILL_GOLDEN: &str = "ca44c0a813757de84e7bdfa81343904e4fc2cd0652671bfc6fd0c
     wasm_bindgen_test::wasm_bindgen_test
 )]
 fn hill_scenario_matches_the_pinned_hash() {
-    assert_eq!(
-        SIMULATION_VERSION, GOLDEN_VERSION,
-        "SIMULATION_VERSION changed: re-pin HILL_GOLDEN in the same commit"
-    );
     let hash = hex(&hill_world_hash(false).expect("scenario runs"));
-    assert_eq!(hash, HILL_GOLDEN, "the hill scenario's bits changed");
+    assert_eq!(
+        hash,
+        pinned_hash("hill"),
+        "the hill scenario's bits changed"
+    );
 }
-
-/// Final world hash of `skidpad_fixtures::hillcrest_world_hash` (three
-/// cars on the built-in hillcrest track's triangle mesh: the track mesh
-/// build, the hierarchy's rays, banking, kerbs, car contact) at
-/// simulation version 16.
-const HILLCREST_GOLDEN: &str = "1b9843a01d5d34dc1b0905da81d5ce13df4c5449a504cc95e7bad604968702c6";
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]
 #[cfg_attr(
@@ -63,13 +68,10 @@ const HILLCREST_GOLDEN: &str = "1b9843a01d5d34dc1b0905da81d5ce13df4c5449a504cc95
     wasm_bindgen_test::wasm_bindgen_test
 )]
 fn hillcrest_scenario_matches_the_pinned_hash() {
-    assert_eq!(
-        SIMULATION_VERSION, GOLDEN_VERSION,
-        "SIMULATION_VERSION changed: re-pin HILLCREST_GOLDEN in the same commit"
-    );
     let hash = hex(&hillcrest_world_hash().expect("scenario runs"));
     assert_eq!(
-        hash, HILLCREST_GOLDEN,
+        hash,
+        pinned_hash("hillcrest"),
         "the hillcrest scenario's bits changed"
     );
 }

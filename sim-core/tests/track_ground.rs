@@ -87,16 +87,10 @@ fn the_ai_laps_both_tracks_on_their_ground_with_every_preset() {
         for car_name in preset_names() {
             let mut world = World::new(WorldConfig::default()).unwrap();
             world.set_ground(ground.clone()).unwrap();
-            let (p, dir) = track.point_at(0.0);
             let id = world
                 .add_car(
                     &preset(car_name).unwrap(),
-                    InitialPose {
-                        x: p.x,
-                        y: p.y,
-                        yaw: libm::atan2(dir.y, dir.x),
-                        speed: 10.0,
-                    },
+                    skidpad_core::race::pose_along(&track, 0.0, 0.0, 10.0),
                 )
                 .unwrap();
             world.set_driver(id, Some(track.clone())).unwrap();

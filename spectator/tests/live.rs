@@ -9,7 +9,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+use skidpad_core::{Track, World, WorldConfig, preset};
 use skidpad_replay::{Limits, RecorderOptions, StreamFollower, StreamRecorder, SyncPolicy};
 use skidpad_spectator::{Race, RaceSink, Races, ServiceLimits, router};
 
@@ -58,16 +58,15 @@ impl Host {
             let track = Arc::new(Track::builtin("brandwood").unwrap());
             let mut world = World::new(WorldConfig::default()).unwrap();
             for k in 0..CARS {
-                let (p, d) = track.point_at(track.length() - 10.0 * k as f64 - 6.0);
                 let id = world
                     .add_car(
                         &preset(["fwd_hatchback", "rwd_sports"][k % 2]).unwrap(),
-                        InitialPose {
-                            x: p.x,
-                            y: p.y,
-                            yaw: d.y.atan2(d.x),
-                            speed: 10.0,
-                        },
+                        skidpad_core::race::pose_along(
+                            &track,
+                            track.length() - 10.0 * k as f64 - 6.0,
+                            0.0,
+                            10.0,
+                        ),
                     )
                     .unwrap();
                 world.set_driver(id, Some(track.clone())).unwrap();
@@ -89,13 +88,12 @@ impl Host {
                     }
                     Command::Join(reply) => {
                         let k = world.car_count();
-                        let (p, d) = track.point_at(track.length() - 30.0 - 12.0 * k as f64);
-                        let pose = InitialPose {
-                            x: p.x,
-                            y: p.y,
-                            yaw: d.y.atan2(d.x),
-                            speed: 8.0,
-                        };
+                        let pose = skidpad_core::race::pose_along(
+                            &track,
+                            track.length() - 30.0 - 12.0 * k as f64,
+                            0.0,
+                            8.0,
+                        );
                         let definition = preset("fwd_hatchback").unwrap();
                         let id = stream.add_car(&mut world, &definition, pose).unwrap();
                         world.set_driver(id, Some(track.clone())).unwrap();

@@ -34,7 +34,9 @@ import { entryFileName, fetchEntry } from './race_entry.mjs';
 const $ = (selector) => document.querySelector(selector);
 
 /** Channel bytes (netplay/src/messages.rs). */
-const CH = { config: 0, auth: 1, authResult: 2, map: 3, firstShot: 4, shot: 5, chatSend: 6, gameInform: 7, techInform: 8, panel: 13, stat: 14, chat: 15, ping: 30, pong: 31 };
+/** The message channels by name (`sk.netChannels()`, the netplay crate's
+ * numbers), set once the package is initialised. */
+let CH;
 /** Ticks the prediction starts ahead of its first shot; the client's lead
  * control then keeps its inputs arriving just before their ticks. */
 const START_LEAD = 12;
@@ -85,6 +87,7 @@ class RacePage {
 
   async setup() {
     await init();
+    CH = sk.netChannels();
     this.keys = new sk.KeyboardControls();
     // The device profile chosen (or calibrated) on the play page.
     this.pad = sk.DeviceProfile.fromJson(chosenProfile().json);

@@ -18,6 +18,7 @@ import { Scene } from './scene.mjs';
 import { Cameras, CAMERA_MODES } from './cameras.mjs';
 import { fitStage, showError } from './stage.mjs';
 import { formatTime } from './timeline.mjs';
+import { wrapAngle } from './recording.mjs';
 import { GamepadSource, KeyboardSource, rumble } from './devices.mjs';
 import { DevicePanel } from './device_panel.mjs';
 import { loadBest, saveIfBest } from './ghost_store.mjs';
@@ -25,18 +26,10 @@ import { forgetToken, playerToken } from './leaderboard_token.mjs';
 
 const $ = (selector) => document.querySelector(selector);
 
-/** Interpolates angle `a` → `b` the short way round. */
-function lerpAngle(a, b, t) {
-  let d = b - a;
-  while (d > Math.PI) d -= 2 * Math.PI;
-  while (d < -Math.PI) d += 2 * Math.PI;
-  return a + d * t;
-}
-
 /** The pose between two physics frames (x, y, z, yaw, pitch, roll, steer,
  * speed), angles the short way round. */
 function between(a, b, t) {
-  return a.map((v, i) => (i >= 3 && i <= 5 ? lerpAngle(v, b[i], t) : v + (b[i] - v) * t));
+  return a.map((v, i) => (i >= 3 && i <= 5 ? v + wrapAngle(b[i] - v) * t : v + (b[i] - v) * t));
 }
 
 class PlayPage {

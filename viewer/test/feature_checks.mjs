@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { openViewer, startServer } from './browser.mjs';
 import assert from 'node:assert/strict';
 import * as sk from '../../bindings-wasm/pkg/node/skidpad_wasm.js';
+import { goldenHashes } from '../../bindings-wasm/tests/golden.mjs';
 import {
   root, spectatorBin, work, VERSION, goldenDir, ok, view, withViewer, nativeExport,
 } from './harness.mjs';
@@ -309,10 +310,7 @@ export async function checkArchivedCore(browser) {
   // hash that version's corpus pins, and the page says which core it was.
   const version = VERSION - 1;
   const older = join(root, `golden/v${version}/flat_lap.skr`);
-  const pinned = readFileSync(join(root, `golden/v${version}/HASHES`), 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('flat_lap.skr final '))
-    .split(' ')[2];
+  const pinned = goldenHashes(version).table['flat_lap.skr'].final;
   const manifest = JSON.parse(readFileSync(join(root, 'cores/archive/manifest.json'), 'utf8'));
   const entry = manifest.cores.find((c) => c.version === version);
   const fetched = [];

@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use skidpad_core::{CarId, InitialPose, Track, World, WorldConfig, preset};
+use skidpad_core::{CarId, Track, World, WorldConfig, preset};
 use skidpad_ghost::{Ghost, GhostRecorder, GhostRecorderOptions, LapReference};
 
 pub const DT: f64 = 1.0 / 60.0;
@@ -17,16 +17,10 @@ pub fn track() -> Arc<Track> {
 /// A world with one AI car at the start line, rolling at 20 m/s.
 pub fn ai_world(name: &str, track: &Arc<Track>) -> (World, CarId) {
     let mut world = World::new(WorldConfig::default()).unwrap();
-    let (p, d) = track.point_at(0.0);
     let car = world
         .add_car(
             &preset(name).unwrap(),
-            InitialPose {
-                x: p.x,
-                y: p.y,
-                yaw: libm::atan2(d.y, d.x),
-                speed: 20.0,
-            },
+            skidpad_core::race::pose_along(track, 0.0, 0.0, 20.0),
         )
         .unwrap();
     world.set_driver(car, Some(track.clone())).unwrap();

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
-use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+use skidpad_core::{Track, World, WorldConfig, preset};
 use skidpad_leaderboard::api::ApiOptions;
 use skidpad_leaderboard::service::{Role, serve};
 use skidpad_leaderboard::store::Store;
@@ -37,17 +37,12 @@ pub fn record_field(car: &str, cars: usize, steps: u64, metadata: &[(&str, &str)
     let track = Arc::new(Track::builtin("brandwood").unwrap());
     let mut world = World::new(WorldConfig::default()).unwrap();
     for k in 0..cars {
-        let (p, d) = track.point_at(track.length() - 10.0 - 8.0 * (k / 2) as f64);
         let side = if k % 2 == 0 { 0.0 } else { -3.0 };
+        let distance = track.length() - 10.0 - 8.0 * (k / 2) as f64;
         let id = world
             .add_car(
                 &preset(car).unwrap(),
-                InitialPose {
-                    x: p.x - d.y * side,
-                    y: p.y + d.x * side,
-                    yaw: d.y.atan2(d.x),
-                    speed: 0.0,
-                },
+                skidpad_core::race::pose_along(&track, distance, side, 0.0),
             )
             .unwrap();
         world.set_driver(id, Some(track.clone())).unwrap();

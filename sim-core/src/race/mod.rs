@@ -24,8 +24,10 @@
 //!   [`RaceRules::track_limit_margin`].
 //!
 //! [`LapTimer`] times one car; [`RaceTiming`] times a field and gives the
-//! [`Standing`]s; [`grid_pose`] places the starting grid and [`AiField`]
-//! lines up a field of AI cars on it.
+//! [`Standing`]s; [`grid_pose`] places the starting grid, [`pose_along`]
+//! a car anywhere on the track, [`AiField`] lines up a field of AI cars on
+//! it, and [`Retirement`] says why a car that did not finish is out
+//! (rolled over, or stuck by a [`StandingClock`]).
 //!
 //! ```
 //! use std::sync::Arc;
@@ -53,11 +55,13 @@
 mod field;
 mod grid;
 mod lap_timer;
+mod retirement;
 mod standings;
 
 pub use field::{AiField, FIELD_PRESETS};
-pub use grid::{GridLayout, grid_pose};
+pub use grid::{GridLayout, grid_pose, pose_along};
 pub use lap_timer::{GRID_ZONE, Lap, LapFault, LapStart, LapTimer, ON_LINE, RaceRules};
+pub use retirement::{Retirement, STANDING_SPEED, STUCK_AFTER_S, StandingClock, rolled_over};
 pub use standings::{CarStatus, RaceEvent, RaceTiming, Standing};
 
 #[cfg(doc)]
