@@ -15,6 +15,9 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::Serialize;
+use skidpad_core::SIMULATION_VERSION;
+use skidpad_ghost::decode_ghost;
+use skidpad_replay::{FileKind, Limits, decode_replay_with, read_replay_header, read_stream};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::set_header::SetResponseHeaderLayer;
 
@@ -34,16 +37,47 @@ struct ServedFile {
     url: String,
 }
 
+/// Refuses a file the page could not open, before anything is served:
+/// each is read as what its first bytes say it is (a replay of the current
+/// version decoded whole, an older version's header, a stream as far as it
+/// goes, a ghost), so a typo or a damaged file is named on the command line
+/// instead of in a browser later.
+fn check_servable(file: &Path) -> Result<()> {
+    let bytes = crate::files::read(file)?;
+    let limits = Limits::default();
+    let checked = match FileKind::sniff(&bytes) {
+        FileKind::Replay => read_replay_header(&bytes).and_then(|header| {
+            if header.simulation_version == SIMULATION_VERSION {
+                decode_replay_with(&bytes, &limits).map(drop)
+            } else {
+                // An older version plays in its archived core in the page;
+                // today's decoder reads every version's header alike.
+                Ok(())
+            }
+        }),
+        FileKind::Stream => read_stream(&bytes, &limits).map(drop),
+        FileKind::Ghost => {
+            return decode_ghost(&bytes)
+                .map(drop)
+                .with_context(|| format!("{} is not a ghost the viewer can open", file.display()));
+        }
+        FileKind::Ground | FileKind::Empty | FileKind::Unknown => {
+            return crate::files::kind(file, &bytes).map(drop);
+        }
+    };
+    checked.with_context(|| format!("{} cannot be opened", file.display()))
+}
+
 /// Checks the assets and files, binds `127.0.0.1:port` (0: any free
 /// port), calls `ready` with the page's URL and serves until killed.
 pub fn serve(root: &Path, files: &[PathBuf], port: u16, ready: impl FnOnce(&str)) -> Result<()> {
-    let assets = page_assets(root)?;
     let mut listing = Vec::new();
     for (k, file) in files.iter().enumerate() {
         let meta = fs::metadata(file).with_context(|| format!("cannot read {}", file.display()))?;
         if !meta.is_file() {
             bail!("{} is not a file", file.display());
         }
+        check_servable(file)?;
         let name = file
             .file_name()
             .map_or_else(|| format!("file{k}"), |n| n.to_string_lossy().into_owned());
@@ -52,6 +86,9 @@ pub fn serve(root: &Path, files: &[PathBuf], port: u16, ready: impl FnOnce(&str)
             name,
         });
     }
+    // The files first: they are what the user typed; the assets are the
+    // installation's.
+    let assets = page_assets(root)?;
     let files: Arc<Vec<PathBuf>> = Arc::new(files.to_vec());
     let listing = serde_json::to_string(&listing)?;
     let app = Router::new()

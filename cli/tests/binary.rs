@@ -520,3 +520,26 @@ fn telemetry_streams_csv_to_a_file_and_checks_its_arguments() {
     assert_eq!(no_file.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&no_file.stderr).contains("give -o FILE.ld"));
 }
+
+/// `skidpad view` checks every file before it serves anything: a text file
+/// and a truncated replay are refused on the command line, exit 2, and no
+/// address is printed (the page used to open and fail later).
+#[test]
+fn view_refuses_files_it_could_not_open_before_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = dir.path().join("notes.skr");
+    std::fs::write(&text, "hello, this is text").unwrap();
+    let good = std::fs::read(current("flat_lap.skr")).unwrap();
+    let truncated = dir.path().join("truncated.skr");
+    std::fs::write(&truncated, &good[..good.len() / 2]).unwrap();
+    for (file, said) in [
+        (&text, "neither a skidpad replay"),
+        (&truncated, "cannot be opened"),
+    ] {
+        let out = skidpad(&["view", "--port", "0", file.to_str().unwrap()]);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        assert!(out.stdout.is_empty(), "nothing served: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(said), "{stderr}");
+    }
+}

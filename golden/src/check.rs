@@ -4,8 +4,7 @@ use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
 use skidpad_ghost::{decode_ghost, encode_ghost};
 use skidpad_replay::{
-    PlayerOptions, ReplayError, ReplayHooks, ReplayPlayer, create_replay_world, decode_replay,
-    verify,
+    PlayerOptions, ReplayHooks, ReplayPlayer, create_replay_world, decode_replay,
 };
 
 use crate::hashes;
@@ -87,12 +86,13 @@ pub fn check_older_refused() -> Result<Vec<FileCheck>, String> {
         for name in names {
             let file = format!("v{version}/{name}");
             let bytes = crate::corpus::file(version, &name)?;
-            match verify(
+            match skidpad_replay::verify(
                 &bytes,
                 skidpad_replay::NoHooks,
                 &skidpad_replay::Limits::default(),
             ) {
-                Err(ReplayError::SimulationVersion { core, .. }) if core == SIMULATION_VERSION => {}
+                Err(skidpad_replay::ReplayError::SimulationVersion { core, .. })
+                    if core == SIMULATION_VERSION => {}
                 other => {
                     return Err(format!(
                         "{file}: an old golden must be refused with the version error, got {other:?}"

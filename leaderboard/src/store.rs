@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde::Serialize;
 use sqlx::any::{AnyPoolOptions, install_default_drivers};
-use sqlx::{AnyPool, Row};
+use sqlx::{AnyPool, Connection, Row};
 
 use crate::outcome::Outcome;
 
@@ -183,6 +183,11 @@ impl Store {
             }
             _ => url.to_owned(),
         };
+        // One connection first, on its own: the pool retries a refused
+        // connection until its acquire timeout and then says only "pool
+        // timed out"; a server that is down or a wrong password is named
+        // at once this way.
+        sqlx::AnyConnection::connect(&url).await?.close().await?;
         let pool = AnyPoolOptions::new()
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(30))

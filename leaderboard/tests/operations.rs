@@ -245,3 +245,19 @@ async fn sigterm_releases_a_long_job_that_the_next_process_verifies() {
         "SIGTERM mid-verification: exited in {exited_in:?}; recording the run took {recorded_in:?}"
     );
 }
+
+/// A database that cannot be reached is named with its real cause at once
+/// (the pool used to retry for 30 s and say only "pool timed out").
+#[test]
+fn an_unreachable_database_is_refused_naming_the_cause() {
+    // Port 1 on loopback: nothing listens there, so the connection is refused.
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_skidpad-leaderboard"))
+        .args(["backup", "--to", "/nonexistent/copy.db"])
+        .args(["--database", "postgres://skidpad@127.0.0.1:1/none"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let said = String::from_utf8_lossy(&output.stderr);
+    assert!(said.contains("refused"), "{said}");
+    assert!(!said.contains("timed out"), "{said}");
+}

@@ -3,6 +3,7 @@
 // the spectator service.
 
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { openViewer, startServer } from './browser.mjs';
 import assert from 'node:assert/strict';
@@ -379,13 +380,17 @@ export async function checkErrors(browser) {
   writeFileSync(corrupt, good.subarray(0, Math.floor(good.length / 2)));
   const notReplay = join(work, 'not-a-replay.skr');
   writeFileSync(notReplay, 'hello, this is text');
-  const server = await view([corrupt, notReplay]);
+  // `skidpad view` refuses both on its command line (cli/tests/binary.rs),
+  // so the page meets them as links to another server, as it would a bad
+  // file anywhere on the web.
+  const server = await view([join(goldenDir, 'flat_lap.skr')]);
+  const elsewhere = await serveFiles([corrupt, notReplay]);
   try {
     for (const [k, what, pattern] of [
       [0, 'a truncated replay', /truncat|short|end of|corrupt|checksum/i],
       [1, 'a file that is not a replay', /not a skidpad/i],
     ]) {
-      await withViewer(browser, server, `?src=/files/${k}/x`, async (page, outcome) => {
+      await withViewer(browser, server, `?src=${encodeURIComponent(`${elsewhere.url}/${k}`)}`, async (page, outcome) => {
         assert.equal(outcome.ok, false, `${what} is refused`);
         const shown = await page.evaluate(() => {
           const box = document.querySelector('#error');
@@ -398,7 +403,25 @@ export async function checkErrors(browser) {
     }
   } finally {
     server.child.kill();
+    elsewhere.close();
   }
+}
+
+/** Serves `files` at `/0`, `/1`, … on 127.0.0.1 to any page (CORS), as
+ * a file host other than `skidpad view` would. */
+async function serveFiles(files) {
+  const server = createServer((req, res) => {
+    const k = Number(new URL(req.url, 'http://127.0.0.1').pathname.slice(1));
+    if (!Number.isInteger(k) || !files[k]) {
+      res.writeHead(404, { 'access-control-allow-origin': '*' }).end();
+      return;
+    }
+    res.writeHead(200, { 'access-control-allow-origin': '*', 'content-type': 'application/octet-stream' });
+    res.end(readFileSync(files[k]));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return { url: `http://127.0.0.1:${port}`, close: () => server.close() };
 }
 
 /** The whole stream of the race at `raceUrl`, as the service serves it. */

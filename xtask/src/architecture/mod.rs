@@ -1,9 +1,11 @@
 //! Keeps ARCHITECTURE.md true: `cargo xtask test` (and `cargo xtask
 //! architecture` alone) fails when the map and the code disagree.
 //!
-//! The map stays at most 250 lines, and four checks each read a fact from
+//! The map stays at most 250 lines, and five checks each read a fact from
 //! ARCHITECTURE.md and compare it with the code:
 //! - `folders.rs`: every folder holding source files is named by its path;
+//! - `entry_points.rs`: every path the "Entry points" table names exists,
+//!   and every symbol it names is defined under its row's folders;
 //! - `crates.rs`: the crate graph in the ```` ```crates ```` block is the one
 //!   `cargo metadata` reports, and only the crates the ```` ```knows ````
 //!   block allows depend on terminal, JS, database, HTTP or physics crates;
@@ -11,6 +13,7 @@
 //!   order of the ```` ```sim-core-layers ```` block, without cycles.
 
 mod crates;
+mod entry_points;
 mod folders;
 mod modules;
 
@@ -53,6 +56,7 @@ pub fn check(root: &Path) -> Result<(), String> {
     let findings: Vec<String> = [
         length(&map),
         folders::check(root, &map),
+        entry_points::check(root, &map),
         crates::check(root, &map),
         modules::check(root, &map),
     ]
