@@ -32,12 +32,5 @@ pub fn other_version(replay: &[u8]) -> Option<u32> {
         .filter(|&v| v != SIMULATION_VERSION)
 }
 
-/// How a verdict names the core that made it.
-#[must_use]
-pub fn core_label(version: u32) -> String {
-    if version == SIMULATION_VERSION {
-        format!("simulation version {version} (native)")
-    } else {
-        format!("simulation version {version} (archived)")
-    }
-}
+/// How a verdict names the core that made it (the archive's words).
+pub use skidpad_cores::core_label;

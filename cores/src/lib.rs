@@ -3,8 +3,9 @@
 //! adapter in `cores/adapter/`), and a sandbox that runs the right one.
 //!
 //! A host reads the replay's simulation version with today's decoder
-//! ([`simulation_version_of`]); the current version goes to the native
-//! core as before, any older one to [`ArchivedCores::verify`] (which keeps
+//! ([`simulation_version_of`]) and asks [`CoreRoute::for_version`] where it
+//! goes: the current version to the native core as before, any older one
+//! to [`ArchivedCores::verify`] (which keeps
 //! each core compiled once it is used), or step by step: [`Archive::core`]
 //! → [`Sandbox::load`] → [`LoadedCore::verify`]. A module is checked against
 //! the manifest's blake3 before it is compiled, and runs with a CPU budget
@@ -25,12 +26,14 @@
 mod archive;
 mod cache;
 mod error;
+mod route;
 mod sandbox;
 mod verdict;
 
 pub use archive::{ABI_VERSION, Archive, ArchivedCore, ManifestEntry};
 pub use cache::ArchivedCores;
 pub use error::{CoresError, Result};
+pub use route::{CoreRoute, core_label};
 pub use sandbox::{ArchivedPlayback, ArchivedPose, LoadedCore, Sandbox, SandboxBudget};
 pub use verdict::{ArchivedDesync, ArchivedFieldDiff, ArchivedHeader, ArchivedVerdict};
 

@@ -11,7 +11,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router, middleware};
 use serde::Deserialize;
 use serde_json::json;
-use skidpad_cores::ArchivedCores;
+use skidpad_cores::{ArchivedCores, CoreRoute};
 use skidpad_replay::{Limits, ReplayError, gunzip, is_gzip, read_replay_header};
 use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
@@ -447,11 +447,11 @@ async fn versions(State(state): State<ApiState>) -> Result<Response, ApiError> {
     let rows: Vec<_> = counts
         .iter()
         .map(|c| {
-            let core = match c.version.and_then(|v| u32::try_from(v).ok()) {
-                Some(v) if v == skidpad_core::SIMULATION_VERSION => "native",
-                Some(v) if archived.contains(&v) => "archived",
-                _ => "none",
-            };
+            let archive = state.cores.as_ref().ok().map(|c| c.archive());
+            let core = c
+                .version
+                .and_then(|v| u32::try_from(v).ok())
+                .map_or("none", |v| CoreRoute::for_version(v, archive).name());
             json!({
                 "simulation_version": c.version,
                 "runs": c.runs,

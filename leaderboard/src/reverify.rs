@@ -6,9 +6,8 @@
 //! old core keeps its rank; this is how an operator shows it still holds.
 
 use serde::Serialize;
-use skidpad_cli::archived::core_label;
 use skidpad_core::{SIMULATION_VERSION, hex};
-use skidpad_cores::{ArchivedCores, SandboxBudget};
+use skidpad_cores::{ArchivedCores, SandboxBudget, core_label};
 use skidpad_replay::{Limits, NoHooks, decode_replay_with, read_replay_header, verify_replay};
 
 use crate::outcome::{Outcome, Rejection};
