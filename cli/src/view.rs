@@ -40,7 +40,7 @@ struct ServedFile {
 /// Refuses a file the page could not open, before anything is served:
 /// each is read as what its first bytes say it is (a replay of the current
 /// version decoded whole, an older version's header, a stream as far as it
-/// goes, a ghost), so a typo or a damaged file is named on the command line
+/// goes, a ghost, a ground file), so a typo or a damaged file is named on the command line
 /// instead of in a browser later.
 fn check_servable(file: &Path) -> Result<()> {
     let bytes = crate::files::read(file)?;
@@ -61,7 +61,10 @@ fn check_servable(file: &Path) -> Result<()> {
                 .map(drop)
                 .with_context(|| format!("{} is not a ghost the viewer can open", file.display()));
         }
-        FileKind::Ground | FileKind::Empty | FileKind::Unknown => {
+        // The page draws a ground file's surface under the replays that
+        // were recorded on it.
+        FileKind::Ground => return crate::files::read_ground(file).map(drop),
+        FileKind::Empty | FileKind::Unknown => {
             return crate::files::kind(file, &bytes).map(drop);
         }
     };

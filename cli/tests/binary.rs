@@ -532,9 +532,14 @@ fn view_refuses_files_it_could_not_open_before_serving() {
     let good = std::fs::read(current("flat_lap.skr")).unwrap();
     let truncated = dir.path().join("truncated.skr");
     std::fs::write(&truncated, &good[..good.len() / 2]).unwrap();
+    // A ground file whose body is cut: refused too (a whole one is served,
+    // as the viewer test's carried-ground check does).
+    let ground = dir.path().join("cut.skgd");
+    std::fs::write(&ground, b"SKGD\x01\x00").unwrap();
     for (file, said) in [
         (&text, "neither a skidpad replay"),
         (&truncated, "cannot be opened"),
+        (&ground, "is not a ground file"),
     ] {
         let out = skidpad(&["view", "--port", "0", file.to_str().unwrap()]);
         assert_eq!(out.status.code(), Some(2), "{out:?}");
