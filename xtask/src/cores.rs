@@ -281,8 +281,9 @@ fn is_fresh(
         && stored.is_some_and(|m| Some(blake3_hex(&m).as_str()) == entry["blake3"].as_str())
 }
 
-/// One version's standing against the manifest.
-struct Standing {
+/// Where one archived version stands against the manifest and today's
+/// inputs.
+struct VersionState {
     version: u32,
     /// The commit the rule names (None: the working tree, or a shallow
     /// clone that cannot tell).
@@ -296,7 +297,7 @@ struct Standing {
     recorded: Option<String>,
 }
 
-impl Standing {
+impl VersionState {
     fn frozen(&self) -> bool {
         self.fresh && self.fingerprint.is_some() && self.fingerprint == self.recorded
     }
@@ -313,9 +314,9 @@ impl Standing {
     }
 }
 
-/// Today's inputs of every archived version: `(version, stored module)`
-/// pairs with their standing.
-fn standings(root: &Path, manifest: &Value) -> Result<Vec<Standing>, String> {
+/// Where every archived version stands: its stored module against the
+/// manifest, the commit rule and today's fingerprint.
+fn version_states(root: &Path, manifest: &Value) -> Result<Vec<VersionState>, String> {
     let current = current_version(root)?;
     let toolchain = pinned_toolchain(root)?;
     let rustc = rustc_version(&toolchain)?;
@@ -361,7 +362,7 @@ fn standings(root: &Path, manifest: &Value) -> Result<Vec<Standing>, String> {
             );
             (commit, fresh)
         };
-        out.push(Standing {
+        out.push(VersionState {
             version,
             commit,
             fresh,
@@ -381,8 +382,8 @@ fn standings(root: &Path, manifest: &Value) -> Result<Vec<Standing>, String> {
 /// the check, naming what to run.
 pub fn frozen_versions(root: &Path) -> Result<Vec<u32>, String> {
     let manifest = read_manifest(root)?;
-    let standings = standings(root, &manifest)?;
-    let open: Vec<String> = standings
+    let states = version_states(root, &manifest)?;
+    let open: Vec<String> = states
         .iter()
         .filter(|s| !s.frozen())
         .map(|s| format!("v{}: {}", s.version, s.reason()))
@@ -393,7 +394,7 @@ pub fn frozen_versions(root: &Path) -> Result<Vec<u32>, String> {
             open.join("\n  ")
         ));
     }
-    let versions: Vec<u32> = standings.iter().map(|s| s.version).collect();
+    let versions: Vec<u32> = states.iter().map(|s| s.version).collect();
     println!(
         "cores: versions 1 to {} frozen (fingerprints match cores/archive/manifest.json)",
         versions.len()
@@ -447,12 +448,12 @@ fn record(root: &Path) -> Result<(), String> {
     let adapter = adapter_hash(root)?;
     let manifest = read_manifest(root)?;
     let mut entries = Vec::new();
-    for standing in standings(root, &manifest)? {
-        let version = standing.version;
-        if standing.fresh {
+    for state in version_states(root, &manifest)? {
+        let version = state.version;
+        if state.fresh {
             let gz = std::fs::read(root.join(ARCHIVE).join(module_file(version)))
                 .map_err(|e| e.to_string())?;
-            let commit = standing.commit.clone().or_else(|| {
+            let commit = state.commit.clone().or_else(|| {
                 manifest_entry(&manifest, version)
                     .and_then(|e| e["commit"].as_str())
                     .map(str::to_owned)
@@ -462,21 +463,21 @@ fn record(root: &Path) -> Result<(), String> {
                 version,
                 commit,
                 module: gunzip(&gz)?,
-                fingerprint: standing.recorded.clone(),
+                fingerprint: state.recorded.clone(),
             });
             continue;
         }
         println!(
             "v{version}: building from {}",
-            standing.commit.as_deref().unwrap_or("the working tree")
+            state.commit.as_deref().unwrap_or("the working tree")
         );
-        let tree = prepare_tree(root, standing.commit.as_deref())?;
+        let tree = prepare_tree(root, state.commit.as_deref())?;
         let module = build_module(root, &tree, &toolchain)?;
         entries.push(Entry {
             version,
-            commit: standing.commit.clone(),
+            commit: state.commit.clone(),
             module,
-            fingerprint: standing.recorded.clone(),
+            fingerprint: state.recorded.clone(),
         });
     }
     // The modules first, with the fingerprints they had: the tests read the
