@@ -15,6 +15,21 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
+/// Reads a text file of a kind that is never larger than `max` bytes
+/// (`what` names the kind), refusing a larger one before reading it.
+pub fn read_text_capped(path: &Path, max: u64, what: &str) -> Result<String> {
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?
+        .len();
+    if size > max {
+        bail!(
+            "{} is {size} bytes; {what} is at most {max}",
+            path.display()
+        );
+    }
+    std::fs::read_to_string(path).with_context(|| format!("cannot read {} as text", path.display()))
+}
+
 /// A ground file (`.skgd`): what a game built its ground from.
 pub fn read_ground(path: &Path) -> Result<GroundSource> {
     decode_ground_file(&read(path)?)

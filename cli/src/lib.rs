@@ -14,5 +14,6 @@ pub mod recover;
 pub mod telemetry;
 pub mod text;
 pub mod tire_import;
+pub mod track_cmd;
 pub mod verify;
 pub mod view;

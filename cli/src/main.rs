@@ -19,7 +19,8 @@ use rayon::prelude::*;
 use serde::Serialize;
 use skidpad_cli::limits::LimitArgs;
 use skidpad_cli::{
-    atomic, demo, export, files, ghost_cmd, inspect, recover, telemetry, tire_import, verify, view,
+    atomic, demo, export, files, ghost_cmd, inspect, recover, telemetry, tire_import, track_cmd,
+    verify, view,
 };
 
 /// `skidpad telemetry --format`.
@@ -171,6 +172,11 @@ enum Command {
         /// The .tir file.
         file: PathBuf,
     },
+    /// A game's own tracks: import them from other formats and check them.
+    Track {
+        #[command(subcommand)]
+        command: TrackCommand,
+    },
     /// Export a replay as a dense per-step JSON track with events.
     Export {
         /// The replay.
@@ -188,6 +194,41 @@ enum Command {
         output: Option<PathBuf>,
         #[command(flatten)]
         limits: LimitArgs,
+    },
+}
+
+/// `skidpad track`'s commands.
+#[derive(Subcommand)]
+enum TrackCommand {
+    /// Import a track as a track definition's JSON. Reads `.csv`, the TUM
+    /// racetrack database's centre line (x, y, width right, width left per
+    /// point). With `-o`, prints the track's check.
+    Import {
+        /// The file to import.
+        file: PathBuf,
+        /// The track's name (default: the file's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// Where the start/finish line is, m along the centre line from
+        /// the file's first point.
+        #[arg(long, default_value_t = 0.0)]
+        start: f64,
+        /// Sector boundaries, m from the line, separated by commas; at
+        /// least two (default: the lap in thirds).
+        #[arg(long, value_delimiter = ',')]
+        sectors: Option<Vec<f64>>,
+        /// Write the definition here (atomically) instead of standard
+        /// output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+    },
+    /// Check a track file (a definition's JSON, or a file `import` reads):
+    /// length, widths, the tightest bend, elevation, the ground's size,
+    /// and warnings (a centre line crossing itself without the height to
+    /// pass over, a start line off the asphalt).
+    Check {
+        /// The track file.
+        file: PathBuf,
     },
 }
 
@@ -240,6 +281,44 @@ fn exit_code(status: verify::Status) -> ExitCode {
         verify::Status::Ok => ExitCode::SUCCESS,
         verify::Status::Desync => ExitCode::from(1),
         verify::Status::InputError => ExitCode::from(2),
+    }
+}
+
+fn run_track(json: bool, command: TrackCommand) -> Result<()> {
+    match command {
+        TrackCommand::Import {
+            file,
+            name,
+            start,
+            sectors,
+            output,
+        } => {
+            let stem = file
+                .file_stem()
+                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            let options = skidpad_track_import::ImportOptions {
+                name: name.unwrap_or(stem),
+                start,
+                sectors,
+            };
+            let definition = track_cmd::read_definition(&file, Some(&options))?;
+            let track = skidpad_core::Track::from_definition(definition.clone())?;
+            match output {
+                Some(path) => {
+                    atomic::write_atomic(&path, (definition.to_json() + "\n").as_bytes())?;
+                    print(json, &skidpad_track_import::check(&track)?)
+                }
+                None => {
+                    let mut out = std::io::stdout().lock();
+                    writeln!(out, "{}", definition.to_json())?;
+                    Ok(out.flush()?)
+                }
+            }
+        }
+        TrackCommand::Check { file } => {
+            let track = track_cmd::read_track(&file)?;
+            print(json, &skidpad_track_import::check(&track)?)
+        }
     }
 }
 
@@ -358,6 +437,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 cli.json,
                 &recover::recover(&stream, &output, &limits.limits())?,
             )?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Track { command } => {
+            run_track(cli.json, command)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Tire { file } => {

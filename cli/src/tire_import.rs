@@ -5,7 +5,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde::Serialize;
 use skidpad_core::{TirImport, parse_tir};
 
@@ -25,17 +25,7 @@ pub struct TireReport {
 
 /// Reads and imports `path`.
 pub fn import_tire(path: &Path) -> Result<TireReport> {
-    let size = std::fs::metadata(path)
-        .with_context(|| format!("cannot read {}", path.display()))?
-        .len();
-    if size > MAX_TIR_BYTES {
-        bail!(
-            "{} is {size} bytes; a .tir file is at most {MAX_TIR_BYTES}",
-            path.display()
-        );
-    }
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read {} as text", path.display()))?;
+    let text = crate::files::read_text_capped(path, MAX_TIR_BYTES, "a .tir file")?;
     let import = parse_tir(&text).with_context(|| format!("cannot import {}", path.display()))?;
     Ok(TireReport {
         file: path.to_owned(),

@@ -103,7 +103,7 @@ fn run_race(sink: RaceSink, demo: &DemoRace, stop: &AtomicBool) -> Result<bool> 
         if demo.join_after == Some(step - 1) {
             // On the slot behind the field, as a player joining online.
             let slot = usize::from(demo.cars);
-            let pose = grid_pose(&track, slot, &field.layout);
+            let pose = grid_pose(&track, slot, &field.layout_on(&track));
             let car = stream.add_car(&mut world, &preset(field.preset_of(slot))?, pose)?;
             world.set_driver(car, Some(track.clone()))?;
         }

@@ -19,8 +19,8 @@ pub struct AiField {
     pub cars: usize,
     /// The presets, cycled over the slots from pole.
     pub presets: Vec<String>,
-    /// Where the slots are.
-    pub layout: GridLayout,
+    /// Where the slots are; `None`: the track's own grid.
+    pub layout: Option<GridLayout>,
     /// Every driver's style; its `racecraft` is replaced per driver when
     /// `racecraft_seed` is set.
     pub style: DriverStyle,
@@ -37,7 +37,7 @@ impl AiField {
         AiField {
             cars,
             presets: FIELD_PRESETS.iter().map(|&p| p.to_owned()).collect(),
-            layout: GridLayout::default(),
+            layout: None,
             style: DriverStyle::default(),
             racecraft_seed: None,
         }
@@ -60,6 +60,12 @@ impl AiField {
         self
     }
 
+    /// The grid the field lines up on, on `track`.
+    #[must_use]
+    pub fn layout_on(&self, track: &Track) -> GridLayout {
+        self.layout.unwrap_or_else(|| track.grid())
+    }
+
     /// The preset in `slot`.
     #[must_use]
     pub fn preset_of(&self, slot: usize) -> &str {
@@ -77,10 +83,11 @@ impl AiField {
     /// a grid slot off the world).
     pub fn line_up(&self, world: &mut World, track: &Arc<Track>) -> Result<Vec<CarId>> {
         let mut ids = Vec::with_capacity(self.cars);
+        let layout = self.layout_on(track);
         for slot in 0..self.cars {
             let id = world.add_car(
                 &preset(self.preset_of(slot))?,
-                grid_pose(track, slot, &self.layout),
+                grid_pose(track, slot, &layout),
             )?;
             let style = DriverStyle {
                 racecraft: match self.racecraft_seed {

@@ -2,36 +2,8 @@
 //! starting grid's slots behind the line, so a game does not place its cars
 //! with `point_at`, an arc tangent and offsets of its own.
 
+pub use crate::track::definition::GridLayout;
 use crate::{InitialPose, Track};
-
-/// How a grid is laid out behind the line.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GridLayout {
-    /// Distance of the first row behind the line, m (0: on it).
-    pub first_row: f64,
-    /// Distance between rows, m.
-    pub row_spacing: f64,
-    /// Cars abreast in a row (at least 1).
-    pub columns: u32,
-    /// Distance between the cars of a row, m, centred on the centre line.
-    pub column_spacing: f64,
-    /// Speed at the start, m/s (0: a standing start).
-    pub speed: f64,
-}
-
-impl Default for GridLayout {
-    /// Two abreast, 5 m apart, rows 8 m apart from 6 m behind the line, at
-    /// rest.
-    fn default() -> Self {
-        GridLayout {
-            first_row: 6.0,
-            row_spacing: 8.0,
-            columns: 2,
-            column_spacing: 5.0,
-            speed: 0.0,
-        }
-    }
-}
 
 /// The pose of grid slot `slot` (0 is pole, on the left of the first row;
 /// then left to right, row by row), facing along the track.

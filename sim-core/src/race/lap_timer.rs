@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use glam::DVec2;
 
-use crate::Track;
+use crate::{Track, TrackPosition};
 
 /// How far behind the line (m) a car may start and still be on the grid:
 /// its lap 1 then runs from the start. A grid of 64 cars two abreast at
@@ -67,7 +67,8 @@ pub enum LapFault {
         time: f64,
         /// |offset| from the centre line, m.
         offset: f64,
-        /// The limit, m: half the track's width plus the margin.
+        /// The limit, m: the distance to the road's edge on that side plus
+        /// the margin.
         limit: f64,
     },
     /// The car reached checkpoint `reached` before checkpoint `expected`
@@ -258,7 +259,7 @@ impl LapTimer {
         let length = self.track.length();
         let Some((t0, p0)) = self.last else {
             self.start(time, here.distance);
-            self.check_limits(time, here.offset);
+            self.check_limits(time, &here);
             return None;
         };
         // The car moves a few metres a step, so a change of more than half
@@ -272,7 +273,7 @@ impl LapTimer {
         let p1 = p0 + delta;
         self.last = Some((time, p1));
         self.last_distance = here.distance;
-        self.check_limits(time, here.offset);
+        self.check_limits(time, &here);
         if delta <= 0.0 {
             return None;
         }
@@ -363,8 +364,9 @@ impl LapTimer {
         completed
     }
 
-    fn check_limits(&mut self, time: f64, offset: f64) {
-        let limit = self.track.width() / 2.0 + self.rules.track_limit_margin;
+    fn check_limits(&mut self, time: f64, here: &TrackPosition) {
+        let offset = here.offset;
+        let limit = self.track.edges(here).toward(offset) + self.rules.track_limit_margin;
         if offset.abs() > limit && self.lap_start.is_some() {
             self.fault(LapFault::LeftTrack {
                 time,

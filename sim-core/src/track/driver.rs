@@ -261,6 +261,15 @@ impl AiDriver {
         let (mut target, along) = self
             .track
             .point_at_from(here.distance + lookahead, here.segment);
+        // Aim for the middle of the road, which an imported centre line
+        // need not follow (a centred one leaves the target as it is).
+        let middle = self
+            .track
+            .edges_along(here.distance + lookahead, here.segment)
+            .middle();
+        if middle != 0.0 {
+            target += along.perp() * middle;
+        }
         // Speed: hold the lowest profile speed over the next stretch the
         // pedals need to act (their lag, plus the look-ahead's bias).
         let mut target_speed = self.profile_min(&here, 3.0 + speed.max(0.0) * 0.4);
@@ -271,7 +280,10 @@ impl AiDriver {
                 here.offset,
                 speed,
                 target_speed,
-                self.track.width() / 2.0,
+                {
+                    let edges = self.track.edges(&here);
+                    edges.left.min(edges.right)
+                },
             );
             target += along.perp() * advice.offset;
             target_speed = target_speed.min(advice.speed_cap);
@@ -330,7 +342,9 @@ impl AiDriver {
     /// needs no memory (the driver has no state). A car on the road, or off
     /// it but pointing back towards it, drives on.
     fn back_out(&self, heading: DVec2, speed: f64, here: &TrackPosition) -> Option<CarInput> {
-        if here.offset.abs() <= self.track.width() / 2.0 || speed >= BACK_OUT_SPEED {
+        if here.offset.abs() <= self.track.edges(here).toward(here.offset)
+            || speed >= BACK_OUT_SPEED
+        {
             return None;
         }
         let (_, along) = self.track.point_at_from(here.distance, here.segment);

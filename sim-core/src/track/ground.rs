@@ -10,7 +10,7 @@
 
 use glam::{DVec2, DVec3};
 
-use crate::ground::TriangleMesh;
+use crate::ground::{MeshSource, TriangleMesh};
 use crate::surface::SurfaceId;
 use crate::track::Track;
 use crate::{CoreError, Result};
@@ -28,33 +28,53 @@ impl Track {
     /// The track's surface as a triangle mesh (see the module docs), in
     /// the default surface table's ids: asphalt, kerb, grass.
     pub fn ground(&self) -> Result<TriangleMesh> {
+        let source = self.ground_source();
+        TriangleMesh::new(&source.vertices, &source.triangles)
+            .and_then(|mesh| mesh.with_surfaces(source.surfaces.unwrap_or_default()))
+            .map_err(|e| CoreError::InvalidArgument {
+                what: "track ground",
+                reason: format!("{}: {e}", self.name()),
+            })
+    }
+
+    /// The inputs of [`ground`](Self::ground): what a replay carries
+    /// (`GroundSource::Mesh`) so that a tool without the track's file
+    /// drives on the same surface.
+    #[must_use]
+    pub fn ground_source(&self) -> MeshSource {
         let n = self.points.len();
-        let half = self.width / 2.0;
-        let kerb = half + KERB_WIDTH;
-        // Eight vertices per section: ground at offsets −G, −K, −H, H, K, G,
-        // then the tops of the right and left barriers.
+        // Eight vertices per section: ground at offsets −G, −K, −H, H, K, G
+        // (each side's own road edge H and kerb K), then the tops of the
+        // right and left barriers.
         let mut vertices = Vec::with_capacity(8 * n);
         for i in 0..n {
             let tangent = (self.points[(i + 1) % n] - self.points[(i + n - 1) % n]).normalize();
             let left = tangent.perp();
             let curvature = self.curvature[i];
+            let (left_edge, right_edge) = (self.left[i], self.right[i]);
+            let (left_kerb, right_kerb) = (left_edge + KERB_WIDTH, right_edge + KERB_WIDTH);
+            // Positive curvature turns left: the left side is the inside.
+            let inside_kerb = if curvature > 0.0 {
+                left_kerb
+            } else {
+                right_kerb
+            };
             let inside = if curvature.abs() > 1e-9 {
-                (INSIDE_REACH / curvature.abs()).max(kerb + 1.0)
+                (INSIDE_REACH / curvature.abs()).max(inside_kerb + 1.0)
             } else {
                 f64::INFINITY
             };
-            let grass = kerb + RUNOFF_WIDTH;
-            // Positive curvature turns left: the left side is the inside.
+            let (left_grass, right_grass) = (left_kerb + RUNOFF_WIDTH, right_kerb + RUNOFF_WIDTH);
             let (right_reach, left_reach) = if curvature > 0.0 {
-                (grass, grass.min(inside))
+                (right_grass, left_grass.min(inside))
             } else {
-                (grass.min(inside), grass)
+                (right_grass.min(inside), left_grass)
             };
             let tan_bank = libm::tan(self.banking[i]);
             let z0 = self.elevation[i];
             // The road and kerbs lie on the banked plane; the run-off stays
             // level with the kerb's outer edge.
-            let height = |offset: f64| z0 - offset.clamp(-kerb, kerb) * tan_bank;
+            let height = |offset: f64| z0 - offset.clamp(-right_kerb, left_kerb) * tan_bank;
             let at = |p: DVec2, offset: f64, lift: f64| {
                 let q = p + left * offset;
                 DVec3::new(q.x, q.y, height(offset) + lift)
@@ -62,10 +82,10 @@ impl Track {
             let p = self.points[i];
             for (offset, lift) in [
                 (-right_reach, 0.0),
-                (-kerb, 0.0),
-                (-half, 0.0),
-                (half, 0.0),
-                (kerb, 0.0),
+                (-right_kerb, 0.0),
+                (-right_edge, 0.0),
+                (left_edge, 0.0),
+                (left_kerb, 0.0),
                 (left_reach, 0.0),
                 (-right_reach, BARRIER_HEIGHT),
                 (left_reach, BARRIER_HEIGHT),
@@ -99,11 +119,10 @@ impl Track {
             triangles.push([a + 5, b + 7, a + 7]);
             surfaces.extend([SurfaceId::GRASS; 4]);
         }
-        TriangleMesh::new(&vertices, &triangles)
-            .and_then(|mesh| mesh.with_surfaces(surfaces))
-            .map_err(|e| CoreError::InvalidArgument {
-                what: "track ground",
-                reason: format!("{}: {e}", self.name),
-            })
+        MeshSource {
+            vertices,
+            triangles,
+            surfaces: Some(surfaces),
+        }
     }
 }

@@ -1,24 +1,27 @@
-//! Tracks: a closed centre line plus a width, and optionally elevation and
-//! banking, stored as JSON data (`tracks/`). The stored control points are
-//! smoothed with a closed uniform Catmull-Rom spline into a dense polyline
-//! at load time, using arithmetic only, so every target builds the same
-//! points. `Track::ground` (`ground.rs`) builds the track's 3D surface.
+//! Tracks: a closed centre line with the road's extent either side of it,
+//! and optionally elevation and banking, authored as a
+//! [`TrackDefinition`] (`definition.rs`; the built-in ones are in
+//! `tracks/`). The control points are smoothed with a closed uniform
+//! Catmull-Rom spline into a dense polyline at load time, using arithmetic
+//! only, so every target builds the same points; the polyline starts at
+//! the start/finish line. `Track::ground` (`ground.rs`) builds the track's
+//! 3D surface.
 
+pub(crate) mod definition;
 pub(crate) mod driver;
 pub(crate) mod ground;
 mod locate;
 pub(crate) mod traffic;
 
 use glam::DVec2;
-use serde::Deserialize;
 
 use crate::norm::Norm;
 use crate::{CoreError, Result};
+use definition::invalid;
+pub use definition::{GridLayout, TrackDefinition};
 
 /// Polyline points generated per control-point segment.
 pub(crate) const SAMPLES_PER_SEGMENT: usize = 12;
-/// Most control points a track file may hold.
-const MAX_CONTROL_POINTS: usize = 4096;
 
 /// (name, JSON) of the built-in tracks.
 const TRACKS: &[(&str, &str)] = &[
@@ -26,31 +29,18 @@ const TRACKS: &[(&str, &str)] = &[
     ("hillcrest", include_str!("../../tracks/hillcrest.json")),
 ];
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct TrackFile {
-    name: String,
-    width: f64,
-    centre_line: Vec<[f64; 2]>,
-    /// Height of the centre line at each control point, m (flat when
-    /// absent).
-    #[serde(default)]
-    elevation: Option<Vec<f64>>,
-    /// Banking at each control point, rad: positive raises the right-hand
-    /// edge (the outside of a left-hand bend). Flat when absent.
-    #[serde(default)]
-    banking: Option<Vec<f64>>,
-}
-
-/// Steepest banking a track file may ask for, rad (about 30°).
-const MAX_BANKING: f64 = 0.52;
-
 /// A closed track.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Track {
-    name: String,
-    width: f64,
+    definition: TrackDefinition,
+    fingerprint: [u8; 32],
     points: Vec<DVec2>,
+    /// Distance from the centre line to the road's left and right edges at
+    /// each point, m.
+    left: Vec<f64>,
+    right: Vec<f64>,
+    /// The narrowest full width, m.
+    narrowest: f64,
     /// Arc length at each point, from point 0.
     distance: Vec<f64>,
     /// Signed curvature at each point, 1/m (positive: turning left).
@@ -64,6 +54,8 @@ pub struct Track {
     elevation: Vec<f64>,
     /// Banking at each point, rad (positive: right-hand edge up).
     banking: Vec<f64>,
+    /// Sector boundaries, m from the line, increasing.
+    sectors: Vec<f64>,
     /// Circles around runs of segments, which let `locate` skip most of
     /// its search window.
     groups: locate::SegmentGroups,
@@ -78,6 +70,30 @@ pub struct TrackPosition {
     pub distance: f64,
     /// Signed distance from the centre line, m (positive: to the left).
     pub offset: f64,
+}
+
+/// The road's extent across the centre line at one place: the track
+/// limits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoadEdges {
+    /// Distance from the centre line to the left edge, m.
+    pub left: f64,
+    /// Distance from the centre line to the right edge, m.
+    pub right: f64,
+}
+
+impl RoadEdges {
+    /// The edge on the side of a signed offset (positive: left), m.
+    #[must_use]
+    pub fn toward(&self, offset: f64) -> f64 {
+        if offset > 0.0 { self.left } else { self.right }
+    }
+
+    /// The middle of the road, m left of the centre line.
+    #[must_use]
+    pub fn middle(&self) -> f64 {
+        (self.left - self.right) / 2.0
+    }
 }
 
 /// Names of the built-in tracks.
@@ -101,73 +117,75 @@ impl Track {
         Track::from_json(json)
     }
 
-    /// Parses a track file: `{"name", "width", "centre_line": [[x, y], …]}`
-    /// with the centre line's control points in driving order.
+    /// Parses and builds a track file (a [`TrackDefinition`] as JSON).
     pub fn from_json(json: &str) -> Result<Track> {
-        let file: TrackFile = serde_json::from_str(json).map_err(|e| CoreError::Parse {
-            what: "track",
-            message: e.to_string(),
-        })?;
-        let bad = |reason: String| CoreError::InvalidArgument {
-            what: "track",
-            reason,
-        };
-        if !(file.width.is_finite() && file.width > 1.0) {
-            return Err(bad(format!(
-                "width must be finite and > 1 m, got {}",
-                file.width
-            )));
-        }
-        let n = file.centre_line.len();
-        // At least 5 control points, so the search window of `locate` (two
-        // spans either side) never wraps onto itself.
-        if !(5..=MAX_CONTROL_POINTS).contains(&n) {
-            return Err(bad(format!(
-                "centre_line needs 5..={MAX_CONTROL_POINTS} points, got {n}"
-            )));
-        }
-        let control: Vec<DVec2> = file
+        Track::from_definition(TrackDefinition::from_json(json)?)
+    }
+
+    /// Builds a track, checking its definition.
+    pub fn from_definition(definition: TrackDefinition) -> Result<Track> {
+        definition.check()?;
+        let control: Vec<DVec2> = definition
             .centre_line
             .iter()
             .map(|&p| DVec2::from_array(p))
             .collect();
-        if let Some(i) = control.iter().position(|p| !p.is_finite()) {
-            return Err(bad(format!("centre_line[{i}] is not finite")));
-        }
-        let profile = |values: Option<Vec<f64>>, what: &str, max: f64| -> Result<Vec<f64>> {
-            let Some(values) = values else {
-                return Ok(vec![0.0; n * SAMPLES_PER_SEGMENT]);
-            };
-            if values.len() != n {
-                return Err(bad(format!(
-                    "{what} needs one value per centre_line point ({n}), got {}",
-                    values.len()
-                )));
+        let dense = control.len() * SAMPLES_PER_SEGMENT;
+        // Smoothed like the centre line: the same spline on the values as
+        // the y of points at x = 0.
+        let smooth = |values: &Option<Vec<f64>>| match values {
+            None => vec![0.0; dense],
+            Some(v) => {
+                let as_points: Vec<DVec2> = v.iter().map(|&v| DVec2::new(0.0, v)).collect();
+                catmull_rom_closed(&as_points).iter().map(|p| p.y).collect()
             }
-            if let Some(i) = values
-                .iter()
-                .position(|v| !(v.is_finite() && v.abs() <= max))
-            {
-                return Err(bad(format!(
-                    "{what}[{i}] must be finite and within ±{max}, got {}",
-                    values[i]
-                )));
-            }
-            // Smoothed like the centre line: the same spline on the
-            // values as the y of points at x = 0.
-            let as_points: Vec<DVec2> = values.iter().map(|&v| DVec2::new(0.0, v)).collect();
-            Ok(catmull_rom_closed(&as_points).iter().map(|p| p.y).collect())
         };
-        let elevation = profile(file.elevation, "elevation", 1e4)?;
-        let banking = profile(file.banking, "banking", MAX_BANKING)?;
-        let points = catmull_rom_closed(&control);
-        let mut track = Track::from_points(file.name, file.width, points).map_err(bad)?;
-        track.elevation = elevation;
-        track.banking = banking;
+        let mut elevation = smooth(&definition.elevation);
+        let mut banking = smooth(&definition.banking);
+        // Widths are interpolated linearly, so the road is never narrower
+        // than at the control points either side.
+        let (mut right, mut left) = match &definition.widths {
+            Some(w) => (
+                linear_closed(&w.iter().map(|p| p[0]).collect::<Vec<_>>()),
+                linear_closed(&w.iter().map(|p| p[1]).collect::<Vec<_>>()),
+            ),
+            None => {
+                let half = definition.width.unwrap_or_default() / 2.0;
+                (vec![half; dense], vec![half; dense])
+            }
+        };
+        let mut points = catmull_rom_closed(&control);
+        if definition.start != 0.0 {
+            let first = start_point(&points, definition.start)?;
+            for v in [&mut elevation, &mut banking, &mut right, &mut left] {
+                v.rotate_left(first);
+            }
+            points.rotate_left(first);
+        }
+        let mut track = Track::from_points(definition, points).map_err(invalid)?;
+        track.narrowest = right
+            .iter()
+            .zip(&left)
+            .map(|(r, l)| r + l)
+            .fold(f64::INFINITY, f64::min);
+        (track.elevation, track.banking, track.left, track.right) =
+            (elevation, banking, left, right);
+        track.sectors = match &track.definition.sectors {
+            Some(s) => s.clone(),
+            None => vec![track.length / 3.0, 2.0 * track.length / 3.0],
+        };
+        if let Some(&last) = track.sectors.last()
+            && last >= track.length
+        {
+            return Err(invalid(format!(
+                "the last sector boundary ({last} m) is not before the line (the lap is {} m)",
+                track.length
+            )));
+        }
         Ok(track)
     }
 
-    fn from_points(name: String, width: f64, points: Vec<DVec2>) -> Result<Track, String> {
+    fn from_points(definition: TrackDefinition, points: Vec<DVec2>) -> Result<Track, String> {
         let n = points.len();
         let mut distance = Vec::with_capacity(n);
         let mut total = 0.0;
@@ -186,18 +204,89 @@ impl Track {
             .map(|i| 1.0 / (points[(i + 1) % n] - points[i]).length_squared())
             .collect();
         let groups = locate::SegmentGroups::new(&points);
+        let fingerprint = definition.fingerprint();
         Ok(Track {
-            name,
-            width,
+            definition,
+            fingerprint,
             points,
+            left: Vec::new(),
+            right: Vec::new(),
+            narrowest: 0.0,
             distance,
             curvature,
             inv_length_squared,
             length: total,
             elevation: vec![0.0; n],
             banking: vec![0.0; n],
+            sectors: Vec::new(),
             groups,
         })
+    }
+
+    /// The definition this track was built from.
+    #[must_use]
+    pub fn definition(&self) -> &TrackDefinition {
+        &self.definition
+    }
+
+    /// blake3 of the definition's canonical form
+    /// ([`TrackDefinition::canonical_json`]): what a replay or a service
+    /// names the track by.
+    #[must_use]
+    pub fn fingerprint(&self) -> [u8; 32] {
+        self.fingerprint
+    }
+
+    /// The fingerprint as 64 lowercase hex digits.
+    #[must_use]
+    pub fn fingerprint_hex(&self) -> String {
+        self.fingerprint
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// The road's edges at a located position.
+    #[must_use]
+    pub fn edges(&self, at: &TrackPosition) -> RoadEdges {
+        self.edges_along(at.distance, at.segment)
+    }
+
+    /// The road's edges `s` m along the line (wrapped to the lap),
+    /// interpolated along the segment holding it; the search for that
+    /// segment starts at `hint` (see [`Track::point_at`]).
+    #[must_use]
+    pub fn edges_along(&self, s: f64, hint: usize) -> RoadEdges {
+        let s = self.wrap(s);
+        let n = self.points.len();
+        let i = self.segment_at(s, Some(hint));
+        let j = (i + 1) % n;
+        let t = ((s - self.distance[i]) / (self.points[j] - self.points[i]).norm()).clamp(0.0, 1.0);
+        RoadEdges {
+            left: self.left[i] + (self.left[j] - self.left[i]) * t,
+            right: self.right[i] + (self.right[j] - self.right[i]) * t,
+        }
+    }
+
+    /// The road's edges at each of [`points`](Self::points).
+    pub fn edges_at_points(&self) -> impl Iterator<Item = RoadEdges> + '_ {
+        self.left
+            .iter()
+            .zip(&self.right)
+            .map(|(&left, &right)| RoadEdges { left, right })
+    }
+
+    /// Sector boundaries, m along the line from it, increasing (at least
+    /// two: three or more sectors).
+    #[must_use]
+    pub fn sectors(&self) -> &[f64] {
+        &self.sectors
+    }
+
+    /// The starting grid's layout.
+    #[must_use]
+    pub fn grid(&self) -> GridLayout {
+        self.definition.grid.unwrap_or_default()
     }
 
     /// Height of the centre line at each of [`points`](Self::points), m.
@@ -216,13 +305,14 @@ impl Track {
     /// Track name.
     #[must_use]
     pub fn name(&self) -> &str {
-        &self.name
+        &self.definition.name
     }
 
-    /// Full width, m.
+    /// The narrowest full width, m: the width of a track that has one
+    /// width all round ([`edges`](Self::edges) gives it at a place).
     #[must_use]
     pub fn width(&self) -> f64 {
-        self.width
+        self.narrowest
     }
 
     /// Length of one lap along the centre line, m.
@@ -319,6 +409,40 @@ impl Track {
             Err(i) => i.saturating_sub(1),
         }
     }
+}
+
+/// The index of the polyline point nearest to `start` m along it from
+/// point 0.
+fn start_point(points: &[DVec2], start: f64) -> Result<usize> {
+    let n = points.len();
+    let mut along = 0.0;
+    for i in 0..n {
+        let step = points[i].distance(points[(i + 1) % n]);
+        if start < along + step {
+            return Ok(if start - along <= step / 2.0 {
+                i
+            } else {
+                (i + 1) % n
+            });
+        }
+        along += step;
+    }
+    Err(invalid(format!(
+        "start ({start} m) is beyond the lap ({along} m)"
+    )))
+}
+
+/// Values at each control point, interpolated linearly onto the polyline.
+fn linear_closed(values: &[f64]) -> Vec<f64> {
+    let n = values.len();
+    let mut out = Vec::with_capacity(n * SAMPLES_PER_SEGMENT);
+    for i in 0..n {
+        let (a, b) = (values[i], values[(i + 1) % n]);
+        for k in 0..SAMPLES_PER_SEGMENT {
+            out.push(a + (b - a) * (k as f64 / SAMPLES_PER_SEGMENT as f64));
+        }
+    }
+    out
 }
 
 /// Closed uniform Catmull-Rom through the control points.

@@ -1,0 +1,51 @@
+//! `skidpad track import` and `skidpad track check`: a game's own track
+//! from a file (a track definition's JSON, or a format
+//! `skidpad-track-import` reads), written as a definition or checked.
+
+use std::path::Path;
+
+use anyhow::{Context, Result, bail};
+use skidpad_core::{Track, TrackDefinition};
+use skidpad_track_import::{ImportOptions, from_tum_csv};
+
+/// The largest track file read, bytes: 4096 control points with every
+/// profile written out take about half a megabyte as JSON.
+pub const MAX_TRACK_FILE_BYTES: u64 = 4 << 20;
+
+/// Reads a track file: `.csv` is the TUM racetrack database's centre-line
+/// format (named after the file unless `options` name it), anything else
+/// a track definition's JSON.
+pub fn read_definition(path: &Path, options: Option<&ImportOptions>) -> Result<TrackDefinition> {
+    let text = crate::files::read_text_capped(path, MAX_TRACK_FILE_BYTES, "a track file")?;
+    let is_csv = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    let definition = if is_csv {
+        let stem = path
+            .file_stem()
+            .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+        let options = options
+            .cloned()
+            .unwrap_or_else(|| ImportOptions::named(&stem));
+        from_tum_csv(&text, &options)
+            .with_context(|| format!("cannot import {}", path.display()))?
+    } else {
+        if options.is_some() {
+            bail!(
+                "{}: import reads .csv files (the TUM racetrack database's centre line); a track \
+                 definition's JSON needs no import (`skidpad track check` reads it)",
+                path.display()
+            );
+        }
+        TrackDefinition::from_json(&text)
+            .with_context(|| format!("cannot read {} as a track definition", path.display()))?
+    };
+    Ok(definition)
+}
+
+/// Reads and builds a track file, naming the file in any error.
+pub fn read_track(path: &Path) -> Result<Track> {
+    let definition = read_definition(path, None)?;
+    Track::from_definition(definition)
+        .with_context(|| format!("{} is not a track skidpad can race on", path.display()))
+}

@@ -1,0 +1,89 @@
+//! `skidpad track import` and `skidpad track check` as a user runs them:
+//! a real circuit (the TUM racetrack database's Brands Hatch, copied with
+//! its licence under track-import/tests/data/tum) imported to a definition
+//! that checks the same as the CSV, and bad files refused naming the line
+//! or the element, with exit code 2.
+
+use std::process::{Command, Output};
+
+fn skidpad(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_skidpad"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+const BRANDS_HATCH: &str = "../track-import/tests/data/tum/BrandsHatch.csv";
+
+#[test]
+fn a_circuit_imports_to_a_definition_that_checks_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_path = dir.path().join("brands.json");
+    let out = skidpad(&[
+        "track",
+        "import",
+        BRANDS_HATCH,
+        "--name",
+        "Brands Hatch GP",
+        "--sectors",
+        "1200,2600",
+        "-o",
+        out_path.to_str().unwrap(),
+    ]);
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains("track        Brands Hatch GP"), "{report}");
+    assert!(
+        report.contains("length       3904.8 m (781 control points)"),
+        "{report}"
+    );
+    assert!(report.contains("width        7.5 to 12.1 m"), "{report}");
+    assert!(
+        report.contains("sectors      3 (boundaries at 1200, 2600 m)"),
+        "{report}"
+    );
+    assert!(report.contains("warnings     none"), "{report}");
+    let check = skidpad(&["track", "check", out_path.to_str().unwrap()]);
+    assert_eq!(String::from_utf8_lossy(&check.stdout), report);
+
+    let json = skidpad(&["--json", "track", "check", out_path.to_str().unwrap()]);
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["control_points"], 781);
+    assert_eq!(value["fingerprint"].as_str().unwrap().len(), 64);
+}
+
+#[test]
+fn bad_track_files_are_refused_naming_the_line_or_element() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        path.to_str().unwrap().to_owned()
+    };
+    let csv = write("bad.csv", "# x,y,r,l\n0,0,4,4\n10,0,4,4\n20,0,NaN,4\n");
+    let json = write(
+        "bad.json",
+        r#"{"name":"x","width":9,"centre_line":[[0,0],[90,0],[90,90],[0,90],[-40,40]],"sectors":[200,100]}"#,
+    );
+    for (args, expected) in [
+        (vec!["track", "check", &csv], "line 4: width right is NaN"),
+        (
+            vec!["track", "check", &json],
+            "sectors[1] = 100 m is out of order",
+        ),
+        (vec!["track", "import", &json], "needs no import"),
+        (
+            vec!["track", "check", "no-such-file.csv"],
+            "cannot read no-such-file.csv",
+        ),
+    ] {
+        let out = skidpad(&args);
+        let text = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {text}");
+        assert!(text.contains(expected), "{args:?}: {text}");
+    }
+}

@@ -1,0 +1,209 @@
+//! Track definitions: the built-in files read as before, a constant width
+//! and the same widths point by point are one track with one fingerprint,
+//! the start line and sectors cut the lap where the definition says, the
+//! road's edges follow each side's width, and bad definitions are refused
+//! naming the element.
+
+use std::sync::Arc;
+
+use skidpad_core::race::{LapFault, LapTimer, RaceRules};
+use skidpad_core::{Track, TrackDefinition, track_names};
+
+fn brandwood() -> TrackDefinition {
+    Track::builtin("brandwood").unwrap().definition().clone()
+}
+
+#[test]
+fn a_definition_round_trips_through_its_json_with_its_fingerprint() {
+    for name in track_names() {
+        let track = Track::builtin(name).unwrap();
+        let again = Track::from_json(&track.definition().to_json()).unwrap();
+        assert_eq!(again, track, "{name}");
+        assert_eq!(again.fingerprint(), track.fingerprint());
+    }
+    let fingerprints: Vec<_> = track_names()
+        .iter()
+        .map(|n| Track::builtin(n).unwrap().fingerprint())
+        .collect();
+    assert_ne!(fingerprints[0], fingerprints[1]);
+}
+
+#[test]
+fn a_constant_width_and_the_same_widths_point_by_point_are_one_track() {
+    let constant = brandwood();
+    let width = constant.width.unwrap();
+    let per_point = TrackDefinition {
+        width: None,
+        widths: Some(vec![[width / 2.0, width / 2.0]; constant.centre_line.len()]),
+        ..constant.clone()
+    };
+    let (a, b) = (
+        Track::from_definition(constant).unwrap(),
+        Track::from_definition(per_point).unwrap(),
+    );
+    assert_eq!(a.fingerprint(), b.fingerprint());
+    assert_eq!(a.points(), b.points());
+    assert_eq!(a.ground_source(), b.ground_source());
+    // The name is for people: renaming keeps the fingerprint; moving a
+    // point changes it.
+    let renamed = TrackDefinition {
+        name: "elsewhere".into(),
+        ..brandwood()
+    };
+    assert_eq!(
+        Track::from_definition(renamed).unwrap().fingerprint(),
+        a.fingerprint()
+    );
+    let mut moved = brandwood();
+    moved.centre_line[3][0] += 0.001;
+    assert_ne!(
+        Track::from_definition(moved).unwrap().fingerprint(),
+        a.fingerprint()
+    );
+}
+
+#[test]
+fn the_start_line_and_sectors_are_where_the_definition_puts_them() {
+    let plain = Track::from_definition(brandwood()).unwrap();
+    let start = 523.4;
+    let moved = Track::from_definition(TrackDefinition {
+        start,
+        sectors: Some(vec![300.0, 900.0, 1500.0]),
+        ..brandwood()
+    })
+    .unwrap();
+    // The line is at the polyline point nearest to `start`, and the lap is
+    // as long as before.
+    let nearest = plain
+        .distances()
+        .iter()
+        .copied()
+        .min_by(|a, b| (a - start).abs().total_cmp(&(b - start).abs()))
+        .unwrap();
+    let (line, _) = moved.point_at(0.0);
+    assert!((plain.locate(line).distance - nearest).abs() < 1e-6);
+    assert!((moved.length() - plain.length()).abs() < 1e-6);
+    assert_eq!(moved.sectors(), &[300.0, 900.0, 1500.0]);
+    let l = plain.length();
+    assert_eq!(plain.sectors(), &[l / 3.0, 2.0 * l / 3.0]);
+}
+
+#[test]
+fn the_edges_follow_each_side_and_time_the_limits() {
+    let n = brandwood().centre_line.len();
+    // 2 m to the right, 8 m to the left everywhere.
+    let lopsided = Arc::new(
+        Track::from_definition(TrackDefinition {
+            width: None,
+            widths: Some(vec![[2.0, 8.0]; n]),
+            ..brandwood()
+        })
+        .unwrap(),
+    );
+    assert_eq!(lopsided.width(), 10.0);
+    let (p, along) = lopsided.point_at(800.0);
+    let left = along.perp();
+    let edges = lopsided.edges(&lopsided.locate(p));
+    assert!((edges.left - 8.0).abs() < 1e-9 && (edges.right - 2.0).abs() < 1e-9);
+    assert!((edges.middle() - 3.0).abs() < 1e-9);
+    // 5 m left is on the road, 5 m right is 2 m beyond the margin.
+    for (offset, fault) in [(5.0, false), (-5.0, true)] {
+        let mut timer = LapTimer::new(lopsided.clone(), RaceRules::default());
+        let (q, _) = lopsided.point_at(lopsided.length() - 10.0);
+        timer.observe(0.0, q);
+        timer.observe(1.0, p + left * offset);
+        let (end, _) = lopsided.point_at(1.0);
+        for k in 2..200 {
+            let (q, _) = lopsided.point_at(f64::from(k) * lopsided.length() / 199.0);
+            timer.observe(f64::from(k), q);
+        }
+        timer.observe(300.0, end);
+        let lap = &timer.laps()[0];
+        let left_track = lap
+            .faults
+            .iter()
+            .any(|f| matches!(f, LapFault::LeftTrack { limit, .. } if (limit - 3.0).abs() < 1e-9));
+        assert_eq!(left_track, fault, "{offset}: {:?}", lap.faults);
+    }
+}
+
+#[test]
+fn bad_definitions_are_refused_naming_the_element() {
+    let refused = |def: TrackDefinition| Track::from_definition(def).unwrap_err().to_string();
+    let n = brandwood().centre_line.len();
+    let mut widths = vec![[4.0, 4.0]; n];
+    widths[7] = [0.3, 0.5];
+    let cases = [
+        (
+            TrackDefinition {
+                sectors: Some(vec![900.0, 300.0]),
+                ..brandwood()
+            },
+            "sectors[1]",
+        ),
+        (
+            TrackDefinition {
+                sectors: Some(vec![300.0]),
+                ..brandwood()
+            },
+            "2..=64 boundaries",
+        ),
+        (
+            TrackDefinition {
+                sectors: Some(vec![300.0, 1e6]),
+                ..brandwood()
+            },
+            "not before the line",
+        ),
+        (
+            TrackDefinition {
+                widths: Some(widths),
+                ..brandwood()
+            },
+            "widths[7]",
+        ),
+        (
+            TrackDefinition {
+                widths: Some(vec![[4.0, 4.0]; 3]),
+                ..brandwood()
+            },
+            "one [right, left] per centre_line point",
+        ),
+        (
+            TrackDefinition {
+                width: None,
+                ..brandwood()
+            },
+            "needs a width or widths",
+        ),
+        (
+            TrackDefinition {
+                start: f64::NAN,
+                ..brandwood()
+            },
+            "start must be",
+        ),
+        (
+            TrackDefinition {
+                start: 1e6,
+                ..brandwood()
+            },
+            "beyond the lap",
+        ),
+    ];
+    for (def, expected) in cases {
+        let message = refused(def);
+        assert!(message.contains(expected), "{message}");
+    }
+    let mut nan = brandwood();
+    nan.centre_line[4] = [f64::NAN, 0.0];
+    assert!(refused(nan).contains("centre_line[4]"));
+    assert!(
+        Track::from_json(
+            r#"{"name":"x","width":9,"centre_line":[[0,0],[1,0],[1,1],[0,1],[0,2]],"kerbs":1}"#
+        )
+        .unwrap_err()
+        .to_string()
+        .contains("kerbs")
+    );
+}
