@@ -1,5 +1,5 @@
-//! Tracks and ghost laps for viewers: `TrackView` (a built-in track's
-//! centre line and the projection onto it) and `LapReference` (the live
+//! Tracks and ghost laps for viewers: `TrackView` (a built-in or a game's
+//! own track: its centre line, edges, sectors and the projection onto it) and `LapReference` (the live
 //! time gap and split times against a ghost lap, the ghost crate's own
 //! measurement).
 
@@ -14,7 +14,7 @@ use crate::args;
 use crate::error::{JsResult, core_error, range_error};
 use crate::ghost::Ghost;
 
-/// A built-in track as a viewer draws and measures it.
+/// A track (built in, or a game's own) as a viewer draws and measures it.
 #[wasm_bindgen]
 pub struct TrackView {
     inner: Arc<Track>,
@@ -34,6 +34,93 @@ impl TrackView {
         })
     }
 
+    /// A game's own track from its definition's JSON (the format of
+    /// `sim-core/tracks/*.json`, `TrackDefinition`), checked as the Rust
+    /// API checks it.
+    #[wasm_bindgen(js_name = fromDefinition)]
+    pub fn from_definition(
+        #[wasm_bindgen(unchecked_param_type = "string")] json: JsValue,
+    ) -> JsResult<TrackView> {
+        let json = args::string(&json, "track definition")?;
+        let inner = Track::from_json(&json).map_err(core_error)?;
+        Ok(TrackView {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// A circuit from the TUM racetrack database's centre-line CSV (`x, y,
+    /// width right, width left` per line), named `name`, with the line at
+    /// its first point and the lap in thirds; `skidpad track import` reads
+    /// the same.
+    #[wasm_bindgen(js_name = fromTumCsv)]
+    pub fn from_tum_csv(
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "string")] name: JsValue,
+    ) -> JsResult<TrackView> {
+        let text = args::string(&text, "CSV")?;
+        if text.len() > skidpad_core::MAX_TRACK_FILE_BYTES {
+            return Err(range_error(format!(
+                "the CSV is {} bytes; a track file is at most {}",
+                text.len(),
+                skidpad_core::MAX_TRACK_FILE_BYTES
+            )));
+        }
+        let name = args::string(&name, "track name")?;
+        let options = skidpad_track_import::ImportOptions::named(&name);
+        let definition = skidpad_track_import::from_tum_csv(&text, &options)
+            .map_err(|e| range_error(e.to_string()))?;
+        let inner = Track::from_definition(definition).map_err(core_error)?;
+        Ok(TrackView {
+            inner: Arc::new(inner),
+        })
+    }
+
+    /// The track's definition as JSON (what `fromDefinition` reads and a
+    /// replay carries).
+    #[wasm_bindgen(js_name = definitionJson)]
+    pub fn definition_json(&self) -> String {
+        self.inner.definition().to_json()
+    }
+
+    /// The track's fingerprint, 64 hex digits: what a replay names it by.
+    #[wasm_bindgen(getter)]
+    pub fn fingerprint(&self) -> String {
+        self.inner.fingerprint_hex()
+    }
+
+    /// Sector boundaries, m along the line from the start line.
+    pub fn sectors(&self) -> Float64Array {
+        Float64Array::from(self.inner.sectors())
+    }
+
+    /// The road's edges at each of `points()`: `left, right` per point, m
+    /// from the centre line (the track limits).
+    pub fn edges(&self) -> Float64Array {
+        let edges: Vec<f64> = self
+            .inner
+            .edges_at_points()
+            .flat_map(|e| [e.left, e.right])
+            .collect();
+        Float64Array::from(edges.as_slice())
+    }
+
+    /// Signed curvature at each of `points()`, 1/m (positive: turning
+    /// left).
+    pub fn curvature(&self) -> Float64Array {
+        Float64Array::from(self.inner.curvature())
+    }
+
+    /// The point `distance` m along the centre line (wrapped to the lap)
+    /// and the unit direction of travel there: `[x, y, dx, dy]`.
+    #[wasm_bindgen(js_name = pointAt)]
+    pub fn point_at(&self, distance: f64) -> JsResult<Float64Array> {
+        if !distance.is_finite() {
+            return Err(range_error("pointAt needs a finite distance"));
+        }
+        let (p, d) = self.inner.point_at(distance);
+        Ok(Float64Array::from([p.x, p.y, d.x, d.y].as_slice()))
+    }
+
     /// The track, for the other bindings.
     pub(crate) fn inner(&self) -> &Arc<Track> {
         &self.inner
@@ -45,7 +132,8 @@ impl TrackView {
         self.inner.name().to_owned()
     }
 
-    /// Width of the racing surface, m.
+    /// The narrowest full width of the road, m (`edges()` gives it point
+    /// by point).
     #[wasm_bindgen(getter)]
     pub fn width(&self) -> f64 {
         self.inner.width()

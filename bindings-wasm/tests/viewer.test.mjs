@@ -4,7 +4,9 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { sk, DT } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sk, DT, repoRoot } from './helpers.mjs';
 
 const FIELDS = sk.poseFields();
 
@@ -91,6 +93,35 @@ test('TrackView gives elevation and banking per point, zero on a flat track', ()
   // Hillcrest climbs 18 m and banks its bends.
   assert.ok(Math.max(...z) - Math.min(...z) > 15, `${Math.max(...z) - Math.min(...z)} m of climb`);
   assert.ok(hills.banking().some((b) => Math.abs(b) > 0.02));
+});
+
+test('TrackView loads an own track: a real circuit from its CSV, and a definition', () => {
+  // Brands Hatch from the TUM racetrack database (LGPL-3.0, see
+  // track-import/tests/data/tum/PROVENANCE.md): 3 908 m published.
+  const csv = readFileSync(join(repoRoot, 'track-import/tests/data/tum/BrandsHatch.csv'), 'utf8');
+  const circuit = sk.TrackView.fromTumCsv(csv, 'Brands Hatch GP');
+  assert.equal(circuit.name, 'Brands Hatch GP');
+  assert.ok(Math.abs(circuit.length - 3908) / 3908 < 0.002, `${circuit.length} m`);
+  assert.match(circuit.fingerprint, /^[0-9a-f]{64}$/);
+  const n = circuit.points().length / 2;
+  const edges = circuit.edges();
+  assert.equal(edges.length, 2 * n);
+  const widths = Array.from({ length: n }, (_, k) => edges[2 * k] + edges[2 * k + 1]);
+  assert.ok(Math.abs(Math.min(...widths) - 7.5) < 0.06 && Math.abs(Math.max(...widths) - 12.1) < 0.06);
+  assert.equal(circuit.curvature().length, n);
+  assert.deepEqual(Array.from(circuit.sectors()), [circuit.length / 3, (2 * circuit.length) / 3]);
+  const [x, y, dx, dy] = circuit.pointAt(1000);
+  assert.ok(Math.abs(Math.hypot(dx, dy) - 1) < 1e-12);
+  assert.ok(Math.abs(circuit.locate(x, y)[0] - 1000) < 1e-6);
+  // Its definition reads back as the same track; the Rust API's checks
+  // refuse a bad one, naming the element.
+  const again = sk.TrackView.fromDefinition(circuit.definitionJson());
+  assert.equal(again.fingerprint, circuit.fingerprint);
+  const bad = JSON.parse(circuit.definitionJson());
+  bad.sectors = [2000, 1000];
+  assert.throws(() => sk.TrackView.fromDefinition(JSON.stringify(bad)), /sectors\[1\]/);
+  assert.throws(() => sk.TrackView.fromTumCsv('0,0,4,4\n1,NaN,4,4\n', 'x'), /line 2/);
+  assert.throws(() => circuit.pointAt(NaN), RangeError);
 });
 
 test('LapReference: a car level with its own ghost has no gap', () => {

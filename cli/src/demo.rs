@@ -42,7 +42,9 @@ pub struct DemoOptions {
     pub cars: usize,
     /// Laps each car drives.
     pub laps: u32,
-    /// The built-in track raced.
+    /// The track raced: a built-in track's name, or a track file (a
+    /// definition's `.json`, or a `.csv` `skidpad track import` reads),
+    /// which the replay then carries.
     pub track: String,
     /// Race on the track's own 3D surface (`Track::ground`: elevation,
     /// banking, kerbs, run-off, barriers) instead of the plane z = 0.
@@ -168,7 +170,7 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
             options.out.display()
         )
     })?;
-    let track = Arc::new(Track::builtin(&options.track)?);
+    let track = Arc::new(demo_track(&options.track)?);
     let mut world = World::new(WorldConfig::default())?;
     if options.on_track_surface {
         // Banked road on its elevation, kerbs, grass run-off and barriers
@@ -185,13 +187,14 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     }
     field.line_up(&mut world, &track)?;
     let metadata = vec![
-        // The built-in track's key, by which players rebuild it.
-        ("track".to_owned(), options.track.clone()),
         ("laps".to_owned(), options.laps.to_string()),
         ("player".to_owned(), DEMO_PLAYER.to_owned()),
     ];
+    // The recorder names the track (a built-in one by name, another by
+    // fingerprint, carrying its definition), by which players rebuild it.
     let options_with = |metadata: Vec<(String, String)>| RecorderOptions {
         metadata,
+        track: Some(track.clone()),
         ..RecorderOptions::default()
     };
     // The same race also goes to a crash-safe stream as it runs: a chunk
@@ -345,6 +348,21 @@ fn dnf_reason(retirement: Retirement, laps_done: usize) -> String {
         }
         Retirement::Running => format!("still running when the race was called {after}"),
     }
+}
+
+/// A built-in track by name, or the track in a file.
+fn demo_track(name_or_file: &str) -> Result<Track> {
+    if skidpad_core::track_names().contains(&name_or_file) {
+        return Ok(Track::builtin(name_or_file)?);
+    }
+    let path = Path::new(name_or_file);
+    if !path.exists() {
+        bail!(
+            "--track {name_or_file}: neither a built-in track ({}) nor a track file",
+            skidpad_core::track_names().join(", ")
+        );
+    }
+    crate::track_cmd::read_track(path)
 }
 
 fn display_path(p: &Path) -> String {

@@ -9,7 +9,8 @@ use serde::Serialize;
 use skidpad_core::hex;
 use skidpad_ghost::{GhostPose, decode_ghost};
 use skidpad_replay::{
-    FileKind, Limits, ReplayError, decode_replay_with, encode_replay, is_gzip, read_replay_header,
+    FileKind, Limits, ReplayError, ReplayHeader, decode_replay_with, encode_replay, is_gzip,
+    read_replay_header,
 };
 
 use crate::archived;
@@ -268,7 +269,12 @@ impl fmt::Display for Inspection {
                 }
                 writeln!(f, "  metadata")?;
                 for (k, v) in &r.metadata {
-                    writeln!(f, "    {} = {}", printable(k), printable(v))?;
+                    let v = if k == ReplayHeader::TRACK_DEFINITION_KEY {
+                        carried_track_summary(v)
+                    } else {
+                        printable(v)
+                    };
+                    writeln!(f, "    {} = {v}", printable(k))?;
                 }
                 if let Some(core) = &r.decoded_by {
                     writeln!(f, "  decoded by        {core}")?;
@@ -296,5 +302,19 @@ impl fmt::Display for Inspection {
                 writeln!(f, "  last pose         {}", pose(&g.last))
             }
         }
+    }
+}
+
+/// A carried track definition in a line: its name and size (the JSON
+/// output has it whole).
+fn carried_track_summary(json: &str) -> String {
+    match skidpad_core::TrackDefinition::from_json(json) {
+        Ok(def) => format!(
+            "the definition of track {} ({} control points, {} bytes of JSON)",
+            printable(&def.name),
+            def.centre_line.len(),
+            json.len()
+        ),
+        Err(e) => format!("not a track definition: {}", printable(&e.to_string())),
     }
 }

@@ -50,7 +50,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Race AI cars on a built-in track, record the replay and the best
+    /// Race AI cars on a track, record the replay and the best
     /// lap's ghost, verify the replay and print a summary.
     Demo {
         /// Output directory (created if missing).
@@ -62,8 +62,10 @@ enum Command {
         /// Laps per car, 1 to 20.
         #[arg(long, default_value_t = demo::DEFAULT_LAPS, value_parser = clap::value_parser!(u32).range(1..=i64::from(demo::MAX_LAPS)))]
         laps: u32,
-        /// The built-in track.
-        #[arg(long, default_value = demo::DEFAULT_TRACK, value_parser = clap::builder::PossibleValuesParser::new(skidpad_core::track_names()))]
+        /// A built-in track's name or a track file: a
+        /// definition's `.json`, or a `.csv` that `skidpad track import`
+        /// reads. The replay carries a track that is not built in.
+        #[arg(long, default_value = demo::DEFAULT_TRACK)]
         track: String,
         /// What the cars drive on: the track's own 3D surface (elevation,
         /// banking, kerbs, run-off, barriers) or the plane z = 0.

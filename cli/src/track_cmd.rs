@@ -5,18 +5,14 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use skidpad_core::{Track, TrackDefinition};
+use skidpad_core::{MAX_TRACK_FILE_BYTES, Track, TrackDefinition};
 use skidpad_track_import::{ImportOptions, from_tum_csv};
-
-/// The largest track file read, bytes: 4096 control points with every
-/// profile written out take about half a megabyte as JSON.
-pub const MAX_TRACK_FILE_BYTES: u64 = 4 << 20;
 
 /// Reads a track file: `.csv` is the TUM racetrack database's centre-line
 /// format (named after the file unless `options` name it), anything else
 /// a track definition's JSON.
 pub fn read_definition(path: &Path, options: Option<&ImportOptions>) -> Result<TrackDefinition> {
-    let text = crate::files::read_text_capped(path, MAX_TRACK_FILE_BYTES, "a track file")?;
+    let text = crate::files::read_text_capped(path, MAX_TRACK_FILE_BYTES as u64, "a track file")?;
     let is_csv = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));

@@ -87,3 +87,58 @@ fn bad_track_files_are_refused_naming_the_line_or_element() {
         assert!(text.contains(expected), "{args:?}: {text}");
     }
 }
+
+#[test]
+fn a_demo_on_an_imported_circuit_carries_it_to_every_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let demo = skidpad(&[
+        "demo",
+        "--track",
+        BRANDS_HATCH,
+        "--cars",
+        "1",
+        "--laps",
+        "1",
+        "--out",
+        out,
+    ]);
+    let text = String::from_utf8_lossy(&demo.stdout);
+    assert!(
+        demo.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&demo.stderr)
+    );
+    assert!(text.contains("AI cars on BrandsHatch"), "{text}");
+    assert!(text.contains("0 desyncs"), "{text}");
+    // The replay alone is enough: nothing else names the circuit.
+    let replay = dir.path().join("demo.skr");
+    let replay = replay.to_str().unwrap();
+    let verify = skidpad(&["verify", replay]);
+    assert!(
+        verify.status.success(),
+        "{}",
+        String::from_utf8_lossy(&verify.stdout)
+    );
+    let inspect = String::from_utf8_lossy(&skidpad(&["inspect", replay]).stdout).into_owned();
+    assert!(
+        inspect.contains("skidpad.track = the definition of track BrandsHatch (781 control points"),
+        "{inspect}"
+    );
+    let ghost = dir.path().join("lap.skg");
+    let cut = skidpad(&[
+        "ghost",
+        replay,
+        "--car",
+        "0",
+        "--lap",
+        "1",
+        "-o",
+        ghost.to_str().unwrap(),
+    ]);
+    assert!(
+        cut.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cut.stderr)
+    );
+}

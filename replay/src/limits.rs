@@ -55,7 +55,9 @@ impl Limits {
         // About 134 M: one to three minutes of one core.
         max_car_substeps: 1 << 27,
         max_keyframe_state_bytes: 16 << 20,
-        max_metadata_bytes: 64 << 10,
+        // A carried track definition (ReplayHeader::TRACK_DEFINITION_KEY)
+        // of 4096 control points with every profile is about 300 KB.
+        max_metadata_bytes: 512 << 10,
         max_decoded_bytes: Limits::DEFAULT_DECODED_BYTES,
     };
 

@@ -41,6 +41,13 @@ pub struct RecorderOptions<'a> {
     /// a verifier or viewer without the game's world can play the race;
     /// the plane and the built-in tracks' surfaces need none.
     pub ground: Option<GroundSource>,
+    /// The track the race is run on, named in the replay
+    /// (`ReplayHeader::TRACK_KEY`) so every tool times laps on it; a
+    /// track that is not built in is carried
+    /// (`ReplayHeader::TRACK_DEFINITION_KEY`), and its generated ground
+    /// (`Track::ground`) then needs no `ground` here. Leave it `None` to
+    /// name the track in `metadata` yourself, or not at all.
+    pub track: Option<std::sync::Arc<skidpad_core::Track>>,
 }
 
 impl Default for RecorderOptions<'_> {
@@ -54,6 +61,7 @@ impl Default for RecorderOptions<'_> {
             embed_ghosts: false,
             reserve_steps: 0,
             ground: None,
+            track: None,
         }
     }
 }

@@ -2,7 +2,7 @@
 
 use skidpad_core::{
     CarDefinition, CarId, CarInput, FlatGround, Ground, GroundSource, InitialPose, LodSetting,
-    SurfaceId, SurfaceTable,
+    SurfaceId, SurfaceTable, Track,
 };
 use skidpad_ghost::Ghost;
 
@@ -64,17 +64,31 @@ pub struct ReplayHeader {
 }
 
 impl ReplayHeader {
-    /// The metadata key naming the built-in track (one of
-    /// [`skidpad_core::track_names`]) a race was run on.
+    /// The metadata key naming the track a race was run on: a built-in
+    /// track's name (one of [`skidpad_core::track_names`]), or the 64
+    /// lowercase hex digits of a track's fingerprint
+    /// ([`Track::fingerprint`](skidpad_core::Track::fingerprint)), whose
+    /// definition the replay carries under
+    /// [`TRACK_DEFINITION_KEY`](Self::TRACK_DEFINITION_KEY) or a tool is
+    /// given beside it ([`track_with`](Self::track_with)). A recorder
+    /// given `RecorderOptions::track` writes both.
     ///
     /// One behaviour when it is missing, in every tool: the replay has no
     /// track. It still plays and verifies bit for bit (the ground is named
     /// separately, under [`GROUND_KEY`](Self::GROUND_KEY)), but nothing
     /// can be timed against a line: `skidpad export` writes no lap events
     /// or track distances, `skidpad ghost` and the leaderboard refuse it
-    /// saying so, and the viewer draws the cars without a track. A name
-    /// this build does not know is an error wherever a track is needed.
+    /// saying so, and the viewer draws the cars without a track. A track
+    /// the tool cannot find is an error wherever a track is needed.
     pub const TRACK_KEY: &'static str = "track";
+
+    /// The metadata key carrying a game's own track: its
+    /// [`TrackDefinition`](skidpad_core::TrackDefinition) as compact JSON,
+    /// whose fingerprint [`TRACK_KEY`](Self::TRACK_KEY) names. The
+    /// recorder writes it (and refuses it from the game's metadata); a
+    /// player builds the track's ground from it when that is the ground
+    /// the replay names, so the replay need not carry the mesh.
+    pub const TRACK_DEFINITION_KEY: &'static str = "skidpad.track";
 
     /// Metadata key naming who drove each car: a JSON array of strings by
     /// car index (an empty string for a car nobody named). The viewer
@@ -118,14 +132,65 @@ impl ReplayHeader {
             .map(|(_, v)| v.as_str())
     }
 
-    /// The built-in track named under [`TRACK_KEY`](Self::TRACK_KEY):
-    /// `Ok(None)` when the replay names none, an error naming the track
-    /// when this build has no track of that name.
-    pub fn track(&self) -> Result<Option<skidpad_core::Track>> {
-        self.metadata_value(Self::TRACK_KEY)
-            .map(skidpad_core::Track::builtin)
-            .transpose()
-            .map_err(ReplayError::from)
+    /// The track named under [`TRACK_KEY`](Self::TRACK_KEY), found in
+    /// this build or in the replay: `Ok(None)` when the replay names none.
+    /// See [`track_with`](Self::track_with).
+    pub fn track(&self) -> Result<Option<Track>> {
+        self.track_with(None)
+    }
+
+    /// The track named under [`TRACK_KEY`](Self::TRACK_KEY): a built-in
+    /// track by name or fingerprint, the definition the replay carries,
+    /// or `supplied` (a track a tool was given beside the replay) when its
+    /// fingerprint is the one named. `Ok(None)` when the replay names no
+    /// track; an error saying which track is missing, or why the carried
+    /// or supplied one is not it, otherwise.
+    pub fn track_with(&self, supplied: Option<&Track>) -> Result<Option<Track>> {
+        let Some(named) = self.metadata_value(Self::TRACK_KEY) else {
+            return Ok(None);
+        };
+        let Some(fingerprint) = parse_fingerprint(named) else {
+            return Ok(Some(Track::builtin(named)?));
+        };
+        let short = &named[..12];
+        if let Some(json) = self.metadata_value(Self::TRACK_DEFINITION_KEY) {
+            let carried = Track::from_json(json).map_err(|e| ReplayError::Metadata {
+                key: Self::TRACK_DEFINITION_KEY,
+                reason: e.to_string(),
+            })?;
+            if carried.fingerprint() != fingerprint {
+                return Err(ReplayError::Metadata {
+                    key: Self::TRACK_DEFINITION_KEY,
+                    reason: format!(
+                        "carries track {} (fingerprint {}), not the track {short}… it names",
+                        carried.name(),
+                        &carried.fingerprint_hex()[..12]
+                    ),
+                });
+            }
+            return Ok(Some(carried));
+        }
+        if let Some(name) = skidpad_core::builtin_track_by_fingerprint(&fingerprint) {
+            return Ok(Some(Track::builtin(name)?));
+        }
+        match supplied {
+            Some(track) if track.fingerprint() == fingerprint => Ok(Some(track.clone())),
+            Some(track) => Err(ReplayError::Metadata {
+                key: Self::TRACK_KEY,
+                reason: format!(
+                    "the track given is {} (fingerprint {}), not the replay's track {short}…",
+                    track.name(),
+                    &track.fingerprint_hex()[..12]
+                ),
+            }),
+            None => Err(ReplayError::Metadata {
+                key: Self::TRACK_KEY,
+                reason: format!(
+                    "names track {short}… by fingerprint and does not carry it: give the \
+                     track's file beside the replay"
+                ),
+            }),
+        }
     }
 
     /// Refuses a replay of another simulation version than this core's:
@@ -158,16 +223,7 @@ impl ReplayHeader {
             reason: format!("expected 64 hex digits and a description, got {value:?}"),
         };
         let (hex, description) = value.split_once(' ').ok_or_else(malformed)?;
-        if hex.len() != 64 {
-            return Err(malformed());
-        }
-        let mut fingerprint = [0u8; 32];
-        for (k, byte) in fingerprint.iter_mut().enumerate() {
-            *byte = hex
-                .get(2 * k..2 * k + 2)
-                .and_then(|pair| u8::from_str_radix(pair, 16).ok())
-                .ok_or_else(malformed)?;
-        }
+        let fingerprint = parse_fingerprint(hex).ok_or_else(malformed)?;
         Ok((fingerprint, description.to_owned()))
     }
 
@@ -329,4 +385,17 @@ impl Replay {
     pub fn keyframe_at(&self, step: u64) -> Option<&Keyframe> {
         self.keyframe_at_or_before(step).filter(|k| k.step == step)
     }
+}
+
+/// 64 hex digits as 32 bytes; `None` for anything
+/// else.
+fn parse_fingerprint(hex: &str) -> Option<[u8; 32]> {
+    if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let mut fingerprint = [0u8; 32];
+    for (k, byte) in fingerprint.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(hex.get(2 * k..2 * k + 2)?, 16).ok()?;
+    }
+    Some(fingerprint)
 }

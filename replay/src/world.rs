@@ -52,7 +52,31 @@ pub(crate) fn ground_named_by(
             }
         });
     }
+    if let Some(mesh) = carried_track_ground(header)? {
+        return Ok(mesh);
+    }
     Ok(Arc::new(FlatGround))
+}
+
+/// The generated ground of the track the replay carries
+/// (`ReplayHeader::TRACK_DEFINITION_KEY`), when that is the ground it
+/// names; `None` otherwise (a carried track raced on another ground).
+fn carried_track_ground(header: &ReplayHeader) -> Result<Option<Arc<dyn Ground>>> {
+    if header
+        .metadata_value(ReplayHeader::TRACK_DEFINITION_KEY)
+        .is_none()
+    {
+        return Ok(None);
+    }
+    let (named, _) = header.ground()?;
+    if named == FlatGround::plane_fingerprint() {
+        return Ok(None);
+    }
+    let Some(track) = header.track()? else {
+        return Ok(None);
+    };
+    let mesh = track.ground()?;
+    Ok((mesh.fingerprint() == named).then(|| Arc::new(mesh) as Arc<dyn Ground>))
 }
 
 /// The ground `source` builds, when it is the one named by `fingerprint`

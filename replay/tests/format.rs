@@ -347,10 +347,10 @@ fn strings_that_do_not_fit_are_an_encoding_error_not_a_cut() {
     huge_header.header.metadata = vec![("notes".into(), "x".repeat(2 << 20))];
     let err = encode_replay(&huge_header).unwrap_err().to_string();
     assert!(err.contains("header is"), "{err}");
-    // An 80 000-byte value fits the format; decoding it needs the metadata
+    // A 600 000-byte value fits the format; decoding it needs the metadata
     // limit raised, and then it comes back whole.
     let mut long_value = replay.clone();
-    long_value.header.metadata = vec![("notes".into(), "v".repeat(80_000))];
+    long_value.header.metadata = vec![("notes".into(), "v".repeat(600_000))];
     let bytes = encode_replay(&long_value).unwrap();
     let err = decode_replay(&bytes).unwrap_err();
     assert!(
@@ -358,7 +358,7 @@ fn strings_that_do_not_fit_are_an_encoding_error_not_a_cut() {
             err,
             ReplayError::LimitExceeded {
                 limit: "metadata bytes",
-                value: 80_005,
+                value: 600_005,
                 ..
             }
         ),

@@ -59,11 +59,13 @@ pub use state::snapshot::{
     SNAPSHOT_LEN, combine_world_hash, hex, set_snapshot_float, snapshot_fields,
 };
 pub use surface::{MAX_SURFACES, Surface, SurfaceId, SurfaceTable};
-pub use track::definition::MAX_TRACK_CONTROL_POINTS;
 pub use track::driver::{AiDriver, DriverStyle};
 pub use track::ground::{BARRIER_HEIGHT, KERB_WIDTH, RUNOFF_WIDTH};
+pub use track::track_definition::{MAX_TRACK_CONTROL_POINTS, MAX_TRACK_FILE_BYTES};
 pub use track::traffic::{Racecraft, TrafficCar};
-pub use track::{RoadEdges, Track, TrackDefinition, TrackPosition, track_names};
+pub use track::{
+    RoadEdges, Track, TrackDefinition, TrackPosition, builtin_track_by_fingerprint, track_names,
+};
 pub use vehicle::definition::{
     AeroDefinition, AssistDefinition, BrakeDefinition, CarDefinition, CentreDifferential,
     ChassisDefinition, ClutchDefinition, DifferentialKind, DifferentialsDefinition, DriveLayout,

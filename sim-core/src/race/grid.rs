@@ -2,7 +2,7 @@
 //! starting grid's slots behind the line, so a game does not place its cars
 //! with `point_at`, an arc tangent and offsets of its own.
 
-pub use crate::track::definition::GridLayout;
+pub use crate::track::track_definition::GridLayout;
 use crate::{InitialPose, Track};
 
 /// The pose of grid slot `slot` (0 is pole, on the left of the first row;

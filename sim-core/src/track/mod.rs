@@ -7,18 +7,18 @@
 //! the start/finish line. `Track::ground` (`ground.rs`) builds the track's
 //! 3D surface.
 
-pub(crate) mod definition;
 pub(crate) mod driver;
 pub(crate) mod ground;
 mod locate;
+pub(crate) mod track_definition;
 pub(crate) mod traffic;
 
 use glam::DVec2;
 
 use crate::norm::Norm;
 use crate::{CoreError, Result};
-use definition::invalid;
-pub use definition::{GridLayout, TrackDefinition};
+use track_definition::invalid;
+pub use track_definition::{GridLayout, TrackDefinition};
 
 /// Polyline points generated per control-point segment.
 pub(crate) const SAMPLES_PER_SEGMENT: usize = 12;
@@ -100,6 +100,15 @@ impl RoadEdges {
 #[must_use]
 pub fn track_names() -> Vec<&'static str> {
     TRACKS.iter().map(|(n, _)| *n).collect()
+}
+
+/// The built-in track with this fingerprint, by name.
+#[must_use]
+pub fn builtin_track_by_fingerprint(fingerprint: &[u8; 32]) -> Option<&'static str> {
+    TRACKS
+        .iter()
+        .map(|(n, _)| *n)
+        .find(|name| Track::builtin(name).is_ok_and(|t| t.fingerprint() == *fingerprint))
 }
 
 impl Track {

@@ -19,6 +19,10 @@ pub const MAX_SIDE_WIDTH: f64 = 100.0;
 pub const MAX_ELEVATION: f64 = 1e4;
 /// Most sector boundaries a track may declare.
 pub const MAX_SECTORS: usize = 64;
+/// Largest track file read, bytes: 4096 control points with every profile
+/// written out take about half a megabyte of JSON, and a centre-line CSV
+/// of as many points far less.
+pub const MAX_TRACK_FILE_BYTES: usize = 4 << 20;
 
 /// A track as a file holds it. Distances along the line (`start`,
 /// `sectors`) are measured on the smoothed centre line the
@@ -101,8 +105,14 @@ fn is_zero(x: &f64) -> bool {
 }
 
 impl TrackDefinition {
-    /// Parses a track file.
+    /// Parses a track file ([`MAX_TRACK_FILE_BYTES`] at most).
     pub fn from_json(json: &str) -> Result<TrackDefinition> {
+        if json.len() > MAX_TRACK_FILE_BYTES {
+            return Err(invalid(format!(
+                "the file is {} bytes; a track file is at most {MAX_TRACK_FILE_BYTES}",
+                json.len()
+            )));
+        }
         serde_json::from_str(json).map_err(|e| CoreError::Parse {
             what: "track",
             message: e.to_string(),
@@ -113,6 +123,12 @@ impl TrackDefinition {
     #[must_use]
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("a track definition always serialises")
+    }
+
+    /// The definition as compact JSON (what a replay carries).
+    #[must_use]
+    pub fn to_compact_json(&self) -> String {
+        serde_json::to_string(self).expect("a track definition always serialises")
     }
 
     /// The canonical form: compact JSON with every per-point width written
