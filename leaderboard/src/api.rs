@@ -16,7 +16,7 @@ use skidpad_replay::{Limits, ReplayError, gunzip, is_gzip, read_replay_header};
 use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
 
-use crate::boards::Boards;
+use crate::boards::{Boards, builtin_only_refusal};
 use crate::budget::BoardBudget;
 use crate::identity::{self, caller, check_metadata_player};
 use crate::judge::PLAYER_KEY;
@@ -276,21 +276,28 @@ async fn submit(
         run_id(&body, state.max_decoded)
             .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, e.to_string()))?
     };
-    // Over the service's budget or against its board's rules: refused
-    // from the header, before anything is stored or simulated. A header
-    // that does not parse goes on to a worker, whose verdict says what is
-    // wrong with the file.
-    if let Ok(header) = read_replay_header(&body) {
-        let boards = state.boards.as_deref();
-        let refusal = state
-            .budget
-            .refusal(&header)
-            .or_else(|| boards.and_then(|b| b.refusal(&header)));
-        if let Some(reason) = refusal {
-            return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, reason));
-        }
-        check_metadata_player(&caller, header.metadata_value(PLAYER_KEY))?;
+    // Bytes that are not a replay, over the service's budget or against
+    // its board's rules: refused from the header, before anything is
+    // stored or simulated (nothing counts against the player's cap of
+    // unfinished runs). A body past a sound header is the worker's to
+    // judge.
+    let header = read_replay_header(&body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            format!("not a replay this service reads: {e}"),
+        )
+    })?;
+    let refusal = state
+        .budget
+        .refusal(&header)
+        .or_else(|| match state.boards.as_deref() {
+            Some(boards) => boards.refusal(&header),
+            None => builtin_only_refusal(&header),
+        });
+    if let Some(reason) = refusal {
+        return Err(ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, reason));
     }
+    check_metadata_player(&caller, header.metadata_value(PLAYER_KEY))?;
     let submitted = state.store.submit(&id, &body, &caller.player).await?;
     let new = match submitted {
         Submitted::New => {
@@ -426,8 +433,15 @@ async fn reverify_run(
         .cores
         .clone()
         .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e))?;
+    let boards = state.boards.clone();
     let found = tokio::task::spawn_blocking(move || {
-        reverify(&bytes, record.outcome.as_ref(), &Limits::default(), &cores)
+        reverify(
+            &bytes,
+            record.outcome.as_ref(),
+            &Limits::default(),
+            &cores,
+            boards.as_deref(),
+        )
     })
     .await
     .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))?

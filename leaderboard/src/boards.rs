@@ -1,33 +1,69 @@
-//! Per-track rules (`--boards FILE`): which tracks this service ranks,
-//! how many cars besides the ranked one a run there may carry (rivals
-//! the player raced against; 0 means a lone car), and its longest run.
-//! Checked at the door from the upload's header, as the service-wide
-//! budget is (`budget.rs`), and answered 422 naming the board's rule.
-//! Without a file every built-in track is open within the budget.
+//! Per-track rules (`--boards FILE`): which tracks this service ranks (the
+//! built-in ones by name, a game's own from its track file), how many cars
+//! besides the ranked one a run there may carry (rivals the player raced
+//! against; 0 means a lone car), and its longest run. Checked at the door
+//! from the upload's header, as the service-wide budget is (`budget.rs`),
+//! and answered 422 naming the board's rule. Without a file every
+//! built-in track is open within the budget, and no other.
 //!
-//! The file is JSON, a list of boards:
+//! The file is JSON, a list of boards; `track_file` is a track
+//! definition's JSON (`skidpad track import` writes one), its path
+//! relative to the boards file. A replay names an own track by its
+//! fingerprint, and its board is listed under that fingerprint:
 //!
 //! ```json
 //! [{"track": "brandwood", "rivals": 0, "max_steps": 36000},
-//!  {"track": "hillcrest", "rivals": 5, "max_steps": 108000}]
+//!  {"track_file": "tracks/monza.json", "rivals": 5, "max_steps": 108000}]
 //! ```
 
+use std::path::Path;
+use std::sync::Arc;
+
 use serde::Deserialize;
-use skidpad_core::Track;
+use skidpad_core::{Ground, MAX_TRACK_FILE_BYTES, Track, TriangleMesh, track_names};
 use skidpad_replay::ReplayHeader;
 
-/// One track's rules.
+/// One board's rules as the file gives them.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]
-pub struct BoardRules {
-    /// The built-in track's key.
-    pub track: String,
-    /// Cars a run may carry besides the ranked one.
+struct BoardFile {
+    /// A built-in track's name.
     #[serde(default)]
+    track: Option<String>,
+    /// A track definition file, relative to the boards file.
+    #[serde(default)]
+    track_file: Option<String>,
+    #[serde(default)]
+    rivals: u32,
+    max_steps: u64,
+}
+
+/// One track's rules.
+#[derive(Clone, Debug)]
+pub struct BoardRules {
+    /// What replays and the service name the track by: a built-in
+    /// track's name, or an own track's fingerprint (64 hex digits).
+    pub key: String,
+    /// The track, built once.
+    pub track: Arc<Track>,
+    /// Its generated ground, built once: the ground a run on it names
+    /// when it raced on the track's surface.
+    pub ground: Arc<TriangleMesh>,
+    /// Cars a run may carry besides the ranked one.
     pub rivals: u32,
     /// Most steps of a run (60 a second at the usual rate).
     pub max_steps: u64,
 }
+
+/// Two boards are the same when they name the same track (its key is the
+/// track's name or fingerprint) under the same rules.
+impl PartialEq for BoardRules {
+    fn eq(&self, other: &Self) -> bool {
+        (&self.key, self.rivals, self.max_steps) == (&other.key, other.rivals, other.max_steps)
+    }
+}
+
+impl Eq for BoardRules {}
 
 /// The boards this service ranks.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,20 +76,38 @@ pub struct Boards {
 const MAX_RIVALS: u32 = 63;
 
 impl Boards {
-    /// Reads the boards' JSON, refusing an unknown track, a track listed
-    /// twice, or a rule outside its range, with the board named.
-    pub fn from_json(text: &str) -> Result<Boards, String> {
-        let rules: Vec<BoardRules> =
+    /// Reads the boards' JSON, with track files relative to `folder`,
+    /// refusing an unknown track, a track file that does not read, a
+    /// track listed twice, or a rule outside its range, with the board
+    /// named.
+    pub fn from_json(text: &str, folder: &Path) -> Result<Boards, String> {
+        let files: Vec<BoardFile> =
             serde_json::from_str(text).map_err(|e| format!("boards file: {e}"))?;
-        if rules.is_empty() {
+        if files.is_empty() {
             return Err("boards file: lists no board".into());
         }
-        for (k, board) in rules.iter().enumerate() {
-            let name = &board.track;
-            if Track::builtin(name).is_err() {
-                return Err(format!("boards file: board {k}: unknown track {name:?}"));
-            }
-            if rules[..k].iter().any(|b| &b.track == name) {
+        let mut rules: Vec<BoardRules> = Vec::with_capacity(files.len());
+        for (k, board) in files.into_iter().enumerate() {
+            let (key, track) = match (&board.track, &board.track_file) {
+                (Some(name), None) => {
+                    let track = Track::builtin(name)
+                        .map_err(|_| format!("boards file: board {k}: unknown track {name:?}"))?;
+                    (name.clone(), track)
+                }
+                (None, Some(file)) => {
+                    let track = read_track_file(&folder.join(file))
+                        .map_err(|e| format!("boards file: board {k}: {e}"))?;
+                    (track.fingerprint_hex(), track)
+                }
+                _ => {
+                    return Err(format!(
+                        "boards file: board {k}: give either `track` (a built-in track) or \
+                         `track_file`"
+                    ));
+                }
+            };
+            let name = track.name().to_owned();
+            if rules.iter().any(|b| b.key == key) {
                 return Err(format!("boards file: track {name:?} is listed twice"));
             }
             if board.rivals > MAX_RIVALS {
@@ -64,8 +118,30 @@ impl Boards {
             if board.max_steps == 0 {
                 return Err(format!("boards file: {name}: max_steps must be positive"));
             }
+            let ground = track
+                .ground()
+                .map_err(|e| format!("boards file: {name}: {e}"))?;
+            rules.push(BoardRules {
+                key,
+                track: Arc::new(track),
+                ground: Arc::new(ground),
+                rivals: board.rivals,
+                max_steps: board.max_steps,
+            });
         }
         Ok(Boards { rules })
+    }
+
+    /// The boards, in the file's order.
+    #[must_use]
+    pub fn rules(&self) -> &[BoardRules] {
+        &self.rules
+    }
+
+    /// The board a replay's track key names.
+    #[must_use]
+    pub fn board(&self, key: &str) -> Option<&BoardRules> {
+        self.rules.iter().find(|b| b.key == key)
     }
 
     /// Why the run in `header` breaks its board's rules, or `None`. A run
@@ -73,27 +149,90 @@ impl Boards {
     #[must_use]
     pub fn refusal(&self, header: &ReplayHeader) -> Option<String> {
         let track = header.metadata_value(ReplayHeader::TRACK_KEY)?;
-        let Some(board) = self.rules.iter().find(|b| b.track == track) else {
-            let open: Vec<&str> = self.rules.iter().map(|b| b.track.as_str()).collect();
+        let Some(board) = self.board(track) else {
+            let open: Vec<String> = self.rules.iter().map(BoardRules::label).collect();
             return Some(format!(
                 "this service ranks no board on track {track:?} (--boards: {})",
                 open.join(", ")
             ));
         };
+        let name = board.track.name();
         let allowed = u64::from(board.rivals) + 1;
         if u64::from(header.car_count) > allowed {
             return Some(format!(
-                "the replay has {} cars; the {track} board ranks one car with at most {} rivals (--boards)",
+                "the replay has {} cars; the {name} board ranks one car with at most {} rivals (--boards)",
                 header.car_count, board.rivals
             ));
         }
         (header.step_count > board.max_steps).then(|| {
             format!(
-                "the replay has {} steps; the {track} board accepts at most {} (--boards)",
+                "the replay has {} steps; the {name} board accepts at most {} (--boards)",
                 header.step_count, board.max_steps
             )
         })
     }
+}
+
+impl BoardRules {
+    /// The board's key, with the track's name when the key is a
+    /// fingerprint.
+    fn label(&self) -> String {
+        if self.key == self.track.name() {
+            self.key.clone()
+        } else {
+            format!("{} ({})", self.key, self.track.name())
+        }
+    }
+
+    /// This board's ground when it is the one `fingerprint` names.
+    #[must_use]
+    pub fn ground_named(&self, fingerprint: &[u8; 32]) -> Option<Arc<dyn Ground>> {
+        (self.ground.fingerprint() == *fingerprint).then(|| self.ground.clone() as Arc<dyn Ground>)
+    }
+}
+
+/// Why a run on `header`'s track is refused by a service without a boards
+/// file, where only the built-in tracks are open; `None` when it is one.
+#[must_use]
+pub fn builtin_only_refusal(header: &ReplayHeader) -> Option<String> {
+    let track = header.metadata_value(ReplayHeader::TRACK_KEY)?;
+    (!track_names().contains(&track)).then(|| {
+        format!(
+            "this service has registered no track {track:?}: without --boards it ranks only the \
+             built-in tracks ({})",
+            track_names().join(", ")
+        )
+    })
+}
+
+/// The registered ground a run in `header` raced on: its board's generated
+/// ground when the header names that ground; `None` otherwise (the plane,
+/// a built-in track's surface or a carried ground, which the replay crate
+/// finds itself).
+#[must_use]
+pub fn registered_ground(
+    boards: Option<&Boards>,
+    header: &ReplayHeader,
+) -> Option<Arc<dyn Ground>> {
+    let board = boards?.board(header.metadata_value(ReplayHeader::TRACK_KEY)?)?;
+    let (fingerprint, _) = header.ground().ok()?;
+    board.ground_named(&fingerprint)
+}
+
+/// A track definition file, bounded in size.
+fn read_track_file(path: &Path) -> Result<Track, String> {
+    let size = std::fs::metadata(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        .len();
+    if size > MAX_TRACK_FILE_BYTES as u64 {
+        return Err(format!(
+            "{} is {size} bytes; a track file is at most {MAX_TRACK_FILE_BYTES}",
+            path.display()
+        ));
+    }
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    Track::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]
@@ -102,7 +241,7 @@ mod tests {
 
     #[test]
     fn bad_files_are_refused_with_the_board_named() {
-        let err = |text: &str| Boards::from_json(text).unwrap_err();
+        let err = |text: &str| Boards::from_json(text, Path::new(".")).unwrap_err();
         assert!(err("[]").contains("no board"));
         assert!(
             err(r#"[{"track": "nowhere", "max_steps": 10}]"#).contains("unknown track \"nowhere\"")
@@ -115,7 +254,13 @@ mod tests {
         assert!(
             err(r#"[{"track": "brandwood", "max_steps": 5, "laps": 3}]"#).contains("unknown field")
         );
-        let boards = Boards::from_json(r#"[{"track": "brandwood", "max_steps": 5}]"#).unwrap();
+        assert!(err(r#"[{"max_steps": 5}]"#).contains("either `track`"));
+        assert!(err(r#"[{"track_file": "no-such.json", "max_steps": 5}]"#).contains("cannot read"));
+        let boards = Boards::from_json(
+            r#"[{"track": "brandwood", "max_steps": 5}]"#,
+            Path::new("."),
+        )
+        .unwrap();
         assert_eq!(boards.rules[0].rivals, 0, "a lone car by default");
     }
 }

@@ -8,7 +8,11 @@ use std::sync::Arc;
 use skidpad_core::{
     CarDefinition, CarId, SIMULATION_VERSION, Track, World, WorldConfig, hex, preset, preset_names,
 };
-use skidpad_replay::{Limits, Replay, ReplayHooks, Runs, decode_replay_with, verify_replay};
+use skidpad_replay::{
+    Limits, Replay, ReplayHooks, Runs, decode_replay_with, verify_replay, verify_replay_on,
+};
+
+use crate::boards::{Boards, registered_ground};
 
 use crate::laps::Lap;
 use crate::outcome::{DesyncField, Outcome, Rejection, Verified};
@@ -36,17 +40,61 @@ pub const MAX_PLAYER_CHARS: usize = 64;
 pub const MAX_START_SPEED: f64 = 1.0;
 
 /// Re-simulates `bytes` (a plain or gzip `.skr`) within `limits` and
-/// judges the run, taking seals as `seals` says. Never panics on hostile
-/// input; every failure is a [`Rejection`].
+/// judges the run, taking seals as `seals` says, on the built-in tracks
+/// only. Never panics on hostile input; every failure is a [`Rejection`].
 #[must_use]
 pub fn judge(bytes: &[u8], limits: &Limits, seals: &SealPolicy) -> Outcome {
-    match judge_inner(bytes, limits, seals) {
+    judge_on(bytes, limits, seals, None)
+}
+
+/// [`judge`], also on the tracks `boards` registered: a run names one by
+/// its fingerprint, and its laps are timed on the registered track's line.
+#[must_use]
+pub fn judge_on(
+    bytes: &[u8],
+    limits: &Limits,
+    seals: &SealPolicy,
+    boards: Option<&Boards>,
+) -> Outcome {
+    match judge_inner(bytes, limits, seals, boards) {
         Ok(verified) => Outcome::Verified(verified),
         Err(reason) => Outcome::Rejected { reason },
     }
 }
 
-fn judge_inner(bytes: &[u8], limits: &Limits, seals: &SealPolicy) -> Result<Verified, Rejection> {
+/// The track a run is timed on: a registered board's (a carried definition
+/// must be that track), or a built-in one; any other is refused, naming it.
+fn ranked_track(
+    header: &skidpad_replay::ReplayHeader,
+    boards: Option<&Boards>,
+) -> Result<Arc<Track>, Rejection> {
+    let named = header.metadata_value(TRACK_KEY).ok_or_else(|| {
+        Rejection::rules(format!(
+            "the replay names no track (metadata `{TRACK_KEY}`)"
+        ))
+    })?;
+    if let Some(board) = boards.and_then(|b| b.board(named)) {
+        header
+            .track_with(Some(&board.track))
+            .map_err(|e| Rejection::rules(e.to_string()))?;
+        return Ok(board.track.clone());
+    }
+    if skidpad_core::track_names().contains(&named) {
+        return Track::builtin(named)
+            .map(Arc::new)
+            .map_err(|e| Rejection::rules(e.to_string()));
+    }
+    Err(Rejection::rules(format!(
+        "unknown track {named:?}: this service has not registered it"
+    )))
+}
+
+fn judge_inner(
+    bytes: &[u8],
+    limits: &Limits,
+    seals: &SealPolicy,
+    boards: Option<&Boards>,
+) -> Result<Verified, Rejection> {
     let replay = decode_replay_with(bytes, limits)?;
     let header = &replay.header;
     if header.simulation_version != SIMULATION_VERSION {
@@ -63,14 +111,8 @@ fn judge_inner(bytes: &[u8], limits: &Limits, seals: &SealPolicy) -> Result<Veri
     // as the seal allows.
     let sealed_by = seals.check(&replay)?;
     let metadata = |key: &str| header.metadata_value(key);
-    let track_name = metadata(TRACK_KEY).ok_or_else(|| {
-        Rejection::rules(format!(
-            "the replay names no track (metadata `{TRACK_KEY}`)"
-        ))
-    })?;
-    let track = Track::builtin(track_name)
-        .map(Arc::new)
-        .map_err(|_| Rejection::rules(format!("unknown track {track_name:?}")))?;
+    let track = ranked_track(header, boards)?;
+    let track_key = metadata(TRACK_KEY).unwrap_or_default().to_owned();
     let player = metadata(PLAYER_KEY)
         .map(|p| p.trim().chars().take(MAX_PLAYER_CHARS).collect::<String>())
         .filter(|p| !p.is_empty())
@@ -108,7 +150,10 @@ fn judge_inner(bytes: &[u8], limits: &Limits, seals: &SealPolicy) -> Result<Veri
         laps: LapTimer::new(track.clone(), RaceRules::default()),
         audit: InputAudit::default(),
     };
-    let report = verify_replay(&replay, &mut observer, limits)?;
+    let report = match registered_ground(boards, header) {
+        Some(ground) => verify_replay_on(&replay, ground, &mut observer, limits)?,
+        None => verify_replay(&replay, &mut observer, limits)?,
+    };
     if let Some(first) = report.first_desync {
         return Err(Rejection::Desync {
             step: first.step,
@@ -133,7 +178,7 @@ fn judge_inner(bytes: &[u8], limits: &Limits, seals: &SealPolicy) -> Result<Veri
         });
     }
     Ok(Verified {
-        track: track_name.to_owned(),
+        track: track_key,
         class,
         player,
         car,

@@ -268,7 +268,8 @@ async fn run() -> Result<()> {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
             Some(std::sync::Arc::new(
-                Boards::from_json(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
+                Boards::from_json(&text, path.parent().unwrap_or(std::path::Path::new(".")))
+                    .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
             ))
         }
         None => None,
@@ -286,6 +287,7 @@ async fn run() -> Result<()> {
     }
     let mut workers = WorkerOptions {
         seals,
+        boards: boards.clone(),
         lease: Duration::from_secs_f64(args.lease_seconds),
         drain: Duration::from_secs_f64(args.drain_seconds),
         ..WorkerOptions::default()
@@ -357,7 +359,9 @@ async fn submit_demo(store: &Store, out: &std::path::Path) -> Result<()> {
         cars: usize::from(skidpad_cli::demo::DEFAULT_CARS),
         laps: skidpad_cli::demo::DEFAULT_LAPS,
         track: skidpad_cli::demo::DEFAULT_TRACK.to_owned(),
-        on_track_surface: false,
+        // Where `skidpad demo` races: a board ranks one kind of run per
+        // track, and the README's demo is on the track's own surface.
+        on_track_surface: true,
         racecraft: Some(skidpad_cli::demo::DEFAULT_SEED),
     };
     let report = tokio::task::spawn_blocking(move || {

@@ -8,8 +8,11 @@
 use serde::Serialize;
 use skidpad_core::{SIMULATION_VERSION, hex};
 use skidpad_cores::{ArchivedCores, SandboxBudget, core_label};
-use skidpad_replay::{Limits, NoHooks, decode_replay_with, read_replay_header, verify_replay};
+use skidpad_replay::{
+    Limits, NoHooks, decode_replay_with, read_replay_header, verify_replay, verify_replay_on,
+};
 
+use crate::boards::{Boards, registered_ground};
 use crate::outcome::{Outcome, Rejection};
 
 /// What a re-verification found.
@@ -41,13 +44,18 @@ pub fn reverify(
     stored: Option<&Outcome>,
     limits: &Limits,
     cores: &ArchivedCores,
+    boards: Option<&Boards>,
 ) -> Result<Reverification, String> {
     let header = read_replay_header(bytes).map_err(|e| e.to_string())?;
     let version = header.simulation_version;
     let (core, steps, desyncs, final_hash) = if version == SIMULATION_VERSION {
         let replay = decode_replay_with(bytes, limits).map_err(|e| e.to_string())?;
         // The judge's hooks only observe; without them the bits are the same.
-        let report = verify_replay(&replay, NoHooks, limits).map_err(|e| e.to_string())?;
+        let report = match registered_ground(boards, &replay.header) {
+            Some(ground) => verify_replay_on(&replay, ground, NoHooks, limits),
+            None => verify_replay(&replay, NoHooks, limits),
+        }
+        .map_err(|e| e.to_string())?;
         (
             core_label(version),
             report.steps,

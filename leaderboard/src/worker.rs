@@ -12,7 +12,8 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::Instrument;
 
-use crate::judge::judge;
+use crate::boards::Boards;
+use crate::judge::judge_on;
 use crate::metrics::Metrics;
 use crate::outcome::{Outcome, Rejection};
 use crate::seals::SealPolicy;
@@ -44,6 +45,9 @@ pub struct WorkerOptions {
     /// past it, the job is released to the queue (another worker claims
     /// it at once, not when the lease passes) and the worker stops.
     pub drain: Duration,
+    /// The tracks registered with `--boards`, on which runs naming them
+    /// are timed (the built-in tracks need none).
+    pub boards: Option<Arc<Boards>>,
 }
 
 /// Drain window by default: inside a process manager's usual grace period
@@ -62,6 +66,7 @@ impl Default for WorkerOptions {
             name: format!("{}-{}", hostname(), std::process::id()),
             metrics: Arc::default(),
             drain: DEFAULT_DRAIN,
+            boards: None,
         }
     }
 }
@@ -175,7 +180,9 @@ async fn verify_claimed(
     let bytes = store.replay_bytes(run_id).await?;
     let limits = options.limits;
     let seals = options.seals.clone();
-    let mut verifying = tokio::task::spawn_blocking(move || judge(&bytes, &limits, &seals));
+    let boards = options.boards.clone();
+    let mut verifying =
+        tokio::task::spawn_blocking(move || judge_on(&bytes, &limits, &seals, boards.as_deref()));
     // Renew the lease at a third of its length while the job runs.
     let mut renew = tokio::time::interval(options.lease / 3);
     renew.tick().await;

@@ -109,13 +109,13 @@ fn an_address_past_its_upload_budget_gets_429_and_reads_still_answer() {
             "100",
         ],
     );
-    // Not replays: each is accepted for a worker to reject (202), and each
-    // spends the budget.
+    // Not replays: each is refused at the door (400), and each spends the
+    // budget all the same.
     let codes: Vec<String> = (0..5)
         .map(|k| post_runs(&address, &token, format!("not a replay {k}").as_bytes()))
         .collect();
     for answer in &codes[..3] {
-        assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+        assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
     }
     for answer in &codes[3..] {
         assert!(answer.starts_with("HTTP/1.1 429"), "{answer}");
@@ -261,12 +261,12 @@ fn a_player_past_their_upload_budget_gets_429_and_other_players_do_not() {
     let answers: Vec<String> = (0..3)
         .map(|k| post_runs(&address, &token, format!("not a replay {k}").as_bytes()))
         .collect();
-    assert!(answers[0].starts_with("HTTP/1.1 202"), "{}", answers[0]);
-    assert!(answers[1].starts_with("HTTP/1.1 202"), "{}", answers[1]);
+    assert!(answers[0].starts_with("HTTP/1.1 400"), "{}", answers[0]);
+    assert!(answers[1].starts_with("HTTP/1.1 400"), "{}", answers[1]);
     assert!(answers[2].starts_with("HTTP/1.1 429"), "{}", answers[2]);
     // Same address, another player's token: its own budget.
     let answer = post_runs(&address, &other, b"not a replay either");
-    assert!(answer.starts_with("HTTP/1.1 202"), "{answer}");
+    assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
     assert!(sigterm_and_wait(&mut server));
 }
 

@@ -227,8 +227,19 @@ async fn every_rejection_names_its_reason() {
             "removed from the race",
         ),
         (
-            "not a replay",
-            b"certainly not a replay".to_vec(),
+            "cut short",
+            {
+                // The header reads; the body past it does not.
+                let mut bytes = encode_replay(&recorded_in(
+                    WorldConfig::default(),
+                    sports(),
+                    InitialPose::default(),
+                    &brandwood,
+                ))
+                .unwrap();
+                bytes.truncate(bytes.len() - 64);
+                bytes
+            },
             "malformed",
             "decode",
         ),
@@ -268,8 +279,13 @@ async fn every_rejection_names_its_reason() {
             "rules",
             "starts at",
         ),
-        (
-            "unknown track",
+    ];
+    // Bytes that are not a replay are refused at the door, as is a track
+    // this service has not registered.
+    let (code, body) = service.submit(b"certainly not a replay".to_vec()).await;
+    assert_eq!(code, 400, "{body}");
+    let (code, body) = service
+        .submit(
             encode_replay(&recorded_in(
                 WorldConfig::default(),
                 sports(),
@@ -277,10 +293,11 @@ async fn every_rejection_names_its_reason() {
                 &[("track", "nowhere")],
             ))
             .unwrap(),
-            "rules",
-            "unknown track",
-        ),
-    ];
+        )
+        .await;
+    assert_eq!(code, 422, "{body}");
+    let said = body["error"].as_str().unwrap_or_default();
+    assert!(said.contains("registered no track \"nowhere\""), "{body}");
     let mut ids = Vec::new();
     for (name, bytes, _, _) in &cases {
         let (code, body) = service.submit(bytes.clone()).await;

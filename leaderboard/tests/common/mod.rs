@@ -96,6 +96,15 @@ pub struct Service {
 impl Service {
     /// The API and `workers` worker tasks on `database`, on 127.0.0.1.
     pub async fn start(database: &str, workers: usize) -> Service {
+        Service::start_with(database, workers, None).await
+    }
+
+    /// [`Service::start`] ranking the boards of a `--boards` file.
+    pub async fn start_with(
+        database: &str,
+        workers: usize,
+        boards: Option<Arc<skidpad_leaderboard::boards::Boards>>,
+    ) -> Service {
         let store = Store::open(database).await.unwrap();
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
@@ -103,6 +112,7 @@ impl Service {
         let options = WorkerOptions {
             workers,
             poll: Duration::from_millis(20),
+            boards: boards.clone(),
             ..WorkerOptions::default()
         };
         let role = if workers == 0 { Role::Api } else { Role::All };
@@ -119,6 +129,7 @@ impl Service {
                 player_rate: None,
                 max_unfinished_runs: u32::MAX,
                 max_requests_per_address: 0,
+                boards,
                 ..ApiOptions::default()
             },
             options,

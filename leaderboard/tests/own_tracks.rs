@@ -1,0 +1,133 @@
+//! A game's own track on the leaderboard, on SQLite and on PostgreSQL: a
+//! real circuit (Brands Hatch from the TUM racetrack database, imported as
+//! `skidpad track import` does) registered in the boards file is raced by
+//! the AI, and the run, naming the circuit by fingerprint and carrying its
+//! definition, is verified, timed on the circuit's own line and ranked on
+//! its board. A run that names it without carrying it is verified on the
+//! registered track's ground. A run on a track nobody registered is
+//! refused 422 at the door naming its fingerprint, and bytes that are not
+//! a replay 400, before anything is stored.
+
+mod common;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use common::{DT, Service};
+use serde_json::Value;
+use skidpad_core::race::{AiField, GridLayout};
+use skidpad_core::{Track, TrackDefinition, World, WorldConfig};
+use skidpad_leaderboard::boards::Boards;
+use skidpad_replay::{RecorderOptions, ReplayHeader, ReplayRecorder, encode_replay};
+use skidpad_track_import::{ImportOptions, from_tum_csv};
+
+fn brands_hatch() -> TrackDefinition {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../track-import/tests/data/tum/BrandsHatch.csv"
+    );
+    let csv = std::fs::read_to_string(path).unwrap();
+    from_tum_csv(&csv, &ImportOptions::named("Brands Hatch GP")).unwrap()
+}
+
+/// `steps` of one AI rwd_sports from the front of `track`'s grid, on its
+/// surface, by `player`, the track named (and carried) by the recorder.
+fn race(track: &Arc<Track>, steps: u64, player: &str) -> skidpad_replay::Replay {
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    world.set_ground(Arc::new(track.ground().unwrap())).unwrap();
+    let mut field = AiField::new(1).on_track_surface(None);
+    field.presets = vec!["rwd_sports".into()];
+    field.layout = Some(GridLayout {
+        first_row: 10.0,
+        ..GridLayout::default()
+    });
+    field.line_up(&mut world, track).unwrap();
+    let options = RecorderOptions {
+        track: Some(track.clone()),
+        metadata: vec![("player".into(), player.into())],
+        ..RecorderOptions::default()
+    };
+    let mut recorder = ReplayRecorder::new(&world, options).unwrap();
+    for _ in 0..steps {
+        recorder.step(&mut world, DT).unwrap();
+    }
+    recorder.finish(&world).unwrap()
+}
+
+fn boards(dir: &Path, circuit: &TrackDefinition) -> Arc<Boards> {
+    std::fs::write(dir.join("brands.json"), circuit.to_json()).unwrap();
+    let text = r#"[{"track": "brandwood", "max_steps": 20000},
+                   {"track_file": "brands.json", "max_steps": 12000}]"#;
+    Arc::new(Boards::from_json(text, dir).unwrap())
+}
+
+async fn an_imported_circuit_is_ranked_on_its_board(database: &str, dir: &Path) {
+    let circuit = brands_hatch();
+    let track = Arc::new(Track::from_definition(circuit.clone()).unwrap());
+    let service = Service::start_with(database, 1, Some(boards(dir, &circuit))).await;
+    let key = track.fingerprint_hex();
+
+    // A standing lap of about 150 s and the run-up to the line.
+    let (code, body) = service
+        .submit(encode_replay(&race(&track, 10_500, "circuit racer")).unwrap())
+        .await;
+    assert_eq!(code, 202, "{body}");
+    let verdict = service.verdict(body["id"].as_str().unwrap()).await;
+    assert_eq!(verdict["status"], "verified", "{verdict}");
+    let outcome = &verdict["outcome"];
+    assert_eq!(outcome["track"], key.as_str());
+    let lap = outcome["best_lap"].as_f64().expect("a valid lap");
+    assert!((120.0..200.0).contains(&lap), "{lap}");
+    let (code, board) = service
+        .get(&format!("/leaderboards/{key}/rwd_sports"))
+        .await;
+    assert_eq!(code, 200);
+    assert_eq!(board["entries"][0]["player"], "circuit racer", "{board}");
+    assert_eq!(board["entries"][0]["lap_time"].as_f64(), Some(lap));
+
+    // Named by fingerprint, not carried: verified on the registered
+    // track's ground all the same.
+    let mut bare = race(&track, 300, "bare racer");
+    bare.header
+        .metadata
+        .retain(|(k, _)| k != ReplayHeader::TRACK_DEFINITION_KEY);
+    let (code, body) = service.submit(encode_replay(&bare).unwrap()).await;
+    assert_eq!(code, 202, "{body}");
+    let verdict = service.verdict(body["id"].as_str().unwrap()).await;
+    assert_eq!(verdict["status"], "verified", "{verdict}");
+
+    // A track nobody registered: refused at the door, naming it.
+    let mut lopsided = Track::builtin("brandwood").unwrap().definition().clone();
+    lopsided.width = Some(9.0);
+    let stranger = Arc::new(Track::from_definition(lopsided).unwrap());
+    let (code, body) = service
+        .submit(encode_replay(&race(&stranger, 60, "stranger")).unwrap())
+        .await;
+    assert_eq!(code, 422, "{body}");
+    let said = body.to_string();
+    assert!(said.contains(&stranger.fingerprint_hex()), "{said}");
+
+    // Not a replay at all: 400, nothing stored.
+    let (code, body) = service.submit(b"this is not a replay".to_vec()).await;
+    assert_eq!(code, 400, "{body}");
+    let (_, health) = service.get("/health").await;
+    assert_eq!(health["queue"]["done"], 2, "{health}");
+    assert_eq!(health["queue"]["queued"], Value::from(0), "{health}");
+    service.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imported_circuit_is_ranked_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    let database = common::sqlite_url(dir.path());
+    an_imported_circuit_is_ranked_on_its_board(&database, dir.path()).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_imported_circuit_is_ranked_on_postgres() {
+    let Some(database) = common::postgres_database("own_tracks").await else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    an_imported_circuit_is_ranked_on_its_board(&database, dir.path()).await;
+}
