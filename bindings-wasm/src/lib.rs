@@ -135,6 +135,8 @@ export interface StreamPiece { kind: 'header' | 'arrival' | 'chunk' | 'end'; byt
 export interface RaceLap {
   kind: 'lap'; car: number; lap: number; start: number; end: number; time: number;
   valid: boolean; standing: boolean; faults: string[];
+  /** Each sector's time, s (the track's sectors); empty when a boundary was missed. */
+  sectors: Float64Array;
 }
 /** A game's reset of a car (`Replay.resets`): put down at the pose before step `step`. */
 export interface CarResetEvent { car: number; step: number; x: number; y: number; yaw: number; speed: number }

@@ -61,9 +61,9 @@ impl RaceTiming {
     /// Observes every car's pose at race time `time` (s, not decreasing;
     /// NaN for a car not in the race: one with NaN at the start that has a
     /// pose now joined late and is timed from now, as is a car beyond those
-    /// of the last observation); returns what happened: `{kind: 'lap', car, lap, start, end, time,
-    /// valid, standing, faults}`, `{kind: 'finished', car, time}` or
-    /// `{kind: 'retired', car, time}`.
+    /// of the last observation); returns what happened: `{kind: 'lap', car,
+    /// lap, start, end, time, valid, standing, faults, sectors}`, `{kind:
+    /// 'finished', car, time}` or `{kind: 'retired', car, time}`.
     #[wasm_bindgen(unchecked_return_type = "RaceEvent[]")]
     pub fn observe(
         &mut self,
@@ -189,6 +189,11 @@ fn lap_object(car: CarId, lap: &race::Lap) -> JsResult<JsValue> {
         faults.push(&JsValue::from_str(&fault.to_string()));
     }
     set(&o, "faults", faults)?;
+    set(
+        &o,
+        "sectors",
+        js_sys::Float64Array::from(lap.sectors.as_slice()),
+    )?;
     Ok(o.into())
 }
 

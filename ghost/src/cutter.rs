@@ -62,6 +62,12 @@ impl LapCutter {
         &self.timer
     }
 
+    /// The game reset the car before the step about to be observed: the
+    /// lap in progress does not count (`LapTimer::note_reset`).
+    pub fn note_reset(&mut self) {
+        self.timer.note_reset(self.time);
+    }
+
     /// Call after every step of `dt`; returns the lap the step completed.
     pub fn observe(&mut self, world: &World, dt: f64) -> Result<Option<CutLap>> {
         self.time += dt;

@@ -235,13 +235,16 @@ impl Store {
             .collect()
     }
 
-    /// Deletes a run, its job and its replay; false if there was none.
+    /// Deletes a run, its job, its ghost and its replay; false if there
+    /// was none.
     pub async fn delete_run(&self, id: &str) -> Result<bool, sqlx::Error> {
         let mut tx = self.pool.begin().await?;
-        sqlx::query("DELETE FROM jobs WHERE run_id = $1")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        for table in [
+            "DELETE FROM jobs WHERE run_id = $1",
+            "DELETE FROM ghosts WHERE run_id = $1",
+        ] {
+            sqlx::query(table).bind(id).execute(&mut *tx).await?;
+        }
         let runs = sqlx::query("DELETE FROM runs WHERE id = $1")
             .bind(id)
             .execute(&mut *tx)

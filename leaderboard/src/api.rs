@@ -143,7 +143,13 @@ pub fn router(store: Store, options: ApiOptions, metrics: Arc<Metrics>) -> Route
         .route("/runs/{id}/replay", get(replay))
         .route("/runs/{id}/reverify", post(reverify_run))
         .route("/versions", get(versions))
+        .route("/runs/{id}/ghost", get(run_ghost))
         .route("/leaderboards/{track}/{class}", get(leaderboard))
+        .route(
+            "/leaderboards/{track}/{class}/record/ghost",
+            get(record_ghost),
+        )
+        .route("/leaderboards/{track}/{class}/around/{player}", get(around))
         .route("/health", get(health))
         .route("/health/live", get(live))
         .route("/metrics", get(metrics_text))
@@ -365,6 +371,95 @@ async fn leaderboard(
     let limit = query.limit.unwrap_or(100).min(MAX_LEADERBOARD_ROWS);
     let entries = state.store.leaderboard(&track, &class, limit).await?;
     Ok(Json(json!({ "track": track, "class": class, "entries": entries })).into_response())
+}
+
+/// Ghost bytes as a download.
+fn ghost_response(run_id: &str, bytes: Vec<u8>) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, "application/octet-stream".to_owned()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"{run_id}.skg\""),
+            ),
+        ],
+        bytes,
+    )
+        .into_response()
+}
+
+/// `GET /runs/{id}/ghost`: the run's fastest valid lap as a ghost (`.skg`),
+/// cut by the race layer when the run was verified.
+async fn run_ghost(
+    State(state): State<ApiState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    let bytes = state.store.ghost(&id).await?.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("no ghost for run {id}: it is not verified, or has no valid lap"),
+        )
+    })?;
+    Ok(ghost_response(&id, bytes))
+}
+
+/// `GET /leaderboards/{track}/{class}/record/ghost`: the record's lap.
+async fn record_ghost(
+    State(state): State<ApiState>,
+    Path((track, class)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    let record = state.store.leaderboard(&track, &class, 1).await?;
+    let Some(entry) = record.first() else {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("no ranked lap on {track}/{class}"),
+        ));
+    };
+    let bytes = state.store.ghost(&entry.run_id).await?.ok_or_else(|| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("the record run {} has no stored ghost", entry.run_id),
+        )
+    })?;
+    Ok(ghost_response(&entry.run_id, bytes))
+}
+
+#[derive(Deserialize)]
+struct AroundQuery {
+    span: Option<u32>,
+}
+
+/// Most entries either side of a player `around` answers.
+const MAX_SPAN: u32 = 50;
+
+/// `GET /leaderboards/{track}/{class}/around/{player}?span=N` (default
+/// 5): the player's rank and the entries `span` ranks either side, each
+/// with the run id whose ghost `/runs/{id}/ghost` serves.
+async fn around(
+    State(state): State<ApiState>,
+    Path((track, class, player)): Path<(String, String, String)>,
+    Query(query): Query<AroundQuery>,
+) -> Result<Response, ApiError> {
+    let span = query.span.unwrap_or(5).min(MAX_SPAN);
+    let rank = state
+        .store
+        .rank(&track, &class, &player)
+        .await?
+        .ok_or_else(|| {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                format!("{player} has no ranked lap on {track}/{class}"),
+            )
+        })?;
+    let skip = rank.saturating_sub(span + 1);
+    let entries = state
+        .store
+        .leaderboard_page(&track, &class, skip, 2 * span + 1)
+        .await?;
+    Ok(Json(json!({
+        "track": track, "class": class, "player": player, "rank": rank, "entries": entries
+    }))
+    .into_response())
 }
 
 /// `GET /health/live`: the process answers (liveness: restart it if not).

@@ -18,7 +18,7 @@ use crate::laps::Lap;
 use crate::outcome::{DesyncField, Outcome, Rejection, Verified};
 use crate::plausibility::InputAudit;
 use crate::seals::SealPolicy;
-use skidpad_core::race::{self, LapTimer, RaceRules};
+use skidpad_ghost::{CutLap, LapCutter, encode_ghost};
 
 /// Metadata key naming the built-in track: the replay crate's, whose
 /// documented rule for a replay without it the judge follows (no track,
@@ -147,7 +147,9 @@ fn judge_inner(
         car: None,
         dt: &replay.dt,
         time: 0.0,
-        laps: LapTimer::new(track.clone(), RaceRules::default()),
+        track: track.clone(),
+        laps: None,
+        best: None,
         audit: InputAudit::default(),
     };
     let report = match registered_ground(boards, header) {
@@ -185,10 +187,20 @@ fn judge_inner(
         steps: report.steps,
         duration: report.duration,
         final_hash: hex(&report.final_hash),
-        best_lap: observer.laps.best_valid().map(race::Lap::time),
-        laps: observer.laps.laps().iter().map(Lap::from).collect(),
+        best_lap: observer.best.as_ref().map(|cut| cut.lap.time()),
+        laps: observer
+            .laps
+            .as_ref()
+            .map(|cutter| cutter.timer().laps().iter().map(Lap::from).collect())
+            .unwrap_or_default(),
         flags: observer.audit.flags(),
         sealed_by,
+        best_lap_ghost: match &observer.best {
+            Some(cut) => Some(encode_ghost(&cut.ghost).map_err(|e| Rejection::Malformed {
+                message: format!("the best lap's ghost does not encode: {e}"),
+            })?),
+            None => None,
+        },
     })
 }
 
@@ -279,7 +291,12 @@ struct RunObserver<'r> {
     dt: &'r Runs<f64>,
     /// Simulated time after the last observed step, s.
     time: f64,
-    laps: LapTimer,
+    track: Arc<Track>,
+    /// The race layer's laps of the car, each cut as a ghost; made at the
+    /// car's start.
+    laps: Option<LapCutter>,
+    /// The fastest valid lap so far, with its ghost.
+    best: Option<CutLap>,
     audit: InputAudit,
 }
 
@@ -291,10 +308,10 @@ impl ReplayHooks for RunObserver<'_> {
     fn before_step(&mut self, _step: u64, world: &mut World) {
         // The car's place before the first step is its start, from which
         // the race layer times lap 1.
-        if self.laps.last_observation().is_none()
-            && let Some(pose) = self.car.and_then(|car| world.pose(car).ok())
+        if self.laps.is_none()
+            && let Some(car) = self.car
         {
-            self.laps.observe(self.time, pose.position.truncate());
+            self.laps = LapCutter::new(car, self.track.clone(), world).ok();
         }
     }
 
@@ -303,21 +320,27 @@ impl ReplayHooks for RunObserver<'_> {
         // input, level and surfaces all exist.
         let dt = self.dt.at(step - 1).unwrap_or_default();
         self.time += dt;
-        let Some(car) = self.car else {
+        let (Some(car), Some(cutter)) = (self.car, self.laps.as_mut()) else {
             return;
         };
         // A reset came before this step: the lap it falls in is not clean.
         if world.last_step_record(car).is_ok_and(|r| r.reset.is_some()) {
-            self.laps.note_reset(self.time - dt);
+            cutter.note_reset();
         }
-        if let (Ok(pose), Ok(input), Ok(lod), Ok(surfaces)) = (
-            world.pose(car),
-            world.input(car),
-            world.lod(car),
-            world.wheel_surfaces(car),
-        ) {
-            self.laps.observe(self.time, pose.position.truncate());
+        if let (Ok(input), Ok(lod), Ok(surfaces)) =
+            (world.input(car), world.lod(car), world.wheel_surfaces(car))
+        {
             self.audit.observe(dt, input, lod, surfaces);
+        }
+        // A ghost that cannot be cut (a pose out of the world) times no lap.
+        if let Ok(Some(done)) = cutter.observe(world, dt)
+            && done.lap.is_valid()
+            && self
+                .best
+                .as_ref()
+                .is_none_or(|best| done.lap.time() < best.lap.time())
+        {
+            self.best = Some(done);
         }
     }
 }

@@ -20,6 +20,11 @@ pub struct Lap {
     pub valid: bool,
     /// Why the lap does not count (empty when valid).
     pub invalid_reasons: Vec<String>,
+    /// Each sector's time, s, on the track's sectors (empty when the car
+    /// missed a boundary, and in verdicts stored before sectors were
+    /// timed).
+    #[serde(default)]
+    pub sectors: Vec<f64>,
 }
 
 impl From<&race::Lap> for Lap {
@@ -30,6 +35,7 @@ impl From<&race::Lap> for Lap {
             standing: lap.kind == LapStart::Standing,
             valid: lap.is_valid(),
             invalid_reasons: lap.faults.iter().map(ToString::to_string).collect(),
+            sectors: lap.sectors.clone(),
         }
     }
 }

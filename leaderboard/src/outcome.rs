@@ -47,6 +47,10 @@ pub struct Verified {
     /// did (an online race's entry).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed_by: Option<String>,
+    /// The fastest valid lap as a ghost (`.skg` bytes), cut by the race
+    /// layer from the re-simulation: stored beside the verdict, not in it.
+    #[serde(skip)]
+    pub best_lap_ghost: Option<Vec<u8>>,
 }
 
 /// One differing snapshot field at the first desync.

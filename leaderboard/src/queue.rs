@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use sqlx::Row;
 
-use crate::outcome::{Outcome, Rejection};
+use crate::outcome::{Outcome, Rejection, Verified};
 use crate::store::{Claim, Engine, Store, now_ms};
 
 const CLAIM_SQLITE: &str = "UPDATE jobs SET state = 'running', worker = $1, lease_until_ms = $2, attempts = attempts + 1
@@ -193,5 +193,19 @@ async fn write_outcome(
     .bind(json)
     .execute(&mut **tx)
     .await?;
+    if let Outcome::Verified(Verified {
+        best_lap_ghost: Some(ghost),
+        ..
+    }) = &outcome
+    {
+        sqlx::query(
+            "INSERT INTO ghosts (run_id, bytes) VALUES ($1, $2)
+             ON CONFLICT (run_id) DO UPDATE SET bytes = excluded.bytes",
+        )
+        .bind(run_id)
+        .bind(ghost.as_slice())
+        .execute(&mut **tx)
+        .await?;
+    }
     Ok(())
 }

@@ -396,6 +396,17 @@ impl Store {
         class: &str,
         limit: u32,
     ) -> Result<Vec<Entry>, sqlx::Error> {
+        self.leaderboard_page(track, class, 0, limit).await
+    }
+
+    /// The board from rank `skip + 1`, at most `limit` entries.
+    pub async fn leaderboard_page(
+        &self,
+        track: &str,
+        class: &str,
+        skip: u32,
+        limit: u32,
+    ) -> Result<Vec<Entry>, sqlx::Error> {
         let rows = sqlx::query(
             "SELECT r.player, r.best_lap, r.id FROM runs r
              WHERE r.track = $1 AND r.class = $2 AND r.status = 'verified' AND r.best_lap IS NOT NULL
@@ -406,24 +417,78 @@ impl Store {
                    AND o.status = 'verified' AND o.best_lap IS NOT NULL
                    AND (o.best_lap < r.best_lap OR (o.best_lap = r.best_lap AND o.id < r.id)))
              ORDER BY r.best_lap, r.id
-             LIMIT $3",
+             LIMIT $3 OFFSET $4",
         )
         .bind(track)
         .bind(class)
         .bind(i64::from(limit))
+        .bind(i64::from(skip))
         .fetch_all(&self.pool)
         .await?;
         rows.iter()
             .enumerate()
             .map(|(k, row)| {
                 Ok(Entry {
-                    rank: k as u32 + 1,
+                    rank: skip + k as u32 + 1,
                     player: row.try_get("player")?,
                     lap_time: row.try_get("best_lap")?,
                     run_id: row.try_get("id")?,
                 })
             })
             .collect()
+    }
+
+    /// `player`'s rank on a board (1 = the record), or `None` when they
+    /// have no ranked lap there.
+    pub async fn rank(
+        &self,
+        track: &str,
+        class: &str,
+        player: &str,
+    ) -> Result<Option<u32>, sqlx::Error> {
+        let Some(row) = sqlx::query(
+            "SELECT best_lap, id FROM runs
+             WHERE track = $1 AND class = $2 AND player = $3 AND status = 'verified' AND best_lap IS NOT NULL
+               AND NOT EXISTS (SELECT 1 FROM players p WHERE p.name = $3 AND p.banned_ms IS NOT NULL)
+             ORDER BY best_lap, id LIMIT 1",
+        )
+        .bind(track)
+        .bind(class)
+        .bind(player)
+        .fetch_optional(&self.pool)
+        .await?
+        else {
+            return Ok(None);
+        };
+        let best: f64 = row.try_get("best_lap")?;
+        let id: String = row.try_get("id")?;
+        // Players ranked ahead: those whose own best run comes first.
+        let ahead: i64 = sqlx::query(
+            "SELECT COUNT(DISTINCT r.player) AS ahead FROM runs r
+             WHERE r.track = $1 AND r.class = $2 AND r.status = 'verified' AND r.best_lap IS NOT NULL
+               AND r.player <> $3
+               AND (r.best_lap < $4 OR (r.best_lap = $4 AND r.id < $5))
+               AND NOT EXISTS (SELECT 1 FROM players p WHERE p.name = r.player AND p.banned_ms IS NOT NULL)",
+        )
+        .bind(track)
+        .bind(class)
+        .bind(player)
+        .bind(best)
+        .bind(&id)
+        .fetch_one(&self.pool)
+        .await?
+        .try_get("ahead")?;
+        Ok(Some(u32::try_from(ahead).unwrap_or(u32::MAX - 1) + 1))
+    }
+
+    /// The ghost of a run's fastest valid lap (`.skg` bytes), if it has one.
+    pub async fn ghost(&self, run_id: &str) -> Result<Option<Vec<u8>>, sqlx::Error> {
+        sqlx::query("SELECT bytes FROM ghosts WHERE run_id = $1")
+            .bind(run_id)
+            .fetch_optional(&self.pool)
+            .await?
+            .map(|row| row.try_get("bytes"))
+            .transpose()
     }
 
     /// Writes a consistent copy of a SQLite database to `to` (which must

@@ -85,6 +85,31 @@ async fn an_imported_circuit_is_ranked_on_its_board(database: &str, dir: &Path) 
     assert_eq!(board["entries"][0]["player"], "circuit racer", "{board}");
     assert_eq!(board["entries"][0]["lap_time"].as_f64(), Some(lap));
 
+    // The record's ghost downloads: the re-simulated best lap, cut at the
+    // circuit's line; every sector timed. The player's neighbourhood.
+    let ghost = reqwest::get(format!(
+        "{}/leaderboards/{key}/rwd_sports/record/ghost",
+        service.base
+    ))
+    .await
+    .unwrap();
+    assert_eq!(ghost.status().as_u16(), 200);
+    let ghost = skidpad_ghost::decode_ghost(&ghost.bytes().await.unwrap()).unwrap();
+    let duration = f64::from(ghost.duration());
+    assert!((duration - lap).abs() < 0.05, "{duration} against {lap}");
+    let sectors = outcome["laps"][0]["sectors"].as_array().unwrap();
+    assert_eq!(sectors.len(), 3, "{outcome}");
+    let sum: f64 = sectors.iter().map(|s| s.as_f64().unwrap()).sum();
+    assert!((sum - outcome["laps"][0]["time"].as_f64().unwrap()).abs() < 1e-6);
+    let (code, around) = service
+        .get(&format!(
+            "/leaderboards/{key}/rwd_sports/around/circuit%20racer?span=2"
+        ))
+        .await;
+    assert_eq!(code, 200, "{around}");
+    assert_eq!(around["rank"], 1);
+    assert_eq!(around["entries"][0]["player"], "circuit racer");
+
     // Named by fingerprint, not carried: verified on the registered
     // track's ground all the same.
     let mut bare = race(&track, 300, "bare racer");
