@@ -30,6 +30,7 @@ use skidpad_core::CarId;
 use skidpad_core::race::{RaceEvent, RaceRules, RaceTiming};
 use skidpad_replay::Limits;
 
+use crate::beside::Beside;
 use crate::files::{self, GameLogic};
 
 /// Telemetry channels exported per car and step unless others are
@@ -150,11 +151,11 @@ pub fn export_json(
     replay_path: &Path,
     out: &mut dyn Write,
     options: &ExportOptions,
-    limits: &Limits,
+    (limits, beside): (&Limits, &Beside),
     game_logic: GameLogic,
     progress: &ProgressBar,
 ) -> Result<u64> {
-    let replay = files::load_replay(replay_path, limits)?;
+    let replay = files::load_replay(replay_path, limits, beside)?;
     progress.set_length(replay.header.step_count);
     // No track named: no line, so no lap events (the key's rule).
     let track = replay.header.track()?.map(Arc::new);

@@ -4,6 +4,8 @@
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+
+use crate::beside::Beside;
 use skidpad_core::{GroundSource, Track};
 use skidpad_replay::{
     FileKind, Limits, NoHooks, PlayerOptions, Replay, ReplayHooks, ReplayPlayer,
@@ -83,9 +85,9 @@ pub(crate) fn hooks_for(replay: &Replay, game_logic: GameLogic) -> Box<dyn Repla
     game_logic(replay).unwrap_or_else(|| Box::new(NoHooks))
 }
 
-/// Reads and decodes a replay file within `limits`; a ghost given here is
-/// named as one.
-pub fn load_replay(path: &Path, limits: &Limits) -> Result<Replay> {
+/// Reads and decodes a replay file within `limits`, given what `beside`
+/// holds that it does not carry; a ghost given here is named as one.
+pub fn load_replay(path: &Path, limits: &Limits, beside: &Beside) -> Result<Replay> {
     let bytes = read(path)?;
     if kind(path, &bytes)? == FileKind::Ghost {
         bail!(
@@ -93,8 +95,10 @@ pub fn load_replay(path: &Path, limits: &Limits) -> Result<Replay> {
             path.display()
         );
     }
-    skidpad_replay::decode_replay_with(&bytes, limits)
-        .with_context(|| format!("cannot decode {}", path.display()))
+    let mut replay = skidpad_replay::decode_replay_with(&bytes, limits)
+        .with_context(|| format!("cannot decode {}", path.display()))?;
+    beside.apply(&mut replay)?;
+    Ok(replay)
 }
 
 /// A player for a straight pass over `replay` (no seek cache), with the

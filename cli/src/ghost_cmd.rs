@@ -10,6 +10,7 @@ use skidpad_ghost::{LapCutter, encode_ghost};
 use skidpad_replay::Limits;
 
 use crate::atomic;
+use crate::beside::Beside;
 use crate::files::{self, GameLogic};
 
 /// What was exported.
@@ -34,13 +35,13 @@ pub fn export_lap(
     car: u32,
     lap: u32,
     out: &Path,
-    limits: &Limits,
+    (limits, beside): (&Limits, &Beside),
     game_logic: GameLogic,
 ) -> Result<GhostExport> {
     if lap == 0 {
         bail!("laps count from 1");
     }
-    let replay = files::load_replay(replay_path, limits)?;
+    let replay = files::load_replay(replay_path, limits, beside)?;
     if car as usize >= replay.cars.len() {
         bail!(
             "the replay has {} cars (0..{}), not car {car}",

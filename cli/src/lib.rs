@@ -4,6 +4,7 @@
 
 pub mod archived;
 pub mod atomic;
+pub mod beside;
 pub mod demo;
 pub mod export;
 pub mod files;

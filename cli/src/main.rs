@@ -17,6 +17,7 @@ use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
+use skidpad_cli::beside::BesideArgs;
 use skidpad_cli::limits::LimitArgs;
 use skidpad_cli::{
     atomic, demo, export, files, ghost_cmd, inspect, recover, telemetry, tire_import, track_cmd,
@@ -85,10 +86,8 @@ enum Command {
         /// Files to check.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// A ground file (`.skgd`, written by `encode_ground_file`): the
-        /// ground replays that do not carry theirs were recorded on.
-        #[arg(long, value_name = "FILE")]
-        ground: Option<PathBuf>,
+        #[command(flatten)]
+        beside: BesideArgs,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -112,6 +111,8 @@ enum Command {
         /// Output ghost file.
         #[arg(short, long)]
         output: PathBuf,
+        #[command(flatten)]
+        beside: BesideArgs,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -164,6 +165,8 @@ enum Command {
         #[arg(short, long)]
         output: Option<PathBuf>,
         #[command(flatten)]
+        beside: BesideArgs,
+        #[command(flatten)]
         limits: LimitArgs,
     },
     /// Import a Magic Formula tire file (.tir: PAC2002, MF-Tyre 5.x):
@@ -194,6 +197,8 @@ enum Command {
         /// Write here (atomically) instead of standard output.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        beside: BesideArgs,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -359,11 +364,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Verify {
             files,
-            ground,
+            beside,
             limits,
         } => {
             let limits = limits.limits();
-            let ground = ground.map(|path| files::read_ground(&path)).transpose()?;
+            let beside = beside.read()?;
             let bar = if files.len() > 1 {
                 progress_bar(cli.json, files.len() as u64, "{bar:40} {pos}/{len} files")?
             } else {
@@ -374,8 +379,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let verdicts: Vec<verify::Verdict> = files
                 .par_iter()
                 .map(|f| {
-                    let verdict =
-                        verify::verify_file_on(f, &limits, files::no_game_logic, ground.as_ref());
+                    let verdict = verify::verify_file_on(f, &limits, files::no_game_logic, &beside);
                     bar.inc(1);
                     verdict
                 })
@@ -401,6 +405,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             car,
             lap,
             output,
+            beside,
             limits,
         } => {
             atomic::check_target(&output)?;
@@ -409,7 +414,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 car,
                 lap,
                 &output,
-                &limits.limits(),
+                (&limits.limits(), &beside.read()?),
                 files::no_game_logic,
             )?;
             let mut out = std::io::stdout().lock();
@@ -456,6 +461,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             laps,
             format,
             output,
+            beside,
             limits,
         } => {
             let filter = telemetry::RowFilter {
@@ -469,6 +475,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 anyhow::bail!("--json does not apply to `telemetry`, which always writes CSV");
             }
             let limits = limits.limits();
+            let beside = beside.read()?;
             if let Some(path) = &output {
                 atomic::check_target(path)?;
             }
@@ -487,7 +494,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                         car,
                         &filter,
                         path,
-                        &limits,
+                        (&limits, &beside),
                         files::no_game_logic,
                         &bar,
                     )?;
@@ -501,7 +508,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     car,
                     &filter,
                     out,
-                    &limits,
+                    (&limits, &beside),
                     files::no_game_logic,
                     &bar,
                 )
@@ -535,9 +542,11 @@ fn run(cli: Cli) -> Result<ExitCode> {
             channels,
             stride,
             output,
+            beside,
             limits,
         } => {
             let limits = limits.limits();
+            let beside = beside.read()?;
             let options = export::ExportOptions::parse(channels.as_deref(), stride)?;
             if let Some(path) = &output {
                 atomic::check_target(path)?;
@@ -545,7 +554,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             // Sized once the replay's header is known.
             let bar = progress_bar(false, 0, "{spinner} exporting {bar:40} {pos}/{len} steps")?;
             to_file_or_stdout(output.as_deref(), |out| {
-                export::export_json(&replay, out, &options, &limits, files::no_game_logic, &bar)
+                export::export_json(
+                    &replay,
+                    out,
+                    &options,
+                    (&limits, &beside),
+                    files::no_game_logic,
+                    &bar,
+                )
             })?;
             bar.finish_and_clear();
             Ok(ExitCode::SUCCESS)

@@ -16,6 +16,7 @@ use skidpad_telemetry::rows::{Row, Walked, walk};
 use skidpad_telemetry::{csv, motec::LogInfo, motec_csv, motec_ld};
 
 use crate::atomic;
+use crate::beside::Beside;
 use crate::files::{self, GameLogic};
 
 /// The replay at `replay_path`, decoded within `limits`, and the walk
@@ -24,13 +25,13 @@ fn with_walk<T>(
     replay_path: &Path,
     car: u32,
     filter: &RowFilter,
-    (limits, game_logic, progress): (&Limits, GameLogic, &ProgressBar),
+    (limits, beside, game_logic, progress): (&Limits, &Beside, GameLogic, &ProgressBar),
     write: impl FnOnce(
         &Replay,
         &mut dyn FnMut(&mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<Walked>,
     ) -> Result<T>,
 ) -> Result<T> {
-    let replay = files::load_replay(replay_path, limits)?;
+    let replay = files::load_replay(replay_path, limits, beside)?;
     progress.set_length(replay.header.step_count);
     let mut walk_rows = |each: &mut dyn FnMut(&Row<'_>) -> Result<()>| {
         let player = files::straight_player(&replay, limits, game_logic)?;
@@ -59,7 +60,7 @@ pub fn export_csv(
     car: u32,
     filter: &RowFilter,
     out: &mut dyn std::io::Write,
-    limits: &Limits,
+    (limits, beside): (&Limits, &Beside),
     game_logic: GameLogic,
     progress: &ProgressBar,
 ) -> Result<u64> {
@@ -67,7 +68,7 @@ pub fn export_csv(
         replay_path,
         car,
         filter,
-        (limits, game_logic, progress),
+        (limits, beside, game_logic, progress),
         |_, walk| csv::write_csv(out, walk),
     )
 }
@@ -79,7 +80,7 @@ pub fn export_motec_csv(
     car: u32,
     filter: &RowFilter,
     out: &mut dyn std::io::Write,
-    limits: &Limits,
+    (limits, beside): (&Limits, &Beside),
     game_logic: GameLogic,
     progress: &ProgressBar,
 ) -> Result<u64> {
@@ -87,7 +88,7 @@ pub fn export_motec_csv(
         replay_path,
         car,
         filter,
-        (limits, game_logic, progress),
+        (limits, beside, game_logic, progress),
         |replay, walk| {
             let info = log_info(replay, car, replay_path);
             motec_csv::write_motec_csv(out, &info, filter, &mut spool()?, walk)
@@ -109,7 +110,7 @@ pub fn export_ld(
     car: u32,
     filter: &RowFilter,
     ld_path: &Path,
-    limits: &Limits,
+    (limits, beside): (&Limits, &Beside),
     game_logic: GameLogic,
     progress: &ProgressBar,
 ) -> Result<u64> {
@@ -119,7 +120,7 @@ pub fn export_ld(
         replay_path,
         car,
         filter,
-        (limits, game_logic, progress),
+        (limits, beside, game_logic, progress),
         |replay, walk| {
             let info = log_info(replay, car, replay_path);
             atomic::write_atomic_file(ld_path, |file, _| {

@@ -5,12 +5,13 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use skidpad_core::{GroundSource, hex};
+use skidpad_core::hex;
 use skidpad_cores::SandboxBudget;
 use skidpad_ghost::decode_ghost;
 use skidpad_replay::{DesyncReport, FileKind, Limits, decode_replay_with, verify_replay};
 
 use crate::archived;
+use crate::beside::Beside;
 use crate::files::{self, GameLogic};
 use crate::text::printable;
 
@@ -116,19 +117,18 @@ fn plural(n: u64, one: &str, many: &str) -> String {
 /// version and any declared size over `limits` before the body is read.
 #[must_use]
 pub fn verify_file(path: &Path, limits: &Limits, game_logic: GameLogic) -> Verdict {
-    verify_file_on(path, limits, game_logic, None)
+    verify_file_on(path, limits, game_logic, &Beside::default())
 }
 
-/// [`verify_file`], with the ground a replay that does not carry one was
-/// recorded on (a ground file given beside it, `--ground`): it is used
-/// when it is the ground the replay names, and refused, naming both,
-/// when it is not.
+/// [`verify_file`], given what a replay that does not carry it was
+/// recorded on (`--ground`, `--track`): each is used when it is the one
+/// the replay names, and refused, naming both, when it is not.
 #[must_use]
 pub fn verify_file_on(
     path: &Path,
     limits: &Limits,
     game_logic: GameLogic,
-    ground: Option<&GroundSource>,
+    beside: &Beside,
 ) -> Verdict {
     let mut verdict = Verdict {
         file: path.to_owned(),
@@ -163,14 +163,15 @@ pub fn verify_file_on(
             verify_archived(&bytes, limits, &mut verdict);
         }
         Ok((_, bytes)) => {
-            let verified = decode_replay_with(&bytes, limits).and_then(|mut replay| {
-                if replay.ground.is_none() {
-                    replay.ground = ground.cloned();
-                }
-                let carries_game_state = replay.keyframes.iter().any(|k| !k.game_state.is_empty());
-                let hooks = files::hooks_for(&replay, game_logic);
-                verify_replay(&replay, hooks, limits).map(|r| (r, carries_game_state))
-            });
+            let verified = decode_replay_with(&bytes, limits)
+                .map_err(anyhow::Error::from)
+                .and_then(|mut replay| {
+                    beside.apply(&mut replay)?;
+                    let carries_game_state =
+                        replay.keyframes.iter().any(|k| !k.game_state.is_empty());
+                    let hooks = files::hooks_for(&replay, game_logic);
+                    Ok(verify_replay(&replay, hooks, limits).map(|r| (r, carries_game_state))?)
+                });
             match verified {
                 Ok((report, carries_game_state)) => {
                     verdict.steps = Some(report.steps);

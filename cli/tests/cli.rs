@@ -78,7 +78,7 @@ fn ghost_export_reproduces_the_golden_lap() {
         0,
         1,
         &out,
-        &Limits::default(),
+        (&Limits::default(), &skidpad_cli::beside::Beside::default()),
         Scenario::game_logic,
     )
     .unwrap();
@@ -93,7 +93,7 @@ fn ghost_export_reproduces_the_golden_lap() {
             car,
             lap,
             &out,
-            &Limits::default(),
+            (&Limits::default(), &skidpad_cli::beside::Beside::default()),
             Scenario::game_logic,
         )
     };
@@ -108,7 +108,7 @@ fn export_is_dense_json_with_events() {
         golden("game_logic.skr"),
         &mut out,
         &export::ExportOptions::default(),
-        &Limits::default(),
+        (&Limits::default(), &skidpad_cli::beside::Beside::default()),
         Scenario::game_logic,
         &ProgressBar::hidden(),
     )
@@ -209,7 +209,7 @@ fn export_takes_a_channel_choice_and_a_stride_and_keeps_every_event() {
             golden("game_logic.skr"),
             &mut out,
             options,
-            &Limits::default(),
+            (&Limits::default(), &skidpad_cli::beside::Beside::default()),
             Scenario::game_logic,
             &ProgressBar::hidden(),
         )
@@ -285,7 +285,7 @@ fn export_lists_a_reset_and_the_lap_it_spoils() {
         &path,
         &mut out,
         &options,
-        &Limits::default(),
+        (&Limits::default(), &skidpad_cli::beside::Beside::default()),
         skidpad_cli::files::no_game_logic,
         &hidden,
     )
@@ -396,7 +396,11 @@ fn a_replay_verifies_with_its_ground_file_and_not_with_another() {
     refused(&path, "plane");
     let given = files::read_ground(&ground_file).unwrap();
     let on = |g: &GroundSource| {
-        verify::verify_file_on(&path, &Limits::default(), Scenario::game_logic, Some(g))
+        let beside = skidpad_cli::beside::Beside {
+            ground: Some(g.clone()),
+            track: None,
+        };
+        verify::verify_file_on(&path, &Limits::default(), Scenario::game_logic, &beside)
     };
     let verdict = on(&given);
     assert!(verdict.ok, "{}", verdict.detail);

@@ -90,15 +90,19 @@ fn a_ghost_given_to_a_replay_command_is_named_as_one() {
         0,
         1,
         &out,
-        &Limits::default(),
+        (&Limits::default(), &skidpad_cli::beside::Beside::default()),
         skidpad_cli::files::no_game_logic,
     )
     .unwrap_err()
     .to_string();
     assert!(err.contains("is a ghost (.skg), not a replay"), "{err}");
-    let err = files::load_replay(&current("flat_lap.skg"), &Limits::default())
-        .unwrap_err()
-        .to_string();
+    let err = files::load_replay(
+        &current("flat_lap.skg"),
+        &Limits::default(),
+        &skidpad_cli::beside::Beside::default(),
+    )
+    .unwrap_err()
+    .to_string();
     assert!(err.contains("is a ghost"), "{err}");
 }
 

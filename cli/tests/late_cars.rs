@@ -74,7 +74,7 @@ fn the_tools_take_a_late_car_from_its_arrival() {
         &file,
         &mut out,
         &export::ExportOptions::default(),
-        &Limits::default(),
+        (&Limits::default(), &skidpad_cli::beside::Beside::default()),
         files::no_game_logic,
         &ProgressBar::hidden(),
     )
@@ -105,7 +105,7 @@ fn the_tools_take_a_late_car_from_its_arrival() {
         1,
         &RowFilter::default(),
         &ld,
-        &Limits::default(),
+        (&Limits::default(), &skidpad_cli::beside::Beside::default()),
         files::no_game_logic,
         &ProgressBar::hidden(),
     )

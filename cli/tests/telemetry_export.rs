@@ -33,7 +33,7 @@ type Exporter = fn(
     u32,
     &RowFilter,
     &mut dyn std::io::Write,
-    &Limits,
+    (&Limits, &skidpad_cli::beside::Beside),
     files::GameLogic,
     &ProgressBar,
 ) -> anyhow::Result<u64>;
@@ -50,7 +50,7 @@ fn csv_of(
         car,
         filter,
         &mut out,
-        &Limits::default(),
+        (&Limits::default(), &skidpad_cli::beside::Beside::default()),
         files::no_game_logic,
         &ProgressBar::hidden(),
     )?;
@@ -120,7 +120,7 @@ fn laps_count_at_the_race_layers_lap_events_and_the_distance_resets() {
         &golden("flat_lap.skr"),
         &mut json,
         &export::ExportOptions::default(),
-        &Limits::default(),
+        (&Limits::default(), &skidpad_cli::beside::Beside::default()),
         files::no_game_logic,
         &ProgressBar::hidden(),
     )

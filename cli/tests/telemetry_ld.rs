@@ -25,7 +25,7 @@ fn export_ld(name: &str, car: u32, filter: &RowFilter, out: &Path) -> anyhow::Re
         car,
         filter,
         out,
-        &Limits::default(),
+        (&Limits::default(), &skidpad_cli::beside::Beside::default()),
         files::no_game_logic,
         &ProgressBar::hidden(),
     )
@@ -40,7 +40,7 @@ fn csv_rows(name: &str, car: u32, filter: &RowFilter) -> Vec<Vec<Option<f64>>> {
         car,
         filter,
         &mut out,
-        &Limits::default(),
+        (&Limits::default(), &skidpad_cli::beside::Beside::default()),
         files::no_game_logic,
         &ProgressBar::hidden(),
     )

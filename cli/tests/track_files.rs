@@ -125,6 +125,56 @@ fn a_demo_on_an_imported_circuit_carries_it_to_every_tool() {
         inspect.contains("skidpad.track = the definition of track BrandsHatch (781 control points"),
         "{inspect}"
     );
+    // Without the definition, the replay names the circuit by fingerprint
+    // only: every command asks for it, and takes it with --track.
+    let mut bare = skidpad_replay::decode_replay(&std::fs::read(replay).unwrap()).unwrap();
+    bare.header
+        .metadata
+        .retain(|(k, _)| k != skidpad_replay::ReplayHeader::TRACK_DEFINITION_KEY);
+    let bare_path = dir.path().join("bare.skr");
+    std::fs::write(&bare_path, skidpad_replay::encode_replay(&bare).unwrap()).unwrap();
+    let bare_path = bare_path.to_str().unwrap();
+    let asks = skidpad(&["export", bare_path, "--stride", "600"]);
+    let said = String::from_utf8_lossy(&asks.stderr);
+    assert_eq!(asks.status.code(), Some(2), "{said}");
+    assert!(said.contains("give the track's file"), "{said}");
+    for command in [
+        vec!["verify", bare_path, "--track", BRANDS_HATCH],
+        vec![
+            "export",
+            bare_path,
+            "--stride",
+            "600",
+            "--track",
+            BRANDS_HATCH,
+        ],
+        vec![
+            "telemetry",
+            bare_path,
+            "--car",
+            "0",
+            "--stride",
+            "600",
+            "--track",
+            BRANDS_HATCH,
+        ],
+    ] {
+        let out = skidpad(&command);
+        assert!(
+            out.status.success(),
+            "{command:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let wrong = skidpad(&[
+        "verify",
+        bare_path,
+        "--track",
+        "../sim-core/tracks/hillcrest.json",
+    ]);
+    let said = String::from_utf8_lossy(&wrong.stdout);
+    assert_eq!(wrong.status.code(), Some(2), "{said}");
+    assert!(said.contains("not the replay's track"), "{said}");
     let ghost = dir.path().join("lap.skg");
     let cut = skidpad(&[
         "ghost",

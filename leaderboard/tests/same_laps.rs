@@ -54,7 +54,7 @@ fn export_laps(path: &Path) -> Vec<LapRow> {
         path,
         &mut out,
         &skidpad_cli::export::ExportOptions::default(),
-        &Limits::default(),
+        (&Limits::default(), &skidpad_cli::beside::Beside::default()),
         skidpad_cli::files::no_game_logic,
         &indicatif::ProgressBar::hidden(),
     )
@@ -154,7 +154,7 @@ fn every_tool_gives_the_demo_race_the_same_laps() {
             car,
             2,
             &out,
-            &Limits::default(),
+            (&Limits::default(), &skidpad_cli::beside::Beside::default()),
             skidpad_cli::files::no_game_logic,
         )
         .unwrap();

@@ -193,6 +193,32 @@ impl ReplayHeader {
         }
     }
 
+    /// Gives a replay that names `track` by fingerprint but does not carry
+    /// it the track's definition, as a tool given the track's file beside
+    /// the replay does: afterwards [`track`](Self::track) finds it and a
+    /// player builds its ground. Nothing changes for a replay that carries
+    /// its track, names a built-in one or names none; a replay naming
+    /// another track is refused, naming both.
+    pub fn supply_track(&mut self, track: &Track) -> Result<()> {
+        let Some(named) = self.metadata_value(Self::TRACK_KEY) else {
+            return Ok(());
+        };
+        if parse_fingerprint(named).is_none()
+            || self.metadata_value(Self::TRACK_DEFINITION_KEY).is_some()
+        {
+            return Ok(());
+        }
+        // Refuses a track that is not the one named.
+        self.track_with(Some(track))?;
+        if skidpad_core::builtin_track_by_fingerprint(&track.fingerprint()).is_none() {
+            self.metadata.push((
+                Self::TRACK_DEFINITION_KEY.to_owned(),
+                track.definition().to_compact_json(),
+            ));
+        }
+        Ok(())
+    }
+
     /// Refuses a replay of another simulation version than this core's:
     /// the one rule the decoder (before it reads the body, whose layout is
     /// that version's), the stream reader and the player apply.

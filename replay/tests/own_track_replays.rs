@@ -116,6 +116,15 @@ fn an_own_track_not_carried_must_be_given_and_must_be_the_one_named() {
     assert!(missing.contains("give the track's file"), "{missing}");
     let given = replay.header.track_with(Some(&track)).unwrap().unwrap();
     assert_eq!(given.fingerprint(), track.fingerprint());
+    // Supplied beside it, the track plays as if carried.
+    let mut supplied = replay.clone();
+    supplied.header.supply_track(&track).unwrap();
+    assert_eq!(
+        supplied.header.track().unwrap().unwrap().fingerprint(),
+        track.fingerprint()
+    );
+    let report = verify_replay(&supplied, NoHooks, &Limits::default()).unwrap();
+    assert_eq!(report.desyncs, 0);
     let other = Track::builtin("brandwood").unwrap();
     let wrong = replay
         .header
