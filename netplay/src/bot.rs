@@ -8,7 +8,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use skidpad_core::{Track, WorldConfig, preset};
+use skidpad_core::WorldConfig;
+
+use crate::race_config::{race_car, race_track};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::client::{Misprediction, NetClient};
@@ -206,9 +208,9 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         };
                         let frame = decode_frame(schema, payload)?;
                         let core = |e: skidpad_core::CoreError| NetError::Refused { reason: e.to_string() };
-                        let track = Arc::new(Track::builtin(&map.track).map_err(core)?);
+                        let track = Arc::new(race_track(&map.track, map.track_definition.as_ref()).map_err(core)?);
                         let ground: Arc<dyn skidpad_core::Ground> = Arc::new(track.ground().map_err(core)?);
-                        let def = preset(&map.car).map_err(core)?;
+                        let def = race_car(&map.car, map.car_definition.as_ref()).map_err(core)?;
                         let mut c = NetClient::new(WorldConfig::default(), ground.clone(), &def, dt, &frame)?;
                         c.set_max_input_lead(max_input_lead);
                         c.set_start_tick(start_tick);

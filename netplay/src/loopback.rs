@@ -228,7 +228,7 @@ impl LoopbackRace {
                 player.frame_bytes += bytes.len() as u64 + 1;
                 match (channel, &mut player.client) {
                     (Channel::FirstShot, None) => {
-                        let def = skidpad_core::preset(&server.config().car).map_err(|e| {
+                        let def = server.config().car_definition().map_err(|e| {
                             crate::NetError::Refused {
                                 reason: e.to_string(),
                             }

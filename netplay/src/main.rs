@@ -88,10 +88,13 @@ struct ServeArgs {
     /// Seats when tokens are made, 1 to 255.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=255))]
     seats: u16,
-    /// Built-in track.
+    /// A built-in track's name, or a track definition's `.json` (`skidpad
+    /// track import` writes one): the race, its players and its replays
+    /// take the own track.
     #[arg(long, default_value = "brandwood")]
     track: String,
-    /// Car preset every player drives.
+    /// The car every player drives: a preset's name, or a car
+    /// definition's `.json`.
     #[arg(long, default_value = "rwd_sports")]
     car: String,
     /// Laps in the race.
@@ -302,10 +305,20 @@ async fn serve(args: ServeArgs) -> Result<()> {
     if let Some(both) = spectator_tokens.iter().find(|t| seat_tokens.contains(t)) {
         bail!("the token {both:?} is both a seat's and a spectator's");
     }
+    let (track, track_definition) = own_or_builtin(&args.track, "track", |text| {
+        let definition = skidpad_core::TrackDefinition::from_json(text)?;
+        Ok((definition.name.clone(), definition))
+    })?;
+    let (car, car_definition) = own_or_builtin(&args.car, "car", |text| {
+        let definition = skidpad_core::CarDefinition::from_json(text)?;
+        Ok((definition.name.clone(), definition))
+    })?;
     let options = ServiceOptions {
         race: RaceConfig {
-            track: args.track,
-            car: args.car,
+            track,
+            car,
+            track_definition,
+            car_definition,
             laps: args.laps,
             seat_tokens: seat_tokens.clone(),
             max_input_lead: args.max_input_lead,
@@ -481,4 +494,33 @@ async fn run() -> Result<()> {
             Ok(())
         }
     }
+}
+
+/// Largest own track or car file read, bytes.
+const MAX_DEFINITION_FILE_BYTES: u64 = skidpad_core::MAX_TRACK_FILE_BYTES as u64;
+
+/// A `--track` or `--car` value: a built-in name as it is (the race
+/// checks it), or the definition in a `.json` file, read by `parse` into
+/// its name and definition.
+fn own_or_builtin<T>(
+    value: &str,
+    what: &str,
+    parse: impl FnOnce(&str) -> skidpad_core::Result<(String, T)>,
+) -> Result<(String, Option<T>)> {
+    let path = std::path::Path::new(value);
+    if !value.ends_with(".json") {
+        return Ok((value.to_owned(), None));
+    }
+    let size = std::fs::metadata(path)
+        .with_context(|| format!("--{what} {value}: cannot read it"))?
+        .len();
+    if size > MAX_DEFINITION_FILE_BYTES {
+        bail!(
+            "--{what} {value} is {size} bytes; a {what} file is at most {MAX_DEFINITION_FILE_BYTES}"
+        );
+    }
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("--{what} {value}: cannot read it"))?;
+    let (name, definition) = parse(&text).with_context(|| format!("--{what} {value}"))?;
+    Ok((name, Some(definition)))
 }

@@ -3,16 +3,23 @@
 //! ([`Outgoing`]), standings ([`SeatStanding`]) and counts
 //! ([`ServerStats`]). The `server/` folder runs the race.
 
-use skidpad_core::CarInput;
 use skidpad_core::race::GridLayout;
+use skidpad_core::{CarDefinition, CarInput, Result, Track, TrackDefinition, preset};
 
 /// What a race is and how the server runs it.
 #[derive(Clone, Debug)]
 pub struct RaceConfig {
-    /// Built-in track name; the cars drive on its surface.
+    /// Built-in track name; the cars drive on its surface. With
+    /// `track_definition`, the own track's name (for people).
     pub track: String,
-    /// Preset every player drives.
+    /// Preset every player drives. With `car_definition`, that car's name.
     pub car: String,
+    /// A game's own track instead of the built-in one: the server races
+    /// on it and its generated surface, hands it to every player that
+    /// joins (the map message) and records it in the race's replays.
+    pub track_definition: Option<TrackDefinition>,
+    /// A game's own car instead of the preset, handed out alike.
+    pub car_definition: Option<CarDefinition>,
     /// Laps in the race.
     pub laps: u32,
     /// One token per seat: the token a player signs in with names its seat
@@ -72,6 +79,8 @@ impl Default for RaceConfig {
         RaceConfig {
             track: "brandwood".into(),
             car: "rwd_sports".into(),
+            track_definition: None,
+            car_definition: None,
             laps: 3,
             seat_tokens: Vec::new(),
             grid: GridLayout::default(),
@@ -83,6 +92,40 @@ impl Default for RaceConfig {
             start_seats: 0,
             countdown_ticks: 180,
         }
+    }
+}
+
+impl RaceConfig {
+    /// The track raced: the own one when given, else the built-in one.
+    pub fn build_track(&self) -> Result<Track> {
+        race_track(&self.track, self.track_definition.as_ref())
+    }
+
+    /// The car every player drives: the own one when given, else the
+    /// preset.
+    pub fn car_definition(&self) -> Result<CarDefinition> {
+        race_car(&self.car, self.car_definition.as_ref())
+    }
+}
+
+/// A race's track from what the map message says: its own definition,
+/// or the built-in track `name`. Server and players build it alike.
+pub fn race_track(name: &str, definition: Option<&TrackDefinition>) -> Result<Track> {
+    match definition {
+        Some(definition) => Track::from_definition(definition.clone()),
+        None => Track::builtin(name),
+    }
+}
+
+/// A race's car from what the map message says: its own definition
+/// (checked), or the preset `name`.
+pub fn race_car(name: &str, definition: Option<&CarDefinition>) -> Result<CarDefinition> {
+    match definition {
+        Some(definition) => {
+            definition.validate()?;
+            Ok(definition.clone())
+        }
+        None => preset(name),
     }
 }
 

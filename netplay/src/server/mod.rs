@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use skidpad_core::race::{RaceRules, RaceTiming, grid_pose};
-use skidpad_core::{CarDefinition, CarId, CarInput, Track, World, WorldConfig, preset};
+use skidpad_core::{CarDefinition, CarId, CarInput, Track, World, WorldConfig};
 
 use crate::error::{NetError, Result};
 use crate::frame::{Block, Frame, Row, Value, encode_frame};
@@ -118,8 +118,8 @@ impl RaceServer {
         let core = |e: skidpad_core::CoreError| NetError::Refused {
             reason: e.to_string(),
         };
-        let track = Arc::new(Track::builtin(&config.track).map_err(core)?);
-        let def = preset(&config.car).map_err(core)?;
+        let track = Arc::new(config.build_track().map_err(core)?);
+        let def = config.car_definition().map_err(core)?;
         let mut world = World::new(WorldConfig::default()).map_err(core)?;
         world
             .set_ground(Arc::new(track.ground().map_err(core)?))

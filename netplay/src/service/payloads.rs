@@ -70,10 +70,17 @@ pub struct AuthAnswer {
 /// Channel 3: the race the client joined.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MapData {
-    /// Built-in track name.
+    /// Built-in track name (an own track's name with `track_definition`).
     pub track: String,
-    /// The car preset every player drives.
+    /// The car preset every player drives (an own car's name with
+    /// `car_definition`).
     pub car: String,
+    /// The race's own track, when it is not a built-in one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub track_definition: Option<skidpad_core::TrackDefinition>,
+    /// The race's own car, when it is not a preset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub car_definition: Option<skidpad_core::CarDefinition>,
     /// Laps in the race.
     pub laps: u32,
     /// The player's seat: its id in the `cars` and `player` blocks;

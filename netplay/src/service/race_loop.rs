@@ -409,6 +409,8 @@ fn welcome(
     let map = MapData {
         track: config.track.clone(),
         car: config.car.clone(),
+        track_definition: config.track_definition.clone(),
+        car_definition: config.car_definition.clone(),
         laps: config.laps,
         seat,
     };

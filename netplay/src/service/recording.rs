@@ -75,8 +75,9 @@ impl Recording {
         self.next += 1;
         let config = race.config();
         let options = RecorderOptions {
+            // The recorder names the track (carrying an own one).
+            track: Some(race.track().clone()),
             metadata: vec![
-                ("track".into(), config.track.clone()),
                 ("laps".into(), config.laps.to_string()),
                 ("recorded_by".into(), "skidpad-netplay".into()),
                 (

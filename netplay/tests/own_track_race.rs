@@ -1,0 +1,82 @@
+//! An online race on a game's own track and car: the server is started
+//! with `--track FILE --car FILE` (a real circuit, Brands Hatch from the
+//! TUM racetrack database, and a preset renamed and written as a
+//! definition), hands both to the player that joins, which predicts its
+//! whole lap exactly on them; the race's recording carries the circuit
+//! and verifies from the file alone.
+
+mod common;
+
+use skidpad_core::{Track, hex, preset};
+use skidpad_netplay::bot::{BotOptions, run_bot};
+use skidpad_replay::{Limits, NoHooks, read_stream, verify_replay};
+use skidpad_track_import::{ImportOptions, from_tum_csv};
+
+use common::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_race_on_an_imported_circuit_with_an_own_car_records_a_replay_that_verifies() {
+    let files = tempfile::tempdir().unwrap();
+    let csv = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../track-import/tests/data/tum/BrandsHatch.csv"
+    ))
+    .unwrap();
+    let circuit = from_tum_csv(&csv, &ImportOptions::named("Brands Hatch GP")).unwrap();
+    let track_file = files.path().join("brands.json");
+    std::fs::write(&track_file, circuit.to_json()).unwrap();
+    let mut car = preset("rwd_sports").unwrap();
+    car.name = "Club racer".into();
+    let car_file = files.path().join("club_racer.json");
+    std::fs::write(&car_file, car.to_json()).unwrap();
+
+    let (tokens_path, tokens) = tokens_file(1);
+    let recorded = tempfile::tempdir().unwrap();
+    let mut server = server(
+        &tokens_path,
+        1,
+        &[
+            "--record",
+            recorded.path().to_str().unwrap(),
+            "--track",
+            track_file.to_str().unwrap(),
+            "--car",
+            car_file.to_str().unwrap(),
+            // The player builds the circuit's ground (130 000 triangles)
+            // when it joins, on its one thread: a debug build takes
+            // seconds, in which it answers no ping and its inputs fall
+            // behind. A countdown from its join holds the car meanwhile,
+            // as a race on a track the players load does.
+            "--max-latency-ms",
+            "60000",
+            "--start-seats",
+            "1",
+            "--countdown-s",
+            "20",
+        ],
+    );
+    let report = run_bot(BotOptions {
+        name: "ann".into(),
+        ..bot(&server, &tokens[0], 1)
+    })
+    .await
+    .unwrap();
+    assert_exact(&report, 1);
+
+    let printed = server.terminate();
+    let path = printed
+        .iter()
+        .find_map(|l| l.strip_prefix("recorded "))
+        .and_then(|l| l.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no recording in {printed:?}"))
+        .to_owned();
+    let stream = read_stream(&std::fs::read(&path).unwrap(), &Limits::default()).unwrap();
+    let replay = stream.replay;
+    let track = Track::from_definition(circuit).unwrap();
+    let named = replay.header.track().unwrap().unwrap();
+    assert_eq!(named.fingerprint(), track.fingerprint());
+    assert_eq!(replay.definitions[0].name, "Club racer");
+    let verified = verify_replay(&replay, NoHooks, &Limits::default()).unwrap();
+    assert!(verified.is_valid() && verified.desyncs == 0, "{verified:?}");
+    eprintln!("final hash {}", hex(&verified.final_hash));
+}
