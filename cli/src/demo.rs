@@ -217,10 +217,12 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     let mut laps: Vec<Vec<DemoLap>> = vec![Vec::new(); options.cars];
     let mut best: Option<(usize, CutLap)> = None;
     // Generous: four minutes a lap (a big field on the track's surface
-    // queues behind pile-ups). A car still racing then is a DNF, as is a
+    // queues behind pile-ups), or 6 m/s on average round a long circuit
+    // (Spa's 7 km: 19 minutes). A car still racing then is a DNF, as is a
     // car that has stood still for STUCK_STEPS: the race does not wait for
     // it, and the replay of everything raced is still written.
-    let limit = u64::from(options.laps) * 60 * 240;
+    let seconds_per_lap = (track.length() / 6.0).max(240.0);
+    let limit = u64::from(options.laps) * (seconds_per_lap / DT).round() as u64;
     let ids: Vec<_> = world.car_ids().collect();
     let mut standing = StandingClock::new(options.cars, DT);
     let racing = |laps: &[Vec<DemoLap>], standing: &StandingClock| {
