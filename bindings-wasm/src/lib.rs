@@ -110,6 +110,9 @@ export interface ReplayRecorderOptions {
   cars?: number[]; keyframeEvery?: number; embedDefinitions?: boolean;
   embedGhosts?: boolean; carryGround?: boolean; metadata?: Record<string, string>;
   keyframeState?: (step: number) => Uint8Array; reserveSteps?: number;
+  /** The race's track as a definition's JSON (`TrackView.definitionJson()`):
+   * the replay names it, and carries a game's own one. */
+  trackDefinition?: string;
 }
 export interface DesyncReport {
   step: number; cars: number[];

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use js_sys::{Array, Object, Reflect};
 use skidpad_core::CarId;
 use skidpad_core::glam::DVec2;
-use skidpad_core::race::{self, CarStatus, GridLayout, LapStart, RaceEvent, RaceRules, Standing};
+use skidpad_core::race::{self, CarStatus, LapStart, RaceEvent, RaceRules, Standing};
 use wasm_bindgen::prelude::*;
 
 use crate::args;
@@ -134,12 +134,12 @@ impl RaceTiming {
     }
 }
 
-/// The pose of starting-grid slot `slot` on `track` (0 is pole; two
-/// abreast, rows 8 m apart from 6 m behind the line), as `World.addCar`
-/// takes it.
+/// The pose of starting-grid slot `slot` on `track` (0 is pole; the
+/// track's own grid, by default two abreast, rows 8 m apart from 6 m
+/// behind the line), as `World.addCar` takes it.
 #[wasm_bindgen(js_name = gridPose, unchecked_return_type = "CarPoseOptions")]
 pub fn grid_pose(track: &TrackView, slot: u32) -> JsResult<JsValue> {
-    let pose = race::grid_pose(track.inner(), slot as usize, &GridLayout::default());
+    let pose = race::grid_pose(track.inner(), slot as usize, &track.inner().grid());
     args::object_of_numbers(&[
         ("x", pose.x),
         ("y", pose.y),

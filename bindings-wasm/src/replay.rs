@@ -6,8 +6,8 @@ use std::rc::Rc;
 use std::sync::Arc;
 
 use js_sys::{Array, Float64Array, Function, Object, Reflect, Uint8Array};
-use skidpad_core::CarId;
 use skidpad_core::hex;
+use skidpad_core::{CarId, Track};
 use skidpad_replay::{
     DesyncReport, KeyframeState, RecorderOptions, decode_replay_with, encode_replay,
     encode_replay_gzip,
@@ -15,9 +15,10 @@ use skidpad_replay::{
 use wasm_bindgen::prelude::*;
 
 use crate::args::{self, bool_or, car_id, field, number};
-use crate::error::{JsResult, error, message_of, range_error, replay_error};
+use crate::error::{JsResult, core_error, error, message_of, range_error, replay_error};
 use crate::ghost::Ghost;
 use crate::hooks::JsHooks;
+use crate::track::TrackView;
 use crate::world::World;
 
 /// A decoded or freshly recorded replay. Read-only; players share it.
@@ -149,6 +150,15 @@ impl Replay {
         metadata_object(&self.inner.header)
     }
 
+    /// The track the replay names (metadata `track`): a built-in one, or a
+    /// game's own one it carries (`ReplayHeader::track`); undefined when
+    /// it names none. Throws when it names a track this package cannot
+    /// find, saying which.
+    pub fn track(&self) -> JsResult<Option<TrackView>> {
+        let track = self.inner.header.track().map_err(replay_error)?;
+        Ok(track.map(TrackView::of))
+    }
+
     /// The game's resets of its cars (`World.resetCar`), in step order:
     /// `{car, step, x, y, yaw, speed}`, the car put down at that pose
     /// before step `step` was played (steps from the replay's start).
@@ -229,6 +239,11 @@ fn recorder_options(
                 "carryGround: the world's ground was not set from a heightfield or a mesh (the plane and the built-in tracks need none)",
             )
         })?);
+    }
+    let track = field(options, "trackDefinition")?;
+    if !track.is_undefined() && !track.is_null() {
+        let json = args::string(&track, "trackDefinition")?;
+        out.track = Some(Arc::new(Track::from_json(&json).map_err(core_error)?));
     }
     let reserve = field(options, "reserveSteps")?;
     if !reserve.is_undefined() {

@@ -15,6 +15,7 @@ use crate::args;
 use crate::error::{JsResult, error, range_error, replay_error};
 use crate::read;
 use crate::replay::{Replay, metadata_object};
+use crate::track::TrackView;
 
 fn set(object: &Object, key: &str, value: &JsValue) -> JsResult<()> {
     Reflect::set(object, &JsValue::from_str(key), value)
@@ -179,6 +180,12 @@ impl StreamFollower {
     #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
     pub fn metadata(&self) -> JsResult<JsValue> {
         metadata_object(self.inner.header())
+    }
+
+    /// The track the race is on (as `Replay.track`).
+    pub fn track(&self) -> JsResult<Option<TrackView>> {
+        let track = self.inner.header().track().map_err(replay_error)?;
+        Ok(track.map(TrackView::of))
     }
 
     /// The description of the ground the race runs on (the plane's when

@@ -121,6 +121,13 @@ impl TrackView {
         Ok(Float64Array::from([p.x, p.y, d.x, d.y].as_slice()))
     }
 
+    /// A view of a track the other bindings found.
+    pub(crate) fn of(track: Track) -> TrackView {
+        TrackView {
+            inner: Arc::new(track),
+        }
+    }
+
     /// The track, for the other bindings.
     pub(crate) fn inner(&self) -> &Arc<Track> {
         &self.inner

@@ -440,6 +440,19 @@ impl World {
         Ok(())
     }
 
+    /// Puts the world on a track's own generated surface (`Track::ground`)
+    /// from its view: a game's own track (`TrackView.fromDefinition`,
+    /// `fromTumCsv`) or a built-in one. A replay recorded with the
+    /// recorder's `trackDefinition` needs nothing else to verify anywhere.
+    #[wasm_bindgen(js_name = setGroundOfTrack)]
+    pub fn set_ground_of_track(&self, track: &crate::track::TrackView) -> JsResult<()> {
+        let ground = track.inner().ground().map_err(core_error)?;
+        self.with_mut(|w| w.set_ground(Arc::new(ground)).map_err(core_error))?;
+        // A replay names the track, and its definition rebuilds this.
+        self.ground_source.replace(None);
+        Ok(())
+    }
+
     /// The world's ground as a ground file (`.skgd`), for replays recorded
     /// on it that do not carry it; a RangeError unless the ground was set
     /// from a heightfield or a mesh.

@@ -124,6 +124,26 @@ test('TrackView loads an own track: a real circuit from its CSV, and a definitio
   assert.throws(() => circuit.pointAt(NaN), RangeError);
 });
 
+test('a race on an own track: recorded with its definition, it names and carries the track and verifies', () => {
+  const csv = readFileSync(join(repoRoot, 'track-import/tests/data/tum/BrandsHatch.csv'), 'utf8');
+  const circuit = sk.TrackView.fromTumCsv(csv, 'Brands Hatch GP');
+  const world = new sk.World();
+  world.setGroundOfTrack(circuit);
+  const car = world.addPresetCar('rwd_sports', sk.gridPose(circuit, 0));
+  const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 60, trackDefinition: circuit.definitionJson() });
+  for (let step = 0; step < 180; step++) {
+    world.setInput(car, { throttle: 0.6 });
+    recorder.step(world, DT);
+  }
+  const replay = sk.decodeReplay(sk.encodeReplay(recorder.finish(world)));
+  assert.equal(replay.metadata().track, circuit.fingerprint);
+  const named = replay.track();
+  assert.equal(named.fingerprint, circuit.fingerprint);
+  assert.equal(named.name, 'Brands Hatch GP');
+  // The file alone rebuilds the circuit's surface and verifies.
+  assert.equal(sk.verifyReplay(sk.encodeReplay(replay)).valid, true);
+});
+
 test('LapReference: a car level with its own ghost has no gap', () => {
   const world = new sk.World();
   const car = world.addPresetCar('rwd_sports', { x: 0, speed: 10 });

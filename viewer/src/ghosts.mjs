@@ -22,8 +22,10 @@ export class GhostRace {
     this.pose = new Float32Array(8);
   }
 
-  setTrack(name) {
-    this.track = name ? new this.sk.TrackView(name) : null;
+  /** The track ghosts are measured on, from its definition's JSON (the
+   * recording's `meta.track.definition`), or none. */
+  setTrack(definition) {
+    this.track = definition ? this.sk.TrackView.fromDefinition(definition) : null;
     for (const g of this.ghosts) this.measure(g);
   }
 

@@ -289,7 +289,7 @@ class Viewer {
     this.scene.setCars(meta.cars);
     this.labels.setCars(meta.cars);
     this.minimap.setTrack(meta.track ?? meta.road);
-    this.ghosts.setTrack(meta.track?.name ?? null);
+    this.ghosts.setTrack(meta.track?.definition ?? null);
     this.scene.setGhosts(this.ghosts.ghosts.length, meta.cars[0]);
     this.fillCarPicker(meta.cars);
     this.clock.live = meta.source === 'live';

@@ -63,6 +63,9 @@ export class Scene {
     const pts = track.points;
     const n = pts.length / 2;
     const half = track.width / 2;
+    // Each side's own edge (an own track's road need not be centred on
+    // its line, nor of one width); a track without edges is `width` wide.
+    const reach = (i, side) => (track.edges ? track.edges[2 * i + (side > 0 ? 0 : 1)] : half);
     const elevation = track.elevation ?? new Float64Array(n);
     const banking = track.banking ?? new Float64Array(n);
     const surface = [];
@@ -77,7 +80,7 @@ export class Scene {
       dy /= len;
       // Left normal of the direction of travel is (-dy, dx); a banked road
       // rises towards its right-hand edge.
-      const off = side * (half + extra);
+      const off = side * (reach(i, side) + extra);
       const z = elevation[i] - off * Math.tan(banking[i]);
       return [pts[2 * i] - dy * off, pts[2 * i + 1] + dx * off, z];
     };

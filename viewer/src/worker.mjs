@@ -77,28 +77,49 @@ function carsOf(definitions) {
   return definitions.map((json) => describeCar(JSON.parse(json)));
 }
 
-// The replay's track by its `track` metadata (the replay crate's
-// ReplayHeader::TRACK_KEY rule): none named, no track drawn and no laps; a
-// name this build lacks is said, then treated the same.
-function trackOf(metadata) {
-  const name = metadata.track;
+/** What the page draws of a track (a TrackView), and the view itself for
+ * lap timing. The definition travels so the page's own package builds the
+ * same track (ghost lap references). */
+function trackData(view) {
+  return {
+    view,
+    geometry: {
+      name: view.name,
+      width: view.width,
+      length: view.length,
+      points: view.points(),
+      elevation: view.elevation(),
+      banking: view.banking(),
+      edges: view.edges(),
+      definition: view.definitionJson(),
+    },
+  };
+}
+
+// A recording's track by its `track` metadata, as the replay crate finds
+// it (ReplayHeader::track: a built-in track, or a game's own one the
+// recording carries): none named, no track drawn and no laps; one this
+// package cannot find is said, then treated the same.
+function trackOf(recording) {
+  let view;
+  try {
+    view = recording.track();
+  } catch (e) {
+    self.postMessage({ kind: 'warning', message: `${describe(e)}: drawn without a track` });
+    return null;
+  }
+  return view ? trackData(view) : null;
+}
+
+// A built-in track by name (a surface found by its ground's fingerprint,
+// or an archived core's replay, whose versions had only built-in tracks).
+function builtinTrack(name) {
   if (!name) return null;
   if (!sk.trackNames().includes(name)) {
     self.postMessage({ kind: 'warning', message: `the replay names track "${name}", which this viewer does not have: drawn without a track` });
     return null;
   }
-  const track = new sk.TrackView(name);
-  return {
-    view: track,
-    geometry: {
-      name,
-      width: track.width,
-      length: track.length,
-      points: track.points(),
-      elevation: track.elevation(),
-      banking: track.banking(),
-    },
-  };
+  return trackData(new sk.TrackView(name));
 }
 
 /** A replay from `.skr` bytes (plain or gzip), or from a `.sks` stream:
@@ -156,7 +177,7 @@ function groundRoad(recording, metadata, track, carried) {
   const name = recording.groundTrack;
   if (name) {
     return {
-      road: trackOf({ track: name })?.geometry ?? null,
+      road: builtinTrack(name)?.geometry ?? null,
       notice: `the replay names no track (metadata "track"), so no laps are timed; it was recorded on ${name}'s surface, drawn from its ground`,
     };
   }
@@ -173,7 +194,7 @@ function playReplay(replay, name, budget) {
   const cars = replay.carCount;
   const definitions = Array.from({ length: cars }, (_, k) => world.definition(k));
   const metadata = replay.metadata();
-  const track = trackOf(metadata);
+  const track = trackOf(replay);
   // A game's own ground the replay carries, as triangles to draw.
   const ground = replay.carriedGround();
   const { road, notice } = groundRoad(replay, metadata, track, ground);
@@ -306,7 +327,7 @@ async function playArchived(bytes, version, name, budget) {
   const header = core.open(bytes);
   const cars = header.cars;
   const metadata = Object.fromEntries(header.metadata);
-  const track = trackOf(metadata);
+  const track = builtinTrack(metadata.track);
   const steps = header.steps;
   const stride = Math.max(1, Math.ceil(((steps + 1) * sampleBytes(cars, 0)) / budget));
   const samples = sampledSteps(steps, stride);
@@ -450,7 +471,7 @@ async function followLive(url) {
     cars = follower.carCount;
     const definitions = Array.from({ length: cars }, (_, k) => follower.definition(k));
     const metadata = follower.metadata();
-    const track = trackOf(metadata);
+    const track = trackOf(follower);
     // A game's own ground the stream's header carries, drawn as a
     // replay's is; a built-in surface without a track name gets its road.
     const ground = follower.carriedGround();
