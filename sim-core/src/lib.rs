@@ -64,7 +64,8 @@ pub use track::ground::{BARRIER_HEIGHT, KERB_WIDTH, RUNOFF_WIDTH};
 pub use track::track_definition::{MAX_TRACK_CONTROL_POINTS, MAX_TRACK_FILE_BYTES};
 pub use track::traffic::{Racecraft, TrafficCar};
 pub use track::{
-    RoadEdges, Track, TrackDefinition, TrackPosition, builtin_track_by_fingerprint, track_names,
+    RoadEdges, Side, Strip, SurfaceSpan, Track, TrackDefinition, TrackPosition,
+    builtin_track_by_fingerprint, track_names,
 };
 pub use vehicle::definition::{
     AeroDefinition, AssistDefinition, BrakeDefinition, CarDefinition, CentreDifferential,

@@ -207,3 +207,70 @@ fn bad_definitions_are_refused_naming_the_element() {
         .contains("kerbs")
     );
 }
+
+#[test]
+fn surface_stretches_change_the_generated_ground_where_they_say() {
+    use skidpad_core::{
+        Ground, GroundRay, KERB_WIDTH, Side, Strip, SurfaceId, SurfaceSpan, glam::DVec3,
+    };
+    let plain = Track::from_definition(brandwood()).unwrap();
+    let length = plain.length();
+    let span = |from: f64, to: f64, side, strip, surface: &str| SurfaceSpan {
+        from,
+        to,
+        side,
+        strip,
+        surface: surface.into(),
+    };
+    let track = Track::from_definition(TrackDefinition {
+        surfaces: vec![
+            span(100.0, 300.0, Side::Left, Strip::Runoff, "gravel"),
+            // Across the line: no kerb on the right for 40 m.
+            span(length - 20.0, 20.0, Side::Right, Strip::Kerb, "dry_asphalt"),
+        ],
+        ..brandwood()
+    })
+    .unwrap();
+    assert_ne!(track.fingerprint(), plain.fingerprint());
+    let ground = track.ground().unwrap();
+    let surface_at = |distance: f64, left: f64| {
+        let (p, along) = track.point_at(distance);
+        let q = p + along.perp() * left;
+        let ray = GroundRay {
+            origin: DVec3::new(q.x, q.y, 50.0),
+            direction: DVec3::NEG_Z,
+            max_distance: 100.0,
+        };
+        ground.cast_ray(&ray).and_then(|hit| hit.surface)
+    };
+    let edge = track.width() / 2.0;
+    let runoff = edge + KERB_WIDTH + 3.0;
+    let kerb = edge + KERB_WIDTH / 2.0;
+    assert_eq!(surface_at(200.0, runoff), Some(SurfaceId::GRAVEL));
+    assert_eq!(surface_at(400.0, runoff), Some(SurfaceId::GRASS));
+    assert_eq!(surface_at(200.0, -runoff), Some(SurfaceId::GRASS));
+    assert_eq!(surface_at(10.0, -kerb), Some(SurfaceId::DRY_ASPHALT));
+    assert_eq!(
+        surface_at(length - 10.0, -kerb),
+        Some(SurfaceId::DRY_ASPHALT)
+    );
+    assert_eq!(surface_at(60.0, -kerb), Some(SurfaceId::KERB));
+    assert_eq!(surface_at(10.0, kerb), Some(SurfaceId::KERB));
+
+    let refused = |spans: Vec<SurfaceSpan>| {
+        Track::from_definition(TrackDefinition {
+            surfaces: spans,
+            ..brandwood()
+        })
+        .unwrap_err()
+        .to_string()
+    };
+    assert!(
+        refused(vec![span(1.0, 2.0, Side::Both, Strip::Kerb, "lava")])
+            .contains("unknown surface \"lava\"")
+    );
+    assert!(
+        refused(vec![span(1.0, 1e6, Side::Both, Strip::Kerb, "sand")]).contains("beyond the lap")
+    );
+    assert!(refused(vec![span(5.0, 5.0, Side::Both, Strip::Kerb, "sand")]).contains("surfaces[0]"));
+}

@@ -252,6 +252,7 @@ mod tests {
             start: 0.0,
             sectors: None,
             grid: None,
+            surfaces: Vec::new(),
         })
         .unwrap()
     }

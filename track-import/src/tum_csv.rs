@@ -88,6 +88,7 @@ pub fn from_tum_csv(text: &str, options: &ImportOptions) -> Result<TrackDefiniti
         start: options.start,
         sectors: options.sectors.clone(),
         grid: None,
+        surfaces: Vec::new(),
     })
 }
 

@@ -11,8 +11,9 @@
 use glam::{DVec2, DVec3};
 
 use crate::ground::{MeshSource, TriangleMesh};
-use crate::surface::SurfaceId;
+use crate::surface::{SurfaceId, SurfaceTable};
 use crate::track::Track;
+use crate::track::{Side, Strip};
 use crate::{CoreError, Result};
 
 /// Width of each kerb, m.
@@ -93,20 +94,33 @@ impl Track {
                 vertices.push(at(p, offset, lift));
             }
         }
+        // (right vertex, left vertex, the strip's place, its own surface).
         let strips = [
-            (0, 1, SurfaceId::GRASS),
-            (1, 2, SurfaceId::KERB),
-            (2, 3, SurfaceId::DRY_ASPHALT),
-            (3, 4, SurfaceId::KERB),
-            (4, 5, SurfaceId::GRASS),
+            (0, 1, Some((Side::Right, Strip::Runoff)), SurfaceId::GRASS),
+            (1, 2, Some((Side::Right, Strip::Kerb)), SurfaceId::KERB),
+            (2, 3, None, SurfaceId::DRY_ASPHALT),
+            (3, 4, Some((Side::Left, Strip::Kerb)), SurfaceId::KERB),
+            (4, 5, Some((Side::Left, Strip::Runoff)), SurfaceId::GRASS),
         ];
+        let table = SurfaceTable::default();
+        let spans = &self.definition.surfaces;
         let mut triangles = Vec::with_capacity(14 * n);
         let mut surfaces = Vec::with_capacity(14 * n);
         for i in 0..n {
             let (a, b) = (8 * i as u32, 8 * ((i + 1) % n) as u32);
             // Counter-clockwise seen from above: along the strip's right
             // edge first (see `ground/triangle.rs`).
-            for (r, l, surface) in strips {
+            for (r, l, place, own) in strips {
+                // A stretch the definition gives this strip, at the
+                // section's distance along the line.
+                let surface = place
+                    .and_then(|(side, strip)| {
+                        spans
+                            .iter()
+                            .find(|span| span.holds(self.distance[i], side, strip))
+                    })
+                    .and_then(|span| table.id_of(&span.surface))
+                    .unwrap_or(own);
                 triangles.push([a + r, b + r, b + l]);
                 triangles.push([a + r, b + l, a + l]);
                 surfaces.extend([surface; 2]);

@@ -18,7 +18,7 @@ use glam::DVec2;
 use crate::norm::Norm;
 use crate::{CoreError, Result};
 use track_definition::invalid;
-pub use track_definition::{GridLayout, TrackDefinition};
+pub use track_definition::{GridLayout, Side, Strip, SurfaceSpan, TrackDefinition};
 
 /// Polyline points generated per control-point segment.
 pub(crate) const SAMPLES_PER_SEGMENT: usize = 12;
@@ -183,6 +183,18 @@ impl Track {
             Some(s) => s.clone(),
             None => vec![track.length / 3.0, 2.0 * track.length / 3.0],
         };
+        if let Some((i, span)) = track
+            .definition
+            .surfaces
+            .iter()
+            .enumerate()
+            .find(|(_, span)| span.from >= track.length || span.to > track.length)
+        {
+            return Err(invalid(format!(
+                "surfaces[{i}] runs from {} to {} m, beyond the lap ({} m)",
+                span.from, span.to, track.length
+            )));
+        }
         if let Some(&last) = track.sectors.last()
             && last >= track.length
         {

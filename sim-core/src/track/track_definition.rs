@@ -67,6 +67,71 @@ pub struct TrackDefinition {
     /// absent).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub grid: Option<GridLayout>,
+    /// Stretches of kerb or run-off with another surface than the
+    /// generated ground's own (kerbs along both edges, grass beyond them),
+    /// in order of precedence (the first that holds a place wins).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub surfaces: Vec<SurfaceSpan>,
+}
+
+/// A stretch of a strip beside the road with its own surface: gravel in a
+/// run-off, no kerb on a straight (`"dry_asphalt"`), sand in a trap.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SurfaceSpan {
+    /// Where the stretch begins, m along the line from the start line.
+    pub from: f64,
+    /// Where it ends, m along the line; less than `from` for a stretch
+    /// across the start line.
+    pub to: f64,
+    /// Which side of the road.
+    pub side: Side,
+    /// Which strip: the kerb or the run-off beyond it.
+    pub strip: Strip,
+    /// The surface, by its name in the default surface table
+    /// (`dry_asphalt`, `wet_asphalt`, `gravel`, `grass`, `sand`, `snow`,
+    /// `ice`, `kerb`).
+    pub surface: String,
+}
+
+/// A side of the road.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// To the left of the direction of travel.
+    Left,
+    /// To the right.
+    Right,
+    /// Both sides.
+    Both,
+}
+
+/// A strip of the generated ground beside the road.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Strip {
+    /// The kerb along the road's edge.
+    Kerb,
+    /// The run-off between the kerb and the barrier.
+    Runoff,
+}
+
+/// Most surface stretches a track may declare.
+pub const MAX_SURFACE_SPANS: usize = 1024;
+
+impl SurfaceSpan {
+    /// True when the stretch holds a place `distance` m along the line on
+    /// `side` in `strip`.
+    #[must_use]
+    pub fn holds(&self, distance: f64, side: Side, strip: Strip) -> bool {
+        let on_side = self.side == Side::Both || self.side == side;
+        let along = if self.from <= self.to {
+            (self.from..self.to).contains(&distance)
+        } else {
+            distance >= self.from || distance < self.to
+        };
+        on_side && self.strip == strip && along
+    }
 }
 
 /// How a grid is laid out behind the line.
@@ -157,6 +222,7 @@ impl TrackDefinition {
             start: self.start,
             sectors: self.sectors.clone(),
             grid: self.grid.filter(|g| *g != GridLayout::default()),
+            surfaces: self.surfaces.clone(),
         };
         serde_json::to_string(&canonical).expect("a track definition always serialises")
     }
@@ -237,6 +303,31 @@ impl TrackDefinition {
                     )));
                 }
                 last = s;
+            }
+        }
+        if self.surfaces.len() > MAX_SURFACE_SPANS {
+            return Err(invalid(format!(
+                "surfaces holds {} stretches; at most {MAX_SURFACE_SPANS}",
+                self.surfaces.len()
+            )));
+        }
+        let table = crate::SurfaceTable::default();
+        for (i, span) in self.surfaces.iter().enumerate() {
+            if !(span.from.is_finite() && span.to.is_finite() && span.from >= 0.0 && span.to >= 0.0)
+                || span.from == span.to
+            {
+                return Err(invalid(format!(
+                    "surfaces[{i}]: from {} and to {} must be finite distances >= 0 m, not equal",
+                    span.from, span.to
+                )));
+            }
+            if table.id_of(&span.surface).is_none() {
+                let names: Vec<&str> = table.surfaces().iter().map(|s| s.name.as_str()).collect();
+                return Err(invalid(format!(
+                    "surfaces[{i}]: unknown surface {:?} (the default table has {})",
+                    span.surface,
+                    names.join(", ")
+                )));
             }
         }
         if let Some(grid) = &self.grid {
