@@ -11,16 +11,24 @@
 //! relative to the boards file. A replay names an own track by its
 //! fingerprint, and its board is listed under that fingerprint:
 //!
+//! A board may list its `classes`, each a name and its cars (presets by
+//! name, a game's own cars by their definition files), compared by
+//! fingerprint; without them each preset is its own class.
+//!
 //! ```json
 //! [{"track": "brandwood", "rivals": 0, "max_steps": 36000},
-//!  {"track_file": "tracks/monza.json", "rivals": 5, "max_steps": 108000}]
+//!  {"track_file": "tracks/monza.json", "rivals": 5, "max_steps": 108000,
+//!   "classes": {"gt": ["cars/gt3.json", "rwd_sports"]}}]
 //! ```
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
 use serde::Deserialize;
-use skidpad_core::{Ground, MAX_TRACK_FILE_BYTES, Track, TriangleMesh, track_names};
+use skidpad_core::{
+    CarDefinition, Ground, MAX_TRACK_FILE_BYTES, Track, TriangleMesh, preset, track_names,
+};
 use skidpad_replay::ReplayHeader;
 
 /// One board's rules as the file gives them.
@@ -36,6 +44,11 @@ struct BoardFile {
     #[serde(default)]
     rivals: u32,
     max_steps: u64,
+    /// The board's classes: a name and its cars, each a preset's name or
+    /// a car definition file relative to the boards file. Absent, each
+    /// preset is its own class.
+    #[serde(default)]
+    classes: Option<BTreeMap<String, Vec<String>>>,
 }
 
 /// One track's rules.
@@ -53,13 +66,36 @@ pub struct BoardRules {
     pub rivals: u32,
     /// Most steps of a run (60 a second at the usual rate).
     pub max_steps: u64,
+    /// The board's classes and their cars, when the file gives them.
+    pub classes: Option<Vec<CarClass>>,
+}
+
+/// A class of cars ranked together.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CarClass {
+    /// Its name, as in the leaderboard's URL.
+    pub name: String,
+    /// The fingerprints of its cars, each taken with an automatic gearbox
+    /// ([`class_fingerprint`]).
+    pub cars: Vec<[u8; 32]>,
+}
+
+/// A car's fingerprint as classes compare it: its definition with an
+/// automatic gearbox, since the shift mode is the driver's choice (a
+/// player with paddles or an H-pattern drives the same car).
+#[must_use]
+pub fn class_fingerprint(car: &CarDefinition) -> [u8; 32] {
+    let mut shifted = car.clone();
+    shifted.gearbox.mode = skidpad_core::ShiftMode::Automatic;
+    shifted.fingerprint()
 }
 
 /// Two boards are the same when they name the same track (its key is the
 /// track's name or fingerprint) under the same rules.
 impl PartialEq for BoardRules {
     fn eq(&self, other: &Self) -> bool {
-        (&self.key, self.rivals, self.max_steps) == (&other.key, other.rivals, other.max_steps)
+        (&self.key, self.rivals, self.max_steps, &self.classes)
+            == (&other.key, other.rivals, other.max_steps, &other.classes)
     }
 }
 
@@ -121,12 +157,19 @@ impl Boards {
             let ground = track
                 .ground()
                 .map_err(|e| format!("boards file: {name}: {e}"))?;
+            let classes = board
+                .classes
+                .as_ref()
+                .map(|classes| read_classes(classes, folder))
+                .transpose()
+                .map_err(|e| format!("boards file: {name}: {e}"))?;
             rules.push(BoardRules {
                 key,
                 track: Arc::new(track),
                 ground: Arc::new(ground),
                 rivals: board.rivals,
                 max_steps: board.max_steps,
+                classes,
             });
         }
         Ok(Boards { rules })
@@ -219,20 +262,58 @@ pub fn registered_ground(
     board.ground_named(&fingerprint)
 }
 
+/// Classes from the file: each car a preset's name or a definition file.
+fn read_classes(
+    classes: &BTreeMap<String, Vec<String>>,
+    folder: &Path,
+) -> Result<Vec<CarClass>, String> {
+    if classes.is_empty() {
+        return Err("classes lists no class".into());
+    }
+    classes
+        .iter()
+        .map(|(name, cars)| {
+            if cars.is_empty() {
+                return Err(format!("class {name:?} lists no car"));
+            }
+            let cars = cars
+                .iter()
+                .map(|car| {
+                    let definition = if car.ends_with(".json") {
+                        let text = read_bounded(&folder.join(car))?;
+                        CarDefinition::from_json(&text).map_err(|e| format!("{car}: {e}"))?
+                    } else {
+                        preset(car).map_err(|e| format!("class {name:?}: {e}"))?
+                    };
+                    Ok(class_fingerprint(&definition))
+                })
+                .collect::<Result<_, String>>()?;
+            Ok(CarClass {
+                name: name.clone(),
+                cars,
+            })
+        })
+        .collect()
+}
+
 /// A track definition file, bounded in size.
 fn read_track_file(path: &Path) -> Result<Track, String> {
+    let text = read_bounded(path)?;
+    Track::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// A track or car file's text, refused past [`MAX_TRACK_FILE_BYTES`].
+fn read_bounded(path: &Path) -> Result<String, String> {
     let size = std::fs::metadata(path)
         .map_err(|e| format!("cannot read {}: {e}", path.display()))?
         .len();
     if size > MAX_TRACK_FILE_BYTES as u64 {
         return Err(format!(
-            "{} is {size} bytes; a track file is at most {MAX_TRACK_FILE_BYTES}",
+            "{} is {size} bytes; a track or car file is at most {MAX_TRACK_FILE_BYTES}",
             path.display()
         ));
     }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    Track::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 #[cfg(test)]

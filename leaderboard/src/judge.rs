@@ -12,7 +12,7 @@ use skidpad_replay::{
     Limits, Replay, ReplayHooks, Runs, decode_replay_with, verify_replay, verify_replay_on,
 };
 
-use crate::boards::{Boards, registered_ground};
+use crate::boards::{Boards, CarClass, class_fingerprint, registered_ground};
 
 use crate::laps::Lap;
 use crate::outcome::{DesyncField, Outcome, Rejection, Verified};
@@ -134,7 +134,10 @@ fn judge_inner(
         .ok_or_else(|| Rejection::Malformed {
             message: "the replay does not embed its car definitions".into(),
         })?;
-    let class = car_class(def, car)?;
+    let classes = boards
+        .and_then(|b| b.board(&track_key))
+        .and_then(|board| board.classes.as_deref());
+    let class = car_class(def, car, classes)?;
     check_standing_start(&replay, def, car)?;
 
     if replay.cars[car as usize].removed_at.is_some() {
@@ -229,7 +232,25 @@ fn check_world_settings(replay: &Replay) -> Result<(), Rejection> {
 /// gearbox's shift mode is the driver's choice, not a tune (a player who
 /// shifts with paddles or an H-pattern drives the same car with a manual
 /// box), so it is left out of the comparison.
-fn car_class(def: &CarDefinition, car: u32) -> Result<String, Rejection> {
+fn car_class(
+    def: &CarDefinition,
+    car: u32,
+    classes: Option<&[CarClass]>,
+) -> Result<String, Rejection> {
+    if let Some(classes) = classes {
+        let fingerprint = class_fingerprint(def);
+        return classes
+            .iter()
+            .find(|class| class.cars.contains(&fingerprint))
+            .map(|class| class.name.clone())
+            .ok_or_else(|| {
+                let names: Vec<&str> = classes.iter().map(|c| c.name.as_str()).collect();
+                Rejection::rules(format!(
+                    "car {car} ({:?}) is in none of this board's classes {names:?} (--boards)",
+                    def.name
+                ))
+            });
+    }
     let same_car = |p: &CarDefinition| {
         let mut shifted = p.clone();
         shifted.gearbox.mode = def.gearbox.mode;
@@ -354,10 +375,10 @@ mod tests {
     fn a_manual_gearbox_is_the_same_class_and_a_tune_is_not() {
         let mut manual = preset("rwd_sports").unwrap();
         manual.gearbox.mode = ShiftMode::Manual;
-        assert_eq!(car_class(&manual, 0).unwrap(), "rwd_sports");
+        assert_eq!(car_class(&manual, 0, None).unwrap(), "rwd_sports");
         let mut tuned = manual.clone();
         tuned.gearbox.final_drive *= 1.1;
-        let refused = car_class(&tuned, 0).unwrap_err();
+        let refused = car_class(&tuned, 0, None).unwrap_err();
         assert!(
             format!("{refused:?}").contains("matches no class"),
             "{refused:?}"

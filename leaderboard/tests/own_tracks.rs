@@ -156,3 +156,65 @@ async fn an_imported_circuit_is_ranked_on_postgres() {
     let dir = tempfile::tempdir().unwrap();
     an_imported_circuit_is_ranked_on_its_board(&database, dir.path()).await;
 }
+
+/// `steps` of `car` driven by the AI from brandwood's grid.
+fn race_car(car: &skidpad_core::CarDefinition, steps: u64, player: &str) -> Vec<u8> {
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    let id = world
+        .add_car(car, skidpad_core::race::grid_pose(&track, 0, &track.grid()))
+        .unwrap();
+    world.set_driver(id, Some(track.clone())).unwrap();
+    let options = RecorderOptions {
+        track: Some(track),
+        metadata: vec![("player".into(), player.into())],
+        ..RecorderOptions::default()
+    };
+    let mut recorder = ReplayRecorder::new(&world, options).unwrap();
+    for _ in 0..steps {
+        recorder.step(&mut world, DT).unwrap();
+    }
+    encode_replay(&recorder.finish(&world).unwrap()).unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_board_ranks_the_cars_of_its_own_classes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut club_racer = skidpad_core::preset("rwd_sports").unwrap();
+    club_racer.name = "Club racer".into();
+    club_racer.chassis.mass += 40.0;
+    std::fs::write(dir.path().join("club_racer.json"), club_racer.to_json()).unwrap();
+    let text = r#"[{"track": "brandwood", "max_steps": 20000,
+                    "classes": {"club": ["club_racer.json", "kart"]}}]"#;
+    let boards = Arc::new(Boards::from_json(text, dir.path()).unwrap());
+    let database = common::sqlite_url(dir.path());
+    let service = Service::start_with(&database, 1, Some(boards)).await;
+
+    // The club's own car, with a manual gearbox (the driver's choice).
+    let mut manual = club_racer.clone();
+    manual.gearbox.mode = skidpad_core::ShiftMode::Manual;
+    let (code, body) = service.submit(race_car(&manual, 240, "club member")).await;
+    assert_eq!(code, 202, "{body}");
+    let verdict = service.verdict(body["id"].as_str().unwrap()).await;
+    assert_eq!(verdict["status"], "verified", "{verdict}");
+    assert_eq!(verdict["outcome"]["class"], "club");
+
+    // A preset the board's classes do not list.
+    let hatch = skidpad_core::preset("fwd_hatchback").unwrap();
+    let (_, body) = service.submit(race_car(&hatch, 240, "outsider")).await;
+    let verdict = service.verdict(body["id"].as_str().unwrap()).await;
+    assert_eq!(verdict["status"], "rejected", "{verdict}");
+    let message = verdict["outcome"]["reason"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("none of this board's classes [\"club\"]"),
+        "{message}"
+    );
+    service.stop().await;
+
+    let bad = r#"[{"track": "brandwood", "max_steps": 9, "classes": {"club": ["nowhere.json"]}}]"#;
+    assert!(
+        Boards::from_json(bad, dir.path())
+            .unwrap_err()
+            .contains("nowhere.json")
+    );
+}

@@ -410,6 +410,16 @@ impl CarDefinition {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
+    /// blake3 of the definition's compact JSON: what a service names the
+    /// car by (a board's class lists fingerprints), so two different cars
+    /// under one name are never confused. Every field counts, the name
+    /// included.
+    #[must_use]
+    pub fn fingerprint(&self) -> [u8; 32] {
+        let json = serde_json::to_string(self).unwrap_or_default();
+        *blake3::hash(json.as_bytes()).as_bytes()
+    }
+
     /// Checks every field; the error names the first bad one.
     pub fn validate(&self) -> Result<()> {
         let c = &self.chassis;
