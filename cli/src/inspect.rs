@@ -1,5 +1,6 @@
 //! `skidpad inspect FILE`: header, sizes, keyframes and metadata of a
-//! replay, or the frames of a ghost.
+//! replay, the frames of a ghost, the chunks of a stream, or the ground of
+//! a ground file: every file kind the formats define.
 
 use std::fmt;
 use std::path::Path;
@@ -9,8 +10,8 @@ use serde::Serialize;
 use skidpad_core::hex;
 use skidpad_ghost::{GhostPose, decode_ghost};
 use skidpad_replay::{
-    FileKind, Limits, ReplayError, ReplayHeader, decode_replay_with, encode_replay, is_gzip,
-    read_replay_header,
+    FileKind, Limits, ReplayError, ReplayHeader, decode_ground_file, decode_replay_with,
+    encode_replay, is_gzip, read_replay_header, read_stream,
 };
 
 use crate::archived;
@@ -25,6 +26,47 @@ pub enum Inspection {
     Replay(ReplayInfo),
     /// A ghost.
     Ghost(GhostInfo),
+    /// A stream (`.sks`).
+    Stream(StreamInfo),
+    /// A ground file (`.skgd`).
+    Ground(GroundInfo),
+}
+
+/// A stream's description: what `skidpad recover` would make of it.
+#[derive(Clone, Debug, Serialize)]
+pub struct StreamInfo {
+    /// Bytes on disk.
+    pub file_bytes: usize,
+    /// Whole chunks read.
+    pub chunks: usize,
+    /// True when the stream was finished (its end record is there).
+    pub complete: bool,
+    /// Bytes past the last whole record (a crash's cut).
+    pub dropped_bytes: usize,
+    /// Why reading stopped before the end, if it did.
+    pub stopped: Option<String>,
+    /// Core that recorded.
+    pub core_version: String,
+    /// Its simulation version.
+    pub simulation_version: u32,
+    /// Cars (definition names), arrivals included.
+    pub cars: Vec<String>,
+    /// Steps in the whole chunks.
+    pub steps: u64,
+    /// Key/value metadata.
+    pub metadata: Vec<(String, String)>,
+}
+
+/// A ground file's description.
+#[derive(Clone, Debug, Serialize)]
+pub struct GroundInfo {
+    /// Bytes on disk.
+    pub file_bytes: usize,
+    /// The ground it builds, described (`Ground::describe`), or why it
+    /// does not build.
+    pub ground: String,
+    /// The built ground's fingerprint, which a replay recorded on it names.
+    pub fingerprint: Option<String>,
 }
 
 /// A replay's description. The header is always read (it has the same
@@ -72,6 +114,8 @@ impl Inspection {
         match self {
             Inspection::Replay(r) => !r.body_unreadable,
             Inspection::Ghost(_) => true,
+            Inspection::Stream(s) => s.stopped.is_none() || s.chunks > 0,
+            Inspection::Ground(g) => g.fingerprint.is_some(),
         }
     }
 }
@@ -121,6 +165,11 @@ fn pose_array(p: &GhostPose) -> [f32; 8] {
 /// `limits`.
 pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
     let bytes = files::read(path)?;
+    match FileKind::sniff(&bytes) {
+        FileKind::Stream => return inspect_stream(&bytes, limits),
+        FileKind::Ground => return Ok(inspect_ground(&bytes)),
+        _ => {}
+    }
     Ok(match files::kind(path, &bytes)? {
         FileKind::Ghost => {
             let g = decode_ghost(&bytes)?;
@@ -269,12 +318,7 @@ impl fmt::Display for Inspection {
                 }
                 writeln!(f, "  metadata")?;
                 for (k, v) in &r.metadata {
-                    let v = if k == ReplayHeader::TRACK_DEFINITION_KEY {
-                        carried_track_summary(v)
-                    } else {
-                        printable(v)
-                    };
-                    writeln!(f, "    {} = {v}", printable(k))?;
+                    writeln!(f, "    {} = {}", printable(k), metadata_value(k, v))?;
                 }
                 if let Some(core) = &r.decoded_by {
                     writeln!(f, "  decoded by        {core}")?;
@@ -301,7 +345,104 @@ impl fmt::Display for Inspection {
                 writeln!(f, "  first pose        {}", pose(&g.first))?;
                 writeln!(f, "  last pose         {}", pose(&g.last))
             }
+            Inspection::Stream(s) => {
+                writeln!(f, "stream")?;
+                writeln!(
+                    f,
+                    "  recorded by       skidpad-core {} (simulation version {})",
+                    printable(&s.core_version),
+                    s.simulation_version
+                )?;
+                let names: Vec<String> = s.cars.iter().map(|n| printable(n)).collect();
+                writeln!(
+                    f,
+                    "  cars              {}: {}",
+                    s.cars.len(),
+                    names.join(", ")
+                )?;
+                writeln!(
+                    f,
+                    "  steps             {} in {} whole chunks",
+                    s.steps, s.chunks
+                )?;
+                writeln!(
+                    f,
+                    "  size              {} bytes, {} past the last whole record",
+                    s.file_bytes, s.dropped_bytes
+                )?;
+                let state = match (&s.stopped, s.complete) {
+                    (Some(why), _) => format!(
+                        "cut: {} (`skidpad recover` keeps the whole chunks)",
+                        printable(why)
+                    ),
+                    (None, true) => "finished".to_owned(),
+                    (None, false) => "still being written, or cut between records".to_owned(),
+                };
+                writeln!(f, "  state             {state}")?;
+                writeln!(f, "  metadata")?;
+                for (k, v) in &s.metadata {
+                    writeln!(f, "    {} = {}", printable(k), metadata_value(k, v))?;
+                }
+                Ok(())
+            }
+            Inspection::Ground(g) => {
+                writeln!(f, "ground file")?;
+                writeln!(f, "  ground            {}", printable(&g.ground))?;
+                writeln!(f, "  size              {} bytes", g.file_bytes)?;
+                match &g.fingerprint {
+                    Some(fp) => writeln!(f, "  fingerprint       {fp}"),
+                    None => Ok(()),
+                }
+            }
         }
+    }
+}
+
+/// A stream read as `skidpad recover` reads it: every whole chunk.
+fn inspect_stream(bytes: &[u8], limits: &Limits) -> Result<Inspection> {
+    let contents = read_stream(bytes, limits)?;
+    let h = &contents.replay.header;
+    Ok(Inspection::Stream(StreamInfo {
+        file_bytes: bytes.len(),
+        chunks: contents.chunks,
+        complete: contents.complete,
+        dropped_bytes: contents.dropped_bytes,
+        stopped: contents.stopped.clone(),
+        core_version: h.core_version.clone(),
+        simulation_version: h.simulation_version,
+        cars: contents
+            .replay
+            .definitions
+            .iter()
+            .map(|d| d.name.clone())
+            .collect(),
+        steps: h.step_count,
+        metadata: h.metadata.clone(),
+    }))
+}
+
+/// A ground file, built to describe it and name its fingerprint.
+fn inspect_ground(bytes: &[u8]) -> Inspection {
+    let built = decode_ground_file(bytes)
+        .map_err(|e| e.to_string())
+        .and_then(|source| source.build().map_err(|e| e.to_string()));
+    let (ground, fingerprint) = match built {
+        Ok(g) => (g.describe(), Some(hex(&g.fingerprint()))),
+        Err(e) => (format!("not a ground this core builds: {e}"), None),
+    };
+    Inspection::Ground(GroundInfo {
+        file_bytes: bytes.len(),
+        ground,
+        fingerprint,
+    })
+}
+
+/// A metadata value as the text shows it: a carried track in a line.
+fn metadata_value(key: &str, value: &str) -> String {
+    if key == ReplayHeader::TRACK_DEFINITION_KEY {
+        carried_track_summary(value)
+    } else {
+        printable(value)
     }
 }
 

@@ -91,7 +91,7 @@ enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
-    /// Describe a replay or ghost file.
+    /// Describe a replay, ghost, stream or ground file.
     Inspect {
         /// The file.
         file: PathBuf,

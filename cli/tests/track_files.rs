@@ -175,6 +175,34 @@ fn a_demo_on_an_imported_circuit_carries_it_to_every_tool() {
     let said = String::from_utf8_lossy(&wrong.stdout);
     assert_eq!(wrong.status.code(), Some(2), "{said}");
     assert!(said.contains("not the replay's track"), "{said}");
+    // The stream the demo wrote beside it, and a ground file: inspect
+    // reads every kind of file.
+    let stream = dir.path().join("demo.sks");
+    let described = skidpad(&["inspect", stream.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&described.stdout);
+    assert!(described.status.success(), "{said}");
+    assert!(
+        said.starts_with("stream") && said.contains("state             finished"),
+        "{said}"
+    );
+    let ground_file = dir.path().join("hillcrest.skgd");
+    let source = skidpad_core::GroundSource::Mesh(
+        skidpad_core::Track::builtin("hillcrest")
+            .unwrap()
+            .ground_source(),
+    );
+    std::fs::write(
+        &ground_file,
+        skidpad_replay::encode_ground_file(&source).unwrap(),
+    )
+    .unwrap();
+    let described = skidpad(&["inspect", ground_file.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&described.stdout);
+    assert!(said.starts_with("ground file"), "{said}");
+    assert!(
+        said.contains("triangle mesh of 2688 triangles") && said.contains("fingerprint"),
+        "{said}"
+    );
     let ghost = dir.path().join("lap.skg");
     let cut = skidpad(&[
         "ghost",
