@@ -269,13 +269,7 @@ impl fmt::Display for Inspection {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Inspection::Replay(r) => {
-                writeln!(f, "replay")?;
-                writeln!(
-                    f,
-                    "  recorded by       skidpad-core {} (simulation version {})",
-                    printable(&r.core_version),
-                    r.simulation_version
-                )?;
+                write_recorded_by(f, "replay", &r.core_version, r.simulation_version)?;
                 let names = r.body.as_ref().map_or(String::new(), |b| {
                     let names: Vec<String> = b.cars.iter().map(|c| printable(c)).collect();
                     format!(": {}", names.join(", "))
@@ -346,13 +340,7 @@ impl fmt::Display for Inspection {
                 writeln!(f, "  last pose         {}", pose(&g.last))
             }
             Inspection::Stream(s) => {
-                writeln!(f, "stream")?;
-                writeln!(
-                    f,
-                    "  recorded by       skidpad-core {} (simulation version {})",
-                    printable(&s.core_version),
-                    s.simulation_version
-                )?;
+                write_recorded_by(f, "stream", &s.core_version, s.simulation_version)?;
                 let names: Vec<String> = s.cars.iter().map(|n| printable(n)).collect();
                 writeln!(
                     f,
@@ -435,6 +423,22 @@ fn inspect_ground(bytes: &[u8]) -> Inspection {
         ground,
         fingerprint,
     })
+}
+
+/// The first lines of a recording's description: what it is, and which
+/// core recorded it.
+fn write_recorded_by(
+    f: &mut fmt::Formatter<'_>,
+    kind: &str,
+    core_version: &str,
+    simulation_version: u32,
+) -> fmt::Result {
+    writeln!(f, "{kind}")?;
+    writeln!(
+        f,
+        "  recorded by       skidpad-core {} (simulation version {simulation_version})",
+        printable(core_version)
+    )
 }
 
 /// A metadata value as the text shows it: a carried track in a line.
