@@ -2,6 +2,12 @@
 //! [`NetClient`], drives it with [`AiPilot`], answers pings, and reports
 //! what the prediction and the server did. The tests race bots against the
 //! real server process, and `skidpad-netplay bot` runs one by hand.
+//!
+//! Known limit: the bot builds the race's track and ground when its first
+//! shot arrives, on its event loop. A large own track in a debug build
+//! takes seconds; the prediction then starts from a first shot that old,
+//! and its inputs stay late for the rest of the race. A race with a
+//! countdown from the join (`--start-seats`, `--countdown-s`) absorbs it.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

@@ -44,15 +44,17 @@ async fn a_race_on_an_imported_circuit_with_an_own_car_records_a_replay_that_ver
             car_file.to_str().unwrap(),
             // The player builds the circuit's ground (130 000 triangles)
             // when it joins, on its one thread: a debug build takes
-            // seconds, in which it answers no ping and its inputs fall
-            // behind. A countdown from its join holds the car meanwhile,
-            // as a race on a track the players load does.
+            // seconds (more on a loaded machine), in which it answers no
+            // ping, and a prediction whose clock starts behind the server's
+            // never catches up (see the bot's module docs). A countdown
+            // from its join (160 s at pace 4: 40 s of wall time) holds the
+            // car meanwhile, as a race on a track the players load does.
             "--max-latency-ms",
             "60000",
             "--start-seats",
             "1",
             "--countdown-s",
-            "20",
+            "160",
         ],
     );
     let report = run_bot(BotOptions {
