@@ -3,18 +3,18 @@
 //! what the prediction and the server did. The tests race bots against the
 //! real server process, and `skidpad-netplay bot` runs one by hand.
 //!
-//! Known limit: the bot builds the race's track and ground when its first
-//! shot arrives, on its event loop. A large own track in a debug build
-//! takes seconds; the prediction then starts from a first shot that old,
-//! and its inputs stay late for the rest of the race. A race with a
-//! countdown from the join (`--start-seats`, `--countdown-s`) absorbs it.
+//! Known limit: without `preloaded`, the bot builds the race's track and
+//! ground when its first shot arrives, on its event loop. A large own
+//! track in a debug build takes seconds; the prediction then starts from a
+//! first shot that old, and its inputs stay late for the rest of the race.
+//! A game loads its track before it joins (`preloaded`).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use skidpad_core::WorldConfig;
+use skidpad_core::{Track, WorldConfig};
 
 use crate::race_config::{race_car, race_track};
 use tokio_tungstenite::tungstenite::Message;
@@ -59,6 +59,10 @@ pub struct BotOptions {
     /// Sends the `reset` command when its car has been slower than 1 m/s
     /// this long, s (a car wedged in a pack or a barrier).
     pub reset_when_stuck_s: Option<f64>,
+    /// A track and its ground built before joining, as a game loads the
+    /// race's track from its lobby: used when it is the track the race
+    /// names (by fingerprint), so joining builds nothing.
+    pub preloaded: Option<(Arc<Track>, Arc<dyn skidpad_core::Ground>)>,
 }
 
 fn no_nudge(_: u32) -> f64 {
@@ -79,6 +83,7 @@ impl Default for BotOptions {
             timeout: Duration::from_secs(600),
             reset_at_tick: None,
             reset_when_stuck_s: None,
+            preloaded: None,
         }
     }
 }
@@ -215,7 +220,13 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         let frame = decode_frame(schema, payload)?;
                         let core = |e: skidpad_core::CoreError| NetError::Refused { reason: e.to_string() };
                         let track = Arc::new(race_track(&map.track, map.track_definition.as_ref()).map_err(core)?);
-                        let ground: Arc<dyn skidpad_core::Ground> = Arc::new(track.ground().map_err(core)?);
+                        let (track, ground): (Arc<Track>, Arc<dyn skidpad_core::Ground>) = match &options.preloaded {
+                            Some((loaded, ground)) if loaded.fingerprint() == track.fingerprint() => (loaded.clone(), ground.clone()),
+                            _ => {
+                                let ground = Arc::new(track.ground().map_err(core)?);
+                                (track, ground)
+                            }
+                        };
                         let def = race_car(&map.car, map.car_definition.as_ref()).map_err(core)?;
                         let mut c = NetClient::new(WorldConfig::default(), ground.clone(), &def, dt, &frame)?;
                         c.set_max_input_lead(max_input_lead);

@@ -1,11 +1,14 @@
 //! An online race on a game's own track and car: the server is started
 //! with `--track FILE --car FILE` (a real circuit, Brands Hatch from the
 //! TUM racetrack database, and a preset renamed and written as a
-//! definition), hands both to the player that joins, which predicts its
-//! whole lap exactly on them; the race's recording carries the circuit
+//! definition), hands both to the player that joins (which loaded the
+//! circuit beforehand, as a game does), which predicts its whole lap
+//! exactly on them; the race's recording carries the circuit
 //! and verifies from the file alone.
 
 mod common;
+
+use std::sync::Arc;
 
 use skidpad_core::{Track, hex, preset};
 use skidpad_netplay::bot::{BotOptions, run_bot};
@@ -42,23 +45,22 @@ async fn a_race_on_an_imported_circuit_with_an_own_car_records_a_replay_that_ver
             track_file.to_str().unwrap(),
             "--car",
             car_file.to_str().unwrap(),
-            // The player builds the circuit's ground (130 000 triangles)
-            // when it joins, on its one thread: a debug build takes
-            // seconds (more on a loaded machine), in which it answers no
-            // ping, and a prediction whose clock starts behind the server's
-            // never catches up (see the bot's module docs). A countdown
-            // from its join (160 s at pace 4: 40 s of wall time) holds the
-            // car meanwhile, as a race on a track the players load does.
-            "--max-latency-ms",
-            "60000",
+            // Cars held until the player's seat is taken, then a short
+            // countdown, as a race on a track the players load starts.
             "--start-seats",
             "1",
             "--countdown-s",
-            "160",
+            "20",
         ],
     );
+    // The player loads the circuit before it joins, as a game does from
+    // its lobby: joining builds nothing (a debug build of this ground
+    // takes seconds, which would start its prediction behind the server).
+    let track = Arc::new(Track::from_definition(circuit.clone()).unwrap());
+    let ground: Arc<dyn skidpad_core::Ground> = Arc::new(track.ground().unwrap());
     let report = run_bot(BotOptions {
         name: "ann".into(),
+        preloaded: Some((track.clone(), ground)),
         ..bot(&server, &tokens[0], 1)
     })
     .await
@@ -74,7 +76,6 @@ async fn a_race_on_an_imported_circuit_with_an_own_car_records_a_replay_that_ver
         .to_owned();
     let stream = read_stream(&std::fs::read(&path).unwrap(), &Limits::default()).unwrap();
     let replay = stream.replay;
-    let track = Track::from_definition(circuit).unwrap();
     let named = replay.header.track().unwrap().unwrap();
     assert_eq!(named.fingerprint(), track.fingerprint());
     assert_eq!(replay.definitions[0].name, "Club racer");
