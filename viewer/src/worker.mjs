@@ -77,14 +77,15 @@ function carsOf(definitions) {
   return definitions.map((json) => describeCar(JSON.parse(json)));
 }
 
-/** What the page draws of a track (a TrackView), and the view itself for
- * lap timing. The definition travels so the page's own package builds the
+/** What the page draws of a track (a TrackView) named `name` (a built-in
+ * track's key, or an own track's own name), and the view itself for lap
+ * timing. The definition travels so the page's own package builds the
  * same track (ghost lap references). */
-function trackData(view) {
+function trackData(view, name) {
   return {
     view,
     geometry: {
-      name: view.name,
+      name,
       width: view.width,
       length: view.length,
       points: view.points(),
@@ -108,7 +109,9 @@ function trackOf(recording) {
     self.postMessage({ kind: 'warning', message: `${describe(e)}: drawn without a track` });
     return null;
   }
-  return view ? trackData(view) : null;
+  if (!view) return null;
+  const key = recording.metadata().track;
+  return trackData(view, sk.trackNames().includes(key) ? key : view.name);
 }
 
 // A built-in track by name (a surface found by its ground's fingerprint,
@@ -119,7 +122,7 @@ function builtinTrack(name) {
     self.postMessage({ kind: 'warning', message: `the replay names track "${name}", which this viewer does not have: drawn without a track` });
     return null;
   }
-  return trackData(new sk.TrackView(name));
+  return trackData(new sk.TrackView(name), name);
 }
 
 /** A replay from `.skr` bytes (plain or gzip), or from a `.sks` stream:
