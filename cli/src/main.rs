@@ -299,29 +299,10 @@ fn run_track(json: bool, command: TrackCommand) -> Result<()> {
             start,
             sectors,
             output,
-        } => {
-            let stem = file
-                .file_stem()
-                .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-            let options = skidpad_track_import::ImportOptions {
-                name: name.unwrap_or(stem),
-                start,
-                sectors,
-            };
-            let definition = track_cmd::read_definition(&file, Some(&options))?;
-            let track = skidpad_core::Track::from_definition(definition.clone())?;
-            match output {
-                Some(path) => {
-                    atomic::write_atomic(&path, (definition.to_json() + "\n").as_bytes())?;
-                    print(json, &skidpad_track_import::check(&track)?)
-                }
-                None => {
-                    let mut out = std::io::stdout().lock();
-                    writeln!(out, "{}", definition.to_json())?;
-                    Ok(out.flush()?)
-                }
-            }
-        }
+        } => match track_cmd::import(&file, name, start, sectors, output.as_deref())? {
+            Some(report) => print(json, &report),
+            None => Ok(()),
+        },
         TrackCommand::Check { file } => {
             let track = track_cmd::read_track(&file)?;
             print(json, &skidpad_track_import::check(&track)?)

@@ -45,3 +45,39 @@ pub fn read_track(path: &Path) -> Result<Track> {
     Track::from_definition(definition)
         .with_context(|| format!("{} is not a track skidpad can race on", path.display()))
 }
+
+/// `skidpad track import`: the file as a definition, named `name` (the
+/// file's name by default) and cut by `start` and `sectors`. Written to
+/// `output` (atomically) with its check returned, or printed as JSON on
+/// standard output when there is no `output`.
+pub fn import(
+    file: &Path,
+    name: Option<String>,
+    start: f64,
+    sectors: Option<Vec<f64>>,
+    output: Option<&Path>,
+) -> Result<Option<skidpad_track_import::TrackReport>> {
+    let stem = file
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let options = ImportOptions {
+        name: name.unwrap_or(stem),
+        start,
+        sectors,
+    };
+    let definition = read_definition(file, Some(&options))?;
+    let track = Track::from_definition(definition.clone())?;
+    match output {
+        Some(path) => {
+            crate::atomic::write_atomic(path, (definition.to_json() + "\n").as_bytes())?;
+            Ok(Some(skidpad_track_import::check(&track)?))
+        }
+        None => {
+            use std::io::Write as _;
+            let mut out = std::io::stdout().lock();
+            writeln!(out, "{}", definition.to_json())?;
+            out.flush()?;
+            Ok(None)
+        }
+    }
+}

@@ -9,8 +9,8 @@
 //! and later keyframes leave it out.
 
 use skidpad_core::{
-    CORE_VERSION, CarId, CarInput, FlatGround, GroundSource, LodSetting, SIMULATION_VERSION, Track,
-    World, combine_world_hash, hex,
+    CORE_VERSION, CarId, CarInput, FlatGround, GroundSource, LodSetting, SIMULATION_VERSION, World,
+    combine_world_hash, hex,
 };
 use skidpad_ghost::GhostRecorder;
 
@@ -39,33 +39,6 @@ fn carried_ground(world: &World, source: Option<GroundSource>) -> Result<Option<
         }
     })?;
     Ok(Some(source))
-}
-
-/// The metadata that names `track` (and carries it when it is not built
-/// in), refused when the game's own `metadata` already names a track.
-fn track_metadata(track: &Track, metadata: &[(String, String)]) -> Result<Vec<(String, String)>> {
-    if metadata.iter().any(|(k, _)| k == ReplayHeader::TRACK_KEY) {
-        return Err(ReplayError::InvalidArgument {
-            what: "metadata",
-            reason: format!(
-                "names the track ({}) and so does `track`: give one",
-                ReplayHeader::TRACK_KEY
-            ),
-        });
-    }
-    let key = |k: &str| k.to_owned();
-    Ok(
-        match skidpad_core::builtin_track_by_fingerprint(&track.fingerprint()) {
-            Some(name) => vec![(key(ReplayHeader::TRACK_KEY), name.to_owned())],
-            None => vec![
-                (key(ReplayHeader::TRACK_KEY), track.fingerprint_hex()),
-                (
-                    key(ReplayHeader::TRACK_DEFINITION_KEY),
-                    track.definition().to_compact_json(),
-                ),
-            ],
-        },
-    )
 }
 
 /// The recorded cars that have not been removed, each with its track, id
@@ -211,7 +184,7 @@ impl<'a> ReplayRecorder<'a> {
             }
         }
         if let Some(track) = &options.track {
-            metadata.extend(track_metadata(track, &metadata)?);
+            metadata.extend(ReplayHeader::track_metadata(track, &metadata)?);
         }
         let ground = world.ground();
         if ground.fingerprint() != FlatGround::plane_fingerprint() {

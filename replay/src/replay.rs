@@ -193,6 +193,36 @@ impl ReplayHeader {
         }
     }
 
+    /// The metadata that names `track` (and carries it when it is not built
+    /// in), refused when the game's own `metadata` already names a track.
+    pub(crate) fn track_metadata(
+        track: &Track,
+        metadata: &[(String, String)],
+    ) -> Result<Vec<(String, String)>> {
+        if metadata.iter().any(|(k, _)| k == ReplayHeader::TRACK_KEY) {
+            return Err(ReplayError::InvalidArgument {
+                what: "metadata",
+                reason: format!(
+                    "names the track ({}) and so does `track`: give one",
+                    ReplayHeader::TRACK_KEY
+                ),
+            });
+        }
+        let key = |k: &str| k.to_owned();
+        Ok(
+            match skidpad_core::builtin_track_by_fingerprint(&track.fingerprint()) {
+                Some(name) => vec![(key(ReplayHeader::TRACK_KEY), name.to_owned())],
+                None => vec![
+                    (key(ReplayHeader::TRACK_KEY), track.fingerprint_hex()),
+                    (
+                        key(ReplayHeader::TRACK_DEFINITION_KEY),
+                        track.definition().to_compact_json(),
+                    ),
+                ],
+            },
+        )
+    }
+
     /// Gives a replay that names `track` by fingerprint but does not carry
     /// it the track's definition, as a tool given the track's file beside
     /// the replay does: afterwards [`track`](Self::track) finds it and a

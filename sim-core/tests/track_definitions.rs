@@ -274,3 +274,65 @@ fn surface_stretches_change_the_generated_ground_where_they_say() {
     );
     assert!(refused(vec![span(5.0, 5.0, Side::Both, Strip::Kerb, "sand")]).contains("surfaces[0]"));
 }
+
+/// Feeds `timer` the centre line at each progress value (m from the
+/// line), one observation per 1/60 s.
+fn drive(timer: &mut LapTimer, progress: &[f64]) -> Vec<skidpad_core::race::Lap> {
+    let track = timer.track().clone();
+    let mut laps = Vec::new();
+    for (k, &p) in progress.iter().enumerate() {
+        laps.extend(timer.observe(k as f64 / 60.0, track.point_at(p).0));
+    }
+    laps
+}
+
+fn at_speed(from: f64, speed: f64, seconds: f64) -> Vec<f64> {
+    let steps = (seconds * 60.0) as usize;
+    (0..=steps)
+        .map(|k| from + speed * k as f64 / 60.0)
+        .collect()
+}
+
+#[test]
+fn sector_times_add_up_to_the_lap_and_a_reverse_over_a_boundary_is_not_a_split() {
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let length = track.length();
+    let cuts = track.sectors().to_vec();
+    let mut timer = LapTimer::new(track.clone(), RaceRules::default());
+    let speed = 40.0;
+    let laps = drive(&mut timer, &at_speed(-20.0, speed, 2.2 * length / speed));
+    assert_eq!(laps.len(), 2, "{laps:?}");
+    for lap in &laps {
+        assert_eq!(lap.sectors.len(), cuts.len() + 1, "{lap:?}");
+        let total: f64 = lap.sectors.iter().sum();
+        assert!((total - lap.time()).abs() < 1e-9, "{lap:?}");
+    }
+    // Flying lap at constant speed: each sector takes its length.
+    let bounds: Vec<f64> = [0.0]
+        .iter()
+        .chain(&cuts)
+        .chain([length].iter())
+        .copied()
+        .collect();
+    for (k, time) in laps[1].sectors.iter().enumerate() {
+        assert!(
+            (time - (bounds[k + 1] - bounds[k]) / speed).abs() < 1e-6,
+            "{k}: {time}"
+        );
+    }
+    // The standing lap's first sector holds the run to the line.
+    assert!((laps[0].sectors[0] - (cuts[0] + 20.0) / speed).abs() < 1e-6);
+
+    // Backing over the first boundary and driving on: one split there.
+    let mut timer = LapTimer::new(track.clone(), RaceRules::default());
+    let mut progress = at_speed(-20.0, speed, (cuts[0] + 40.0) / speed);
+    let turn = *progress.last().unwrap();
+    progress.extend((1..=120).map(|k| turn - f64::from(k) * 0.5));
+    let back = *progress.last().unwrap();
+    progress.extend(at_speed(back, speed, (length - back + 30.0) / speed));
+    let laps = drive(&mut timer, &progress);
+    assert_eq!(laps.len(), 1);
+    assert_eq!(laps[0].sectors.len(), cuts.len() + 1, "{laps:?}");
+    let total: f64 = laps[0].sectors.iter().sum();
+    assert!((total - laps[0].time()).abs() < 1e-9);
+}

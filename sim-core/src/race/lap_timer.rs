@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use glam::DVec2;
 
+use super::sectors::SectorSplits;
 use crate::{Track, TrackPosition};
 
 /// How far behind the line (m) a car may start and still be on the grid:
@@ -182,12 +183,8 @@ pub struct LapTimer {
     /// The lap in progress: when and how it began; `None` on an out-lap.
     lap_start: Option<(f64, LapStart)>,
     faults: Vec<LapFault>,
-    /// The highest sector cut passed, counted over the whole race (`lap ×
-    /// cuts + k`, the line being cut 0 of its lap), so a cut passed again
-    /// after reversing is not news.
-    cut_reached: i64,
-    /// When the lap in progress passed each sector boundary so far.
-    splits: Vec<f64>,
+    /// The lap in progress's sector splits.
+    sectors: SectorSplits,
     laps: Vec<Lap>,
 }
 
@@ -212,8 +209,7 @@ impl LapTimer {
             reached: 0,
             lap_start: None,
             faults: Vec::new(),
-            cut_reached: i64::MIN,
-            splits: Vec::new(),
+            sectors: SectorSplits::default(),
             laps: Vec::new(),
         }
     }
@@ -289,7 +285,8 @@ impl LapTimer {
         if delta <= 0.0 {
             return None;
         }
-        self.pass_sector_boundaries(t0, p0, time, p1);
+        let timing = self.lap_start.is_some();
+        self.sectors.pass(&self.track, (t0, p0), (time, p1), timing);
         let spacing = self.spacing();
         let before = floor_index(p0 / spacing);
         let after = floor_index(p1 / spacing);
@@ -335,45 +332,6 @@ impl LapTimer {
         completed
     }
 
-    /// Notes the time of each sector boundary the car passed forward for
-    /// the first time between progress `p0` at `t0` and `p1` at `t1`,
-    /// interpolated within the step as line crossings are.
-    fn pass_sector_boundaries(&mut self, t0: f64, p0: f64, t1: f64, p1: f64) {
-        let length = self.track.length();
-        let boundaries = self.track.sectors();
-        let cuts = boundaries.len() as i64 + 1;
-        let first_lap = floor_index(p0 / length);
-        let last_lap = floor_index(p1 / length);
-        for lap in first_lap..=last_lap {
-            for (k, &boundary) in boundaries.iter().enumerate() {
-                let at = lap as f64 * length + boundary;
-                let index = lap * cuts + k as i64 + 1;
-                if at <= p0 || at > p1 || index <= self.cut_reached {
-                    continue;
-                }
-                self.cut_reached = index;
-                if self.lap_start.is_some() {
-                    self.splits.push(t0 + (at - p0) / (p1 - p0) * (t1 - t0));
-                }
-            }
-        }
-    }
-
-    /// The sector times of a lap from `start` to `end` with the splits
-    /// noted in it, or none when a boundary was missed.
-    fn sector_times(&self, start: f64, end: f64) -> Vec<f64> {
-        if self.splits.len() != self.track.sectors().len() {
-            return Vec::new();
-        }
-        let mut times = Vec::with_capacity(self.splits.len() + 1);
-        let mut from = start;
-        for &split in self.splits.iter().chain([end].iter()) {
-            times.push(split - from);
-            from = split;
-        }
-        times
-    }
-
     /// The first observation: on the grid (behind the line within
     /// `GRID_ZONE`, or on it) lap 1 starts now, standing; elsewhere the car
     /// is on an out-lap until it reaches the line.
@@ -385,9 +343,7 @@ impl LapTimer {
         self.last = Some((time, progress));
         self.last_distance = if on_line { 0.0 } else { distance };
         self.reached = floor_index(progress / self.spacing());
-        // Progress starts at or behind the line (≤ 0): the cuts of the lap
-        // behind it are not lap 1's.
-        self.cut_reached = 0;
+        self.sectors.start();
         if on_grid {
             self.lap_start = Some((time, LapStart::Standing));
         }
@@ -401,7 +357,7 @@ impl LapTimer {
             if self.lap_start.is_none() {
                 self.lap_start = Some((at, LapStart::Flying));
                 self.faults.clear();
-                self.splits.clear();
+                self.sectors.clear();
             }
             return None;
         }
@@ -411,14 +367,14 @@ impl LapTimer {
             end: at,
             kind,
             faults: std::mem::take(&mut self.faults),
-            sectors: self.sector_times(start, at),
+            sectors: self.sectors.times(&self.track, start, at),
         });
         if let Some(lap) = &completed {
             self.laps.push(lap.clone());
         }
         self.lap_start = Some((at, LapStart::Flying));
         self.faults.clear();
-        self.splits.clear();
+        self.sectors.clear();
         completed
     }
 
@@ -513,54 +469,6 @@ mod tests {
             assert!(lap.is_valid(), "{lap:?}");
         }
         assert_eq!(laps[1].start, laps[0].end);
-    }
-
-    #[test]
-    fn sector_times_add_up_to_the_lap_and_a_reverse_over_a_boundary_is_not_a_split() {
-        let track = brandwood();
-        let length = track.length();
-        let cuts = track.sectors().to_vec();
-        let mut timer = LapTimer::new(track, RaceRules::default());
-        let speed = 40.0;
-        let laps = drive(
-            &mut timer,
-            &at_speed(-20.0, speed, 2.2 * length / speed),
-            |_| 0.0,
-        );
-        assert_eq!(laps.len(), 2, "{laps:?}");
-        for lap in &laps {
-            assert_eq!(lap.sectors.len(), cuts.len() + 1, "{lap:?}");
-            let total: f64 = lap.sectors.iter().sum();
-            assert!((total - lap.time()).abs() < 1e-9, "{lap:?}");
-        }
-        // Flying lap at constant speed: each sector takes its length.
-        let bounds: Vec<f64> = [0.0]
-            .iter()
-            .chain(&cuts)
-            .chain([length].iter())
-            .copied()
-            .collect();
-        for (k, time) in laps[1].sectors.iter().enumerate() {
-            assert!(
-                (time - (bounds[k + 1] - bounds[k]) / speed).abs() < 1e-6,
-                "{k}: {time}"
-            );
-        }
-        // The standing lap's first sector holds the run to the line.
-        assert!((laps[0].sectors[0] - (cuts[0] + 20.0) / speed).abs() < 1e-6);
-
-        // Backing over the first boundary and driving on: one split there.
-        let mut timer = LapTimer::new(brandwood(), RaceRules::default());
-        let mut progress = at_speed(-20.0, speed, (cuts[0] + 40.0) / speed);
-        let turn = *progress.last().unwrap();
-        progress.extend((1..=120).map(|k| turn - f64::from(k) * 0.5));
-        let back = *progress.last().unwrap();
-        progress.extend(at_speed(back, speed, (length - back + 30.0) / speed));
-        let laps = drive(&mut timer, &progress, |_| 0.0);
-        assert_eq!(laps.len(), 1);
-        assert_eq!(laps[0].sectors.len(), cuts.len() + 1, "{laps:?}");
-        let total: f64 = laps[0].sectors.iter().sum();
-        assert!((total - laps[0].time()).abs() < 1e-9);
     }
 
     #[test]

@@ -56,6 +56,7 @@ mod field;
 mod grid;
 mod lap_timer;
 mod retirement;
+mod sectors;
 mod standings;
 
 pub use field::{AiField, FIELD_PRESETS};

@@ -116,8 +116,10 @@ pub enum Strip {
     Runoff,
 }
 
-/// Most surface stretches a track may declare.
-pub const MAX_SURFACE_SPANS: usize = 1024;
+/// Most surface stretches a track may declare: the ground build checks
+/// each against every section (up to 49 152), and a definition can come
+/// in a stranger's replay.
+pub const MAX_SURFACE_SPANS: usize = 256;
 
 impl SurfaceSpan {
     /// True when the stretch holds a place `distance` m along the line on
