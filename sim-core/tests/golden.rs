@@ -4,34 +4,24 @@
 //! (`cargo test --target wasm32-unknown-unknown -p skidpad-core --test
 //! golden`, which `cargo xtask test` does), so one set of hashes is checked
 //! on native debug, native release and wasm. The hashes live in
-//! `tests/data/core_golden_hashes.txt`, which the npm package's tests read
-//! too; they change only together with a `SIMULATION_VERSION` bump.
+//! `tests/data/core_golden_hashes.txt` (read through `skidpad_fixtures::pinned`;
+//! the npm package's tests read it too); they change only together with a `SIMULATION_VERSION` bump.
 
 use skidpad_core::SIMULATION_VERSION;
 use skidpad_core::hex;
+use skidpad_fixtures::pinned::{self, pinned_version};
 use skidpad_fixtures::{hill_world_hash, hillcrest_world_hash, reference_world_hash};
-
-const PINNED: &str = include_str!("data/core_golden_hashes.txt");
-
-/// The value of the line `key value` in the pinned file.
-fn pinned(key: &str) -> &'static str {
-    PINNED
-        .lines()
-        .filter(|l| !l.starts_with('#'))
-        .find_map(|l| l.strip_prefix(key)?.strip_prefix(' '))
-        .map(str::trim)
-        .unwrap_or_else(|| panic!("tests/data/core_golden_hashes.txt has no {key} line"))
-}
 
 /// The pinned hash of scenario `name`, after checking that it was pinned
 /// at this simulation version.
 fn pinned_hash(name: &str) -> &'static str {
-    let version: u32 = pinned("version").parse().expect("a version number");
     assert_eq!(
-        SIMULATION_VERSION, version,
+        Some(SIMULATION_VERSION),
+        pinned_version(),
         "SIMULATION_VERSION changed: re-pin tests/data/core_golden_hashes.txt in the same commit"
     );
-    pinned(name)
+    pinned::pinned_hash(name)
+        .unwrap_or_else(|| panic!("tests/data/core_golden_hashes.txt has no {name} line"))
 }
 
 #[cfg_attr(not(all(target_arch = "wasm32", target_os = "unknown")), test)]

@@ -1,0 +1,71 @@
+//! What the C and C# host tests share: where cargo put this crate's
+//! libraries, running a host program, and the pinned hashes it must print.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The folder cargo built this test into (`target/debug`, or
+/// `target/<triple>/release`): the crate's static and shared libraries are
+/// there, built with the test.
+pub fn build_dir() -> PathBuf {
+    let exe = std::env::current_exe().expect("the test knows its own path");
+    exe.parent()
+        .and_then(Path::parent)
+        .expect("a test runs from <target>/<profile>/deps")
+        .to_path_buf()
+}
+
+/// This crate's folder.
+pub fn crate_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs a command to success and returns what it printed.
+pub fn run(command: &mut Command) -> String {
+    let shown = format!("{command:?}");
+    let output = command
+        .output()
+        .unwrap_or_else(|e| panic!("{shown} did not start: {e}"));
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "{shown} failed ({}):\n{stdout}\n{stderr}",
+        output.status
+    );
+    stdout
+}
+
+/// The value a host printed after `label ` on a line of its own.
+pub fn printed<'a>(output: &'a str, label: &str) -> &'a str {
+    output
+        .lines()
+        .find_map(|l| l.strip_prefix(label)?.strip_prefix(' '))
+        .unwrap_or_else(|| panic!("the host printed no {label} line:\n{output}"))
+}
+
+/// The pinned final hash of the core's reference scenario.
+pub fn pinned_reference() -> &'static str {
+    assert_eq!(
+        skidpad_fixtures::pinned::pinned_version(),
+        Some(skidpad_core::SIMULATION_VERSION),
+        "the pinned hashes are of another simulation version"
+    );
+    skidpad_fixtures::pinned::pinned_hash("reference").expect("a reference hash is pinned")
+}
+
+/// A golden replay of the current version, and the world hash its corpus
+/// pins for its end.
+pub fn golden_replay(name: &str) -> (PathBuf, String) {
+    let version = skidpad_core::SIMULATION_VERSION;
+    let hashes = String::from_utf8(
+        skidpad_golden::corpus::file(version, "HASHES").expect("the corpus has HASHES"),
+    )
+    .expect("HASHES is text");
+    let end = skidpad_golden::hashes::parse(&hashes)
+        .into_iter()
+        .find(|(file, key, _)| file == name && key == "final")
+        .map(|(_, _, hash)| hash)
+        .expect("HASHES pins the replay's end");
+    (skidpad_golden::corpus::dir(version).join(name), end)
+}
