@@ -10,7 +10,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
 
-use common::{build_dir, crate_dir, golden_replay, pinned_reference, printed, run};
+use common::{
+    build_dir, crate_dir, golden_replay, pinned_reference, printed, recorded_race_hash, run,
+};
 
 /// The host program, compiled once for all the tests here.
 fn host() -> &'static PathBuf {
@@ -75,6 +77,7 @@ fn a_race_recorded_from_c_verifies_here_and_its_ghost_decodes() {
         .arg("record")
         .arg(&replay_path)
         .arg(&ghost_path));
+    assert_eq!(printed(&out, "recorded"), recorded_race_hash());
     assert_eq!(printed(&out, "recorded"), printed(&out, "replay_final"));
     assert_eq!(printed(&out, "recorded"), printed(&out, "verified_final"));
     assert!(

@@ -48,11 +48,13 @@ mod cpu_bench;
 mod js_checks;
 mod load;
 mod postgres;
+mod second_compiler;
 mod surface_bench;
 mod tools;
 mod viewer;
 mod wasi;
 mod wasm;
+mod windows;
 
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -238,6 +240,14 @@ const CHECKS: &[Check] = &[
             "--test",
             "golden",
         ],
+    ),
+    step(
+        "golden hashes and corpus (Windows: x86_64-pc-windows-gnu under wine)",
+        windows::golden,
+    ),
+    step(
+        "golden hashes and corpus (a second compiler, debug and release)",
+        second_compiler::golden,
     ),
     step(
         "golden hashes and corpus (wasm32-wasip1 under wasmtime, debug)",

@@ -187,6 +187,26 @@ const PREREQUISITES: &[Prerequisite] = &[
         present: || Command::new("wrk").arg("--version").output().is_ok(),
     },
     Prerequisite {
+        package: "mono-mcs",
+        why: "the C ABI's C# host is compiled with mono's C# compiler",
+        present: || output("mcs", &["--version"]).is_some(),
+    },
+    Prerequisite {
+        package: "mono-runtime",
+        why: "the C ABI's C# host runs under mono",
+        present: || output("mono", &["--version"]).is_some(),
+    },
+    Prerequisite {
+        package: "gcc-mingw-w64-x86-64",
+        why: "the Windows golden check links x86_64-pc-windows-gnu with mingw-w64",
+        present: || output("x86_64-w64-mingw32-gcc", &["--version"]).is_some(),
+    },
+    Prerequisite {
+        package: "wine64",
+        why: "the Windows golden check runs the Windows test binary under wine",
+        present: || Path::new(crate::windows::WINE).exists(),
+    },
+    Prerequisite {
         package: "postgresql",
         why: "the leaderboard's tests run against a real PostgreSQL server",
         present: || crate::postgres::server_bin_dir().is_some(),
@@ -223,18 +243,21 @@ pub fn check_prerequisites() -> Result<(), String> {
     Err(message)
 }
 
+/// Adds a Rust target to the pinned toolchain unless it is there.
+pub fn ensure_rust_target(target: &str) -> Result<(), String> {
+    let installed = output("rustup", &["target", "list", "--installed"]).unwrap_or_default();
+    if !installed.lines().any(|l| l.trim() == target) {
+        println!("==> installing the {target} target");
+        run(Command::new("rustup").args(["target", "add", target]))?;
+    }
+    Ok(())
+}
+
 /// Makes sure the wasm32 target, node and a wasm-bindgen test runner of
 /// exactly the locked wasm-bindgen version are present, installing what can
 /// be installed.
 pub fn ensure_wasm_tools(root: &Path) -> Result<(), String> {
-    let installed = output("rustup", &["target", "list", "--installed"]).unwrap_or_default();
-    if !installed
-        .lines()
-        .any(|l| l.trim() == "wasm32-unknown-unknown")
-    {
-        println!("==> installing the wasm32-unknown-unknown target");
-        run(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
-    }
+    ensure_rust_target("wasm32-unknown-unknown")?;
     if output("node", &["--version"]).is_none() {
         return Err("node is needed for the wasm tests; install Node.js 18 or newer".into());
     }

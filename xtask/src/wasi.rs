@@ -105,7 +105,7 @@ fn ensure_runtime(root: &Path) -> Result<PathBuf, String> {
 /// Runs a `cargo test` command with its output shown as it comes, and
 /// returns how many tests each test program passed (from libtest's
 /// `test result: ok. N passed` lines).
-fn run_counting_tests(cmd: &mut Command) -> Result<Vec<usize>, String> {
+pub fn run_counting_tests(cmd: &mut Command) -> Result<Vec<usize>, String> {
     use std::io::{BufRead, BufReader};
     let mut child = cmd
         .stdout(Stdio::piped())

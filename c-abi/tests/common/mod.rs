@@ -69,3 +69,30 @@ pub fn golden_replay(name: &str) -> (PathBuf, String) {
         .expect("HASHES pins the replay's end");
     (skidpad_golden::corpus::dir(version).join(name), end)
 }
+
+/// The world hash at the end of the race both hosts record (`record`):
+/// two AI cars on brandwood's own surface, 1200 steps, run here in Rust.
+pub fn recorded_race_hash() -> String {
+    use skidpad_core::{InitialPose, Track, World, WorldConfig, preset};
+    use std::sync::Arc;
+    let track = Arc::new(Track::builtin("brandwood").expect("built in"));
+    let mut world = World::new(WorldConfig::default()).expect("a world");
+    world
+        .set_ground(Arc::new(track.ground().expect("the track's surface")))
+        .expect("a ground");
+    for (k, name) in ["rwd_sports", "fwd_hatchback"].into_iter().enumerate() {
+        let pose = InitialPose {
+            x: 40.0 - 10.0 * k as f64,
+            speed: 10.0,
+            ..InitialPose::default()
+        };
+        let car = world
+            .add_car(&preset(name).expect("a preset"), pose)
+            .expect("added");
+        world.set_driver(car, Some(track.clone())).expect("driven");
+    }
+    for _ in 0..1200 {
+        world.step(1.0 / 60.0).expect("a step");
+    }
+    skidpad_core::hex(&world.world_hash())
+}
