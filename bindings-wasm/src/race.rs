@@ -36,7 +36,7 @@ impl RaceTiming {
     pub fn new(
         track: &TrackView,
         #[wasm_bindgen(unchecked_param_type = "Float64Array")] start: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "number | undefined")] laps: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "number")] laps: JsValue,
     ) -> JsResult<RaceTiming> {
         let poses = args::f64s(&start, "start poses")?;
         let cars = car_count(&poses)?;

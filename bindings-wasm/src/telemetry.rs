@@ -101,7 +101,7 @@ fn thrown(e: anyhow::Error) -> JsValue {
 pub fn telemetry_csv(
     replay: &Replay,
     #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "TelemetryExportOptions | undefined")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "TelemetryExportOptions")] options: JsValue,
 ) -> JsResult<String> {
     let export = Export::new(replay, &car, &options)?;
     let mut out = Vec::new();
@@ -115,7 +115,7 @@ pub fn telemetry_csv(
 pub fn telemetry_motec_csv(
     replay: &Replay,
     #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "TelemetryExportOptions | undefined")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "TelemetryExportOptions")] options: JsValue,
 ) -> JsResult<String> {
     let export = Export::new(replay, &car, &options)?;
     let mut out = Vec::new();
@@ -137,7 +137,7 @@ pub fn telemetry_motec_csv(
 pub fn telemetry_ld(
     replay: &Replay,
     #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "TelemetryExportOptions | undefined")] options: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "TelemetryExportOptions")] options: JsValue,
 ) -> JsResult<JsValue> {
     let export = Export::new(replay, &car, &options)?;
     let mut out = Cursor::new(Vec::new());

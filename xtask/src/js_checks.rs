@@ -1,6 +1,7 @@
 //! Type-checks and lints the repository's JavaScript (the viewer and the
 //! npm package's own modules, tests and tools): TypeScript on the JS with
-//! `checkJs` (`tsconfig.json`) against the wasm package's `.d.ts`, and
+//! `checkJs` (`tsconfig.json`) against the wasm package's `.d.ts`, a
+//! strict TypeScript game against that `.d.ts` at several targets, and
 //! ESLint (`eslint.config.mjs`). Both are pinned in the root
 //! `package-lock.json` and installed with `npm ci` when missing or stale.
 
@@ -30,7 +31,28 @@ pub fn types(root: &Path) -> Result<(), String> {
     run(Command::new(bin(root, "tsc"))
         .args(["-p", "."])
         .current_dir(root))
-    .map_err(|e| format!("tsc --noEmit (checkJs) found type errors: {e}"))
+    .map_err(|e| format!("tsc --noEmit (checkJs) found type errors: {e}"))?;
+    package_types(root)
+}
+
+/// The package's `.d.ts` from a game's side: a strict TypeScript sample
+/// (`bindings-wasm/tests/types/`) compiled at each target a game may build
+/// for, with that target's own library.
+fn package_types(root: &Path) -> Result<(), String> {
+    for target in ["es2020", "es2022", "esnext"] {
+        run(Command::new(bin(root, "tsc"))
+            .args([
+                "-p",
+                "bindings-wasm/tests/types",
+                "--target",
+                target,
+                "--lib",
+            ])
+            .arg(format!("{target},dom"))
+            .current_dir(root))
+        .map_err(|e| format!("the package's .d.ts does not type-check at {target}: {e}"))?;
+    }
+    Ok(())
 }
 
 /// `npm ci` at the root when the tools are missing or the lockfile is
