@@ -26,7 +26,8 @@ use crate::values::{SkidpadHash, SkidpadInput, SkidpadPose, SkidpadStartPose};
 /// cbindgen:ignore
 #[repr(transparent)]
 pub struct SkidpadWorld {
-    pub(crate) world: World,
+    /// The world itself, for Rust code that shares a world with a C host.
+    pub world: World,
 }
 
 impl SkidpadWorld {

@@ -47,6 +47,7 @@ mod cores;
 mod cpu_bench;
 mod js_checks;
 mod load;
+mod platform_bench;
 mod postgres;
 mod second_compiler;
 mod surface_bench;
@@ -85,6 +86,16 @@ fn main() -> ExitCode {
                 Ok(())
             })
         }
+        Some("bench") if args.get(1).is_some_and(|a| a == "platforms") => {
+            project_root().and_then(|root| {
+                let report = platform_bench::measure(&root)?;
+                println!(
+                    "{}",
+                    serde_json::to_string_pretty(&report).unwrap_or_default()
+                );
+                Ok(())
+            })
+        }
         Some("bench") => project_root().and_then(|root| bench::bench_all(&root)),
         Some("with-postgres") => postgres::run_with_server(&args[1..]),
         Some("load") => project_root().and_then(|root| {
@@ -100,7 +111,7 @@ fn main() -> ExitCode {
         Some("play") => project_root().and_then(|root| viewer::play(&root)),
         _ => {
             eprintln!(
-                "usage: cargo xtask test [--only NAME…] | architecture | golden | cores [--check [--all]] | bench [surfaces] | load [--quick] | wasm | viewer | view-demo | play | missing-packages | with-postgres COMMAND…"
+                "usage: cargo xtask test [--only NAME…] | architecture | golden | cores [--check [--all]] | bench [surfaces|platforms] | load [--quick] | wasm | viewer | view-demo | play | missing-packages | with-postgres COMMAND…"
             );
             return ExitCode::from(2);
         }

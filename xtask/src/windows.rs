@@ -62,7 +62,7 @@ pub fn golden(root: &Path) -> Result<(), String> {
 
 /// A wine prefix of our own with the `ProcessPrng` shim in its system32,
 /// made on first use.
-fn ensure_prefix(root: &Path) -> Result<PathBuf, String> {
+pub fn ensure_prefix(root: &Path) -> Result<PathBuf, String> {
     let prefix = root.join("target/wine/prefix");
     let system32 = prefix.join("drive_c/windows/system32");
     if !system32.exists() {
