@@ -1,7 +1,7 @@
 //! `ReplayPlayer`: plays a replay back into a world, checks every keyframe,
 //! re-syncs on a mismatch, and seeks (SPEC §5).
 
-use skidpad_core::{CarId, RemovedCar, SNAPSHOT_LEN, Wheel, World, hex};
+use skidpad_core::{CarId, RemovedCar, SNAPSHOT_LEN, World, hex};
 
 use crate::cache::{CachedPoint, DEFAULT_CACHE_BUDGET, SnapshotCache};
 use crate::desync::{DesyncReport, diff_car};
@@ -221,26 +221,7 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
         let step = self.step;
         let dt = self.replay.dt.at(step).ok_or_else(|| corrupt("dt", step))?;
         for (&car, track) in self.ids.iter().zip(&self.replay.cars) {
-            if !track.present_at(step) {
-                continue;
-            }
-            // As recorded: the game reset the car, then the step ran.
-            if let Some(pose) = track.reset_before(step) {
-                self.world.reset_car(car, pose)?;
-            }
-            // A car's streams start at its arrival.
-            let own = step - track.arrived_at();
-            let input = *track
-                .inputs
-                .get(own as usize)
-                .ok_or_else(|| corrupt("inputs", step))?;
-            self.world.set_input(car, input)?;
-            let lod = track.lod.at(own).ok_or_else(|| corrupt("lod", step))?;
-            self.world.set_lod(car, lod)?;
-            for (wheel, runs) in Wheel::ALL.into_iter().zip(&track.surfaces) {
-                let surface = runs.at(own).ok_or_else(|| corrupt("surfaces", step))?;
-                self.world.set_wheel_surface(car, wheel, surface)?;
-            }
+            track.apply_step(&mut self.world, car, step)?;
         }
         self.hooks.before_step(step, &mut self.world);
         self.world.step(dt)?;
@@ -425,7 +406,7 @@ impl<'r, H: ReplayHooks> ReplayPlayer<'r, H> {
     }
 }
 
-fn corrupt(stream: &'static str, step: u64) -> ReplayError {
+pub(crate) fn corrupt(stream: &'static str, step: u64) -> ReplayError {
     ReplayError::StreamTooShort { stream, step }
 }
 

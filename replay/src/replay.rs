@@ -2,10 +2,11 @@
 
 use skidpad_core::{
     CarDefinition, CarId, CarInput, FlatGround, Ground, GroundSource, InitialPose, LodSetting,
-    SurfaceId, SurfaceTable, Track,
+    SurfaceId, SurfaceTable, Track, Wheel, World,
 };
 use skidpad_ghost::Ghost;
 
+use crate::player::corrupt;
 use crate::runs::Runs;
 use crate::{ReplayError, Result};
 
@@ -103,6 +104,11 @@ impl ReplayHeader {
     /// Metadata key with the index of the car a leaderboard ranks (car 0
     /// without it).
     pub const PLAYER_CAR_KEY: &'static str = "player_car";
+
+    /// Metadata key of a run taken over from another replay
+    /// ([`TakeOver`](crate::TakeOver)): JSON `{"source": final hash hex,
+    /// "step": S, "car": index}`, read by [`take_over`](Self::take_over).
+    pub const TAKE_OVER_KEY: &'static str = "skidpad.take_over";
 
     /// Metadata key holding the seal of the race server that recorded the
     /// replay (see [`seal_replay`](crate::seal_replay)): its public key and
@@ -364,6 +370,35 @@ impl CarTrack {
     pub fn reset_before(&self, step: u64) -> Option<InitialPose> {
         let i = self.resets.binary_search_by_key(&step, |r| r.step).ok()?;
         Some(self.resets[i].pose)
+    }
+
+    /// Puts into `world` what the recording says of this car (`car` there)
+    /// for step `step` (steps since the recording's start), as the game did
+    /// before that step: its reset, its input, its level of detail and its
+    /// wheels' surfaces. Nothing when the car is not in the recording then.
+    /// The player plays every car this way; a take-over, its followers.
+    pub fn apply_step(&self, world: &mut World, car: CarId, step: u64) -> Result<()> {
+        if !self.present_at(step) {
+            return Ok(());
+        }
+        // As recorded: the game reset the car, then the step ran.
+        if let Some(pose) = self.reset_before(step) {
+            world.reset_car(car, pose)?;
+        }
+        // A car's streams start at its arrival.
+        let own = step - self.arrived_at();
+        let input = *self
+            .inputs
+            .get(own as usize)
+            .ok_or_else(|| corrupt("inputs", step))?;
+        world.set_input(car, input)?;
+        let lod = self.lod.at(own).ok_or_else(|| corrupt("lod", step))?;
+        world.set_lod(car, lod)?;
+        for (wheel, runs) in Wheel::ALL.into_iter().zip(&self.surfaces) {
+            let surface = runs.at(own).ok_or_else(|| corrupt("surfaces", step))?;
+            world.set_wheel_surface(car, wheel, surface)?;
+        }
+        Ok(())
     }
 
     /// True when the car is in the world at `step`: at a keyframe of that
