@@ -7,7 +7,7 @@
 //! - objects are opaque handles made by `skidpad_*_new` (or a decoder)
 //!   through an out pointer and freed by their own `skidpad_*_free`, which
 //!   takes NULL;
-//! - a function that can fail returns a [`SkidpadStatus`]; then
+//! - a function that can fail returns a [`SkidpadStatus`](status::SkidpadStatus); then
 //!   `skidpad_last_error_message` says why, on the calling thread, and no
 //!   output was written;
 //! - every pointer is checked for NULL and alignment before it is used; a
