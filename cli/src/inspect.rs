@@ -445,8 +445,23 @@ fn write_recorded_by(
 fn metadata_value(key: &str, value: &str) -> String {
     if key == ReplayHeader::TRACK_DEFINITION_KEY {
         carried_track_summary(value)
+    } else if key == ReplayHeader::TAKE_OVER_KEY {
+        take_over_summary(value)
     } else {
         printable(value)
+    }
+}
+
+/// Where a taken-over run began, in a line.
+fn take_over_summary(json: &str) -> String {
+    match serde_json::from_str::<skidpad_replay::TakeOverOrigin>(json) {
+        Ok(o) => format!(
+            "car {} taken over at step {} of the run that ended {}",
+            o.car,
+            o.step,
+            printable(&o.source)
+        ),
+        Err(e) => format!("not a take-over origin: {}", printable(&e.to_string())),
     }
 }
 

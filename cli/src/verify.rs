@@ -8,7 +8,9 @@ use serde::Serialize;
 use skidpad_core::hex;
 use skidpad_cores::SandboxBudget;
 use skidpad_ghost::decode_ghost;
-use skidpad_replay::{DesyncReport, FileKind, Limits, decode_replay_with, verify_replay};
+use skidpad_replay::{
+    DesyncReport, FileKind, Limits, TakeOverOrigin, decode_replay_with, verify_replay,
+};
 
 use crate::archived;
 use crate::beside::Beside;
@@ -97,6 +99,9 @@ pub struct Verdict {
     /// 3 (archived)` (an older version's archived core, in a sandbox) or
     /// `simulation version 9 (native)`.
     pub core: Option<String>,
+    /// Replays taken over from another run: where they began.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taken_over: Option<TakeOverOrigin>,
 }
 
 impl Verdict {
@@ -141,6 +146,7 @@ pub fn verify_file_on(
         first_desync: None,
         final_hash: None,
         core: None,
+        taken_over: None,
     };
     let result = files::read(path).and_then(|bytes| {
         // Named even when the command cannot take it (a stream, an empty
@@ -170,10 +176,21 @@ pub fn verify_file_on(
                     let carries_game_state =
                         replay.keyframes.iter().any(|k| !k.game_state.is_empty());
                     let hooks = files::hooks_for(&replay, game_logic);
-                    Ok(verify_replay(&replay, hooks, limits).map(|r| (r, carries_game_state))?)
+                    let taken_over = replay.header.take_over()?;
+                    Ok(verify_replay(&replay, hooks, limits)
+                        .map(|r| (r, carries_game_state, taken_over))?)
                 });
             match verified {
-                Ok((report, carries_game_state)) => {
+                Ok((report, carries_game_state, taken_over)) => {
+                    let origin = taken_over.as_ref().map_or(String::new(), |o| {
+                        format!(
+                            ", taken over at step {} of the run that ended {} (car {})",
+                            o.step,
+                            printable(&o.source),
+                            o.car
+                        )
+                    });
+                    verdict.taken_over = taken_over;
                     verdict.steps = Some(report.steps);
                     verdict.desyncs = Some(report.desyncs);
                     verdict.final_hash = Some(hex(&report.final_hash));
@@ -185,7 +202,7 @@ pub fn verify_file_on(
                         verdict.set(
                             Status::Ok,
                             format!(
-                                "{} steps ({:.1} s), {keyframes}, 0 desyncs, verified by {core}",
+                                "{} steps ({:.1} s), {keyframes}, 0 desyncs, verified by {core}{origin}",
                                 report.steps, report.duration
                             ),
                         );
