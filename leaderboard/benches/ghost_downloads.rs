@@ -89,6 +89,7 @@ async fn ghost_downloads() {
             best_lap: Some(60.0 + k as f64 * 1e-3),
             flags: Vec::new(),
             sealed_by: None,
+            taken_over: None,
             best_lap_ghost: Some(ghost.clone()),
         });
         assert!(

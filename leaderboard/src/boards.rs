@@ -13,7 +13,9 @@
 //!
 //! A board may list its `classes`, each a name and its cars (presets by
 //! name, a game's own cars by their definition files), compared by
-//! fingerprint; without them each preset is its own class.
+//! fingerprint; without them each preset is its own class. A run taken
+//! over from another (it names its origin) ranks only on a board marked
+//! `"practice": true`.
 //!
 //! ```json
 //! [{"track": "brandwood", "rivals": 0, "max_steps": 36000},
@@ -49,6 +51,10 @@ struct BoardFile {
     /// preset is its own class.
     #[serde(default)]
     classes: Option<BTreeMap<String, Vec<String>>>,
+    /// A practice board: it also ranks runs taken over from another run
+    /// (`skidpad_replay::TakeOver`), which no other board takes.
+    #[serde(default)]
+    practice: bool,
 }
 
 /// One track's rules.
@@ -68,6 +74,8 @@ pub struct BoardRules {
     pub max_steps: u64,
     /// The board's classes and their cars, when the file gives them.
     pub classes: Option<Vec<CarClass>>,
+    /// A practice board: runs taken over from another run rank here.
+    pub practice: bool,
 }
 
 /// A class of cars ranked together.
@@ -94,8 +102,19 @@ pub fn class_fingerprint(car: &CarDefinition) -> [u8; 32] {
 /// track's name or fingerprint) under the same rules.
 impl PartialEq for BoardRules {
     fn eq(&self, other: &Self) -> bool {
-        (&self.key, self.rivals, self.max_steps, &self.classes)
-            == (&other.key, other.rivals, other.max_steps, &other.classes)
+        (
+            &self.key,
+            self.rivals,
+            self.max_steps,
+            &self.classes,
+            self.practice,
+        ) == (
+            &other.key,
+            other.rivals,
+            other.max_steps,
+            &other.classes,
+            other.practice,
+        )
     }
 }
 
@@ -168,6 +187,7 @@ impl Boards {
                 track: Arc::new(track),
                 ground: Arc::new(ground),
                 rivals: board.rivals,
+                practice: board.practice,
                 max_steps: board.max_steps,
                 classes,
             });
@@ -200,6 +220,11 @@ impl Boards {
             ));
         };
         let name = board.track.name();
+        if !board.practice && header.metadata_value(ReplayHeader::TAKE_OVER_KEY).is_some() {
+            return Some(format!(
+                "the run was taken over from another run; the {name} board ranks whole runs only                  (a practice board takes it: \"practice\": true in --boards)"
+            ));
+        }
         let allowed = u64::from(board.rivals) + 1;
         if u64::from(header.car_count) > allowed {
             return Some(format!(
@@ -238,6 +263,13 @@ impl BoardRules {
 /// file, where only the built-in tracks are open; `None` when it is one.
 #[must_use]
 pub fn builtin_only_refusal(header: &ReplayHeader) -> Option<String> {
+    if header.metadata_value(ReplayHeader::TAKE_OVER_KEY).is_some() {
+        return Some(
+            "the run was taken over from another run; without --boards no board is a practice \
+             board, and only whole runs are ranked"
+                .to_owned(),
+        );
+    }
     let track = header.metadata_value(ReplayHeader::TRACK_KEY)?;
     (!track_names().contains(&track)).then(|| {
         format!(

@@ -138,7 +138,24 @@ fn judge_inner(
         .and_then(|b| b.board(&track_key))
         .and_then(|board| board.classes.as_deref());
     let class = car_class(def, car, classes)?;
-    check_standing_start(&replay, def, car)?;
+    // A run taken over from another starts where its source was; the
+    // door lets it in only for a practice board.
+    let taken_over = header.take_over().map_err(|e| Rejection::Malformed {
+        message: e.to_string(),
+    })?;
+    let practice = boards
+        .and_then(|b| b.board(&track_key))
+        .is_some_and(|board| board.practice);
+    match (&taken_over, practice) {
+        (None, _) => check_standing_start(&replay, def, car)?,
+        (Some(_), true) => {}
+        (Some(_), false) => {
+            return Err(Rejection::rules(
+                "the run was taken over from another run; only a practice board ranks it"
+                    .to_owned(),
+            ));
+        }
+    }
 
     if replay.cars[car as usize].removed_at.is_some() {
         return Err(Rejection::rules(format!(
@@ -198,6 +215,7 @@ fn judge_inner(
             .unwrap_or_default(),
         flags: observer.audit.flags(),
         sealed_by,
+        taken_over,
         best_lap_ghost: match &observer.best {
             Some(cut) => Some(encode_ghost(&cut.ghost).map_err(|e| Rejection::Malformed {
                 message: format!("the best lap's ghost does not encode: {e}"),

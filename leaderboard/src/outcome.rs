@@ -47,6 +47,10 @@ pub struct Verified {
     /// did (an online race's entry).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed_by: Option<String>,
+    /// Where the run began when it was taken over from another (ranked
+    /// only on a practice board, `--boards`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub taken_over: Option<skidpad_replay::TakeOverOrigin>,
     /// The fastest valid lap as a ghost (`.skg` bytes), cut by the race
     /// layer from the re-simulation: stored beside the verdict, not in it.
     #[serde(skip)]

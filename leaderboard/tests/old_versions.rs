@@ -46,6 +46,7 @@ async fn judged_long_ago(service: &Service, id: &str, player: &str, final_hash: 
         best_lap: Some(if player == "ada" { 61.25 } else { 62.5 }),
         flags: Vec::new(),
         sealed_by: None,
+        taken_over: None,
         best_lap_ghost: None,
     });
     assert!(
