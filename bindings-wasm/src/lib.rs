@@ -38,6 +38,7 @@ mod read;
 mod replay;
 mod replay_file;
 mod stream;
+mod take_over;
 mod telemetry;
 mod track;
 mod world;
@@ -54,6 +55,7 @@ pub use player::ReplayPlayer;
 pub use race::{RaceTiming, grid_pose};
 pub use replay::{Replay, ReplayRecorder};
 pub use stream::StreamFollower;
+pub use take_over::TakeOver;
 pub use track::{LapReference, TrackView};
 pub use world::World;
 
@@ -121,6 +123,12 @@ export interface DesyncReport {
 /** Which rows a telemetry export writes: every `stride`-th step (default 1),
  * only laps `laps` (`"2-4"` or `"3"`), and what the log calls the replay. */
 export interface TelemetryExportOptions { stride?: number; laps?: string; fileName?: string }
+/** What the cars the player does not drive do after a take-over, and the
+ * work budget the source replay is checked against first. */
+export interface TakeOverOptions { followers?: "recorded" | "ai"; limits?: Limits }
+/** Where a taken-over run began: the source's final world hash (hex), the
+ * source's step and the index of the car the player took. */
+export interface TakeOverOrigin { source: string; step: number; car: number }
 /** Work budgets for replays from strangers; absent fields keep the defaults. */
 export interface Limits {
   maxCars?: number; maxSteps?: number; maxSubstepsPerStep?: number;

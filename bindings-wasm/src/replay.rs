@@ -249,18 +249,7 @@ fn recorder_options(
     if !reserve.is_undefined() {
         out.reserve_steps = args::u64_arg(&reserve, "reserveSteps")?;
     }
-    let metadata = field(options, "metadata")?;
-    if !metadata.is_undefined() && !metadata.is_null() {
-        let object = metadata
-            .dyn_into::<Object>()
-            .map_err(|_| range_error("options.metadata must be an object of strings"))?;
-        for entry in Object::entries(&object).iter() {
-            let pair = Array::from(&entry);
-            let key = args::string(&pair.get(0), "metadata key")?;
-            let value = args::string(&pair.get(1), &format!("metadata.{key}"))?;
-            out.metadata.push((key, value));
-        }
-    }
+    out.metadata = metadata_pairs(&field(options, "metadata")?)?;
     let state = field(options, "keyframeState")?;
     if !state.is_undefined() && !state.is_null() {
         let f = state
@@ -285,6 +274,26 @@ fn recorder_options(
     Ok(out)
 }
 
+/// The pairs of a metadata object of strings; none for undefined or null.
+pub(crate) fn metadata_pairs(metadata: &JsValue) -> JsResult<Vec<(String, String)>> {
+    if metadata.is_undefined() || metadata.is_null() {
+        return Ok(Vec::new());
+    }
+    let object = metadata
+        .clone()
+        .dyn_into::<Object>()
+        .map_err(|_| range_error("metadata must be an object of strings"))?;
+    Object::entries(&object)
+        .iter()
+        .map(|entry| {
+            let pair = Array::from(&entry);
+            let key = args::string(&pair.get(0), "metadata key")?;
+            let value = args::string(&pair.get(1), &format!("metadata.{key}"))?;
+            Ok((key, value))
+        })
+        .collect()
+}
+
 /// The error thrown when `keyframeState` failed.
 fn abandoned(step: u64, e: &JsValue) -> JsValue {
     error(format!(
@@ -294,6 +303,20 @@ fn abandoned(step: u64, e: &JsValue) -> JsValue {
 }
 
 impl ReplayRecorder {
+    /// A recorder of `world` with options made on the Rust side (a
+    /// take-over's), which hold no JS callback.
+    pub(crate) fn with_options(
+        world: &World,
+        options: RecorderOptions<'static>,
+    ) -> JsResult<ReplayRecorder> {
+        let inner = world
+            .with(|w| skidpad_replay::ReplayRecorder::new(w, options).map_err(replay_error))?;
+        Ok(ReplayRecorder {
+            inner: Some(inner),
+            callback_error: CallbackError::default(),
+        })
+    }
+
     /// Runs `f` on the recorder; a `keyframeState` exception during it
     /// ends the recording (its keyframe would hold no game state).
     fn run<R>(

@@ -92,6 +92,6 @@ pub use runs::Runs;
 pub use seal::{SEAL_CONTEXT, SealingKey, check_seal, seal_replay};
 pub use source::ReplaySource;
 pub use stream_recorder::{DEFAULT_CHUNK_STEPS, StreamRecorder, StreamSink, SyncPolicy};
-pub use take_over::{Followers, TakeOver, TakeOverOrigin};
+pub use take_over::{Followers, TakeOver, TakeOverFollowers, TakeOverOrigin};
 pub use verify::{VerifyReport, verify, verify_replay, verify_replay_on};
 pub use world::{builtin_track_of_ground, create_replay_world, create_replay_world_on};

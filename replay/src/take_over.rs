@@ -94,10 +94,18 @@ pub enum Followers {
     Ai,
 }
 
-/// A run taken over from a replay: its world, and the followers' inputs.
+/// A run taken over from a replay: its world, and what the other cars do.
 pub struct TakeOver {
-    source: Arc<Replay>,
     world: World,
+    followers: TakeOverFollowers,
+}
+
+/// The part of a take-over that drives the cars the player does not: the
+/// source's inputs step by step (or the AI), and where the run began. A
+/// game that keeps the world itself ([`TakeOver::into_parts`]) calls
+/// [`prepare`](Self::prepare) before each step.
+pub struct TakeOverFollowers {
+    source: Arc<Replay>,
     /// World ids by the source's car order.
     cars: Vec<CarId>,
     player: usize,
@@ -157,8 +165,7 @@ impl TakeOver {
         player_at.seek(step)?;
         let cars = player_at.car_ids().to_vec();
         let (mut world, _) = player_at.into_parts();
-        let player_car = cars[player];
-        world.set_driver(player_car, None)?;
+        world.set_driver(cars[player], None)?;
         if followers == Followers::Ai {
             let track = track.clone().ok_or_else(|| ReplayError::InvalidArgument {
                 what: "followers",
@@ -176,14 +183,16 @@ impl TakeOver {
             car: player,
         };
         Ok(TakeOver {
-            source,
             world,
-            cars,
-            player,
-            followers,
-            source_step: step,
-            track,
-            origin,
+            followers: TakeOverFollowers {
+                source,
+                cars,
+                player,
+                followers,
+                source_step: step,
+                track,
+                origin,
+            },
         })
     }
 
@@ -198,6 +207,47 @@ impl TakeOver {
         &mut self.world
     }
 
+    /// The world id of the player's car.
+    #[must_use]
+    pub fn player(&self) -> CarId {
+        self.followers.player()
+    }
+
+    /// The world id of the source's car `index`.
+    #[must_use]
+    pub fn car_id(&self, index: usize) -> Option<CarId> {
+        self.followers.car_id(index)
+    }
+
+    /// Where the run began.
+    #[must_use]
+    pub fn origin(&self) -> &TakeOverOrigin {
+        &self.followers.origin
+    }
+
+    /// Options for the new run's recorder (see
+    /// [`TakeOverFollowers::recorder_options`]).
+    #[must_use]
+    pub fn recorder_options(&self) -> RecorderOptions<'static> {
+        self.followers.recorder_options()
+    }
+
+    /// Sets the followers' inputs for the next step, then steps the world
+    /// through `recorder` by `dt`.
+    pub fn step(&mut self, recorder: &mut ReplayRecorder<'_>, dt: f64) -> Result<()> {
+        self.followers.prepare(&mut self.world)?;
+        recorder.step(&mut self.world, dt)
+    }
+
+    /// The world and the followers apart, for a game that owns its world
+    /// (a binding, an engine's resource).
+    #[must_use]
+    pub fn into_parts(self) -> (World, TakeOverFollowers) {
+        (self.world, self.followers)
+    }
+}
+
+impl TakeOverFollowers {
     /// The world id of the player's car.
     #[must_use]
     pub fn player(&self) -> CarId {
@@ -216,6 +266,12 @@ impl TakeOver {
         &self.origin
     }
 
+    /// The source's track, when it names one.
+    #[must_use]
+    pub fn track(&self) -> Option<&Arc<Track>> {
+        self.track.as_ref()
+    }
+
     /// Options for the new run's recorder: the source's ground and track
     /// carried on, and the origin in the metadata.
     #[must_use]
@@ -229,35 +285,28 @@ impl TakeOver {
         }
     }
 
-    /// Sets the followers' inputs for the next step (their recorded ones),
-    /// then steps the world through `recorder` by `dt`.
-    pub fn step(&mut self, recorder: &mut ReplayRecorder<'_>, dt: f64) -> Result<()> {
-        self.prepare_followers()?;
-        recorder.step(&mut self.world, dt)?;
+    /// Sets the followers' inputs in `world` for its next step (their
+    /// recorded ones, or nothing for the AI), and counts that step: call
+    /// it once before every step of the world.
+    pub fn prepare(&mut self, world: &mut World) -> Result<()> {
+        let step = self.source_step;
         self.source_step += 1;
-        Ok(())
-    }
-
-    /// What [`step`](Self::step) does before stepping, for a game that
-    /// steps the world some other way (a stream recorder, a ring).
-    pub fn prepare_followers(&mut self) -> Result<()> {
         if self.followers != Followers::Recorded {
             return Ok(());
         }
-        let step = self.source_step;
-        let at_end = step >= self.source.header.step_count;
+        let end = self.source.header.step_count;
         for (k, (&car, track)) in self.cars.iter().zip(&self.source.cars).enumerate() {
-            if k == self.player || !self.world.contains_car(car) {
+            if k == self.player || !world.contains_car(car) {
                 continue;
             }
-            if !at_end {
-                track.apply_step(&mut self.world, car, step)?;
-            } else if step == self.source.header.step_count {
+            if step < end {
+                track.apply_step(world, car, step)?;
+            } else if step == end {
                 // The recording ran out: the AI on the source's track, or
                 // a stop.
                 match &self.track {
-                    Some(t) => self.world.set_driver(car, Some(t.clone()))?,
-                    None => self.world.set_input(
+                    Some(t) => world.set_driver(car, Some(t.clone()))?,
+                    None => world.set_input(
                         car,
                         CarInput {
                             brake: 1.0,
