@@ -84,14 +84,17 @@ pub use limits::{Limits, Work};
 pub use playback::{MAX_PLAYBACK_SPEED, MIN_PLAYBACK_SPEED, PlaybackClock};
 pub use player::{PlayerOptions, ReplayPlayer};
 pub use recorder::{
-    DEFAULT_KEYFRAME_EVERY, KeyframeState, MAX_RESERVE_BYTES, RecorderOptions, ReplayRecorder,
+    DEFAULT_KEYFRAME_EVERY, DEFAULT_REWIND_WINDOW, KeyframeState, MAX_RESERVE_BYTES,
+    RecorderOptions, ReplayRecorder,
 };
-pub use replay::{CarArrival, CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
+pub use replay::{
+    CarArrival, CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader, Rewind,
+};
 pub use ring::{InstantReplayRing, RingOptions};
 pub use runs::Runs;
 pub use seal::{SEAL_CONTEXT, SealingKey, check_seal, seal_replay};
 pub use source::ReplaySource;
 pub use stream_recorder::{DEFAULT_CHUNK_STEPS, StreamRecorder, StreamSink, SyncPolicy};
 pub use take_over::{Followers, TakeOver, TakeOverFollowers, TakeOverOrigin};
-pub use verify::{VerifyReport, verify, verify_replay, verify_replay_on};
+pub use verify::{RewindTotals, VerifyReport, verify, verify_replay, verify_replay_on};
 pub use world::{builtin_track_of_ground, create_replay_world, create_replay_world_on};

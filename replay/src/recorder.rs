@@ -16,7 +16,8 @@ use skidpad_ghost::GhostRecorder;
 
 use crate::input_chunks::{push_chunked, reserved_chunks};
 pub use crate::recorder_options::{
-    DEFAULT_KEYFRAME_EVERY, KeyframeState, MAX_RESERVE_BYTES, RecorderOptions,
+    DEFAULT_KEYFRAME_EVERY, DEFAULT_REWIND_WINDOW, KeyframeState, MAX_RESERVE_BYTES,
+    RecorderOptions,
 };
 use crate::replay::{CarKeyframe, CarReset, CarTrack, Keyframe, Replay, ReplayHeader};
 use crate::runs::Runs;
@@ -24,6 +25,7 @@ use crate::world::ground_of_source;
 use crate::{ReplayError, Result};
 
 mod late_cars;
+mod rewind;
 
 /// The ground source a recorder was given, checked against the world's
 /// ground (`world::ground_of_source`, the check a player makes too).
@@ -135,6 +137,8 @@ pub struct ReplayRecorder<'a> {
     /// (`RecorderOptions::cars` `None`): ids rise, so a car with a larger
     /// one was added behind the recorder.
     every_car_up_to: Option<CarId>,
+    /// `RecorderOptions::rewind_window`.
+    rewind_window: u64,
     replay: Replay,
 }
 
@@ -236,6 +240,7 @@ impl<'a> ReplayRecorder<'a> {
             keyframe_state: options.keyframe_state,
             ghosts,
             every_car_up_to,
+            rewind_window: options.rewind_window,
             replay: Replay {
                 header,
                 definitions,
@@ -244,6 +249,7 @@ impl<'a> ReplayRecorder<'a> {
                 keyframes: Vec::new(),
                 ghosts: None,
                 ground,
+                rewinds: Vec::new(),
             },
         };
         recorder.take_keyframe(world)?;
@@ -464,6 +470,8 @@ impl<'a> ReplayRecorder<'a> {
             // be repeated in each; the whole (`finish`, a ring's extract)
             // carries it once.
             ground: None,
+            // A streamed recording cannot rewind (`rewind` refuses it).
+            rewinds: Vec::new(),
         }
     }
 

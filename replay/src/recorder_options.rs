@@ -48,13 +48,23 @@ pub struct RecorderOptions<'a> {
     /// (`Track::ground`) then needs no `ground` here. Leave it `None` to
     /// name the track in `metadata` yourself, or not at all.
     pub track: Option<std::sync::Arc<skidpad_core::Track>>,
+    /// How far back [`ReplayRecorder::rewind`](crate::ReplayRecorder::rewind)
+    /// may take the world, in steps ([`DEFAULT_REWIND_WINDOW`]: 10 s at
+    /// 60 Hz); 0 allows no rewind. A game rule, not a cost: a rewind
+    /// re-simulates from the keyframe before its step, so it costs at most
+    /// `keyframe_every` steps however far it goes.
+    pub rewind_window: u64,
 }
+
+/// The default [`RecorderOptions::rewind_window`]: 600 steps.
+pub const DEFAULT_REWIND_WINDOW: u64 = 600;
 
 impl Default for RecorderOptions<'_> {
     fn default() -> Self {
         RecorderOptions {
             cars: None,
             keyframe_every: DEFAULT_KEYFRAME_EVERY,
+            rewind_window: DEFAULT_REWIND_WINDOW,
             embed_definitions: true,
             metadata: Vec::new(),
             keyframe_state: None,

@@ -34,6 +34,26 @@ pub struct Replay {
     /// `None` for the plane, a built-in track's surface (every build has
     /// those) or a ground the game did not give.
     pub ground: Option<GroundSource>,
+    /// The player's rewinds (flashbacks), by the step of this recording
+    /// they went back to, rising; empty for a run lived straight through
+    /// ([`ReplayRecorder::rewind`](crate::ReplayRecorder::rewind)).
+    pub rewinds: Vec<Rewind>,
+}
+
+/// Rewinds that went back to one step of a recording: how many, and what
+/// they took back. The steps they abandoned are not in the recording,
+/// which holds the run as it ended; this says they were lived.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Rewind {
+    /// The step (since the recording's start) the world went back to.
+    pub at: u64,
+    /// Rewinds to that step (a later rewind past an earlier one's step
+    /// folds the earlier one in, with its steps).
+    pub count: u32,
+    /// Steps the rewinds abandoned.
+    pub steps: u64,
+    /// Simulated seconds the rewinds abandoned.
+    pub seconds: f64,
 }
 
 /// What a replay says about itself; readable without decoding the body.
@@ -381,16 +401,30 @@ impl CarTrack {
         if !self.present_at(step) {
             return Ok(());
         }
-        // As recorded: the game reset the car, then the step ran.
-        if let Some(pose) = self.reset_before(step) {
-            world.reset_car(car, pose)?;
-        }
         // A car's streams start at its arrival.
         let own = step - self.arrived_at();
         let input = *self
             .inputs
             .get(own as usize)
             .ok_or_else(|| corrupt("inputs", step))?;
+        self.apply_step_with_input(world, car, step, input)
+    }
+
+    /// [`apply_step`](Self::apply_step) with the input given (a recorder
+    /// keeps its inputs apart until it finishes); the car must be in the
+    /// recording at `step`.
+    pub(crate) fn apply_step_with_input(
+        &self,
+        world: &mut World,
+        car: CarId,
+        step: u64,
+        input: CarInput,
+    ) -> Result<()> {
+        // As recorded: the game reset the car, then the step ran.
+        if let Some(pose) = self.reset_before(step) {
+            world.reset_car(car, pose)?;
+        }
+        let own = step - self.arrived_at();
         world.set_input(car, input)?;
         let lod = self.lod.at(own).ok_or_else(|| corrupt("lod", step))?;
         world.set_lod(car, lod)?;

@@ -54,6 +54,18 @@ impl<T: Copy + PartialEq> Runs<T> {
         Some(self.values[i])
     }
 
+    /// Keeps the first `len` steps (a rewound recording drops the rest).
+    pub fn truncate(&mut self, len: u64) {
+        if len >= self.len {
+            return;
+        }
+        let keep = self.starts.partition_point(|&s| s < len);
+        self.starts.truncate(keep);
+        self.values.truncate(keep);
+        self.last = self.values.last().copied();
+        self.len = len;
+    }
+
     /// Number of steps.
     #[must_use]
     pub fn len(&self) -> u64 {

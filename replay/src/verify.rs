@@ -33,6 +33,36 @@ pub struct VerifyReport {
     pub first_desync: Option<DesyncReport>,
     /// World hash after the last step.
     pub final_hash: [u8; 32],
+    /// The player's rewinds in the run ([`Replay::rewinds`]): how many,
+    /// and the steps and simulated seconds they took back. Zero for a run
+    /// lived straight through.
+    pub rewinds: RewindTotals,
+}
+
+/// What a run's rewinds add up to.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RewindTotals {
+    /// Rewinds used.
+    pub count: u64,
+    /// Steps they abandoned.
+    pub steps: u64,
+    /// Simulated seconds they abandoned.
+    pub seconds: f64,
+}
+
+impl RewindTotals {
+    /// The totals of `replay`'s rewinds.
+    #[must_use]
+    pub fn of(replay: &Replay) -> RewindTotals {
+        replay
+            .rewinds
+            .iter()
+            .fold(RewindTotals::default(), |t, r| RewindTotals {
+                count: t.count + u64::from(r.count),
+                steps: t.steps + r.steps,
+                seconds: t.seconds + r.seconds,
+            })
+    }
 }
 
 impl VerifyReport {
@@ -128,5 +158,6 @@ pub fn verify_replay_on<H: ReplayHooks>(
         desyncs: player.desyncs(),
         first_desync: player.first_desync().cloned(),
         final_hash: player.world().world_hash(),
+        rewinds: RewindTotals::of(replay),
     })
 }

@@ -111,6 +111,7 @@ fn crafted(steps: u64, body: bool) -> Replay {
         keyframes,
         ghosts: None,
         ground: None,
+        rewinds: Vec::new(),
     }
 }
 

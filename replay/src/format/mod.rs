@@ -38,6 +38,7 @@ mod keyframes;
 mod kind;
 mod per_step;
 mod resets;
+mod rewinds;
 mod sections;
 mod stream;
 mod stream_arrival;
@@ -83,9 +84,10 @@ use self::per_step::{
     decode_lods, decode_runs, decode_surfaces, encode_lods, encode_runs, encode_surfaces,
 };
 use self::resets::{decode_resets, encode_resets, has_resets};
+use self::rewinds::{decode_rewinds, encode_rewinds};
 use self::sections::{
     ARRIVALS, DEFINITIONS, DT, END, GHOSTS, GROUND, HEADER, INPUTS, KEYFRAMES, LOD, REMOVALS,
-    RESETS, SURFACES, Sections, checksum_failure, section_name,
+    RESETS, REWINDS, SURFACES, Sections, checksum_failure, section_name,
 };
 use crate::limits::{Limits, Work, definition_rates, keyframe_bytes};
 use crate::replay::{CarArrival, CarTrack, Replay, ReplayHeader};
@@ -141,6 +143,9 @@ pub fn encode_replay(replay: &Replay) -> Result<Vec<u8>> {
     }
     if has_arrivals(&replay.cars) {
         section(&mut out, ARRIVALS, REQUIRED, encode_arrivals(&replay.cars));
+    }
+    if !replay.rewinds.is_empty() {
+        section(&mut out, REWINDS, REQUIRED, encode_rewinds(&replay.rewinds));
     }
     section(&mut out, END, REQUIRED, Writer::default());
     let checksum = blake3::hash(&out.buf);
@@ -364,6 +369,11 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
         None => vec![Vec::new(); car_steps.len()],
     };
     let ground = ground_r.map(decode_ground).transpose()?;
+    let rewinds = sections
+        .take(REWINDS)
+        .map(|r| decode_rewinds(r, header.step_count))
+        .transpose()?
+        .unwrap_or_default();
 
     let cars = inputs
         .into_iter()
@@ -391,5 +401,6 @@ fn decode_plain(bytes: &[u8], limits: &Limits, held: u64) -> Result<Replay> {
         keyframes,
         ghosts,
         ground,
+        rewinds,
     })
 }

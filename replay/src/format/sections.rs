@@ -20,6 +20,7 @@ pub(super) const REMOVALS: u16 = 9;
 pub(super) const RESETS: u16 = 10;
 pub(super) const GROUND: u16 = 11;
 pub(super) const ARRIVALS: u16 = 12;
+pub(super) const REWINDS: u16 = 13;
 
 /// The known sections of a file whose checksum passed, each a reader of
 /// its payload; taken one by one as the decoder needs them.
@@ -52,7 +53,7 @@ impl<'a> Sections<'a> {
             if found.last().is_some_and(|(last, _)| *last >= id) {
                 return Err(r.error(format!("section {id} out of order")));
             }
-            let known = id <= ARRIVALS;
+            let known = id <= REWINDS;
             let required_flag = flags & REQUIRED != 0;
             if known && required_flag != !matches!(id, GHOSTS | GROUND) {
                 return Err(r.error(format!(
@@ -105,6 +106,7 @@ pub(super) fn section_name(id: u16) -> &'static str {
         RESETS => "resets",
         GROUND => "ground",
         ARRIVALS => "arrivals",
+        REWINDS => "rewinds",
         _ => "unknown",
     }
 }

@@ -18,8 +18,16 @@ use crate::{ReplayError, Result};
 /// arrival record before the first chunk that holds each later car, and
 /// the end record. What `read_stream` gives back for these bytes equals
 /// `replay`, except that embedded ghosts are not carried (a stream has no
-/// place for them). A carried ground goes in the header record.
+/// place for them). A carried ground goes in the header record. A replay
+/// with rewinds is refused: a stream has no place for them either, and
+/// without them it would pass for a run lived straight through.
 pub fn encode_stream(replay: &Replay) -> Result<Vec<u8>> {
+    if !replay.rewinds.is_empty() {
+        return Err(ReplayError::InvalidArgument {
+            what: "replay",
+            reason: "a stream does not carry rewinds; keep the run as a .skr".into(),
+        });
+    }
     let first_cars = starting_cars(replay)?;
     let every = u64::from(replay.header.keyframe_every);
     let last = replay.header.step_count;
@@ -172,6 +180,7 @@ fn part_between(replay: &Replay, from: u64, to: u64, cars: usize) -> Result<Repl
         keyframes,
         ghosts: None,
         ground: None,
+        rewinds: Vec::new(),
     })
 }
 
