@@ -138,6 +138,10 @@ pub struct ReplayBody {
     /// it carries none.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub carried_ground: Option<String>,
+    /// What the player's rewinds took back; absent for a run lived
+    /// straight through.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewinds: Option<skidpad_replay::RewindTotals>,
 }
 
 /// A ghost's description.
@@ -212,6 +216,7 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
                                 embedded_ghosts: usize::try_from(a.embedded_ghosts)
                                     .unwrap_or(usize::MAX),
                                 carried_ground: None,
+                                rewinds: None,
                             }),
                             None,
                         ),
@@ -236,6 +241,7 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
                             Ok(ground) => ground.describe(),
                             Err(e) => format!("one that does not build: {e}"),
                         }),
+                        rewinds: Some(skidpad_replay::RewindTotals::of(&r)).filter(|t| t.count > 0),
                     }),
                     None,
                 ),
@@ -306,6 +312,13 @@ impl fmt::Display for Inspection {
                     writeln!(f, "  embedded ghosts   {}", b.embedded_ghosts)?;
                     if let Some(ground) = &b.carried_ground {
                         writeln!(f, "  carried ground    {ground}")?;
+                    }
+                    if let Some(t) = &b.rewinds {
+                        writeln!(
+                            f,
+                            "  rewinds           {} (taking back {} steps, {:.1} s)",
+                            t.count, t.steps, t.seconds
+                        )?;
                     }
                 } else {
                     writeln!(f, "  keyframes         every {} steps", r.keyframe_every)?;

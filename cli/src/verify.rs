@@ -9,7 +9,7 @@ use skidpad_core::hex;
 use skidpad_cores::SandboxBudget;
 use skidpad_ghost::decode_ghost;
 use skidpad_replay::{
-    DesyncReport, FileKind, Limits, TakeOverOrigin, decode_replay_with, verify_replay,
+    DesyncReport, FileKind, Limits, RewindTotals, TakeOverOrigin, decode_replay_with, verify_replay,
 };
 
 use crate::archived;
@@ -102,6 +102,9 @@ pub struct Verdict {
     /// Replays taken over from another run: where they began.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub taken_over: Option<TakeOverOrigin>,
+    /// Replays the player rewound: how many rewinds, and what they took back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewinds: Option<RewindTotals>,
 }
 
 impl Verdict {
@@ -147,6 +150,7 @@ pub fn verify_file_on(
         final_hash: None,
         core: None,
         taken_over: None,
+        rewinds: None,
     };
     let result = files::read(path).and_then(|bytes| {
         // Named even when the command cannot take it (a stream, an empty
@@ -191,6 +195,18 @@ pub fn verify_file_on(
                         )
                     });
                     verdict.taken_over = taken_over;
+                    let rewinds = report.rewinds;
+                    let origin = if rewinds.count == 0 {
+                        origin
+                    } else {
+                        verdict.rewinds = Some(rewinds);
+                        format!(
+                            "{origin}, {} taking back {} steps ({:.1} s)",
+                            plural(rewinds.count, "rewind", "rewinds"),
+                            rewinds.steps,
+                            rewinds.seconds
+                        )
+                    };
                     verdict.steps = Some(report.steps);
                     verdict.desyncs = Some(report.desyncs);
                     verdict.final_hash = Some(hex(&report.final_hash));

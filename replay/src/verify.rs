@@ -40,7 +40,7 @@ pub struct VerifyReport {
 }
 
 /// What a run's rewinds add up to.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RewindTotals {
     /// Rewinds used.
     pub count: u64,
