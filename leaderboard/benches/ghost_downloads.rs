@@ -90,6 +90,7 @@ async fn ghost_downloads() {
             flags: Vec::new(),
             sealed_by: None,
             taken_over: None,
+            rewinds: None,
             best_lap_ghost: Some(ghost.clone()),
         });
         assert!(

@@ -15,7 +15,8 @@
 //! name, a game's own cars by their definition files), compared by
 //! fingerprint; without them each preset is its own class. A run taken
 //! over from another (it names its origin) ranks only on a board marked
-//! `"practice": true`.
+//! `"practice": true`. A run whose player rewound is refused, or with
+//! `"rewinds": "unranked"` verified and shown but not ranked.
 //!
 //! ```json
 //! [{"track": "brandwood", "rivals": 0, "max_steps": 36000},
@@ -55,6 +56,21 @@ struct BoardFile {
     /// (`skidpad_replay::TakeOver`), which no other board takes.
     #[serde(default)]
     practice: bool,
+    /// What the board does with a run that used rewinds: refuse it (the
+    /// default) or keep it verified and unranked, its rewinds shown.
+    #[serde(default)]
+    rewinds: RewindPolicy,
+}
+
+/// What a board does with a run whose player rewound (flashbacks).
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RewindPolicy {
+    /// Rejected, saying how many rewinds it used.
+    #[default]
+    Refuse,
+    /// Verified and shown with its rewinds, but not ranked.
+    Unranked,
 }
 
 /// One track's rules.
@@ -76,6 +92,8 @@ pub struct BoardRules {
     pub classes: Option<Vec<CarClass>>,
     /// A practice board: runs taken over from another run rank here.
     pub practice: bool,
+    /// What the board does with a run that used rewinds.
+    pub rewinds: RewindPolicy,
 }
 
 /// A class of cars ranked together.
@@ -188,6 +206,7 @@ impl Boards {
                 ground: Arc::new(ground),
                 rivals: board.rivals,
                 practice: board.practice,
+                rewinds: board.rewinds,
                 max_steps: board.max_steps,
                 classes,
             });

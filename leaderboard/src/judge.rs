@@ -9,10 +9,11 @@ use skidpad_core::{
     CarDefinition, CarId, SIMULATION_VERSION, Track, World, WorldConfig, hex, preset, preset_names,
 };
 use skidpad_replay::{
-    Limits, Replay, ReplayHooks, Runs, decode_replay_with, verify_replay, verify_replay_on,
+    Limits, Replay, ReplayHooks, RewindTotals, Runs, decode_replay_with, verify_replay,
+    verify_replay_on,
 };
 
-use crate::boards::{Boards, CarClass, class_fingerprint, registered_ground};
+use crate::boards::{Boards, CarClass, RewindPolicy, class_fingerprint, registered_ground};
 
 use crate::laps::Lap;
 use crate::outcome::{DesyncField, Outcome, Rejection, Verified};
@@ -146,6 +147,19 @@ fn judge_inner(
     let practice = boards
         .and_then(|b| b.board(&track_key))
         .is_some_and(|board| board.practice);
+    let rewinds = Some(RewindTotals::of(&replay)).filter(|t| t.count > 0);
+    if let Some(t) = &rewinds {
+        let kept = boards
+            .and_then(|b| b.board(&track_key))
+            .is_some_and(|board| board.rewinds == RewindPolicy::Unranked);
+        if !kept {
+            return Err(Rejection::rules(format!(
+                "the player rewound {} times, taking back {:.1} s; this board ranks runs without rewinds \
+                 (\"rewinds\": \"unranked\" in --boards keeps them, unranked)",
+                t.count, t.seconds
+            )));
+        }
+    }
     match (&taken_over, practice) {
         (None, _) => check_standing_start(&replay, def, car)?,
         (Some(_), true) => {}
@@ -216,6 +230,7 @@ fn judge_inner(
         flags: observer.audit.flags(),
         sealed_by,
         taken_over,
+        rewinds,
         best_lap_ghost: match &observer.best {
             Some(cut) => Some(encode_ghost(&cut.ghost).map_err(|e| Rejection::Malformed {
                 message: format!("the best lap's ghost does not encode: {e}"),

@@ -51,10 +51,24 @@ pub struct Verified {
     /// only on a practice board, `--boards`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub taken_over: Option<skidpad_replay::TakeOverOrigin>,
+    /// What the player's rewinds took back, when the run used any: such a
+    /// run is verified and shown, never ranked (a board whose rules allow
+    /// it keeps it unranked; the others refuse it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewinds: Option<skidpad_replay::RewindTotals>,
     /// The fastest valid lap as a ghost (`.skg` bytes), cut by the race
     /// layer from the re-simulation: stored beside the verdict, not in it.
     #[serde(skip)]
     pub best_lap_ghost: Option<Vec<u8>>,
+}
+
+impl Verified {
+    /// The lap the board ranks: the best lap, unless the run is kept
+    /// unranked (it used rewinds).
+    #[must_use]
+    pub fn ranked_lap(&self) -> Option<f64> {
+        self.best_lap.filter(|_| self.rewinds.is_none())
+    }
 }
 
 /// One differing snapshot field at the first desync.

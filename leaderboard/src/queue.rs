@@ -175,7 +175,7 @@ async fn write_outcome(
             Some(v.track.clone()),
             Some(v.class.clone()),
             Some(v.player.clone()),
-            v.best_lap,
+            v.ranked_lap(),
         ),
         Outcome::Rejected { .. } => (None, None, None, None),
     };

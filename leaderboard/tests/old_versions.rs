@@ -47,6 +47,7 @@ async fn judged_long_ago(service: &Service, id: &str, player: &str, final_hash: 
         flags: Vec::new(),
         sealed_by: None,
         taken_over: None,
+        rewinds: None,
         best_lap_ghost: None,
     });
     assert!(

@@ -99,3 +99,69 @@ async fn without_a_boards_file_a_take_over_is_refused() {
     );
     service.stop().await;
 }
+
+/// One AI hatchback lapping brandwood from the grid, the player rewinding
+/// twice on the way: the run's bytes.
+fn rewound_run() -> Vec<u8> {
+    let track = Arc::new(Track::builtin("brandwood").unwrap());
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    world.set_ground(Arc::new(track.ground().unwrap())).unwrap();
+    let car = world
+        .add_car(
+            &preset("fwd_hatchback").unwrap(),
+            skidpad_core::race::grid_pose(&track, 0, &skidpad_core::race::GridLayout::default()),
+        )
+        .unwrap();
+    world.set_driver(car, Some(track.clone())).unwrap();
+    let options = RecorderOptions {
+        track: Some(track),
+        metadata: vec![("player".into(), "rewinder".into())],
+        ..RecorderOptions::default()
+    };
+    let mut recorder = ReplayRecorder::new(&world, options).unwrap();
+    for back in [120, 60] {
+        for _ in 0..300 {
+            recorder.step(&mut world, DT).unwrap();
+        }
+        let to = recorder.step_count() - back;
+        recorder.rewind(&mut world, to).unwrap();
+    }
+    // On to a whole lap from the grid.
+    for _ in 0..5_000 {
+        recorder.step(&mut world, DT).unwrap();
+    }
+    encode_replay(&recorder.finish(&world).unwrap()).unwrap()
+}
+
+/// A board refuses a rewound run by default, saying how many rewinds it
+/// used; one with `"rewinds": "unranked"` verifies it and shows them, and
+/// ranks nothing for it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rewound_runs_are_refused_or_kept_unranked_as_the_board_says() {
+    for (policy, status) in [("", "rejected"), (r#", "rewinds": "unranked""#, "verified")] {
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!(r#"[{{"track": "brandwood", "max_steps": 20000{policy}}}]"#);
+        let boards = Arc::new(Boards::from_json(&text, dir.path()).unwrap());
+        let service = Service::start_with(&common::sqlite_url(dir.path()), 1, Some(boards)).await;
+        let (code, body) = service.submit(rewound_run()).await;
+        assert_eq!(code, 202, "{body}");
+        let verdict = service.verdict(body["id"].as_str().unwrap()).await;
+        assert_eq!(verdict["status"], status, "{verdict}");
+        if status == "rejected" {
+            let said = verdict["outcome"]["reason"]["message"].to_string();
+            assert!(said.contains("rewound 2 times"), "{verdict}");
+        } else {
+            assert_eq!(verdict["outcome"]["rewinds"]["count"], 2, "{verdict}");
+            // A lap it would rank, if it ranked rewound runs.
+            assert!(verdict["outcome"]["best_lap"].is_number(), "{verdict}");
+            let (code, board) = service.get("/leaderboards/brandwood/fwd_hatchback").await;
+            assert_eq!(code, 200);
+            assert_eq!(
+                board["entries"].as_array().map(Vec::len),
+                Some(0),
+                "{board}"
+            );
+        }
+        service.stop().await;
+    }
+}
