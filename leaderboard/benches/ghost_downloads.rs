@@ -76,7 +76,7 @@ async fn ghost_downloads() {
             .await
             .unwrap()
             .unwrap();
-        let outcome = Outcome::Verified(Verified {
+        let outcome = Outcome::Verified(Box::new(Verified {
             track: "brandwood".into(),
             class: "rwd_sports".into(),
             player,
@@ -92,7 +92,7 @@ async fn ghost_downloads() {
             taken_over: None,
             rewinds: None,
             best_lap_ghost: Some(ghost.clone()),
-        });
+        }));
         assert!(
             service
                 .store

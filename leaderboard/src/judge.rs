@@ -58,7 +58,7 @@ pub fn judge_on(
     boards: Option<&Boards>,
 ) -> Outcome {
     match judge_inner(bytes, limits, seals, boards) {
-        Ok(verified) => Outcome::Verified(verified),
+        Ok(verified) => Outcome::Verified(Box::new(verified)),
         Err(reason) => Outcome::Rejected { reason },
     }
 }

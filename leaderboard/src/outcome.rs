@@ -12,7 +12,7 @@ use crate::plausibility::Flag;
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum Outcome {
     /// The replay re-simulated bit for bit; its laps are ranked.
-    Verified(Verified),
+    Verified(Box<Verified>),
     /// The run does not count, and why.
     Rejected {
         /// Why.

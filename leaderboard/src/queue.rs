@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use sqlx::Row;
 
-use crate::outcome::{Outcome, Rejection, Verified};
+use crate::outcome::{Outcome, Rejection};
 use crate::store::{Claim, Engine, Store, now_ms};
 
 const CLAIM_SQLITE: &str = "UPDATE jobs SET state = 'running', worker = $1, lease_until_ms = $2, attempts = attempts + 1
@@ -193,10 +193,8 @@ async fn write_outcome(
     .bind(json)
     .execute(&mut **tx)
     .await?;
-    if let Outcome::Verified(Verified {
-        best_lap_ghost: Some(ghost),
-        ..
-    }) = &outcome
+    if let Outcome::Verified(verified) = &outcome
+        && let Some(ghost) = &verified.best_lap_ghost
     {
         sqlx::query(
             "INSERT INTO ghosts (run_id, bytes) VALUES ($1, $2)

@@ -34,7 +34,7 @@ async fn judged_long_ago(service: &Service, id: &str, player: &str, final_hash: 
         .unwrap()
         .unwrap();
     assert_eq!(claim.run_id, id);
-    let outcome = Outcome::Verified(Verified {
+    let outcome = Outcome::Verified(Box::new(Verified {
         track: "brandwood".into(),
         class: "rwd_sports".into(),
         player: player.into(),
@@ -49,7 +49,7 @@ async fn judged_long_ago(service: &Service, id: &str, player: &str, final_hash: 
         taken_over: None,
         rewinds: None,
         best_lap_ghost: None,
-    });
+    }));
     assert!(
         service
             .store

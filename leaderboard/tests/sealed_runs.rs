@@ -43,7 +43,7 @@ fn trusting(key: &SealingKey, sealed_only: bool) -> SealPolicy {
 
 fn verified(bytes: &[u8], policy: &SealPolicy) -> Verified {
     match judge(bytes, &Limits::default(), policy) {
-        Outcome::Verified(run) => run,
+        Outcome::Verified(run) => *run,
         rejected => panic!("{rejected:?}"),
     }
 }
