@@ -112,6 +112,8 @@ export interface ReplayRecorderOptions {
   cars?: number[]; keyframeEvery?: number; embedDefinitions?: boolean;
   embedGhosts?: boolean; carryGround?: boolean; metadata?: Record<string, string>;
   keyframeState?: (step: number) => Uint8Array; reserveSteps?: number;
+  /** How many steps back `rewind` may go (default 600; 0: no rewinds). */
+  rewindWindow?: number;
   /** The race's track as a definition's JSON (`TrackView.definitionJson()`):
    * the replay names it, and carries a game's own one. */
   trackDefinition?: string;
@@ -126,6 +128,8 @@ export interface TelemetryExportOptions { stride?: number; laps?: string; fileNa
 /** What the cars the player does not drive do after a take-over, and the
  * work budget the source replay is checked against first. */
 export interface TakeOverOptions { followers?: "recorded" | "ai"; limits?: Limits }
+/** Rewinds to one step of a recording: how many, and what they abandoned. */
+export interface RewindRecord { at: number; count: number; steps: number; seconds: number }
 /** Where a taken-over run began: the source's final world hash (hex), the
  * source's step and the index of the car the player took. */
 export interface TakeOverOrigin { source: string; step: number; car: number }
@@ -195,6 +199,8 @@ export interface VerifyReport {
   valid: boolean; simulationVersion: number; recordedBy: string; steps: number;
   duration: number; keyframes: number; desyncs: number;
   firstDesync: DesyncReport | null; finalHash: string;
+  /** What the player's rewinds took back (all 0 for a run lived straight through). */
+  rewinds: { count: number; steps: number; seconds: number };
 }
 "#;
 

@@ -173,6 +173,25 @@ impl Replay {
         crate::replay_file::reset_events(&per_car)
     }
 
+    /// The player's rewinds, by the step they went back to:
+    /// `{at, count, steps, seconds}` (`count` rewinds to step `at` that
+    /// abandoned `steps` steps, `seconds` simulated seconds).
+    #[wasm_bindgen(unchecked_return_type = "RewindRecord[]")]
+    pub fn rewinds(&self) -> JsResult<Array> {
+        self.inner
+            .rewinds
+            .iter()
+            .map(|r| {
+                args::object_of_numbers(&[
+                    ("at", r.at as f64),
+                    ("count", f64::from(r.count)),
+                    ("steps", r.steps as f64),
+                    ("seconds", r.seconds),
+                ])
+            })
+            .collect()
+    }
+
     /// Car `index`'s embedded ghost, if the recording embedded ghosts.
     #[wasm_bindgen(js_name = embeddedGhost)]
     pub fn embedded_ghost(
@@ -244,6 +263,10 @@ fn recorder_options(
     if !track.is_undefined() && !track.is_null() {
         let json = args::string(&track, "trackDefinition")?;
         out.track = Some(Arc::new(Track::from_json(&json).map_err(core_error)?));
+    }
+    let window = field(options, "rewindWindow")?;
+    if !window.is_undefined() {
+        out.rewind_window = args::u64_arg(&window, "rewindWindow")?;
     }
     let reserve = field(options, "reserveSteps")?;
     if !reserve.is_undefined() {
@@ -384,6 +407,19 @@ impl ReplayRecorder {
     ) -> JsResult<()> {
         let dt = number(&dt, "dt")?;
         self.run(|r| world.with(|w| r.capture(w, dt).map_err(replay_error)))
+    }
+
+    /// Takes `world` back to recorded step `step` (within the recorder's
+    /// `rewindWindow`, default 600 steps) and the recording with it: the
+    /// cars are bit for bit where they were then, the later steps are
+    /// dropped, and the replay notes the rewind (`Replay.rewinds()`).
+    pub fn rewind(
+        &mut self,
+        world: &World,
+        #[wasm_bindgen(unchecked_param_type = "number")] step: JsValue,
+    ) -> JsResult<()> {
+        let step = args::u64_arg(&step, "step")?;
+        self.run(|r| world.with_mut(|w| r.rewind(w, step).map_err(replay_error)))
     }
 
     /// Takes a car the game has just added to `world` (`world.addCar`,
@@ -545,7 +581,8 @@ pub(crate) fn desync_object(report: &DesyncReport) -> JsResult<JsValue> {
 /// optional hooks, within `limits` (the defaults when absent: a replay
 /// declaring more work throws before any step runs), and returns `{valid,
 /// simulationVersion, recordedBy, steps, duration, keyframes, desyncs,
-/// firstDesync, finalHash}`.
+/// firstDesync, finalHash, rewinds}` (`rewinds`: `{count, steps, seconds}`
+/// the player's rewinds took back).
 #[wasm_bindgen(js_name = verifyReplay, unchecked_return_type = "VerifyReport")]
 pub fn verify_replay_js(
     #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
@@ -575,6 +612,14 @@ pub fn verify_replay_js(
     };
     set("firstDesync", first)?;
     set("finalHash", hex(&report.final_hash).into())?;
+    set(
+        "rewinds",
+        args::object_of_numbers(&[
+            ("count", report.rewinds.count as f64),
+            ("steps", report.rewinds.steps as f64),
+            ("seconds", report.rewinds.seconds),
+        ])?,
+    )?;
     Ok(object.into())
 }
 
