@@ -108,6 +108,8 @@ namespace Skidpad
         public double Duration;
         public ulong Desyncs, FirstDesyncStep;
         public Hash FinalHash;
+        public ulong Rewinds;
+        public double RewoundSeconds;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -207,6 +209,7 @@ namespace Skidpad
         [DllImport(Lib)] internal static extern Status skidpad_recorder_options_default(out RecorderOptions options);
         [DllImport(Lib)] internal static extern Status skidpad_recorder_new(WorldHandle world, ref RecorderOptions options, out RecorderHandle recorder);
         [DllImport(Lib)] internal static extern Status skidpad_recorder_step(RecorderHandle recorder, WorldHandle world, double dt);
+        [DllImport(Lib)] internal static extern Status skidpad_recorder_rewind(RecorderHandle recorder, WorldHandle world, ulong step);
         [DllImport(Lib)] internal static extern Status skidpad_recorder_finish(RecorderHandle recorder, WorldHandle world, out ReplayHandle replay);
         [DllImport(Lib)] internal static extern void skidpad_recorder_free(IntPtr recorder);
         [DllImport(Lib)] internal static extern Status skidpad_limits_default(out Limits limits);
@@ -415,6 +418,9 @@ namespace Skidpad
         }
 
         public void Step(World world, double dt) => Native.Check(Native.skidpad_recorder_step(handle, world.Handle, dt));
+
+        /// <summary>Takes the world back to recorded step `step` (within the last 600) and the recording with it.</summary>
+        public void Rewind(World world, ulong step) => Native.Check(Native.skidpad_recorder_rewind(handle, world.Handle, step));
 
         public Replay Finish(World world)
         {

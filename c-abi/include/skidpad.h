@@ -169,6 +169,11 @@ typedef struct SkidpadVerifyReport {
   uint64_t first_desync_step;
   // The world hash after the last step.
   struct SkidpadHash final_hash;
+  // Rewinds the player used (`skidpad_recorder_rewind`); 0 for a run
+  // lived straight through.
+  uint64_t rewinds;
+  // Simulated seconds those rewinds took back.
+  double rewound_seconds;
 } SkidpadVerifyReport;
 
 // Where a car is put down: on the ground below (x, y), heading `yaw`
@@ -381,6 +386,14 @@ enum SkidpadStatus skidpad_recorder_new(const SkidpadWorld *world,
 enum SkidpadStatus skidpad_recorder_step(struct SkidpadRecorder *recorder,
                                          SkidpadWorld *world,
                                          double dt);
+
+// Takes `world` back to recorded step `step` (steps since the recording
+// began, within the last 600) and the recording with it: the cars are bit
+// for bit where they were then, the later steps are dropped, and the
+// replay notes the rewind. Refused, changing nothing, past the window.
+enum SkidpadStatus skidpad_recorder_rewind(struct SkidpadRecorder *recorder,
+                                           SkidpadWorld *world,
+                                           uint64_t step);
 
 // Ends the recording with a last keyframe and hands over the replay. The
 // recorder is spent (free it); on failure it is spent too.

@@ -63,6 +63,11 @@ pub struct SkidpadVerifyReport {
     pub first_desync_step: u64,
     /// The world hash after the last step.
     pub final_hash: SkidpadHash,
+    /// Rewinds the player used (`skidpad_recorder_rewind`); 0 for a run
+    /// lived straight through.
+    pub rewinds: u64,
+    /// Simulated seconds those rewinds took back.
+    pub rewound_seconds: f64,
 }
 
 /// Fills `out` with the defaults: a keyframe every 60 steps, nothing carried.
@@ -149,6 +154,28 @@ pub unsafe extern "C" fn skidpad_recorder_step(
             )
         };
         Ok(unfinished(recorder)?.step(&mut world.world, dt)?)
+    })
+}
+
+/// Takes `world` back to recorded step `step` (steps since the recording
+/// began, within the last 600) and the recording with it: the cars are bit
+/// for bit where they were then, the later steps are dropped, and the
+/// replay notes the rewind. Refused, changing nothing, past the window.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn skidpad_recorder_rewind(
+    recorder: *mut SkidpadRecorder,
+    world: *mut SkidpadWorld,
+    step: u64,
+) -> SkidpadStatus {
+    guard(|| {
+        // SAFETY: the caller's handles.
+        let (recorder, world) = unsafe {
+            (
+                borrow_mut(recorder, "recorder")?,
+                borrow_mut(world, "world")?,
+            )
+        };
+        Ok(unfinished(recorder)?.rewind(&mut world.world, step)?)
     })
 }
 
@@ -339,6 +366,8 @@ pub unsafe extern "C" fn skidpad_verify(
             final_hash: SkidpadHash {
                 bytes: report.final_hash,
             },
+            rewinds: report.rewinds.count,
+            rewound_seconds: report.rewinds.seconds,
         };
         if !desync_text.is_null() {
             match &report.first_desync {

@@ -1,7 +1,7 @@
 //! A C program (`tests/c/host.c`) compiled with gcc against
 //! `include/skidpad.h` and linked with the static library drives skidpad
 //! through the C ABI: the reference scenario's pinned hash, a recording
-//! that verifies, a golden replay played with no desync, and bad
+//! with a rewind that verifies, a golden replay played with no desync, and bad
 //! arguments refused with a status.
 
 mod common;

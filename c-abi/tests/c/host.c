@@ -2,8 +2,8 @@
  * what the Rust test compares with the pinned hashes:
  *
  *   host reference              the core's reference scenario, its hash
- *   host record OUT.skr OUT.skg two AI cars on brandwood recorded, verified
- *                               here, a ghost of car 0
+ *   host record OUT.skr OUT.skg two AI cars on brandwood recorded (with a
+ *                               rewind), verified here, a ghost of car 0
  *   host play FILE.skr          a replay played to the end, seeked back
  *   host refusals               bad arguments and bad files, each refused
  */
@@ -143,7 +143,23 @@ static void record(const char *replay_path, const char *ghost_path) {
     SkidpadGhostRecorder *ghost_recorder;
     CHECK(skidpad_recorder_new(world, &options, &recorder));
     CHECK(skidpad_ghost_recorder_new(cars[0], 1, &ghost_recorder));
-    for (int step = 0; step < 1200; step++) {
+    for (int step = 0; step < 1100; step++) {
+        CHECK(skidpad_recorder_step(recorder, world, 1.0 / 60.0));
+        CHECK(skidpad_ghost_recorder_sample(ghost_recorder, world, 1.0 / 60.0));
+    }
+    /* A flashback: 100 steps on, then back to step 1100, bit for bit. */
+    SkidpadHash at_1100, back;
+    CHECK(skidpad_world_hash(world, &at_1100));
+    for (int step = 0; step < 100; step++) {
+        CHECK(skidpad_recorder_step(recorder, world, 1.0 / 60.0));
+    }
+    CHECK(skidpad_recorder_rewind(recorder, world, 1100));
+    CHECK(skidpad_world_hash(world, &back));
+    if (memcmp(back.bytes, at_1100.bytes, sizeof back.bytes) != 0) {
+        fprintf(stderr, "the rewind did not land where the world was at step 1100\n");
+        exit(1);
+    }
+    for (int step = 0; step < 100; step++) {
         CHECK(skidpad_recorder_step(recorder, world, 1.0 / 60.0));
         CHECK(skidpad_ghost_recorder_sample(ghost_recorder, world, 1.0 / 60.0));
     }
@@ -167,6 +183,7 @@ static void record(const char *replay_path, const char *ghost_path) {
     CHECK(skidpad_verify(skidpad_buffer_data(bytes), skidpad_buffer_len(bytes), NULL, &report, &desync));
     printf("verified steps %llu keyframes %u desyncs %llu\n", (unsigned long long)report.steps,
            report.keyframes, (unsigned long long)report.desyncs);
+    printf("rewinds %llu seconds %.6f\n", (unsigned long long)report.rewinds, report.rewound_seconds);
     print_hash("verified_final", &report.final_hash);
     if (desync != NULL) {
         fprintf(stderr, "%.*s\n", (int)skidpad_buffer_len(desync), (const char *)skidpad_buffer_data(desync));

@@ -4,13 +4,13 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The folder cargo built this test into (`target/debug`, or
-/// `target/<triple>/release`): the crate's static and shared libraries are
-/// there, built with the test.
+/// The folder cargo built this crate's static and shared libraries into
+/// for this test: the test's own (`target/<profile>/deps`). cargo copies
+/// them up to `target/<profile>` only for `cargo build`, so a fresh clone's
+/// test run finds them here only.
 pub fn build_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test knows its own path");
     exe.parent()
-        .and_then(Path::parent)
         .expect("a test runs from <target>/<profile>/deps")
         .to_path_buf()
 }

@@ -71,7 +71,17 @@ static class Host
             using (var recorder = new Recorder(world, track))
             using (var ghostRecorder = new GhostRecorder(first))
             {
-                for (int step = 0; step < 1200; step++)
+                for (int step = 0; step < 1100; step++)
+                {
+                    recorder.Step(world, 1.0 / 60.0);
+                    ghostRecorder.Sample(world, 1.0 / 60.0);
+                }
+                // A flashback: 100 steps on, then back to step 1100, bit for bit.
+                string at1100 = world.Hash().ToString();
+                for (int step = 0; step < 100; step++) recorder.Step(world, 1.0 / 60.0);
+                recorder.Rewind(world, 1100);
+                if (world.Hash().ToString() != at1100) throw new Exception("the rewind did not land at step 1100");
+                for (int step = 0; step < 100; step++)
                 {
                     recorder.Step(world, 1.0 / 60.0);
                     ghostRecorder.Sample(world, 1.0 / 60.0);
@@ -86,6 +96,7 @@ static class Host
                     var report = Library.Verify(bytes, Limits.Default(), out string firstDesync);
                     Console.WriteLine("verified steps " + report.Steps + " keyframes " + report.Keyframes + " desyncs " + report.Desyncs);
                     Console.WriteLine("verified_final " + report.FinalHash);
+                    Console.WriteLine("rewinds " + report.Rewinds);
                     if (firstDesync != null) throw new Exception(firstDesync);
                     File.WriteAllBytes(ghostPath, ghost.Encode());
                     var end = ghost.PoseAt(ghost.Duration);
