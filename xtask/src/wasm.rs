@@ -92,6 +92,7 @@ pub fn build_package(root: &Path) -> Result<PathBuf, String> {
             &json!({ "type": module_type }).to_string(),
         )?;
     }
+    share_one_wasm(&pkg)?;
     // Written as text: condition order in "exports" matters (node takes
     // the first match), and serde_json's maps would sort the keys.
     let manifest = PACKAGE_JSON.replace("{version}", env!("CARGO_PKG_VERSION"));
@@ -105,6 +106,36 @@ pub fn build_package(root: &Path) -> Result<PathBuf, String> {
     .map_err(|e| format!("cannot copy the spectator client: {e}"))?;
     println!("==> npm package written to {}", pkg.display());
     Ok(pkg)
+}
+
+/// Makes the node half load the web half's wasm and deletes its own copy:
+/// wasm-bindgen writes the same module for both targets, and the package
+/// shipped it twice (1.8 MB more in every install). Fails, naming this
+/// function, when a wasm-bindgen release writes two different modules or
+/// loads it another way, rather than ship a package whose node half
+/// cannot start.
+fn share_one_wasm(pkg: &Path) -> Result<(), String> {
+    let read = |p: &Path| fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
+    let web = pkg.join("web/skidpad_wasm_bg.wasm");
+    let node = pkg.join("node/skidpad_wasm_bg.wasm");
+    if read(&web)? != read(&node)? {
+        return Err("wasm-bindgen wrote different modules for web and node: the package cannot ship one (xtask/src/wasm.rs, share_one_wasm)".into());
+    }
+    let loader = pkg.join("node/skidpad_wasm.js");
+    let text =
+        String::from_utf8(read(&loader)?).map_err(|e| format!("{}: {e}", loader.display()))?;
+    let own = "const wasmPath = `${__dirname}/skidpad_wasm_bg.wasm`;";
+    if !text.contains(own) {
+        return Err("the node loader no longer names its wasm as it did (a wasm-bindgen update?): xtask/src/wasm.rs, share_one_wasm".into());
+    }
+    write(
+        &loader,
+        &text.replace(
+            own,
+            "const wasmPath = `${__dirname}/../web/skidpad_wasm_bg.wasm`;",
+        ),
+    )?;
+    fs::remove_file(&node).map_err(|e| format!("cannot delete {}: {e}", node.display()))
 }
 
 /// Declares `Symbol.dispose` in a `.d.ts` that uses it. wasm-bindgen gives
