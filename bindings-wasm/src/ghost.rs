@@ -129,6 +129,14 @@ impl GhostRecorder {
             .map_err(ghost_error)
     }
 
+    /// A copy of this recorder as it is now, to go back to (see
+    /// `RaceTiming.copy`).
+    pub fn copy(&self) -> GhostRecorder {
+        GhostRecorder {
+            inner: self.inner.clone(),
+        }
+    }
+
     /// Call after each step of `dt` seconds.
     pub fn sample(
         &mut self,

@@ -58,6 +58,16 @@ impl RaceTiming {
         })
     }
 
+    /// A copy of this race's timing as it is now, to go back to: a game
+    /// that rewinds (`ReplayRecorder.rewind`) keeps one per keyframe and
+    /// takes the copy of the step it rewinds to.
+    pub fn copy(&self) -> RaceTiming {
+        RaceTiming {
+            inner: self.inner.clone(),
+            cars: self.cars,
+        }
+    }
+
     /// Observes every car's pose at race time `time` (s, not decreasing;
     /// NaN for a car not in the race: one with NaN at the start that has a
     /// pose now joined late and is timed from now, as is a car beyond those

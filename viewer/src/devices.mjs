@@ -4,7 +4,8 @@
 //
 // Keys: arrows or WASD drive, space is the handbrake, Q and E shift down
 // and up (automatic and sequential gears), 1 to 7 and R hold an H-pattern
-// gate. Keys are read from real keydown/keyup events; a key released
+// gate, Backspace held rewinds (a flashback, up to 10 s). Keys are read
+// from real keydown/keyup events; a key released
 // while the page is hidden never sends its keyup, so losing focus
 // releases every key.
 
@@ -18,6 +19,7 @@ export const KEY_MAP = {
   shiftDown: ['KeyQ'],
   shiftUp: ['KeyE'],
   reverse: ['KeyR'],
+  rewind: ['Backspace'],
   gear1: ['Digit1'],
   gear2: ['Digit2'],
   gear3: ['Digit3'],

@@ -173,6 +173,8 @@ class PlayPage {
     $('#hud-last').textContent = h.last === null ? '–' : formatTime(h.last);
     $('#hud-best').textContent = h.best === null ? '–' : formatTime(h.best);
     $('#hud-delta').textContent = h.delta === null ? '–' : `${h.delta >= 0 ? '+' : ''}${h.delta.toFixed(2)} s`;
+    $('#hud-rewound').hidden = !h.rewinds;
+    $('#hud-rewinds').textContent = String(h.rewinds ?? 0);
     // The bar shows the pull as a share of 20 N·m, right of centre for a
     // pull to the right.
     const share = Math.max(-1, Math.min(1, h.torque / 20));

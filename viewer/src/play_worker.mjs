@@ -2,7 +2,10 @@
 // surface, stepped at a fixed 60 Hz by this thread's clock (never by the
 // page's frames), driven through the input layer by the devices the page
 // reports, recorded as a replay, timed lap by lap by the race layer and
-// raced against the best lap's ghost.
+// raced against the best lap's ghost. Holding the rewind key takes the
+// run back a second at a time, up to 10 s (a flashback): the world and
+// the recording through `ReplayRecorder.rewind`, the lap timing, the
+// lap's ghost and the laps from copies kept at each keyframe.
 //
 //   → { kind: 'start', track, car, player, ghost?: Uint8Array, countdown?: s,
 //       rate?: steps per second, profile?: device profile JSON, gears?: mode,
@@ -30,6 +33,13 @@ const DT = 1 / 60;
 const MAX_CATCH_UP = 8;
 /** Recorded with the replay so the leaderboard ranks the right car. */
 const PLAYER_CAR = '0';
+/** Steps between keyframes, and between the copies of the game's state a
+ * rewind goes back to: a rewind lands on one, one second apart. */
+const KEYFRAME_STEPS = 60;
+/** Copies kept: the rewind window, 10 s back from the newest. */
+const REWIND_COPIES = 11;
+/** Steps of the clock per rewind while the key is held (10 a second). */
+const REWIND_PACE = 6;
 
 const ready = init();
 let game = null;
@@ -90,6 +100,12 @@ function start({ track: trackName, car: preset, player, ghost, countdown = 3, ra
     best: null,
     laps: [],
     step: 0,
+    /** The script's next entry (steps and rewinds both use one). */
+    scriptAt: 0,
+    /** Copies of the game's state at the last keyframes, oldest first. */
+    copies: [],
+    rewinds: 0,
+    rewindCountdown: 0,
     // Race time, summed step by step as the leaderboard's judge sums it,
     // so a lap's time here is the judge's to the last bit.
     time: 0,
@@ -129,24 +145,76 @@ function tick() {
   if (!g.recorder) begin();
   const due = Math.floor((now - g.startedAt) / g.interval) - g.step;
   if (due > MAX_CATCH_UP) g.startedAt += (due - MAX_CATCH_UP) * g.interval;
+  let rewound = false;
   for (let k = 0; k < Math.min(due, MAX_CATCH_UP); k++) {
-    if (g.script && g.step >= g.script.length) {
+    if (g.script && g.scriptAt >= g.script.length) {
       finish();
       return;
     }
+    if (g.script ? g.script[g.scriptAt]?.rewind : devices.keys?.rewind) {
+      rewound = true;
+      if (g.script) {
+        g.scriptAt += 1;
+        rewindOnce();
+      } else if (--g.rewindCountdown <= 0) {
+        g.rewindCountdown = REWIND_PACE;
+        rewindOnce();
+      }
+      continue;
+    }
+    g.rewindCountdown = 0;
     step();
   }
+  // Time spent going back is not time to catch up on.
+  if (rewound) g.startedAt = now - g.step * g.interval;
   if (due > 0) postFrame();
+}
+
+/** What the game keeps beside the world, at a keyframe: a rewind to it
+ * puts all of it back. */
+function keepCopy() {
+  const g = game;
+  g.copies.push({
+    step: g.step, time: g.time, laps: g.laps.length, best: g.best, reference: g.reference,
+    lapStart: g.lapStart, timing: g.timing.copy(), ghostRecorder: g.ghostRecorder.copy(),
+  });
+  if (g.copies.length > REWIND_COPIES) forget(g.copies.shift());
+}
+
+function forget(copy) {
+  copy.timing.free();
+  copy.ghostRecorder.free();
+}
+
+/** Goes back to the keyframe before the current step, if the window
+ * reaches it: the world and the recording (bit for bit where they were),
+ * the race time, the lap timing, the lap's ghost, the laps and the best. */
+function rewindOnce() {
+  const g = game;
+  const back = g.copies.findLast((c) => c.step < g.step);
+  if (!back) return;
+  g.recorder.rewind(g.world, back.step);
+  while (g.copies.at(-1) !== back) forget(g.copies.pop());
+  g.timing.free();
+  g.ghostRecorder.free();
+  Object.assign(g, {
+    step: back.step, time: back.time, best: back.best, reference: back.reference, lapStart: back.lapStart,
+    timing: back.timing.copy(), ghostRecorder: back.ghostRecorder.copy(),
+  });
+  g.laps.length = back.laps;
+  g.rewinds += 1;
 }
 
 /** Keyframe 0 at rest on the grid: the recording starts at "go". */
 function begin() {
   const g = game;
   g.recorder = new sk.ReplayRecorder(g.world, {
+    keyframeEvery: KEYFRAME_STEPS,
     metadata: { track: g.trackName, player: g.player, player_car: PLAYER_CAR, source: 'play page' },
   });
   // An open session: laps until the player finishes.
-  g.timing = new sk.RaceTiming(g.track, g.world.poses(), undefined);
+  g.timing = new sk.RaceTiming(g.track, g.world.poses());
+  keepCopy();
 }
 
 function step() {
@@ -162,7 +230,7 @@ function step() {
 function stepOnce() {
   const g = game;
   const speed = g.world.channel(g.car, 'speed');
-  const { keys = {}, pads = [] } = g.script ? { keys: g.script[g.step] } : devices;
+  const { keys = {}, pads = [] } = g.script ? { keys: g.script[g.scriptAt] } : devices;
   const frames = [{
     controls: g.keyboard.update(keys, DT, speed),
     shift: { up: !!keys.shiftUp, down: !!keys.shiftDown, gate: keys.gate ?? null },
@@ -176,11 +244,13 @@ function stepOnce() {
   g.recorder.step(g.world, DT);
   g.ghostRecorder.sample(g.world, DT);
   g.step += 1;
+  g.scriptAt += 1;
   g.time += DT;
   const time = g.time;
   for (const event of g.timing.observe(time, g.world.poses())) {
     if (event.kind === 'lap') lapDone(event, time);
   }
+  if (g.step % KEYFRAME_STEPS === 0) keepCopy();
 }
 
 function lapDone(event, time) {
@@ -230,6 +300,7 @@ function postFrame() {
       last: g.laps.at(-1)?.time ?? null,
       best: g.best,
       delta,
+      rewinds: g.rewinds,
     },
   });
 }

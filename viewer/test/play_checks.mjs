@@ -254,8 +254,31 @@ export async function checkPlay(browser, base) {
   assert.ok(Math.abs(next.ghostBest - lap.time) < 1e-9, `ghost ${next.ghostBest} is the lap ${lap.time}`);
   await again.page.keyboard.down('ArrowUp');
   await again.page.waitForFunction(() => window.skidpadPlay.shown().hud?.delta !== null && window.skidpadPlay.shown().hud?.delta !== undefined, undefined, { timeout: 30_000 });
-  await again.page.keyboard.up('ArrowUp');
   ok(`play: the best lap is raced as a ghost next time (gap ${(await shown(again.page)).hud.delta.toFixed(2)} s)`);
+  // A flashback: on for three seconds, then the rewind key held for half
+  // a second goes back whole seconds, and the leaderboard says why the
+  // run is not ranked.
+  await again.page.waitForTimeout(3000);
+  await again.page.keyboard.up('ArrowUp');
+  const before = (await shown(again.page)).step;
+  await again.page.keyboard.down('Backspace');
+  await again.page.waitForTimeout(500);
+  await again.page.keyboard.up('Backspace');
+  await again.page.waitForTimeout(100);
+  const after = await shown(again.page);
+  assert.ok(after.hud.rewinds >= 1 && after.step <= before - 60, `rewound from step ${before} to ${after.step} (${after.hud.rewinds} rewinds)`);
+  assert.equal(await again.page.isVisible('#hud-rewound'), true, 'the HUD says the run is rewound');
+  await again.page.keyboard.down('ArrowUp');
+  await again.page.waitForTimeout(1000);
+  await again.page.keyboard.up('ArrowUp');
+  await again.page.click('#finish');
+  await again.page.waitForFunction(() => window.skidpadPlay.shown().state === 'finished', undefined, { timeout: 30_000 });
+  await again.page.click('#submit');
+  await again.page.waitForFunction(() => window.skidpadPlay.shown().verdict !== null, undefined, { timeout: 120_000 });
+  const refused = (await shown(again.page)).verdict;
+  assert.equal(refused.status, 'rejected', JSON.stringify(refused));
+  assert.ok(/rewound \d+ times/.test(refused.reason), JSON.stringify(refused));
+  ok(`play: Backspace held rewound the run from step ${before} to ${after.step} (${after.hud.rewinds} rewinds); the leaderboard verified it and said "${refused.reason.slice(0, 60)}…"`);
   await again.page.close();
 
   await checkGamepad(browser, base);
