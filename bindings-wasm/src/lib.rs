@@ -130,6 +130,11 @@ export interface TelemetryExportOptions { stride?: number; laps?: string; fileNa
 export interface TakeOverOptions { followers?: "recorded" | "ai"; limits?: Limits }
 /** Rewinds to one step of a recording: how many, and what they abandoned. */
 export interface RewindRecord { at: number; count: number; steps: number; seconds: number }
+/** A take-over's recorder: metadata added to its own, and the keyframe
+ * interval and rewind window of `ReplayRecorderOptions`. */
+export interface TakeOverRecorderOptions {
+  metadata?: Record<string, string>; keyframeEvery?: number; rewindWindow?: number;
+}
 /** Where a taken-over run began: the source's final world hash (hex), the
  * source's step and the index of the car the player took. */
 export interface TakeOverOrigin { source: string; step: number; car: number }

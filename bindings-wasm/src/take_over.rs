@@ -104,15 +104,37 @@ impl TakeOver {
 
     /// A recorder of the run's `world` (call it before the first step): it
     /// carries the source's ground and track on and names where the run
-    /// began; `metadata` (an object of strings) is added to it.
+    /// began. `options`: `metadata` (an object of strings, added),
+    /// `keyframeEvery` and `rewindWindow` (as `ReplayRecorder`'s).
     pub fn recorder(
         &self,
         world: &World,
-        #[wasm_bindgen(unchecked_optional_param_type = "Record<string, string>")] metadata: JsValue,
+        #[wasm_bindgen(unchecked_optional_param_type = "TakeOverRecorderOptions")] options: JsValue,
     ) -> JsResult<ReplayRecorder> {
-        let mut options = self.followers.recorder_options();
-        options.metadata.extend(metadata_pairs(&metadata)?);
-        ReplayRecorder::with_options(world, options)
+        let mut chosen = self.followers.recorder_options();
+        chosen
+            .metadata
+            .extend(metadata_pairs(&field(&options, "metadata")?)?);
+        let every = field(&options, "keyframeEvery")?;
+        if !every.is_undefined() {
+            chosen.keyframe_every = u32_arg(&every, "keyframeEvery")?;
+        }
+        let window = field(&options, "rewindWindow")?;
+        if !window.is_undefined() {
+            chosen.rewind_window = args::u64_arg(&window, "rewindWindow")?;
+        }
+        ReplayRecorder::with_options(world, chosen)
+    }
+
+    /// After `recorder.rewind(world, step)`: the followers play their
+    /// recordings from that step again.
+    #[wasm_bindgen(js_name = rewoundTo)]
+    pub fn rewound_to(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "number")] step: JsValue,
+    ) -> JsResult<()> {
+        self.followers.rewound_to(args::u64_arg(&step, "step")?);
+        Ok(())
     }
 
     /// Gives the followers their inputs for `world`'s next step; call it

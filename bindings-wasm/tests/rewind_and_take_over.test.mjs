@@ -15,7 +15,7 @@ const source = sk.decodeReplay(readFileSync(join(dir, 'long_run.skr')));
 
 function drive(run, steps) {
   const world = run.takeWorld();
-  const recorder = run.recorder(world, { player: 'node' });
+  const recorder = run.recorder(world, { metadata: { player: 'node' } });
   for (let k = 0; k < steps; k++) {
     run.prepareFollowers(world);
     world.setInput(run.player, { steer: 0.05, throttle: 0.4, brake: 0 });

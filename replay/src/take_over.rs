@@ -285,6 +285,13 @@ impl TakeOverFollowers {
         }
     }
 
+    /// Tells the followers the world went back to `steps` steps after the
+    /// take-over (a rewind, `ReplayRecorder::rewind`), so that they play
+    /// their recordings from there again.
+    pub fn rewound_to(&mut self, steps: u64) {
+        self.source_step = self.origin.step + steps;
+    }
+
     /// Sets the followers' inputs in `world` for its next step (their
     /// recorded ones, or nothing for the AI), and counts that step: call
     /// it once before every step of the world.

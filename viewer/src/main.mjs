@@ -74,6 +74,7 @@ class Viewer {
     this.minimap = new Minimap($('#stage'));
     this.labels = new CarLabels($('#stage'));
     $('#car').addEventListener('change', (e) => this.setCar(Number(e.target.value)));
+    $('#drive').addEventListener('click', () => this.driveFromHere());
     $('#camera').addEventListener('change', (e) => this.setCamera(e.target.value));
     $('#open').addEventListener('change', (e) => this.openFiles(e.target.files));
     document.body.addEventListener('dragover', (e) => e.preventDefault());
@@ -160,6 +161,8 @@ class Viewer {
       this.ground = bytes;
       this.notice(`ground file ${name}: replays opened after it that do not carry their ground play on it`);
     } else if (kind === 'replay' || kind === 'stream') {
+      // Kept for "drive from here" (the worker takes the bytes over).
+      this.replayBytes = kind === 'replay' ? bytes.slice() : null;
       await this.load({ kind: 'replay', bytes, name, ground: this.ground, sampleBudget: this.sampleBudget }, [bytes.buffer]);
     } else {
       throw new Error(kind === 'empty' ? 'the file is empty' : 'not a skidpad replay (.skr), stream (.sks), ghost (.skg) or ground file (.skgd)');
@@ -335,6 +338,18 @@ class Viewer {
     this.clips.update();
     if (rec.count === rec.meta.samples) this.telemetry.rebuild();
     if (rec.meta.source !== 'live') this.status(`re-simulating: ${formatTime(rec.end)} of ${formatTime(rec.meta.duration)}`);
+  }
+
+  /** Opens the play page driving on from the step shown, in the car the
+   * camera follows, the others on their recordings (`TakeOver`). */
+  driveFromHere() {
+    if (!this.replayBytes || !this.recording) {
+      this.notice('drive from here takes a replay file (.skr): open one first');
+      return;
+    }
+    const step = this.recording.stepOf(this.recording.sampleAt(this.clock.time));
+    const from = URL.createObjectURL(new Blob([this.replayBytes]));
+    window.open(`/play?from=${encodeURIComponent(from)}&step=${step}&car=${this.car ?? 0}`, '_blank');
   }
 
   setCar(car) {

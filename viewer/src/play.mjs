@@ -71,6 +71,20 @@ class PlayPage {
     if (q.get('track')) $('#track').value = q.get('track');
     if (q.get('car')) $('#car').value = q.get('car');
     if (q.get('player')) $('#player').value = q.get('player');
+    // `?from=URL&step=S&car=K`: drive on from step S of a replay (a
+    // leaderboard's run, or one the viewer hands over), in its car K.
+    if (q.get('from')) {
+      const response = await fetch(q.get('from'));
+      if (!response.ok) throw new Error(`cannot fetch the replay to drive on from: ${response.status}`);
+      this.takeOver = {
+        bytes: new Uint8Array(await response.arrayBuffer()),
+        step: Number(q.get('step') ?? 0),
+        car: Number(q.get('car') ?? 0),
+      };
+      $('#track').disabled = true;
+      $('#car').disabled = true;
+      $('#status').textContent = `driving on from step ${this.takeOver.step} of a replay, car ${this.takeOver.car}, beside the car as it was driven; hold Backspace to rewind`;
+    }
     requestAnimationFrame((t) => this.draw(t));
   }
 
@@ -83,7 +97,7 @@ class PlayPage {
   async start({ script = null } = {}) {
     const track = $('#track').value;
     const car = $('#car').value;
-    const best = await loadBest(track, car);
+    const best = this.takeOver ? null : await loadBest(track, car);
     this.worker?.terminate();
     this.worker = new Worker(new URL('./play_worker.mjs', import.meta.url), { type: 'module' });
     this.worker.onmessage = ({ data }) => this.receive(data);
@@ -97,6 +111,7 @@ class PlayPage {
       profile: this.panel.json,
       gears: this.panel.gears,
       script,
+      takeOver: this.takeOver ?? null,
     });
     this.track = track;
     this.car = car;
@@ -125,7 +140,10 @@ class PlayPage {
         this.scene.setTrack(data.track);
         this.cameras.setTrack(data.track);
         this.scene.setCars([data.car]);
-        this.scene.setGhosts(this.shown.ghostBest === null ? 0 : 1, data.car);
+        // A taken-over run races the replay's own car as its ghost.
+        this.scene.setGhosts(this.shown.ghostBest === null && !data.takenOver ? 0 : 1, data.car);
+        this.shown.takenOver = data.takenOver;
+        if (data.takenOver) this.track = data.track.name;
         this.carDescription = data.car;
         this.handWheelLock = data.handWheelLock;
         break;
@@ -149,7 +167,8 @@ class PlayPage {
         break;
       case 'ghost':
         if (this.scene.ghosts.length === 0) this.scene.setGhosts(1, this.carDescription);
-        saveIfBest(this.track, this.car, data.time, data.bytes).catch(() => {});
+        // A taken-over run's laps are not the preset's best laps.
+        if (!this.takeOver) saveIfBest(this.track, this.car, data.time, data.bytes).catch(() => {});
         break;
       case 'finished':
         this.finished(data);

@@ -9,10 +9,11 @@
 //
 //   → { kind: 'start', track, car, player, ghost?: Uint8Array, countdown?: s,
 //       rate?: steps per second, profile?: device profile JSON, gears?: mode,
-//       script?: keys per step }
+//       script?: keys per step, takeOver?: { bytes, step, car } (drive on
+//       from a replay's step: track and car are the replay's) }
 //   → { kind: 'devices', keys, pads: [{ axes: Float64Array, buttons: Uint8Array }] }
 //   → { kind: 'finish' }       → { kind: 'stats' }
-//   ← ready { track, car }, countdown { remaining }, frame { step, time,
+//   ← ready { track, car, takenOver }, countdown { remaining }, frame { step, time,
 //     pose, ghost, hud }, lap { lap, time, valid, best }, ghost { bytes,
 //     time }, finished { replay, laps }, stats { stepMs, latencyMs },
 //     error { message }
@@ -68,7 +69,8 @@ self.onmessage = async ({ data }) => {
   }
 };
 
-function start({ track: trackName, car: preset, player, ghost, countdown = 3, rate = 60, profile = null, gears = 'automatic', script = null }) {
+/** A fresh run: `preset` on the grid of built-in track `trackName`. */
+function freshRun(trackName, preset, gears) {
   const track = new sk.TrackView(trackName);
   const world = new sk.World();
   world.setTrackGround(trackName);
@@ -82,11 +84,39 @@ function start({ track: trackName, car: preset, player, ghost, countdown = 3, ra
     manual.gearbox.mode = 'manual';
     car = world.addCar(JSON.stringify(manual), sk.gridPose(track, 0));
   }
+  return { track, trackName, world, car, takeOver: null, shadow: null };
+}
+
+/** A run taken over at `step` of a replay, the player in car `index`, the
+ * other cars on their recordings; the replay itself plays beside it (its
+ * car `index` drawn as the ghost), as the record the player drives
+ * against. */
+function takenOverRun({ bytes, step, car: index }) {
+  const source = sk.decodeReplay(bytes);
+  const track = source.track();
+  if (!track) throw new Error('the replay names no track to drive on');
+  const takeOver = new sk.TakeOver(source, step, index);
+  const world = takeOver.takeWorld();
+  const shadow = new sk.ReplayPlayer(sk.createReplayWorld(source), source);
+  shadow.seek(step);
+  const origin = takeOver.origin();
+  return {
+    track, trackName: track.name, world, car: takeOver.player, takeOver,
+    shadow: { player: shadow, car: takeOver.carId(index), from: step, steps: source.stepCount },
+    origin,
+  };
+}
+
+function start({ track: trackName, car: preset, player, ghost, countdown = 3, rate = 60, profile = null, gears = 'automatic', script = null, takeOver = null }) {
+  const run = takeOver ? takenOverRun(takeOver) : freshRun(trackName, preset, gears);
+  const { track, world, car } = run;
+  trackName = run.trackName;
   const definition = JSON.parse(world.definition(car));
   const topGear = definition.gearbox.ratios.length;
   const reference = ghost ? ghostReference(ghost, track) : null;
   game = {
     track, trackName, world, car, topGear, reference,
+    takeOver: run.takeOver, shadow: run.shadow,
     player: player || 'anonymous',
     keyboard: new sk.KeyboardControls(),
     pad: profile ? sk.DeviceProfile.fromJson(profile) : sk.DeviceProfile.standardGamepad(),
@@ -125,6 +155,7 @@ function start({ track: trackName, car: preset, player, ghost, countdown = 3, ra
       name: trackName, width: track.width, length: track.length,
       points: track.points(), elevation: track.elevation(), banking: track.banking(),
     },
+    takenOver: run.origin ?? null,
   });
   game.timer = setInterval(tick, 4);
 }
@@ -203,15 +234,24 @@ function rewindOnce() {
   });
   g.laps.length = back.laps;
   g.rewinds += 1;
+  g.takeOver?.rewoundTo(back.step);
+  g.shadow?.player.seek(Math.min(g.shadow.from + back.step, g.shadow.steps));
 }
 
 /** Keyframe 0 at rest on the grid: the recording starts at "go". */
 function begin() {
   const g = game;
-  g.recorder = new sk.ReplayRecorder(g.world, {
-    keyframeEvery: KEYFRAME_STEPS,
-    metadata: { track: g.trackName, player: g.player, player_car: PLAYER_CAR, source: 'play page' },
-  });
+  if (g.takeOver) {
+    g.recorder = g.takeOver.recorder(g.world, {
+      keyframeEvery: KEYFRAME_STEPS,
+      metadata: { player: g.player, player_car: String(g.takeOver.origin().car), source: 'play page' },
+    });
+  } else {
+    g.recorder = new sk.ReplayRecorder(g.world, {
+      keyframeEvery: KEYFRAME_STEPS,
+      metadata: { track: g.trackName, player: g.player, player_car: PLAYER_CAR, source: 'play page' },
+    });
+  }
   // An open session: laps until the player finishes.
   g.timing = new sk.RaceTiming(g.track, g.world.poses());
   keepCopy();
@@ -241,7 +281,9 @@ function stepOnce() {
   const mixed = g.mixer.update(frames);
   const gear = g.gears.update(mixed.shift);
   g.world.setInput(g.car, sk.carInputFrom(mixed.controls, gear, g.topGear));
+  g.takeOver?.prepareFollowers(g.world);
   g.recorder.step(g.world, DT);
+  if (g.shadow && !g.shadow.player.atEnd) g.shadow.player.advance();
   g.ghostRecorder.sample(g.world, DT);
   g.step += 1;
   g.scriptAt += 1;
@@ -277,7 +319,11 @@ function postFrame() {
   const lapTime = g.recorder ? time - g.lapStart : 0;
   let ghost = null;
   let delta = null;
-  if (g.reference && g.recorder) {
+  if (g.shadow) {
+    // The source run's own car, where it was at this step.
+    const p = g.shadow.player.pose(g.shadow.car);
+    ghost = [p.x, p.y, p.z, p.yaw, p.pitch, p.roll, p.steer, p.speed];
+  } else if (g.reference && g.recorder) {
     const p = g.reference.player.poseAt(lapTime);
     ghost = [p.x, p.y, p.z, p.yaw, p.pitch, p.roll, p.steer, p.speed];
     delta = g.reference.lap.gap(pose.x, pose.y, lapTime) ?? null;

@@ -11,6 +11,9 @@
 //    and shows the gap to it;
 //    force feedback plays while driving and is silenced once the physics
 //    stops;
+//    "drive from here" takes the ranked run over at 10 s, and the
+//    leaderboard refuses the taken-over run; holding Backspace rewinds a
+//    run, which the leaderboard verifies and does not rank;
 // 3. a scripted gamepad (the standard profile's dead zone and curve)
 //    drives exactly the CarInput the npm package computes for its
 //    readings.
@@ -245,6 +248,7 @@ export async function checkPlay(browser, base) {
   assert.equal(verdict.rank, 1);
   ok(`play: a keyboard lap of ${TRACK} in ${lap.time.toFixed(3)} s (lap ${lap.lap}, driver looking ${state.looks.toFixed(0)} times a second), verified by the leaderboard at ${verdict.bestLap.toFixed(3)} s, rank ${verdict.rank}`);
   await page.close();
+  await checkTakeOver(browser, base, verdict.id);
 
   // The next session races that lap as a ghost.
   const again = await openPlay(browser.context, base);
@@ -282,6 +286,32 @@ export async function checkPlay(browser, base) {
   await again.page.close();
 
   await checkGamepad(browser, base);
+}
+
+/** "Drive from here" on a leaderboard's run: the play page takes run
+ * `id` over at step 600 (10 s in), the replay's own car driving beside as
+ * the ghost, and the leaderboard refuses the new run at the door (a
+ * take-over ranks only on a practice board). */
+async function checkTakeOver(browser, base, id) {
+  const { page, logs } = await openPlay(browser.context, base, `&from=/runs/${id}/replay&step=600&car=0`);
+  await page.waitForFunction(() => document.querySelector('#status').textContent.includes('driving on from step 600'), undefined, { timeout: 30_000 });
+  await page.click('#start');
+  await page.waitForFunction(() => window.skidpadPlay.shown().state === 'driving', undefined, { timeout: 30_000 });
+  const started = await shown(page);
+  assert.equal(started.takenOver?.step, 600, JSON.stringify(started.takenOver));
+  await page.keyboard.down('ArrowUp');
+  await page.waitForTimeout(1500);
+  await page.keyboard.up('ArrowUp');
+  const driven = await page.evaluate(() => window.skidpadPlay.shown().step);
+  assert.ok(driven > 60, `the taken-over run stepped (${driven} steps; logs: ${logs.join(' | ')})`);
+  await page.click('#finish');
+  await page.waitForFunction(() => window.skidpadPlay.shown().state === 'finished', undefined, { timeout: 30_000 });
+  await page.click('#submit');
+  await page.waitForFunction(() => window.skidpadPlay.shown().error, undefined, { timeout: 60_000 });
+  const { error } = await shown(page);
+  assert.match(String(error), /taken over from another run/);
+  ok(`play: drive from here on the leaderboard's run ${id.slice(0, 8)}… at step 600 (${driven} steps driven beside its own car); the leaderboard refused it at the door: a take-over ranks only on a practice board`);
+  await page.close();
 }
 
 const percentile = (values, p) => {

@@ -165,6 +165,16 @@ export async function checkScrubbing(browser, race) {
         + `p99 ${f(report.work_p99_ms)} ms; frame interval p50 ${f(report.interval_p50_ms)} ms, p99 ${f(report.interval_p99_ms)} ms `
         + '(target p99 ≤ 16 ms; reported, not enforced)',
       );
+      // "Drive from here": the play page opens on the moment shown, in the
+      // car followed, with the replay's bytes handed over.
+      await page.evaluate(() => window.viewer.seekStep(600));
+      const [play] = await Promise.all([page.context().waitForEvent('page'), page.click('#drive')]);
+      await play.waitForFunction(() => document.querySelector('#status')?.textContent.includes('driving on from step'), undefined, { timeout: 30_000 });
+      const said = await play.textContent('#status');
+      const step = Number(said.match(/from step (\d+)/)?.[1]);
+      assert.ok(Math.abs(step - 600) <= 10, said);
+      ok(`drive from here: the play page opens on step ${step} of the replay ("${said.slice(0, 60)}…")`);
+      await play.close();
       return report;
     });
   } finally {
