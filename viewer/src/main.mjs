@@ -349,7 +349,7 @@ class Viewer {
     }
     const step = this.recording.stepOf(this.recording.sampleAt(this.clock.time));
     const from = URL.createObjectURL(new Blob([this.replayBytes]));
-    window.open(`/play?from=${encodeURIComponent(from)}&step=${step}&car=${this.car ?? 0}`, '_blank');
+    window.open(`/play?from=${encodeURIComponent(from)}&step=${step}&seat=${this.car ?? 0}`, '_blank');
   }
 
   setCar(car) {

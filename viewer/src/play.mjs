@@ -71,15 +71,16 @@ class PlayPage {
     if (q.get('track')) $('#track').value = q.get('track');
     if (q.get('car')) $('#car').value = q.get('car');
     if (q.get('player')) $('#player').value = q.get('player');
-    // `?from=URL&step=S&car=K`: drive on from step S of a replay (a
-    // leaderboard's run, or one the viewer hands over), in its car K.
+    // `?from=URL&step=S&seat=K`: drive on from step S of a replay (a
+    // leaderboard's run, or one the viewer hands over), in its car K
+    // (`car` names the preset of a fresh run).
     if (q.get('from')) {
       const response = await fetch(q.get('from'));
       if (!response.ok) throw new Error(`cannot fetch the replay to drive on from: ${response.status}`);
       this.takeOver = {
         bytes: new Uint8Array(await response.arrayBuffer()),
         step: Number(q.get('step') ?? 0),
-        car: Number(q.get('car') ?? 0),
+        car: Number(q.get('seat') ?? 0),
       };
       $('#track').disabled = true;
       $('#car').disabled = true;
