@@ -470,7 +470,7 @@ impl<'a> ReplayRecorder<'a> {
             // be repeated in each; the whole (`finish`, a ring's extract)
             // carries it once.
             ground: None,
-            // A streamed recording cannot rewind (`rewind` refuses it).
+            // A part has no rewinds: stream and ring recorders offer none.
             rewinds: Vec::new(),
         }
     }
