@@ -41,6 +41,7 @@ mod stream;
 mod take_over;
 mod telemetry;
 mod track;
+mod verify;
 mod world;
 
 use wasm_bindgen::prelude::*;

@@ -10,7 +10,8 @@ use crate::args;
 use crate::error::{JsResult, replay_error};
 use crate::hooks::JsHooks;
 use crate::read;
-use crate::replay::{Replay, desync_object};
+use crate::replay::Replay;
+use crate::verify::desync_object;
 use crate::world::World;
 
 type CorePlayer = skidpad_replay::ReplayPlayer<'static, JsHooks>;

@@ -9,15 +9,13 @@ use js_sys::{Array, Float64Array, Function, Object, Reflect, Uint8Array};
 use skidpad_core::hex;
 use skidpad_core::{CarId, Track};
 use skidpad_replay::{
-    DesyncReport, KeyframeState, RecorderOptions, decode_replay_with, encode_replay,
-    encode_replay_gzip,
+    KeyframeState, RecorderOptions, decode_replay_with, encode_replay, encode_replay_gzip,
 };
 use wasm_bindgen::prelude::*;
 
 use crate::args::{self, bool_or, car_id, field, number};
 use crate::error::{JsResult, core_error, error, message_of, range_error, replay_error};
 use crate::ghost::Ghost;
-use crate::hooks::JsHooks;
 use crate::track::TrackView;
 use crate::world::World;
 
@@ -547,80 +545,6 @@ pub fn create_replay_world_js(replay: &Replay) -> JsResult<World> {
     skidpad_replay::create_replay_world(&replay.inner)
         .map(World::from_core)
         .map_err(replay_error)
-}
-
-/// A desync report as `{step, cars, fields: [{car, field, recorded,
-/// simulated}]}`.
-pub(crate) fn desync_object(report: &DesyncReport) -> JsResult<JsValue> {
-    let object = Object::new();
-    Reflect::set(
-        &object,
-        &"step".into(),
-        &JsValue::from_f64(report.step as f64),
-    )?;
-    let cars: Array = report
-        .cars
-        .iter()
-        .map(|c| JsValue::from(c.to_raw()))
-        .collect();
-    Reflect::set(&object, &"cars".into(), &cars)?;
-    let fields = Array::new();
-    for diff in &report.fields {
-        let f = Object::new();
-        Reflect::set(&f, &"car".into(), &JsValue::from(diff.car.to_raw()))?;
-        Reflect::set(&f, &"field".into(), &JsValue::from_str(diff.field))?;
-        Reflect::set(&f, &"recorded".into(), &JsValue::from_f64(diff.recorded))?;
-        Reflect::set(&f, &"simulated".into(), &JsValue::from_f64(diff.simulated))?;
-        fields.push(&f);
-    }
-    Reflect::set(&object, &"fields".into(), &fields)?;
-    Ok(object.into())
-}
-
-/// Re-simulates replay bytes headless, as a leaderboard server does, with
-/// optional hooks, within `limits` (the defaults when absent: a replay
-/// declaring more work throws before any step runs), and returns `{valid,
-/// simulationVersion, recordedBy, steps, duration, keyframes, desyncs,
-/// firstDesync, finalHash, rewinds}` (`rewinds`: `{count, steps, seconds}`
-/// the player's rewinds took back).
-#[wasm_bindgen(js_name = verifyReplay, unchecked_return_type = "VerifyReport")]
-pub fn verify_replay_js(
-    #[wasm_bindgen(unchecked_param_type = "Uint8Array")] bytes: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "ReplayHooks")] hooks: JsValue,
-    #[wasm_bindgen(unchecked_optional_param_type = "Limits")] limits: JsValue,
-) -> JsResult<JsValue> {
-    let bytes = args::bytes(&bytes, "bytes")?;
-    let mut hooks = JsHooks::from_object(&hooks)?;
-    let limits = crate::limits::limits(&limits)?;
-    let report = skidpad_replay::verify(&bytes, &mut hooks, &limits);
-    if let Some(e) = hooks.take_error() {
-        return Err(e);
-    }
-    let report = report.map_err(replay_error)?;
-    let object = Object::new();
-    let set = |key: &str, value: JsValue| Reflect::set(&object, &key.into(), &value);
-    set("valid", report.is_valid().into())?;
-    set("simulationVersion", report.simulation_version.into())?;
-    set("recordedBy", report.recorded_by.as_str().into())?;
-    set("steps", (report.steps as f64).into())?;
-    set("duration", report.duration.into())?;
-    set("keyframes", (report.keyframes as f64).into())?;
-    set("desyncs", (report.desyncs as f64).into())?;
-    let first = match &report.first_desync {
-        Some(d) => desync_object(d)?,
-        None => JsValue::NULL,
-    };
-    set("firstDesync", first)?;
-    set("finalHash", hex(&report.final_hash).into())?;
-    set(
-        "rewinds",
-        args::object_of_numbers(&[
-            ("count", report.rewinds.count as f64),
-            ("steps", report.rewinds.steps as f64),
-            ("seconds", report.rewinds.seconds),
-        ])?,
-    )?;
-    Ok(object.into())
 }
 
 /// A recording's metadata as a plain object of strings.

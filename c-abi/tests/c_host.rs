@@ -11,7 +11,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use common::{
-    build_dir, crate_dir, golden_replay, pinned_reference, printed, recorded_race_hash, run,
+    build_dir, check_golden_play, check_recorded_race, check_reference, crate_dir, golden_replay,
+    printed, run,
 };
 
 /// The host program, compiled once for all the tests here.
@@ -55,17 +56,10 @@ fn host() -> &'static PathBuf {
 #[test]
 fn the_reference_scenario_from_c_gives_the_pinned_hash() {
     let out = run(Command::new(host()).arg("reference"));
-    assert_eq!(printed(&out, "reference"), pinned_reference());
+    check_reference(&out);
     assert_eq!(
         printed(&out, "simulation_version"),
         skidpad_core::SIMULATION_VERSION.to_string()
-    );
-    // The speed channel and the pose's speed are one number.
-    let car = printed(&out, "car0 speed");
-    let fields: Vec<&str> = car.split(' ').collect();
-    assert_eq!(
-        fields[0], fields[2],
-        "speed and the speed channel differ: {car}"
     );
 }
 
@@ -77,29 +71,8 @@ fn a_race_recorded_from_c_verifies_here_and_its_ghost_decodes() {
         .arg("record")
         .arg(&replay_path)
         .arg(&ghost_path));
-    assert_eq!(printed(&out, "recorded"), recorded_race_hash());
-    assert_eq!(printed(&out, "recorded"), printed(&out, "replay_final"));
-    assert_eq!(printed(&out, "recorded"), printed(&out, "verified_final"));
-    assert!(
-        printed(&out, "verified steps").ends_with("desyncs 0"),
-        "{out}"
-    );
-
-    // Verified again here, as `skidpad verify` does, with the default limits.
-    let bytes = std::fs::read(&replay_path).expect("the host wrote the replay");
-    let report = skidpad_replay::verify(
-        &bytes,
-        skidpad_replay::NoHooks,
-        &skidpad_replay::Limits::default(),
-    )
-    .expect("the replay verifies");
-    assert!(report.is_valid());
-    assert_eq!(report.steps, 1200);
-    assert_eq!(
-        skidpad_core::hex(&report.final_hash),
-        printed(&out, "recorded")
-    );
-    let replay = skidpad_replay::decode_replay(&bytes).expect("decodes");
+    assert_eq!(printed(&out, "rewinds"), "1 seconds 1.666667");
+    let replay = check_recorded_race(&out, &replay_path, &ghost_path);
     assert_eq!(
         replay
             .header
@@ -107,10 +80,6 @@ fn a_race_recorded_from_c_verifies_here_and_its_ghost_decodes() {
         Some("brandwood")
     );
 
-    let ghost =
-        skidpad_ghost::decode_ghost(&std::fs::read(&ghost_path).expect("the host wrote the ghost"))
-            .expect("the ghost decodes");
-    assert_eq!(ghost.len(), 1200);
     // The pose at the ghost's end is the car's last pose (in f32).
     let line = printed(&out, "ghost frames");
     let numbers: Vec<&str> = line.split(' ').collect();
@@ -121,13 +90,7 @@ fn a_race_recorded_from_c_verifies_here_and_its_ghost_decodes() {
 fn a_golden_replay_plays_from_c_with_no_desync_and_seeks_back() {
     let (path, end) = golden_replay("flat_lap.skr");
     let out = run(Command::new(host()).arg("play").arg(&path));
-    assert!(
-        printed(&out, "played steps").ends_with("desyncs 0"),
-        "{out}"
-    );
-    assert_eq!(printed(&out, "played_final"), end);
-    assert_eq!(printed(&out, "replayed_from_middle desyncs"), "0");
-    assert_eq!(printed(&out, "replayed_final"), end);
+    check_golden_play(&out, &end);
 }
 
 #[test]

@@ -10,7 +10,8 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use common::{
-    build_dir, crate_dir, golden_replay, pinned_reference, printed, recorded_race_hash, run,
+    build_dir, check_golden_play, check_recorded_race, check_reference, crate_dir, golden_replay,
+    printed, run,
 };
 
 /// The host program, compiled once for all the tests here.
@@ -42,13 +43,7 @@ fn mono(args: &[&std::ffi::OsStr]) -> String {
 #[test]
 fn the_reference_scenario_from_csharp_gives_the_pinned_hash() {
     let out = mono(&["reference".as_ref()]);
-    assert_eq!(printed(&out, "reference"), pinned_reference());
-    let car = printed(&out, "car0 speed");
-    let fields: Vec<&str> = car.split(' ').collect();
-    assert_eq!(
-        fields[0], fields[2],
-        "speed and the speed channel differ: {car}"
-    );
+    check_reference(&out);
 }
 
 #[test]
@@ -56,26 +51,8 @@ fn a_race_recorded_from_csharp_has_rusts_bits_and_verifies() {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let (replay, ghost) = (dir.path().join("cs.skr"), dir.path().join("cs.skg"));
     let out = mono(&["record".as_ref(), replay.as_os_str(), ghost.as_os_str()]);
-    let expected = recorded_race_hash();
-    assert_eq!(printed(&out, "recorded"), expected);
-    assert_eq!(printed(&out, "replay_final"), expected);
-    assert_eq!(printed(&out, "verified_final"), expected);
-    assert!(
-        printed(&out, "verified steps").ends_with("desyncs 0"),
-        "{out}"
-    );
-    let bytes = std::fs::read(&replay).expect("the host wrote the replay");
-    let report = skidpad_replay::verify(
-        &bytes,
-        skidpad_replay::NoHooks,
-        &skidpad_replay::Limits::default(),
-    )
-    .expect("verifies");
-    assert!(report.is_valid() && report.steps == 1200);
-    let ghost =
-        skidpad_ghost::decode_ghost(&std::fs::read(&ghost).expect("the host wrote the ghost"))
-            .expect("decodes");
-    assert_eq!(ghost.len(), 1200);
+    assert_eq!(printed(&out, "rewinds"), "1");
+    check_recorded_race(&out, &replay, &ghost);
     let end = printed(&out, "ghost end");
     let numbers: Vec<&str> = end.split(' ').collect();
     assert_eq!((numbers[0], numbers[1]), (numbers[3], numbers[4]), "{end}");
@@ -85,13 +62,7 @@ fn a_race_recorded_from_csharp_has_rusts_bits_and_verifies() {
 fn a_golden_replay_plays_from_csharp_with_no_desync() {
     let (path, end) = golden_replay("flat_lap.skr");
     let out = mono(&["play".as_ref(), path.as_os_str()]);
-    assert!(
-        printed(&out, "played steps").ends_with("desyncs 0"),
-        "{out}"
-    );
-    assert_eq!(printed(&out, "played_final"), end);
-    assert_eq!(printed(&out, "replayed_from_middle desyncs"), "0");
-    assert_eq!(printed(&out, "replayed_final"), end);
+    check_golden_play(&out, &end);
     assert!(
         printed(&out, "refused three bytes:").starts_with("Decode:"),
         "{out}"

@@ -14,7 +14,7 @@ use skidpad_core::{
 };
 use skidpad_ghost::GhostRecorder;
 
-use crate::input_chunks::{push_chunked, reserved_chunks};
+use crate::input_chunks::{push_chunked, reserved_chunks, split_per_car};
 pub use crate::recorder_options::{
     DEFAULT_KEYFRAME_EVERY, DEFAULT_REWIND_WINDOW, KeyframeState, MAX_RESERVE_BYTES,
     RecorderOptions,
@@ -357,7 +357,11 @@ impl<'a> ReplayRecorder<'a> {
                     .collect::<Result<_, _>>()?,
             );
         }
-        let per_car = self.inputs_per_car();
+        let per_car = split_per_car(
+            &self.inputs,
+            &self.replay.cars,
+            self.replay.header.step_count,
+        );
         self.inputs.clear();
         for (track, inputs) in self.replay.cars.iter_mut().zip(per_car) {
             track.inputs = inputs;
@@ -450,7 +454,11 @@ impl<'a> ReplayRecorder<'a> {
             .replay
             .cars
             .iter()
-            .zip(self.inputs_per_car())
+            .zip(split_per_car(
+                &self.inputs,
+                &self.replay.cars,
+                self.replay.header.step_count,
+            ))
             .map(|(track, inputs)| CarTrack {
                 inputs,
                 ..track.clone()
@@ -522,28 +530,6 @@ impl<'a> ReplayRecorder<'a> {
             });
         }
         Ok(())
-    }
-
-    /// Splits the inputs, recorded step by step for the cars present at
-    /// each step, into one stream per car.
-    fn inputs_per_car(&self) -> Vec<Vec<CarInput>> {
-        let steps = self.replay.header.step_count;
-        let tracks = &self.replay.cars;
-        let mut per_car: Vec<Vec<CarInput>> = tracks
-            .iter()
-            .map(|t| Vec::with_capacity(t.steps(steps) as usize))
-            .collect();
-        let mut flat = self.inputs.iter().flatten();
-        for step in 0..steps {
-            for (inputs, track) in per_car.iter_mut().zip(tracks) {
-                if track.present_at(step)
-                    && let Some(&input) = flat.next()
-                {
-                    inputs.push(input);
-                }
-            }
-        }
-        per_car
     }
 
     /// True when the world has lost a recorded car the recording has not

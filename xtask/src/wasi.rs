@@ -57,15 +57,24 @@ fn golden(root: &Path, release: bool) -> Result<(), String> {
     let passed = run_counting_tests(&mut cmd)?;
     // Both test programs must have run something: the core's three
     // pinned scenarios and the corpus's playback.
-    if passed.len() != 2 || passed.contains(&0) {
-        return Err(format!(
-            "expected two test programs each passing at least one test under wasmtime, got passes {passed:?}"
-        ));
-    }
+    both_golden_programs_ran(&passed, &format!("under wasmtime {WASMTIME}"))?;
     println!(
         "ok  {} golden tests passed under wasmtime {WASMTIME}",
         passed.iter().sum::<usize>()
     );
+    Ok(())
+}
+
+/// Fails unless the golden check's two test programs (the core's pinned
+/// scenarios and the corpus) each passed at least one test: a test that
+/// a wrong cfg compiled out would otherwise pass silently. `how` says
+/// where they ran.
+pub fn both_golden_programs_ran(passed: &[usize], how: &str) -> Result<(), String> {
+    if passed.len() != 2 || passed.contains(&0) {
+        return Err(format!(
+            "expected two test programs each passing at least one test {how}, got passes {passed:?}"
+        ));
+    }
     Ok(())
 }
 

@@ -96,3 +96,54 @@ pub fn recorded_race_hash() -> String {
     }
     skidpad_core::hex(&world.world_hash())
 }
+
+/// What a host printed for the reference scenario: the pinned hash, and
+/// the speed channel equal to the pose's speed.
+pub fn check_reference(out: &str) {
+    assert_eq!(printed(out, "reference"), pinned_reference());
+    let car = printed(out, "car0 speed");
+    let fields: Vec<&str> = car.split(' ').collect();
+    assert_eq!(
+        fields[0], fields[2],
+        "speed and the speed channel differ: {car}"
+    );
+}
+
+/// What a host printed and wrote for the recorded race (`record`): Rust's
+/// bits throughout, 0 desyncs in its own verification and in this one
+/// (what `skidpad verify` calls, default limits), one rewind noted, and a
+/// 1200-frame ghost.
+pub fn check_recorded_race(out: &str, replay: &Path, ghost: &Path) -> skidpad_replay::Replay {
+    let expected = recorded_race_hash();
+    for label in ["recorded", "replay_final", "verified_final"] {
+        assert_eq!(printed(out, label), expected, "{label}");
+    }
+    assert!(
+        printed(out, "verified steps").ends_with("desyncs 0"),
+        "{out}"
+    );
+    let bytes = std::fs::read(replay).expect("the host wrote the replay");
+    let report = skidpad_replay::verify(
+        &bytes,
+        skidpad_replay::NoHooks,
+        &skidpad_replay::Limits::default(),
+    )
+    .expect("the replay verifies");
+    assert!(report.is_valid() && report.steps == 1200, "{report:?}");
+    assert_eq!(skidpad_core::hex(&report.final_hash), expected);
+    assert_eq!(report.rewinds.count, 1);
+    let ghost =
+        skidpad_ghost::decode_ghost(&std::fs::read(ghost).expect("the host wrote the ghost"))
+            .expect("the ghost decodes");
+    assert_eq!(ghost.len(), 1200);
+    skidpad_replay::decode_replay(&bytes).expect("decodes")
+}
+
+/// What a host printed for a golden replay played to its end `end`,
+/// seeked back to its middle and played to the end again.
+pub fn check_golden_play(out: &str, end: &str) {
+    assert!(printed(out, "played steps").ends_with("desyncs 0"), "{out}");
+    assert_eq!(printed(out, "played_final"), end);
+    assert_eq!(printed(out, "replayed_from_middle desyncs"), "0");
+    assert_eq!(printed(out, "replayed_final"), end);
+}

@@ -8,9 +8,10 @@
 //! recording's own keyframes, and a rewind costs at most `keyframe_every`
 //! steps of simulation however far it goes.
 
-use skidpad_core::{CarInput, World};
+use skidpad_core::World;
 
 use super::ReplayRecorder;
+use crate::input_chunks::{drop_last_inputs, last_inputs};
 use crate::replay::Rewind;
 use crate::{ReplayError, Result};
 
@@ -69,7 +70,7 @@ impl ReplayRecorder<'_> {
         // Inputs are kept step by step for the cars present: those of steps
         // `from..now` are the last `(now - from) × cars` kept.
         let cars = present.len();
-        let tail = self.last_inputs((now - from) as usize * cars);
+        let tail = last_inputs(&self.inputs, (now - from) as usize * cars);
         let seconds: f64 = (to..now).filter_map(|s| self.replay.dt.at(s)).sum();
 
         let keyframe = &self.replay.keyframes[key];
@@ -95,7 +96,11 @@ impl ReplayRecorder<'_> {
             world.step(dt)?;
         }
 
-        self.drop_inputs((now - to) as usize * cars);
+        drop_last_inputs(
+            &mut self.inputs,
+            &mut self.spare_inputs,
+            (now - to) as usize * cars,
+        );
         self.replay.dt.truncate(to);
         for &k in &present {
             let track = &mut self.replay.cars[k];
@@ -142,38 +147,6 @@ impl ReplayRecorder<'_> {
             )));
         }
         Ok(present)
-    }
-
-    /// The last `count` inputs kept, oldest first (from the chunks' end:
-    /// a rewind must not copy the whole recording).
-    fn last_inputs(&self, count: usize) -> Vec<CarInput> {
-        let mut tail: Vec<CarInput> = Vec::with_capacity(count);
-        for chunk in self.inputs.iter().rev() {
-            let need = count - tail.len();
-            tail.extend(chunk[chunk.len().saturating_sub(need)..].iter().rev());
-            if tail.len() == count {
-                break;
-            }
-        }
-        tail.reverse();
-        tail
-    }
-
-    /// Drops the last `count` inputs kept, handing emptied chunks to the
-    /// spares.
-    fn drop_inputs(&mut self, mut count: usize) {
-        while count > 0 {
-            let Some(chunk) = self.inputs.last_mut() else {
-                return;
-            };
-            let cut = count.min(chunk.len());
-            chunk.truncate(chunk.len() - cut);
-            count -= cut;
-            if chunk.is_empty() {
-                let emptied = self.inputs.pop().expect("the last chunk");
-                self.spare_inputs.push(emptied);
-            }
-        }
     }
 
     /// Notes a rewind: rewinds to a later step than this one are folded in
