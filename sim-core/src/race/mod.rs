@@ -54,6 +54,7 @@
 
 mod field;
 mod grid;
+mod lap;
 mod lap_timer;
 mod retirement;
 mod sectors;
@@ -61,7 +62,8 @@ mod standings;
 
 pub use field::{AiField, FIELD_PRESETS};
 pub use grid::{GridLayout, grid_pose, pose_along};
-pub use lap_timer::{GRID_ZONE, Lap, LapFault, LapStart, LapTimer, ON_LINE, RaceRules};
+pub use lap::{Lap, LapFault, LapStart};
+pub use lap_timer::{GRID_ZONE, LapTimer, ON_LINE, RaceRules};
 pub use retirement::{Retirement, STANDING_SPEED, STUCK_AFTER_S, StandingClock, rolled_over};
 pub use standings::{CarStatus, RaceEvent, RaceTiming, Standing};
 

@@ -11,7 +11,8 @@ use std::sync::Arc;
 
 use glam::DVec2;
 
-use super::lap_timer::{Lap, LapTimer, RaceRules};
+use super::lap::Lap;
+use super::lap_timer::{LapTimer, RaceRules};
 use crate::{CarId, Track, World};
 
 /// Where a car stands in the race.
