@@ -82,8 +82,12 @@ class PlayPage {
         step: Number(q.get('step') ?? 0),
         car: Number(q.get('seat') ?? 0),
       };
-      $('#track').disabled = true;
-      $('#car').disabled = true;
+      // The replay's own track and car are driven, whatever the presets.
+      for (const select of [$('#track'), $('#car')]) {
+        select.append(new Option("the replay's", ''));
+        select.value = '';
+        select.disabled = true;
+      }
       $('#status').textContent = `driving on from step ${this.takeOver.step} of a replay, car ${this.takeOver.car}, beside the car as it was driven; hold Backspace to rewind`;
     }
     requestAnimationFrame((t) => this.draw(t));
