@@ -4,6 +4,7 @@
 // (ISO 8855: x forward, y left), so poses go in without conversion.
 
 import * as THREE from 'three';
+import { roadCoverage } from './road_coverage.mjs';
 
 /** Car colours, by car index. */
 export const CAR_COLOURS = [
@@ -24,7 +25,8 @@ export class Scene {
       antialias: false,
       // Screenshots draw and read the canvas back in one task, so the
       // drawing buffer need not be kept; a logarithmic depth buffer keeps
-      // the track from fighting the ground plane at a distance.
+      // the road's markings, a few centimetres above it, apart from it at
+      // a distance.
       preserveDrawingBuffer: false,
       logarithmicDepthBuffer: true,
     });
@@ -38,11 +40,18 @@ export class Scene {
     const sun = new THREE.DirectionalLight(0xffffff, 1.6);
     sun.position.set(-200, -300, 500);
     this.scene.add(sun);
+    // The grass: a backdrop drawn first and never depth-tested, so it
+    // cannot cover the road however close below it lies. (Drawn as a
+    // depth-tested plane 5 cm under the road, its two 4 km triangles
+    // hid the road in some frames: their depth, interpolated across
+    // kilometres, came out above it.)
     const ground = new THREE.Mesh(
       new THREE.PlaneGeometry(4000, 4000),
-      new THREE.MeshLambertMaterial({ color: 0x6f9a52 }),
+      new THREE.MeshLambertMaterial({ color: 0x6f9a52, depthTest: false, depthWrite: false }),
     );
     ground.position.z = -0.05;
+    ground.renderOrder = -1;
+    ground.userData.layer = 'backdrop';
     this.scene.add(ground);
     this.plane = ground;
     this.cars = [];
@@ -57,9 +66,13 @@ export class Scene {
   }
 
   /** Builds the track surface, its edges and the start line, on the
-   * track's elevation and banking (the surface `Track::ground` builds). */
+   * track's elevation and banking (the surface `Track::ground` builds).
+   * Over a carried ground (`setGround` first), whose own triangles are
+   * the road, only the centre and start lines are added: a second road
+   * in the same place would fight it in depth. */
   setTrack(track) {
     if (!track) return;
+    const onGround = this.groundMesh !== undefined;
     const pts = track.points;
     const n = pts.length / 2;
     const half = track.width / 2;
@@ -89,15 +102,18 @@ export class Scene {
       surface.push(edge(a, 1, 0), edge(a, -1, 0));
       kerbs.push([edge(a, 1, 0), edge(a, 1, 0.8)], [edge(a, -1, 0), edge(a, -1, 0.8)]);
     }
-    this.scene.add(ribbon(surface, 0.0, 0x4a4a4f));
-    const left = [];
-    const right = [];
-    for (let i = 0; i < kerbs.length; i += 2) {
-      left.push(kerbs[i][1], kerbs[i][0]);
-      right.push(kerbs[i + 1][0], kerbs[i + 1][1]);
+    if (!onGround) {
+      this.add(ribbon(surface, 0.0, 0x4a4a4f), 'road');
+      const left = [];
+      const right = [];
+      for (let i = 0; i < kerbs.length; i += 2) {
+        left.push(kerbs[i][1], kerbs[i][0]);
+        right.push(kerbs[i + 1][0], kerbs[i + 1][1]);
+      }
+      // Beside the road, not over it: they share its edge only.
+      this.add(ribbon(left, 0.0, 0xe8e8e8), 'kerb');
+      this.add(ribbon(right, 0.0, 0xe8e8e8), 'kerb');
     }
-    this.scene.add(ribbon(left, 0.02, 0xe8e8e8));
-    this.scene.add(ribbon(right, 0.02, 0xe8e8e8));
     // The centre line, dashed, as the AI and the lap timing see it.
     const centre = [];
     for (let i = 0; i <= n; i++) {
@@ -108,12 +124,25 @@ export class Scene {
       new THREE.LineDashedMaterial({ color: 0xd8d8d8, dashSize: 3, gapSize: 6 }),
     );
     line.computeLineDistances();
-    this.scene.add(line);
+    this.add(line, 'marking');
     const start = [edge(0, 1, 0), edge(0, -1, 0)];
     const dir = [pts[2] - pts[0], pts[3] - pts[1]];
     const dl = Math.hypot(dir[0], dir[1]);
     const ahead = (p) => [p[0] + (dir[0] / dl) * 1.2, p[1] + (dir[1] / dl) * 1.2, p[2]];
-    this.scene.add(ribbon([start[0], start[1], ahead(start[0]), ahead(start[1])], 0.03, 0xffffff));
+    this.add(ribbon([start[0], start[1], ahead(start[0]), ahead(start[1])], 0.03, 0xffffff), 'marking');
+  }
+
+  /** Adds a surface of the ground's `layer` (backdrop, ground, road,
+   * kerb, marking: what `roadCoverage` tells apart). */
+  add(object, layer) {
+    object.userData.layer = layer;
+    this.scene.add(object);
+  }
+
+  /** How much of the road the camera should see is drawn as road (or
+   * as a marking on it): see `road_coverage.mjs`. */
+  roadCoverage(camera) {
+    return roadCoverage(this.renderer, this.scene, camera);
   }
 
   /** Draws a game's own ground the replay carries (`CarriedGround`):
@@ -143,7 +172,8 @@ export class Scene {
     geometry.setAttribute('color', new THREE.BufferAttribute(colours, 3));
     geometry.computeVertexNormals();
     const mesh = new THREE.Mesh(geometry, new THREE.MeshLambertMaterial({ vertexColors: true, side: THREE.DoubleSide }));
-    this.scene.add(mesh);
+    this.add(mesh, 'ground');
+    this.groundMesh = mesh;
     this.plane.position.z = lowest - 0.5;
   }
 

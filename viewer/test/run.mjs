@@ -5,6 +5,9 @@
 //    shows every car exactly at the pose the native `skidpad export`
 //    gives (and the meshes there to float32 precision);
 // 2. screenshots of four cameras compared with committed references;
+//    the road drawn in every one of a thousand frames of a lap on each
+//    built-in track and an imported circuit, from every camera
+//    (road_checks.mjs);
 // 3. frame time while scrubbing a 20-car race, reported (never failed on);
 // 4. eight ghosts raced against the car their lap came from; two laps
 //    of one car overlaid on a distance axis;
@@ -40,6 +43,7 @@ import { checkDevices, checkFixedRate } from './device_checks.mjs';
 import { checkRace } from './race_checks.mjs';
 import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkLiveArrival, checkStreamFile } from './feature_checks.mjs';
 import { checkCarriedGround, checkClip, checkGroundRoad, checkLapOverlay } from './analysis_checks.mjs';
+import { checkRoadAlwaysDrawn } from './road_checks.mjs';
 
 // Each part's wall-clock time, printed as it ends, so a slow CI run names
 // the part that grew.
@@ -54,6 +58,7 @@ const browser = await launch();
 try {
   await timed('poses', () => checkPoses(browser));
   await timed('screenshots', () => checkScreenshots(browser));
+  await timed('road always drawn', () => checkRoadAlwaysDrawn(browser));
   const race = await timed('20-car demo', async () => demo20());
   await timed('scrubbing', () => checkScrubbing(browser, race));
   await timed('ghosts', () => checkGhosts(browser, race));
