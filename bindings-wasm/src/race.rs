@@ -113,6 +113,20 @@ impl RaceTiming {
         self.inner.note_reset(CarId::from_raw(car));
     }
 
+    /// Why car `car`'s lap in progress will not count, so far, in the
+    /// words its completed lap's `faults` will give (empty while the lap
+    /// is clean, and for an unknown car): a game shows it the moment the
+    /// lap is lost.
+    #[wasm_bindgen(js_name = lapFaults, unchecked_return_type = "string[]")]
+    pub fn lap_faults(&self, car: u32) -> Array {
+        self.inner
+            .faults_in_progress(CarId::from_raw(car))
+            .unwrap_or_default()
+            .iter()
+            .map(|fault| JsValue::from_str(&fault.to_string()))
+            .collect()
+    }
+
     /// Distance raced from the line by car `car`, m (negative on the grid;
     /// NaN for a retired car).
     pub fn progress(&self, car: u32) -> f64 {
@@ -156,6 +170,18 @@ pub fn grid_pose(track: &TrackView, slot: u32) -> JsResult<JsValue> {
         ("yaw", pose.yaw),
         ("speed", pose.speed),
     ])
+}
+
+/// Where a car at `x, y` goes back on `track` when the player resets it
+/// (`Track::rejoin_point`, the AI's own reset): on the centre line level
+/// with it, facing along the track, at rest; as `World.resetCar` takes it.
+#[wasm_bindgen(js_name = rejoinPose, unchecked_return_type = "CarPoseOptions")]
+pub fn rejoin_pose(track: &TrackView, x: f64, y: f64) -> JsResult<JsValue> {
+    if !(x.is_finite() && y.is_finite()) {
+        return Err(range_error("rejoinPose needs a finite position"));
+    }
+    let (point, yaw) = track.inner().rejoin_point(DVec2::new(x, y));
+    args::object_of_numbers(&[("x", point.x), ("y", point.y), ("yaw", yaw), ("speed", 0.0)])
 }
 
 fn car_count(poses: &[f64]) -> JsResult<usize> {

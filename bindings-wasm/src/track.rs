@@ -146,6 +146,14 @@ impl TrackView {
         self.inner.width()
     }
 
+    /// Width of the kerb beside each of the road's edges, m (the track's
+    /// own ground lays it there). It is also the track limit: a lap is
+    /// invalid once the car's centre is beyond the kerb (`RaceTiming`).
+    #[wasm_bindgen(getter, js_name = kerbWidth)]
+    pub fn kerb_width(&self) -> f64 {
+        skidpad_core::KERB_WIDTH
+    }
+
     /// Length of a lap along the centre line, m.
     #[wasm_bindgen(getter)]
     pub fn length(&self) -> f64 {

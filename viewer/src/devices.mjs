@@ -4,10 +4,10 @@
 //
 // Keys: arrows or WASD drive, space is the handbrake, Q and E shift down
 // and up (automatic and sequential gears), 1 to 7 and R hold an H-pattern
-// gate, Backspace held rewinds (a flashback, up to 10 s). Keys are read
-// from real keydown/keyup events; a key released
-// while the page is hidden never sends its keyup, so losing focus
-// releases every key.
+// gate, Backspace held rewinds (a flashback, up to 10 s), T puts the car
+// back on the track (a reset: the lap in progress does not count). Keys
+// are read from real keydown/keyup events; a key released while the page
+// is hidden never sends its keyup, so losing focus releases every key.
 
 /** Key codes per control. */
 export const KEY_MAP = {
@@ -20,6 +20,7 @@ export const KEY_MAP = {
   shiftUp: ['KeyE'],
   reverse: ['KeyR'],
   rewind: ['Backspace'],
+  reset: ['KeyT'],
   gear1: ['Digit1'],
   gear2: ['Digit2'],
   gear3: ['Digit3'],
@@ -55,7 +56,7 @@ export class KeyboardSource {
   }
 
   /** `{left, right, throttle, brake, handbrake, shiftDown, shiftUp,
-   * gate}`, each control held or not; `gate` the H-pattern gate held
+   * rewind, reset, gate}`, each control held or not; `gate` the H-pattern gate held
    * (−1 reverse, 1…7) or null. */
   keys() {
     const keys = /** @type {any} */ ({});

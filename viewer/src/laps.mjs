@@ -13,13 +13,14 @@ export class RaceLaps {
 
   /** The cars' poses after the step `step`, which ended at race time
    * `time`; returns a page event per lap completed: `{ kind: 'lap', car,
-   * lap, step, time, lapTime, valid }`, `time` being the interpolated
-   * crossing that ended lap `lap`. */
+   * lap, step, time, lapTime, valid, faults }`, `time` being the
+   * interpolated crossing that ended lap `lap`, `faults` why it does not
+   * count (the race layer's words, the leaderboard's too). */
   observe(step, time, poses) {
     const out = [];
     for (const e of this.timing.observe(time, poses)) {
       if (e.kind !== 'lap') continue;
-      out.push({ kind: 'lap', car: e.car, lap: e.lap, step, time: e.end, lapTime: e.time, valid: e.valid });
+      out.push({ kind: 'lap', car: e.car, lap: e.lap, step, time: e.end, lapTime: e.time, valid: e.valid, faults: e.faults });
     }
     return out;
   }
@@ -36,4 +37,12 @@ export class RaceLaps {
       progress[offset + car] = Number.isNaN(x) ? NaN : this.timing.progress(car);
     }
   }
+}
+
+/** What a page adds after a lap's time: nothing for a valid lap, else
+ * why it does not count, in the race layer's words (`faults`: "left the
+ * track at t = 63.333 s (7.1 m from the centre line, limit 7.0 m)"). */
+export function invalidity(lap) {
+  if (lap.valid) return '';
+  return lap.faults?.length ? ` (invalid: ${lap.faults.join('; ')})` : ' (invalid)';
 }

@@ -14,8 +14,8 @@
 // draws the others `delay` behind the server. Input goes through the same
 // input layer as the play page (keyboard ramps, the standard gamepad
 // profile, the mixer that follows the device touched last, automatic
-// gears), one prediction tick at a time at the server's rate; Backspace
-// sends the `reset` command. After the finish the page fetches the
+// gears), one prediction tick at a time at the server's rate; T (the
+// play page's reset key too) sends the `reset` command. After the finish the page fetches the
 // driver's leaderboard entry and offers it as a download
 // (race_entry.mjs). `window.skidpadRace`
 // lets a test read what the page shows; input arrives only through real
@@ -25,9 +25,9 @@ import init, * as sk from 'skidpad';
 import { Scene } from './scene.mjs';
 import { Cameras, CAMERA_MODES } from './cameras.mjs';
 import { fitStage, showError } from './stage.mjs';
-import { GamepadSource, KeyboardSource } from './devices.mjs';
+import { GamepadSource, KEY_MAP, KeyboardSource } from './devices.mjs';
 import { chosenProfile } from './profiles.mjs';
-import { describeCar } from './scene_data.mjs';
+import { describeCar, trackGeometry } from './scene_data.mjs';
 import { MissLog } from './net_misses.mjs';
 import { entryFileName, fetchEntry } from './race_entry.mjs';
 
@@ -200,7 +200,7 @@ class RacePage {
     this.spectating = map.seat === null;
     if (!this.spectating) this.misses = new MissLog(map.seat);
     const track = new sk.TrackView(map.track);
-    const data = { name: map.track, width: track.width, length: track.length, points: track.points(), elevation: track.elevation(), banking: track.banking() };
+    const data = trackGeometry(track, map.track);
     this.scene.setTrack(data);
     this.cameras.setTrack(data);
     this.carShape = describeCar(JSON.parse(sk.presetDefinition(map.car)));
@@ -209,7 +209,7 @@ class RacePage {
     $('#hud-laps').textContent = String(map.laps);
     $('#hud').hidden = false;
     $('#chat').hidden = false;
-    this.seatStatus = `seat ${map.seat} on ${map.track}: arrows or WASD drive, Backspace puts the car back on the track`;
+    this.seatStatus = `seat ${map.seat} on ${map.track}: arrows or WASD drive, T puts the car back on the track`;
     $('#status').textContent = this.spectating
       ? `watching on ${map.track}: N and P switch the player followed`
       : this.seatStatus;
@@ -224,10 +224,10 @@ class RacePage {
         this.send(message(CH.shot, new TextEncoder().encode(`${this.commandSeq}:down:${name}`)));
       });
     } else {
-      // Backspace asks the server to put the car back on the track (a
+      // The reset key asks the server to put the car back on the track (a
       // wedged or rolled car); the lap it falls in does not count.
       window.addEventListener('keydown', (e) => {
-        if (e.code !== 'Backspace' || e.repeat || (e.target instanceof Element && e.target.closest('input, textarea, select'))) return;
+        if (!KEY_MAP.reset.includes(e.code) || e.repeat || (e.target instanceof Element && e.target.closest('input, textarea, select'))) return;
         e.preventDefault();
         this.commandSeq += 1;
         this.send(message(CH.shot, new TextEncoder().encode(`${this.commandSeq}:down:reset`)));

@@ -18,6 +18,7 @@ import { Scene } from './scene.mjs';
 import { Cameras, CAMERA_MODES } from './cameras.mjs';
 import { fitStage, showError } from './stage.mjs';
 import { formatTime } from './timeline.mjs';
+import { invalidity } from './laps.mjs';
 import { wrapAngle } from './recording.mjs';
 import { GamepadSource, KeyboardSource, rumble } from './devices.mjs';
 import { DevicePanel } from './device_panel.mjs';
@@ -168,7 +169,8 @@ class PlayPage {
         this.showHud(data.hud);
         break;
       case 'lap':
-        this.shown.laps.push({ lap: data.lap, time: data.time, valid: data.valid });
+        this.shown.laps.push({ lap: data.lap, time: data.time, valid: data.valid, faults: data.faults });
+        this.showLaps();
         break;
       case 'ghost':
         if (this.scene.ghosts.length === 0) this.scene.setGhosts(1, this.carDescription);
@@ -194,9 +196,16 @@ class PlayPage {
     $('#hud-rpm').textContent = h.rpm.toFixed(0);
     $('#hud-lap').textContent = String(h.lap);
     $('#hud-laptime').textContent = formatTime(h.lapTime);
-    $('#hud-last').textContent = h.last === null ? '–' : formatTime(h.last);
+    const last = this.shown.laps.at(-1);
+    $('#hud-last').textContent = last ? `${formatTime(last.time)}${last.valid ? '' : ' (invalid)'}` : '–';
     $('#hud-best').textContent = h.best === null ? '–' : formatTime(h.best);
-    $('#hud-delta').textContent = h.delta === null ? '–' : `${h.delta >= 0 ? '+' : ''}${h.delta.toFixed(2)} s`;
+    // No ghost comes before a valid lap: the page says so instead of a dash.
+    $('#hud-delta').textContent = h.delta !== null
+      ? `${h.delta >= 0 ? '+' : ''}${h.delta.toFixed(2)} s`
+      : h.ghostWaits ? 'after your first valid lap' : '–';
+    const lost = h.lapFaults.length > 0;
+    $('#hud-invalid').hidden = !lost;
+    $('#hud-invalid').textContent = lost ? `lap ${h.lap} invalid: ${h.lapFaults.join('; ')}` : '';
     $('#hud-rewound').hidden = !h.rewinds;
     $('#hud-rewinds').textContent = String(h.rewinds ?? 0);
     // The bar shows the pull as a share of 20 N·m, right of centre for a
@@ -246,7 +255,9 @@ class PlayPage {
     this.shown.silenced = silenced;
     if (this.pads?.length) rumble(this.pads, output);
     this.panel.wheel.play(output);
-    const sink = this.panel.wheelName ?? (this.pads?.length ? 'rumble' : 'no device');
+    const sink = this.panel.wheelName ?? (this.pads?.length ? 'rumble' : null);
+    // A keyboard has nothing to push back: the page says nothing of it.
+    $('#ffb').hidden = sink === null;
     $('#ffb').textContent = silenced === 'runaway'
       ? 'force feedback latched off: the wheel spun faster than 10 rad/s; hold it and press rearm'
       : `force feedback (${sink}): ${silenced ?? 'on'}`;
@@ -278,6 +289,18 @@ class PlayPage {
     this.lastDraw = time;
   }
 
+  /** The laps so far, each invalid one with why, under the HUD. */
+  showLaps() {
+    const list = $('#laps');
+    list.replaceChildren(...this.shown.laps.map((l) => {
+      const item = document.createElement('li');
+      item.textContent = `lap ${l.lap}: ${formatTime(l.time)}${invalidity(l)}`;
+      item.classList.toggle('invalid', !l.valid);
+      return item;
+    }));
+    list.hidden = this.shown.laps.length === 0;
+  }
+
   finished({ replay, laps }) {
     this.replay = replay;
     this.shown.state = 'finished';
@@ -290,7 +313,7 @@ class PlayPage {
     $('#start').disabled = false;
     $('#result').hidden = false;
     $('#result-laps').textContent = laps.length
-      ? laps.map((l) => `lap ${l.lap}: ${formatTime(l.time)}${l.valid ? '' : ' (invalid)'}`).join(' · ')
+      ? laps.map((l) => `lap ${l.lap}: ${formatTime(l.time)}${invalidity(l)}`).join(' · ')
       : 'no lap completed';
     $('#verdict').textContent = '';
   }
@@ -320,8 +343,10 @@ class PlayPage {
       const board = await (await fetch(`${base}/leaderboards/${o.track}/${o.class}`)).json();
       const entry = board.entries.find((e) => e.run_id === posted.id) ?? null;
       verdict = { ...verdict, bestLap: o.best_lap, laps: o.laps, rank: entry?.rank ?? null };
+      // The server's own words for each lap it did not count.
+      const reasons = o.laps.filter((l) => !l.valid).map((l) => `lap ${l.lap}: ${l.invalid_reasons.join('; ') || 'invalid'}`);
       $('#verdict').textContent = o.best_lap === null
-        ? 'verified: no valid lap to rank'
+        ? `verified: no valid lap to rank${reasons.length ? ` (${reasons.join(' · ')})` : ''}`
         : `verified: best lap ${formatTime(o.best_lap)}${entry ? `, rank ${entry.rank}` : ' (not your best)'}`;
     } else {
       verdict.reason = run.outcome?.reason?.message ?? run.status;
@@ -352,6 +377,8 @@ const page = new PlayPage();
   /** Starts a run driven by `script` (keys per physics step) instead of
    * the devices; it ends after the script's last step. */
   startScripted: (script) => page.start({ script }).catch((e) => page.fail(e)),
+  /** The finished run's replay file (bytes), or null before the finish. */
+  replay: () => page.replay,
   /** Replaces the gamepad source (a function returning Gamepad-like pads). */
   setGamepadSource: (source) => {
     page.gamepads.source = source;

@@ -14,19 +14,21 @@
 //   → { kind: 'devices', keys, pads: [{ axes: Float64Array, buttons: Uint8Array }] }
 //   → { kind: 'finish' }       → { kind: 'stats' }
 //   ← ready { track, car, takenOver }, countdown { remaining }, frame { step, time,
-//     pose, ghost, hud }, lap { lap, time, valid, best }, ghost { bytes,
+//     pose, ghost, hud }, lap { lap, time, valid, faults, best }, ghost { bytes,
 //     time }, finished { replay, laps }, stats { stepMs, latencyMs },
 //     error { message }
 //
 // The inputs of a step are whatever the page last reported before it:
 // a keyboard's ramps and a pad's curves run here, at the physics step,
-// so a replay records exactly the CarInput each step ran with. A `script`
+// so a replay records exactly the CarInput each step ran with. A press
+// (a shift, the reset key) counts even when the key went down and up
+// again between two steps: it is kept until a step takes it. A `script`
 // (a test's) gives the keys of each step instead, and the run finishes
 // by itself after its last step: the same script gives the same replay
 // whatever the page's frame rate.
 
 import init, * as sk from '/pkg/web/skidpad_wasm.js';
-import { describeCar } from './scene_data.mjs';
+import { describeCar, trackGeometry } from './scene_data.mjs';
 
 const DT = 1 / 60;
 /** Most steps one tick may run to catch up; beyond it the game slows
@@ -42,9 +44,14 @@ const REWIND_COPIES = 11;
 /** Steps of the clock per rewind while the key is held (10 a second). */
 const REWIND_PACE = 6;
 
+/** Keys that act once per press rather than while held. */
+const PRESS_KEYS = ['shiftUp', 'shiftDown', 'reset'];
+
 const ready = init();
 let game = null;
 let devices = { keys: {}, pads: [] };
+/** Presses the page reported that no step has taken yet. */
+let pressed = {};
 /** When the page sent a device change the steps have not used yet
  * (ms since the epoch, both threads' clocks), and the measurements: each
  * step's cost and each change's wait until a step used it. */
@@ -61,6 +68,7 @@ self.onmessage = async ({ data }) => {
     if (data.kind === 'start') start(data);
     else if (data.kind === 'devices') {
       devices = data;
+      for (const key of PRESS_KEYS) if (data.keys?.[key]) pressed[key] = true;
       if (data.changed && pendingChange === null) pendingChange = data.sentAt;
     } else if (data.kind === 'finish') finish();
     else if (data.kind === 'stats') self.postMessage({ kind: 'stats', ...perf });
@@ -112,10 +120,12 @@ function start({ track: trackName, car: preset, player, ghost, countdown = 3, ra
   const { track, world, car } = run;
   trackName = run.trackName;
   const definition = JSON.parse(world.definition(car));
+  // The player's car in the pose arrays the race timing reads.
+  const seat = Array.from(world.carIds()).indexOf(car);
   const topGear = definition.gearbox.ratios.length;
   const reference = ghost ? ghostReference(ghost, track) : null;
   game = {
-    track, trackName, world, car, topGear, reference,
+    track, trackName, world, car, seat, topGear, reference,
     takeOver: run.takeOver, shadow: run.shadow,
     player: player || 'anonymous',
     keyboard: new sk.KeyboardControls(),
@@ -136,6 +146,8 @@ function start({ track: trackName, car: preset, player, ghost, countdown = 3, ra
     copies: [],
     rewinds: 0,
     rewindCountdown: 0,
+    /** The reset key was held at the last step (a reset per press). */
+    resetHeld: false,
     // Race time, summed step by step as the leaderboard's judge sums it,
     // so a lap's time here is the judge's to the last bit.
     time: 0,
@@ -151,10 +163,7 @@ function start({ track: trackName, car: preset, player, ghost, countdown = 3, ra
     // steer reading into its speed for the force feedback's runaway
     // latch.
     handWheelLock: definition.steering.feel?.hand_wheel_lock ?? (450 * Math.PI) / 180,
-    track: {
-      name: trackName, width: track.width, length: track.length,
-      points: track.points(), elevation: track.elevation(), banking: track.banking(),
-    },
+    track: trackGeometry(track, trackName),
     takenOver: run.origin ?? null,
   });
   game.timer = setInterval(tick, 4);
@@ -270,7 +279,9 @@ function step() {
 function stepOnce() {
   const g = game;
   const speed = g.world.channel(g.car, 'speed');
-  const { keys = {}, pads = [] } = g.script ? { keys: g.script[g.scriptAt] } : devices;
+  const { keys = {}, pads = [] } = g.script ? { keys: g.script[g.scriptAt] ?? {} } : withPresses(devices);
+  if (keys.reset && !g.resetHeld) resetCar();
+  g.resetHeld = !!keys.reset;
   const frames = [{
     controls: g.keyboard.update(keys, DT, speed),
     shift: { up: !!keys.shiftUp, down: !!keys.shiftDown, gate: keys.gate ?? null },
@@ -290,14 +301,33 @@ function stepOnce() {
   g.time += DT;
   const time = g.time;
   for (const event of g.timing.observe(time, g.world.poses())) {
-    if (event.kind === 'lap') lapDone(event, time);
+    if (event.kind === 'lap' && event.car === g.seat) lapDone(event, time);
   }
   if (g.step % KEYFRAME_STEPS === 0) keepCopy();
 }
 
+/** The devices as a step takes them: the keys held, and every press
+ * reported since the last step (then forgotten). */
+function withPresses(held) {
+  const keys = { ...held.keys, ...pressed };
+  pressed = {};
+  return { ...held, keys };
+}
+
+/** The reset key: the car back on the centre line level with it, at rest
+ * and facing along the track (the AI's own reset). The world records the
+ * reset in the replay, and the lap in progress does not count, as in
+ * every skidpad tool's timing. */
+function resetCar() {
+  const g = game;
+  const pose = g.world.pose(g.car);
+  g.world.resetCar(g.car, sk.rejoinPose(g.track, pose.x, pose.y));
+  g.timing.noteReset(g.seat);
+}
+
 function lapDone(event, time) {
   const g = game;
-  g.laps.push({ lap: event.lap, time: event.time, valid: event.valid });
+  g.laps.push({ lap: event.lap, time: event.time, valid: event.valid, faults: event.faults });
   const ghost = g.ghostRecorder.finish();
   g.ghostRecorder.restart();
   g.lapStart = event.end;
@@ -309,7 +339,7 @@ function lapDone(event, time) {
     g.reference = ghostReference(bytes, g.track);
     self.postMessage({ kind: 'ghost', bytes, time: event.time });
   }
-  self.postMessage({ kind: 'lap', lap: event.lap, time: event.time, valid: event.valid, best: g.best, at: time });
+  self.postMessage({ kind: 'lap', lap: event.lap, time: event.time, valid: event.valid, faults: event.faults, best: g.best, at: time });
 }
 
 function postFrame() {
@@ -346,6 +376,9 @@ function postFrame() {
       last: g.laps.at(-1)?.time ?? null,
       best: g.best,
       delta,
+      // Why the lap being driven will not count, the moment it is lost.
+      lapFaults: g.timing ? g.timing.lapFaults(g.seat) : [],
+      ghostWaits: !g.shadow && !g.reference,
       rewinds: g.rewinds,
     },
   });

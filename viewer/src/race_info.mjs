@@ -8,6 +8,7 @@
 
 import { carTitle } from './scene_data.mjs';
 import { formatTime } from './timeline.mjs';
+import { invalidity } from './laps.mjs';
 
 /**
  * The standings at sample `i`: `[{ car, position, raced, laps, gap,
@@ -215,7 +216,7 @@ export class RaceInfo {
     if (me) {
       lines.push(['position', me.position === null ? 'out' : `${me.position} / ${running}`]);
       lines.push(['lap', `${me.laps + 1}`]);
-      lines.push(['last lap', last ? formatTime(last.lapTime) + (last.valid ? '' : ' (invalid)') : '–']);
+      lines.push(['last lap', last ? formatTime(last.lapTime) + invalidity(last) : '–']);
       lines.push(['best lap', best === null ? '–' : formatTime(best)]);
     }
     if (Number.isFinite(speed)) {

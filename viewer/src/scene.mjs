@@ -100,7 +100,7 @@ export class Scene {
     for (let i = 0; i <= n; i++) {
       const a = i % n;
       surface.push(edge(a, 1, 0), edge(a, -1, 0));
-      kerbs.push([edge(a, 1, 0), edge(a, 1, 0.8)], [edge(a, -1, 0), edge(a, -1, 0.8)]);
+      kerbs.push([edge(a, 1, 0), edge(a, 1, track.kerbWidth)], [edge(a, -1, 0), edge(a, -1, track.kerbWidth)]);
     }
     if (!onGround) {
       this.add(ribbon(surface, 0.0, 0x4a4a4f), 'road');
@@ -110,7 +110,8 @@ export class Scene {
         left.push(kerbs[i][1], kerbs[i][0]);
         right.push(kerbs[i + 1][0], kerbs[i + 1][1]);
       }
-      // Beside the road, not over it: they share its edge only.
+      // Beside the road, not over it: they share its edge only. Their
+      // outer edge is the track limit (`TrackView.kerbWidth`).
       this.add(ribbon(left, 0.0, 0xe8e8e8), 'kerb');
       this.add(ribbon(right, 0.0, 0xe8e8e8), 'kerb');
     }

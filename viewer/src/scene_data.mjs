@@ -1,7 +1,23 @@
-// What the page shows of a car: the dimensions the scene draws it from,
-// read off its definition (the JSON the core writes), and the name of
-// its driver. Shared by the viewer's and the play page's workers and the
+// What the page shows of a track and a car: the geometry the scene draws
+// them from, read off a TrackView and a car's definition (the JSON the
+// core writes), and the name of its driver. Shared by the viewer's and the play page's workers and the
 // pages (no three.js, no DOM).
+
+/** What `Scene.setTrack` draws of a track (a TrackView), named `name`:
+ * its centre line, heights, banking, each side's edge and the kerbs'
+ * width. */
+export function trackGeometry(view, name = view.name) {
+  return {
+    name,
+    width: view.width,
+    length: view.length,
+    points: view.points(),
+    elevation: view.elevation(),
+    banking: view.banking(),
+    edges: view.edges(),
+    kerbWidth: view.kerbWidth,
+  };
+}
 
 /** The dimensions `Scene.setCars` builds a car's mesh from. */
 export function describeCar(d) {

@@ -4,6 +4,7 @@
 // page owns the clock.
 
 import { SPEEDS } from './clock.mjs';
+import { invalidity } from './laps.mjs';
 
 const MARKER_COLOURS = { lap: '#f5f5f5', desync: '#ff3b30', contact: '#ffcc00', overtake: '#2e86de', reset: '#34c759' };
 
@@ -98,7 +99,7 @@ export class Timeline {
 /** What an event of the recording says, in words (without its time). */
 export function describeEvent(e) {
   if (e.kind === 'lap') {
-    return `car ${e.car}: lap ${e.lap} completed in ${e.lapTime.toFixed(3)} s${e.valid ? '' : ' (invalid)'}${e.record ? ', the fastest yet' : ''}`;
+    return `car ${e.car}: lap ${e.lap} completed in ${e.lapTime.toFixed(3)} s${invalidity(e)}${e.record ? ', the fastest yet' : ''}`;
   }
   if (e.kind === 'overtake') return `car ${e.cars[0]} passes car ${e.cars[1]}`;
   if (e.kind === 'reset') return `car ${e.car} put back on the track (reset: its lap does not count)`;

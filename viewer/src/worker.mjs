@@ -20,7 +20,7 @@ import init, * as sk from '/pkg/web/skidpad_wasm.js';
 import { spectate } from '/pkg/spectator.mjs';
 import { RaceLaps } from './laps.mjs';
 import { PassFinder, markRecords } from './race_events.mjs';
-import { describeCar } from './scene_data.mjs';
+import { describeCar, trackGeometry } from './scene_data.mjs';
 import { loadArchivedCore } from './archived.mjs';
 
 /** Memory the page's tables may take, bytes: a replay whose every step
@@ -85,13 +85,7 @@ function trackData(view, name) {
   return {
     view,
     geometry: {
-      name,
-      width: view.width,
-      length: view.length,
-      points: view.points(),
-      elevation: view.elevation(),
-      banking: view.banking(),
-      edges: view.edges(),
+      ...trackGeometry(view, name),
       definition: view.definitionJson(),
     },
   };

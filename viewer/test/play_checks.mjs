@@ -154,7 +154,7 @@ export async function drive(page, laps, seconds, api = 'skidpadPlay', { pace = 1
   let reversingUntil = null;
   // On the race page a car that has not got 15 m from where it was for
   // 15 s (wedged, or backing out and in again) is put back on the track
-  // with Backspace, as a person would; a CI run saw bob, touched by
+  // with the reset key (T), as a person would; a CI run saw bob, touched by
   // another car, spend his 300 s without a lap.
   let anchor = null;
   let resets = 0;
@@ -195,7 +195,7 @@ export async function drive(page, laps, seconds, api = 'skidpadPlay', { pace = 1
         if (anchor === null || state.held || Math.hypot(x - anchor.x, y - anchor.y) > 15) {
           anchor = { at: now, x, y };
         } else if (now - anchor.at > 15_000) {
-          await tap('Backspace');
+          await tap('KeyT');
           resets += 1;
           anchor = null;
           reversingUntil = null;

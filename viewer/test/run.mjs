@@ -25,7 +25,9 @@
 //    time; the best lap raced as a ghost; a scripted gamepad; and its
 //    devices (device_checks.mjs): a wheel calibrated through the page,
 //    its motor over a scripted WebHID device with the runaway latch, the
-//    same replay drawn at 20 fps;
+//    same replay drawn at 20 fps; a lap lost off the road said on the HUD
+//    at once, the reset key, reverse and back to drive with quick taps
+//    (play_rules_checks.mjs);
 // 10. the online race page (race_checks.mjs): two pages and a Rust bot
 //    race a lap on a real skidpad-netplay server through the link
 //    emulator, predicted exactly; a chat line; the recording verifies.
@@ -39,6 +41,7 @@ import { launch } from './browser.mjs';
 import { demo20 } from './harness.mjs';
 import { checkArrivals, checkPoses, checkRemovals, checkResets, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
 import { checkPlay, leaderboard } from './play_checks.mjs';
+import { checkLapRules } from './play_rules_checks.mjs';
 import { checkDevices, checkFixedRate } from './device_checks.mjs';
 import { checkRace } from './race_checks.mjs';
 import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkLiveArrival, checkStreamFile } from './feature_checks.mjs';
@@ -79,6 +82,7 @@ try {
   const board = await leaderboard();
   try {
     await timed('play', () => checkPlay(browser, board.url));
+    await timed('lap rules', () => checkLapRules(browser, board.url));
     await timed('devices', () => checkDevices(browser, board.url));
     await timed('fixed rate', () => checkFixedRate(browser, board.url));
   } finally {

@@ -14,7 +14,7 @@ import assert from 'node:assert/strict';
 import { Recording, POSE } from '../src/recording.mjs';
 import { Clock, EventCursor, LIVE_DELAY } from '../src/clock.mjs';
 import { createRequire } from 'node:module';
-import { RaceLaps } from '../src/laps.mjs';
+import { RaceLaps, invalidity } from '../src/laps.mjs';
 import { checkPosition, checkSettings, readLink } from '../src/sources.mjs';
 import { angleWraps, groupChannels } from '../src/telemetry.mjs';
 import { gapText, resetThisLap, standingsAt, timeAtRaced } from '../src/race_info.mjs';
@@ -500,4 +500,14 @@ test('race entry: the desk sits beside the race\'s WebSocket, and the file is na
   assert.equal(decodeDriver('ann'), 'ann');
   assert.equal(decodeDriver('%E0%A4%A'), '%E0%A4%A', 'a malformed escape is shown as it came');
   assert.equal(decodeDriver(null), null);
+});
+
+test('an invalid lap says why wherever it is shown', () => {
+  assert.equal(invalidity({ valid: true, faults: [] }), '');
+  const lost = { valid: false, faults: ['left the track at t = 63.333 s (7.1 m from the centre line, limit 7.0 m)', 'was reset onto the track at t = 70.000 s'] };
+  assert.equal(invalidity(lost), ' (invalid: left the track at t = 63.333 s (7.1 m from the centre line, limit 7.0 m); was reset onto the track at t = 70.000 s)');
+  // An archived core's laps come without reasons.
+  assert.equal(invalidity({ valid: false }), ' (invalid)');
+  const event = { kind: 'lap', car: 1, lap: 2, step: 600, time: 10, lapTime: 61.5, valid: false, faults: lost.faults.slice(0, 1) };
+  assert.match(describeEvent(event), /^car 1: lap 2 completed in 61\.500 s \(invalid: left the track at t = 63\.333 s/);
 });

@@ -30,9 +30,13 @@ pub struct RaceRules {
     /// Checkpoints per lap, the line included, evenly spaced along the
     /// centre line (at least 2). A lap that misses one is invalid.
     pub checkpoints: u32,
-    /// How far the centre of mass may stray beyond the track's edge, m,
-    /// before the lap in progress is invalid (a car half over a kerb is
-    /// still on the track).
+    /// How far the centre of mass may stray beyond the road's edge (its
+    /// white line), m, before the lap in progress is invalid. The default
+    /// is the kerb's width ([`KERB_WIDTH`](crate::KERB_WIDTH)): the track
+    /// limit is "the car's centre beyond the kerb", a rule real series
+    /// use, which for a road car falls about where all four wheels are
+    /// past the white line. Edges differ per side and point on an own
+    /// track (`Track::edges`).
     pub track_limit_margin: f64,
     /// Laps in the race: a car is finished when it completes this many.
     /// `None`: an open session (practice, a time trial) that never ends.
@@ -43,7 +47,7 @@ impl Default for RaceRules {
     fn default() -> Self {
         RaceRules {
             checkpoints: 8,
-            track_limit_margin: 1.0,
+            track_limit_margin: crate::KERB_WIDTH,
             laps: None,
         }
     }
@@ -140,6 +144,13 @@ impl LapTimer {
     #[must_use]
     pub fn lap_in_progress(&self) -> Option<(f64, LapStart)> {
         self.lap_start
+    }
+
+    /// Why the lap in progress will not count, so far (empty while it is
+    /// clean): a game shows the reason the moment the lap is lost.
+    #[must_use]
+    pub fn faults_in_progress(&self) -> &[LapFault] {
+        &self.faults
     }
 
     /// The car's centre of mass at race time `time` (s; not decreasing from

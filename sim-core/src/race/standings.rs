@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use glam::DVec2;
 
-use super::lap::Lap;
+use super::lap::{Lap, LapFault};
 use super::lap_timer::{LapTimer, RaceRules};
 use crate::{CarId, Track, World};
 
@@ -279,6 +279,16 @@ impl RaceTiming {
             .binary_search_by_key(&car, |e| e.car)
             .ok()
             .map(|i| self.cars[i].timer.laps())
+    }
+
+    /// Why a car's lap in progress will not count, so far (see
+    /// [`LapTimer::faults_in_progress`]); `None` for an unknown car.
+    #[must_use]
+    pub fn faults_in_progress(&self, car: CarId) -> Option<&[LapFault]> {
+        self.cars
+            .binary_search_by_key(&car, |e| e.car)
+            .ok()
+            .map(|i| self.cars[i].timer.faults_in_progress())
     }
 
     /// Distance raced from the line by a car still in the race, m (see
