@@ -2,7 +2,9 @@
 //!
 //! A bad argument (wrong type, NaN, an unknown car, a value out of range)
 //! throws `RangeError`; everything else (corrupt bytes, version mismatches,
-//! an unstable step) throws `Error`. Both carry the Rust message.
+//! an unstable step) throws `Error`. Both carry the Rust message. A replay
+//! played without the game's own ground it was recorded on also carries
+//! `code: 'ground_mismatch'`, so a page can ask for the ground file.
 
 use js_sys::{Error, RangeError};
 use skidpad_core::CoreError;
@@ -54,10 +56,14 @@ pub fn replay_error(e: ReplayError) -> JsValue {
         _ => false,
     };
     if argument {
-        range_error(e.to_string())
-    } else {
-        error(e.to_string())
+        return range_error(e.to_string());
     }
+    let thrown = error(e.to_string());
+    if matches!(e, ReplayError::GroundMismatch { .. }) {
+        // Setting a property on a fresh Error object cannot fail.
+        let _ = js_sys::Reflect::set(&thrown, &"code".into(), &"ground_mismatch".into());
+    }
+    thrown
 }
 
 /// Converts a ghost error.

@@ -127,11 +127,14 @@ enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
-    /// Open replays, streams and ghosts in the web viewer: serves it on
-    /// 127.0.0.1, prints the URL and runs until stopped (Ctrl-C). The
-    /// first replay or stream plays; ghosts race against its cars.
+    /// Open replays, streams, ghosts and ground files in the web viewer:
+    /// serves it on 127.0.0.1, prints the URL and runs until stopped
+    /// (Ctrl-C). The first replay or stream plays; ghosts race against its
+    /// cars; a ground file is the game's own ground for a replay that does
+    /// not carry it.
     View {
-        /// Replays (.skr), streams (.sks) and ghosts (.skg).
+        /// Replays (.skr), streams (.sks), ghosts (.skg) and ground files
+        /// (.skgd).
         files: Vec<PathBuf>,
         /// Port to listen on (0: any free port; the default stays clear
         /// of the leaderboard's 8787, the spectator service's 8788 and the

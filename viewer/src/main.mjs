@@ -105,7 +105,9 @@ class Viewer {
     const box = $('#error');
     box.textContent = message;
     box.hidden = false;
-    console.error(message);
+    // Said to the user above; the console keeps a note for whoever
+    // debugs, not an error (a file that cannot be opened is not a bug).
+    console.warn(message);
   }
 
   /** Shows what the deep link asked for that the viewer cannot do, and
@@ -159,11 +161,12 @@ class Viewer {
       this.addGhost(bytes, name);
     } else if (kind === 'ground') {
       this.ground = bytes;
+      this.groundName = name;
       this.notice(`ground file ${name}: replays opened after it that do not carry their ground play on it`);
     } else if (kind === 'replay' || kind === 'stream') {
       // Kept for "drive from here" (the worker takes the bytes over).
       this.replayBytes = kind === 'replay' ? bytes.slice() : null;
-      await this.load({ kind: 'replay', bytes, name, ground: this.ground, sampleBudget: this.sampleBudget }, [bytes.buffer]);
+      await this.load({ kind: 'replay', bytes, name, ground: this.ground, groundName: this.groundName, sampleBudget: this.sampleBudget }, [bytes.buffer]);
     } else {
       throw new Error(kind === 'empty' ? 'the file is empty' : 'not a skidpad replay (.skr), stream (.sks), ghost (.skg) or ground file (.skgd)');
     }
@@ -218,6 +221,8 @@ class Viewer {
           }
         } catch (e) {
           this.fail(`${message.name ?? message.url}: ${e.message}`);
+          // Not "loading" for ever: the page is ready for another file.
+          this.status(OPEN_PROMPT);
           reject(e);
           this.abort(e);
         }
@@ -453,6 +458,9 @@ class Viewer {
   }
 }
 
+/** What the status line asks for when nothing is open. */
+const OPEN_PROMPT = 'open a replay (.skr), stream (.sks), ghost (.skg) or ground file (.skgd), or drop one here';
+
 /** Proportions for ghosts shown before any replay. */
 function defaultCar() {
   return { name: 'ghost', wheelbase: 2.5, cgToFront: 1.1, cgHeight: 0.5, trackFront: 1.5, trackRear: 1.5, wheelRadius: 0.31 };
@@ -491,7 +499,7 @@ async function main() {
     const [bytes, url] = opened[0];
     await viewer.openBytes(bytes, url.split('/').pop());
   } else {
-    viewer.status('open a replay (.skr), stream (.sks), ghost (.skg) or ground file (.skgd), or drop one here');
+    viewer.status(OPEN_PROMPT);
     return;
   }
   const position = checkPosition(link, viewer.recording.meta);
@@ -507,9 +515,13 @@ async function main() {
   });
 }
 
-/** @type {any} */ (window).viewerReady = main().catch((e) => {
+const ready = main().catch((e) => {
   const box = /** @type {HTMLElement} */ (document.querySelector('#error'));
   box.textContent = e.message;
   box.hidden = false;
   throw e;
 });
+// The page has shown the failure: it is not an uncaught error as well
+// (`viewerReady` still rejects for whoever awaits it).
+ready.catch(() => {});
+/** @type {any} */ (window).viewerReady = ready;

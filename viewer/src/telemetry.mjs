@@ -109,8 +109,13 @@ export class TelemetryPanel {
    * holding a chosen channel starts open). */
   setRecording(recording) {
     this.recording = recording;
-    const { channels, units, groups = [] } = recording.meta;
-    this.root.hidden = channels.length === 0;
+    const { channels, units, groups = [], noChannels } = recording.meta;
+    // Nothing to chart: the panel says why rather than showing empty lists.
+    this.root.querySelector('#chart-side').hidden = channels.length === 0;
+    this.plot?.destroy();
+    this.plot = null;
+    this.chartBox.classList.toggle('empty', channels.length === 0);
+    this.chartBox.textContent = channels.length === 0 ? noChannels ?? 'this recording has no telemetry channels to chart' : '';
     this.picker.replaceChildren(
       ...groupChannels(channels, units, groups).map(({ group, channels: members }) => {
         const details = document.createElement('details');

@@ -3,7 +3,9 @@
 // in batches, so the page can start drawing before the end is reached and
 // never simulates on its own thread:
 //
-//   → { kind: 'replay', bytes, name, sampleBudget? }   → { kind: 'live', url }
+//   → { kind: 'replay', bytes, name, ground?, groundName?, sampleBudget? }
+//     (ground: a ground file's bytes, for a replay that does not carry its
+//     ground)   → { kind: 'live', url }
 //   → { kind: 'clip', from, to }: steps from–to of the replay as .skr bytes
 //
 // A replay of an older simulation version plays in that version's archived
@@ -48,13 +50,30 @@ self.onmessage = async ({ data }) => {
       // A ground file given beside the replay, for one that does not
       // carry its ground.
       const replay = older === null ? decode(data.bytes) : null;
-      if (replay) playReplay(data.ground ? replay.withGroundFile(data.ground) : replay, data.name, budget);
+      if (replay) playOnItsGround(replay, data, budget);
       else await playArchived(data.bytes, older, data.name, budget);
     } else if (data.kind === 'live') await followLive(data.url);
   } catch (e) {
     self.postMessage({ kind: 'error', message: describe(e) });
   }
 };
+
+/** Plays a replay on the ground it was recorded on: the one it names or
+ * carries, or the ground file opened with it (`data.ground`); a game's
+ * own ground it neither carries nor was given is asked for by file. */
+function playOnItsGround(replay, data, budget) {
+  try {
+    // A replay that carries its ground keeps its own (the file is not used).
+    const fromFile = data.ground && !replay.carriedGround() ? data.groundName : null;
+    playReplay(data.ground ? replay.withGroundFile(data.ground) : replay, data.name, budget, fromFile);
+  } catch (e) {
+    if (e?.code !== 'ground_mismatch') throw e;
+    const what = data.ground
+      ? 'the ground file opened before it is another ground'
+      : 'it does not carry that ground';
+    throw new Error(`${describe(e).replace(/: play it in a world.*$/, '')}; ${what}. Open the game's ground file (.skgd) with it: drop both on the page, or \`skidpad view ${data.name} GROUND.skgd\``, { cause: e });
+  }
+}
 
 /** Steps `from` to `to` of the replay as a replay of their own; a
  * failure is the clip's, not the playback's. */
@@ -159,16 +178,17 @@ function sampledSteps(steps, stride) {
  * recorded on, found by the ground's fingerprint (drawn, but no lap is
  * timed: laps need the `track` metadata in every tool), or nothing on the
  * plane, with why, or the game's own ground the replay carries (section
- * 11). (A replay on a game's own ground that does not carry it does not
+ * 11) or the ground file `groundFile` opened with it gave. (A replay on a game's own ground that does not carry it does not
  * get here: it cannot be re-simulated without that ground, and the player
  * says so.)
  */
-function groundRoad(recording, metadata, track, carried) {
+function groundRoad(recording, metadata, track, carried, groundFile = null) {
   if (track || metadata.track) return { road: null, notice: null };
   if (carried) {
+    const source = groundFile ? `is the ground file ${groundFile} opened with it` : 'came with it';
     return {
       road: null,
-      notice: `the replay names no track (metadata "track"), so no laps are timed; the ground it was recorded on came with it (a ${carried.description}), drawn from it`,
+      notice: `the replay names no track (metadata "track"), so no laps are timed; the ground it was recorded on ${source} (a ${carried.description}), drawn from it`,
     };
   }
   const name = recording.groundTrack;
@@ -185,7 +205,7 @@ function groundRoad(recording, metadata, track, carried) {
   };
 }
 
-function playReplay(replay, name, budget) {
+function playReplay(replay, name, budget, groundFile = null) {
   playing = replay;
   const world = sk.createReplayWorld(replay);
   const cars = replay.carCount;
@@ -194,7 +214,7 @@ function playReplay(replay, name, budget) {
   const track = trackOf(replay);
   // A game's own ground the replay carries, as triangles to draw.
   const ground = replay.carriedGround();
-  const { road, notice } = groundRoad(replay, metadata, track, ground);
+  const { road, notice } = groundRoad(replay, metadata, track, ground, groundFile);
   const channels = sk.channelNames();
   const steps = replay.stepCount;
   const perSample = sampleBytes(cars, channels.length);
@@ -346,6 +366,7 @@ async function playArchived(bytes, version, name, budget) {
     track: track?.geometry ?? null,
     channels: [],
     units: [],
+    noChannels: `simulation v${version}'s archived core replays the cars' poses only: there are no telemetry channels to chart (a replay of this version, v${sk.simulationVersion()}, charts every channel)`,
     simulationVersion: version,
     core: 'archived',
     coreBytes: core.moduleBytes,
@@ -492,6 +513,7 @@ async function followLive(url) {
       notice,
       channels: [],
       units: [],
+      noChannels: 'a live race is followed by its cars\' poses only: open its recording (.sks or .skr) to chart its telemetry',
       simulationVersion: sk.simulationVersion(),
     });
     announced = true;

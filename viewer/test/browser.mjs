@@ -47,8 +47,19 @@ export async function launch() {
       '--disable-backgrounding-occluded-windows',
     ],
   });
+  // Every console error and uncaught page error of every page, for the
+  // run's end: a page that says nothing wrong to its user must say
+  // nothing wrong to its console either.
+  const errors = [];
+  context.on('page', (page) => {
+    page.on('console', (m) => {
+      if (m.type() === 'error') errors.push({ url: page.url(), text: m.text() });
+    });
+    page.on('pageerror', (e) => errors.push({ url: page.url(), text: `uncaught: ${e.message}` }));
+  });
   return {
     context,
+    errors,
     async close() {
       await context.close();
       rmSync(profile, { recursive: true, force: true });

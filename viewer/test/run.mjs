@@ -89,6 +89,7 @@ try {
     board.child.kill('SIGTERM');
   }
   await timed('online race', () => checkRace(browser));
+  console.log(`console errors: ${JSON.stringify(browser.errors, null, 1)}`);
 } finally {
   await browser.close();
 }
