@@ -98,6 +98,11 @@ fn option(options: &JsValue, key: &str, default: f64) -> JsResult<f64> {
     args::number_or(&field(options, key)?, key, default)
 }
 
+/// An optional boolean of an options object.
+fn bool_option(options: &JsValue, key: &str, default: bool) -> JsResult<bool> {
+    args::bool_or(&field(options, key)?, key, default)
+}
+
 /// A device profile: which axis and button does what.
 #[wasm_bindgen]
 pub struct DeviceProfile {
@@ -181,7 +186,8 @@ pub struct KeyboardControls {
 impl KeyboardControls {
     /// `tuning` may set `steerRate`, `centringRate`, `authoritySpeed`,
     /// `minAuthority`, `throttleRise`, `throttleFall`, `brakeRise`,
-    /// `brakeFall` (see `KeyboardTuning`); out-of-range values throw.
+    /// `brakeFall` and `speedSensitiveRates` (a boolean, on by default; see
+    /// `KeyboardTuning`); out-of-range values throw.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_optional_param_type = "KeyboardTuning")] tuning: JsValue,
@@ -196,6 +202,11 @@ impl KeyboardControls {
             throttle_fall: option(&tuning, "throttleFall", d.throttle_fall)?,
             brake_rise: option(&tuning, "brakeRise", d.brake_rise)?,
             brake_fall: option(&tuning, "brakeFall", d.brake_fall)?,
+            speed_sensitive_rates: bool_option(
+                &tuning,
+                "speedSensitiveRates",
+                d.speed_sensitive_rates,
+            )?,
         };
         input::KeyboardDriver::new(tuning)
             .map(|inner| KeyboardControls { inner })

@@ -182,6 +182,7 @@ export interface Keys {
 export interface KeyboardTuning {
   steerRate?: number; centringRate?: number; authoritySpeed?: number; minAuthority?: number;
   throttleRise?: number; throttleFall?: number; brakeRise?: number; brakeFall?: number;
+  speedSensitiveRates?: boolean;
 }
 export type GearMode = 'automatic' | 'sequential' | 'h_pattern';
 /** Shift buttons held: gate -1 reverse, a gear, or null for neutral. */

@@ -3,6 +3,13 @@
 //! released, and its reach shrinks with speed (a key held at 50 m/s would
 //! otherwise ask for full lock and spin the car); the pedals ramp up and
 //! down instead of jumping.
+//!
+//! Speed-sensitive rates (on by default): both steering rates shrink with
+//! the reach, so a key takes the same time to reach the speed's lock and
+//! to come back at any speed. At race speed a tap then moves the wheels a
+//! little, as a person holding a line needs, instead of a third of the
+//! reach in a frame. Only keys are shaped this way: a wheel or a stick is
+//! read as it is (`DeviceProfile`), its rate the player's own hands.
 
 use serde::{Deserialize, Serialize};
 
@@ -46,12 +53,17 @@ pub struct KeyboardTuning {
     pub brake_rise: f64,
     /// Brake fall.
     pub brake_fall: f64,
+    /// Scale both steering rates with the speed's reach
+    /// ([`authority`](Self::authority)): the same time to lock and back
+    /// at any speed. Off: the rates hold at every speed.
+    pub speed_sensitive_rates: bool,
 }
 
 impl Default for KeyboardTuning {
-    /// Full lock in 0.4 s at a standstill and back in 0.25 s; half the
-    /// reach at 25 m/s and at least 20 %; throttle full in 0.25 s, brake
-    /// in 0.15 s, both released in 0.1 s.
+    /// Full lock in 0.4 s and back in 0.25 s, at a standstill and (speed-
+    /// sensitive rates) to the reach of any speed; half the reach at 25 m/s
+    /// and at least 20 %; throttle full in 0.25 s, brake in 0.15 s, both
+    /// released in 0.1 s.
     fn default() -> Self {
         KeyboardTuning {
             steer_rate: 2.5,
@@ -62,6 +74,7 @@ impl Default for KeyboardTuning {
             throttle_fall: 10.0,
             brake_rise: 6.5,
             brake_fall: 10.0,
+            speed_sensitive_rates: true,
         }
     }
 }
@@ -155,6 +168,11 @@ impl KeyboardDriver {
         } else {
             t.centring_rate
         };
+        let rate = if t.speed_sensitive_rates {
+            rate * reach
+        } else {
+            rate
+        };
         c.steer = approach(c.steer, target, rate, dt).clamp(-1.0, 1.0);
         let pedal = |v: f64, on: bool, rise: f64, fall: f64| {
             if on {
@@ -202,12 +220,35 @@ mod tests {
         assert!((c.steer - 0.6).abs() < 1e-12, "centres at 4 per second");
         let mut fast = KeyboardDriver::new(KeyboardTuning::default()).unwrap();
         let c = run(&mut fast, right, 1.0, 25.0);
+        // (Within a second at any speed: see the speed-sensitive rates.)
         assert!(
             (c.steer - 0.5).abs() < 1e-12,
             "half the reach at 25 m/s: {}",
             c.steer
         );
         assert!((run(&mut fast, right, 1.0, 200.0).steer - 0.2).abs() < 1e-12);
+    }
+
+    #[test]
+    fn speed_sensitive_rates_take_the_same_time_to_the_reach_and_back() {
+        let right = Keys {
+            right: true,
+            ..Keys::default()
+        };
+        let mut k = KeyboardDriver::new(KeyboardTuning::default()).unwrap();
+        // At 25 m/s the reach is 0.5: a tenth of a second moves the wheel
+        // a quarter of it, the reach comes in 0.4 s and centre 0.25 s on.
+        let c = k.update(right, 0.1, 25.0);
+        assert!((c.steer - 0.125).abs() < 1e-12, "{}", c.steer);
+        assert!((k.update(right, 0.3, 25.0).steer - 0.5).abs() < 1e-12);
+        assert!(k.update(Keys::default(), 0.25, 25.0).steer.abs() < 1e-12);
+        // Off: the standstill rates at every speed.
+        let mut fixed = KeyboardDriver::new(KeyboardTuning {
+            speed_sensitive_rates: false,
+            ..KeyboardTuning::default()
+        })
+        .unwrap();
+        assert!((fixed.update(right, 0.1, 25.0).steer - 0.25).abs() < 1e-12);
     }
 
     #[test]

@@ -26,6 +26,7 @@ export class EventList {
     label.append(this.mine, ' followed car only');
     this.list = document.createElement('ol');
     this.box.append(this.summary, label, this.list);
+    this.box.hidden = true;
     root.append(this.box);
     this.mine.addEventListener('change', () => this.refresh());
     this.list.addEventListener('click', (e) => {
@@ -44,6 +45,7 @@ export class EventList {
 
   setRecording(recording) {
     this.recording = recording;
+    this.box.hidden = false;
     this.seen = -1;
   }
 

@@ -479,7 +479,7 @@ async function main() {
   viewer.setCamera(settings.cam);
   viewer.clock.setSpeed(settings.speed);
   viewer.timeline.setSpeed(settings.speed);
-  const served = await servedFiles();
+  const served = await servedFiles(link);
   const urls = [...link.sources, ...served.map((f) => f.url)];
   const ghostUrls = [...link.ghosts];
   // Ghosts and ground files first, so a replay's first frame already
@@ -497,7 +497,7 @@ async function main() {
     await viewer.load({ kind: 'live', url: link.live });
   } else if (opened.length > 0) {
     const [bytes, url] = opened[0];
-    await viewer.openBytes(bytes, url.split('/').pop());
+    await viewer.openBytes(bytes, (url === link.sources[0] && link.name) || url.split('/').pop());
   } else {
     viewer.status(OPEN_PROMPT);
     return;

@@ -19,6 +19,7 @@ import { Cameras, CAMERA_MODES } from './cameras.mjs';
 import { fitStage, showError } from './stage.mjs';
 import { formatTime } from './timeline.mjs';
 import { invalidity } from './laps.mjs';
+import { describeCar, trackGeometry } from './scene_data.mjs';
 import { wrapAngle } from './recording.mjs';
 import { GamepadSource, KeyboardSource, rumble } from './devices.mjs';
 import { DevicePanel } from './device_panel.mjs';
@@ -90,12 +91,38 @@ class PlayPage {
         select.disabled = true;
       }
       $('#status').textContent = `driving on from step ${this.takeOver.step} of a replay, car ${this.takeOver.car}, beside the car as it was driven; hold Backspace to rewind`;
+    } else {
+      for (const select of [$('#track'), $('#car')]) select.addEventListener('change', () => this.preview());
+      this.preview();
     }
     requestAnimationFrame((t) => this.draw(t));
   }
 
   fail(e) {
     this.shown.error = showError(e);
+  }
+
+  /** Before "start": the chosen track drawn with the chosen car on pole,
+   * where the run will begin (its pose from a world of its own). */
+  preview() {
+    // A run being driven keeps its picture; a finished one gives way.
+    if (this.shown.state === 'countdown' || this.shown.state === 'driving') return;
+    this.frames = [];
+    const name = $('#track').value;
+    const track = new sk.TrackView(name);
+    const data = trackGeometry(track, name);
+    this.scene.setTrack(data);
+    this.cameras.setTrack(data);
+    const world = new sk.World();
+    world.setTrackGround(name);
+    const car = world.addPresetCar($('#car').value, sk.gridPose(track, 0));
+    const shape = describeCar(JSON.parse(world.definition(car)));
+    this.scene.setCars([shape]);
+    this.scene.setGhosts(0, shape);
+    const p = world.pose(car);
+    this.previewPose = [p.x, p.y, p.z, p.yaw, p.pitch, p.roll, 0, 0];
+    world.free();
+    track.free();
   }
 
   /** Starts a run; a test's `script` (keys per physics step) drives it
@@ -143,6 +170,7 @@ class PlayPage {
   receive(data) {
     switch (data.kind) {
       case 'ready':
+        this.previewPose = null;
         this.scene.setTrack(data.track);
         this.cameras.setTrack(data.track);
         this.scene.setCars([data.car]);
@@ -271,18 +299,18 @@ class PlayPage {
     this.sendDevices();
     this.panel?.frame(this.pads);
     this.feedback();
-    if (this.frames.length === 0) return;
+    if (this.frames.length === 0) {
+      if (this.previewPose) this.drawStill(this.previewPose);
+      return;
+    }
     const [a, b] = this.frames.length === 2 ? this.frames : [this.frames[0], this.frames[0]];
     // One physics frame behind: between the last two, by the time since
     // the newer one arrived.
     const span = Math.max(1, b.arrived - a.arrived);
     const t = Math.min(1, (performance.now() - b.arrived) / span);
     const pose = between(a.pose, b.pose, t);
-    this.scene.place(this.scene.cars[0], pose);
     if (this.scene.ghosts.length && b.ghost) this.scene.place(this.scene.ghosts[0], b.ghost);
-    this.scene.cars[0].group.visible = this.cameras.mode !== 'cockpit';
-    this.cameras.update(pose);
-    this.scene.render(this.cameras.camera);
+    this.drawStill(pose);
     const times = this.shown.frameTimes;
     if (this.lastDraw !== undefined) times.push(time - this.lastDraw);
     if (times.length > 600) times.shift();
@@ -299,6 +327,14 @@ class PlayPage {
       return item;
     }));
     list.hidden = this.shown.laps.length === 0;
+  }
+
+  /** Draws the player's car at `pose`, seen from the chosen camera. */
+  drawStill(pose) {
+    this.scene.place(this.scene.cars[0], pose);
+    this.scene.cars[0].group.visible = this.cameras.mode !== 'cockpit';
+    this.cameras.update(pose);
+    this.scene.render(this.cameras.camera);
   }
 
   finished({ replay, laps }) {
@@ -355,9 +391,13 @@ class PlayPage {
     this.shown.verdict = verdict;
   }
 
+  /** Opens the run in the viewer: from the leaderboard by its id once
+   * submitted, else from this page's memory; named for what it is. */
   openInViewer() {
-    const url = URL.createObjectURL(new Blob([this.replay]));
-    window.open(`/view?src=${encodeURIComponent(url)}`, '_blank');
+    const id = this.shown.verdict?.id;
+    const src = id ? `${this.leaderboard}/runs/${id}/replay` : URL.createObjectURL(new Blob([this.replay]));
+    const name = `${this.player || 'anonymous'} on ${this.track} (${this.car || "the replay's car"})${id ? `, run ${id.slice(0, 8)}` : ''}`;
+    window.open(`/view?src=${encodeURIComponent(src)}&name=${encodeURIComponent(name)}`, '_blank');
   }
 }
 

@@ -71,6 +71,14 @@ export class Scene {
    * the road, only the centre and start lines are added: a second road
    * in the same place would fight it in depth. */
   setTrack(track) {
+    // A track replaces the one drawn before (the play page previews one
+    // track, then another): two roads in one place would fight in depth.
+    for (const mesh of this.trackMeshes ?? []) {
+      this.scene.remove(mesh);
+      mesh.geometry.dispose();
+      mesh.material.dispose();
+    }
+    this.trackMeshes = [];
     if (!track) return;
     const onGround = this.groundMesh !== undefined;
     const pts = track.points;
@@ -138,6 +146,7 @@ export class Scene {
   add(object, layer) {
     object.userData.layer = layer;
     this.scene.add(object);
+    if (layer !== 'ground' && layer !== 'backdrop') this.trackMeshes.push(object);
   }
 
   /** How much of the road the camera should see is drawn as road (or

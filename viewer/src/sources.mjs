@@ -1,5 +1,6 @@
-// Where recordings come from: the deep link (`?src=`, `?ghost=`,
-// `?live=`, `?t=`, `?step=`, `?car=`, `?cam=`, `?speed=`, and
+// Where recordings come from: the deep link (`?src=`, `?name=` (what to
+// call the first source), `?ghost=`, `?live=`, `?t=`, `?step=`, `?car=`,
+// `?cam=`, `?speed=`, and
 // `?sampleBudget=` bytes for tests of long replays), the file list `skidpad
 // view` serves at `/files.json`, and files the user opens or drops. Kinds
 // are told by their first bytes, not their names, by the wasm package's
@@ -21,6 +22,7 @@ export function readLink(search = location.search) {
   return {
     problems,
     sources: q.getAll('src'),
+    name: q.get('name'),
     ghosts: q.getAll('ghost'),
     live: q.get('live'),
     t: number('t'),
@@ -119,8 +121,11 @@ export async function fetchBytes(url) {
 }
 
 /** The files `skidpad view` offers (`[{ name, url }]`), or none when the
- * page is served some other way. */
-export async function servedFiles() {
+ * page is served some other way. A deep link that names its sources
+ * opens those alone: it is asked for nothing else (another server, the
+ * leaderboard's, has no list to offer). */
+export async function servedFiles(link) {
+  if (link.sources.length > 0 || link.live) return [];
   try {
     const response = await fetch('/files.json');
     if (!response.ok) return [];

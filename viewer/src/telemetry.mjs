@@ -111,6 +111,7 @@ export class TelemetryPanel {
     this.recording = recording;
     const { channels, units, groups = [], noChannels } = recording.meta;
     // Nothing to chart: the panel says why rather than showing empty lists.
+    this.root.hidden = false;
     this.root.querySelector('#chart-side').hidden = channels.length === 0;
     this.plot?.destroy();
     this.plot = null;

@@ -67,6 +67,22 @@ export async function checkLapRules(browser, base) {
     const errors = logs.filter((l) => /error/i.test(l));
     assert.deepEqual(errors, [], 'no console or page errors');
     ok(`play: the replay records the reset at step ${resets[0].step ?? JSON.stringify(resets[0])}`);
+
+    // "open in the viewer": the run, named for what it is, asking the
+    // leaderboard's server for nothing it does not have.
+    const [viewer] = await Promise.all([page.context().waitForEvent('page'), page.click('#open')]);
+    const failed = [];
+    viewer.on('response', (r) => r.status() >= 400 && failed.push(`${r.status()} ${r.url()}`));
+    await viewer.waitForFunction(() => window.viewerReady !== undefined, undefined, { timeout: 30_000 });
+    await viewer.evaluate(async () => {
+      await window.viewerReady;
+      await window.viewer.done;
+    });
+    const status = await viewer.textContent('#status');
+    assert.match(status, /^player on brandwood \(rwd_sports\): 1 cars, .* 0 desyncs/);
+    assert.deepEqual(failed, [], 'no request of the viewer failed');
+    ok(`play: "open in the viewer" shows "${status}"`);
+    await viewer.close();
   } catch (e) {
     e.message += `\npage console:\n${logs.slice(-20).join('\n')}`;
     throw e;
