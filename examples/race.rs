@@ -57,7 +57,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     };
     while running(&race) && world.step_count() < limit {
         world.step(DT)?;
-        race.observe(&world, DT);
+        race.after_step(&world)?;
         contacts += world.contacts().len() as u64;
         for &id in &ids {
             let here = track.locate(world.pose(id)?.position.truncate());

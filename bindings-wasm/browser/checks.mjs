@@ -23,7 +23,7 @@ export function recordRace(sk, recordedIn) {
   for (let step = 0; step < RACE_STEPS; step++) {
     if (step === 200) recorder.setLod(world, 2, 'singleTrack');
     recorder.step(world, DT);
-    ghostRecorder.sample(world, DT);
+    ghostRecorder.afterStep(world);
     hashes.push(world.worldHash());
   }
   return { replay: recorder.finish(world), hashes, ghost: ghostRecorder.finish() };

@@ -137,14 +137,26 @@ impl GhostRecorder {
         }
     }
 
-    /// Call after each step of `dt` seconds.
+    /// Call after each step the world takes: records the car's pose at
+    /// the timestep the world ran.
+    #[wasm_bindgen(js_name = afterStep)]
+    pub fn after_step(&mut self, world: &World) -> JsResult<()> {
+        world.with(|w| self.inner.after_step(w).map_err(ghost_error))
+    }
+
+    /// `afterStep`, handed the step's `dt` again: it must be the one the
+    /// world ran, bit for bit, or this throws.
+    /// @deprecated use `afterStep`, which reads the timestep from the world
     pub fn sample(
         &mut self,
         world: &World,
         #[wasm_bindgen(unchecked_param_type = "number")] dt: JsValue,
     ) -> JsResult<()> {
         let dt = number(&dt, "dt")?;
-        world.with(|w| self.inner.sample(w, dt).map_err(ghost_error))
+        world.with(|w| {
+            skidpad_ghost::check_timestep(w, dt).map_err(ghost_error)?;
+            self.inner.after_step(w).map_err(ghost_error)
+        })
     }
 
     /// Makes the latest pose frame 0 of a new lap.

@@ -397,13 +397,23 @@ impl ReplayRecorder {
         self.run(|r| world.with_mut(|w| r.step(w, dt).map_err(replay_error)))
     }
 
-    /// Records a step the game already took with `world.step(dt)`.
+    /// Records the step the game just took with `world.step(dt)`, with
+    /// the timestep the world ran (it is not handed again).
+    #[wasm_bindgen(js_name = afterStep)]
+    pub fn after_step(&mut self, world: &World) -> JsResult<()> {
+        self.run(|r| world.with(|w| r.after_step(w).map_err(replay_error)))
+    }
+
+    /// `afterStep`, handed the timestep again: it must be the one the
+    /// world ran, bit for bit, or this throws.
+    /// @deprecated use `afterStep`, which reads the timestep from the world
     pub fn capture(
         &mut self,
         world: &World,
         #[wasm_bindgen(unchecked_param_type = "number")] dt: JsValue,
     ) -> JsResult<()> {
         let dt = number(&dt, "dt")?;
+        #[allow(deprecated)]
         self.run(|r| world.with(|w| r.capture(w, dt).map_err(replay_error)))
     }
 

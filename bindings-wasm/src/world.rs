@@ -330,6 +330,14 @@ impl World {
         self.with(|w| Ok(w.step_count() as f64))
     }
 
+    /// The timestep the last step ran, s (what `ReplayRecorder.afterStep`
+    /// records); undefined before the first step and after the step count was
+    /// set.
+    #[wasm_bindgen(getter, js_name = lastTimestep)]
+    pub fn last_timestep(&self) -> JsResult<Option<f64>> {
+        self.with(|w| Ok(w.last_timestep()))
+    }
+
     /// The world hash (blake3 of step count and every car), as 64 hex
     /// digits.
     #[wasm_bindgen(js_name = worldHash)]

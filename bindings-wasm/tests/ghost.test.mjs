@@ -14,7 +14,7 @@ function recordGhost(steps = 600) {
   const poses = [];
   for (let k = 0; k < steps; k++) {
     world.step(DT);
-    recorder.sample(world, DT);
+    recorder.afterStep(world);
     poses.push(world.pose(car));
   }
   return { ghost: recorder.finish(), poses, recorder };

@@ -217,3 +217,24 @@ test('clipReplay: a stretch of a golden replay verifies alone and ends on the wh
   assert.throws(() => sk.clipReplay(whole, 0, whole.stepCount + 1), RangeError);
   assert.throws(() => sk.clipReplay(whole, -1, 10), RangeError);
 });
+
+test('afterStep records the timestep the world ran; a different one handed to capture throws', () => {
+  const world = new sk.World();
+  world.addPresetCar('rwd_sports', { speed: 5 });
+  assert.equal(world.lastTimestep, undefined);
+  const recorder = new sk.ReplayRecorder(world);
+  const ghost = new sk.GhostRecorder(0);
+  for (const dt of [DT, 1 / 64]) {
+    world.step(dt);
+    assert.equal(world.lastTimestep, dt);
+    recorder.afterStep(world);
+    ghost.afterStep(world);
+  }
+  world.step(DT);
+  assert.throws(() => recorder.capture(world, 1 / 30), /a step of 0\.0333\d* s was to be recorded, but the world's last step ran 0\.01666\d* s/);
+  assert.throws(() => ghost.sample(world, 1 / 30), /not the step the world ran/);
+  recorder.capture(world, DT);
+  const replay = recorder.finish(world);
+  assert.equal(replay.stepCount, 3);
+  assert.deepEqual(Array.from(replay.stepTimes()).slice(1).map((t, k, a) => t - (k ? a[k - 1] : 0)).map((d) => Math.round(d * 1e9)), [DT, 1 / 64, DT].map((d) => Math.round(d * 1e9)));
+});

@@ -152,7 +152,7 @@ test('LapReference: a car level with its own ghost has no gap', () => {
   const positions = [];
   for (let step = 0; step < 600; step++) {
     world.step(DT);
-    recorder.sample(world, DT);
+    recorder.afterStep(world);
     const p = world.pose(car);
     positions.push([p.x, p.y, (step + 1) * DT]);
   }

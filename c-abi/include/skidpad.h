@@ -263,7 +263,8 @@ enum SkidpadStatus skidpad_ghost_recorder_new(uint32_t car_id,
                                               struct SkidpadGhostRecorder **out);
 
 // Samples the car's pose after a step of `dt` seconds (call it after each
-// `skidpad_world_step`, with the same dt).
+// `skidpad_world_step`, with the same dt: the world's own timestep is
+// recorded, and a `dt` other than the one it ran is refused).
 enum SkidpadStatus skidpad_ghost_recorder_sample(struct SkidpadGhostRecorder *recorder,
                                                  const SkidpadWorld *world,
                                                  double dt);

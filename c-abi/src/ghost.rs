@@ -38,7 +38,8 @@ pub unsafe extern "C" fn skidpad_ghost_recorder_new(
 }
 
 /// Samples the car's pose after a step of `dt` seconds (call it after each
-/// `skidpad_world_step`, with the same dt).
+/// `skidpad_world_step`, with the same dt: the world's own timestep is
+/// recorded, and a `dt` other than the one it ran is refused).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn skidpad_ghost_recorder_sample(
     recorder: *mut SkidpadGhostRecorder,
@@ -49,7 +50,8 @@ pub unsafe extern "C" fn skidpad_ghost_recorder_sample(
         // SAFETY: the caller's handles.
         let (recorder, world) =
             unsafe { (borrow_mut(recorder, "recorder")?, borrow(world, "world")?) };
-        Ok(recorder.recorder.sample(&world.world, dt)?)
+        skidpad_ghost::check_timestep(&world.world, dt)?;
+        Ok(recorder.recorder.after_step(&world.world)?)
     })
 }
 

@@ -233,9 +233,9 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
         for (k, id) in ids.iter().enumerate() {
             standing.observe(k, world.pose(*id)?.speed);
         }
-        stream.capture(&world, DT)?;
+        stream.after_step(&world)?;
         for (k, cutter) in cutters.iter_mut().enumerate() {
-            if let Some(done) = cutter.observe(&world, DT)?
+            if let Some(done) = cutter.after_step(&world)?
                 && (laps[k].len() as u32) < options.laps
             {
                 laps[k].push(DemoLap {

@@ -187,7 +187,8 @@ pub fn export_json(
         let world = player.world();
         let race_events = race
             .as_mut()
-            .map(|r| r.observe(world, dt))
+            .map(|r| r.after_step(world))
+            .transpose()?
             .unwrap_or_default();
         for event in race_events {
             if let RaceEvent::Lap { car, lap } = event {

@@ -56,8 +56,7 @@ pub fn export_lap(
         .ok_or_else(|| anyhow::anyhow!("the replay has no car {car}"))?;
     let mut cutter = LapCutter::new(id, track, player.world())?;
     while player.advance()? {
-        let dt = replay.dt.at(player.step() - 1).unwrap_or(1.0 / 60.0);
-        if let Some(done) = cutter.observe(player.world(), dt)?
+        if let Some(done) = cutter.after_step(player.world())?
             && done.lap.number == lap
         {
             let bytes = encode_ghost(&done.ghost)?;

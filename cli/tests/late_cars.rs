@@ -47,7 +47,7 @@ fn record(file: &Path) -> f64 {
             race.join(car, DVec2::new(pose.x, pose.y));
         }
         recorder.step(&mut world, DT).unwrap();
-        for event in race.observe(&world, DT) {
+        for event in race.after_step(&world).unwrap() {
             if let RaceEvent::Lap { car, lap } = event
                 && car != first
             {

@@ -181,7 +181,7 @@ pub fn run() -> Result<Report, Box<dyn std::error::Error>> {
             },
         )?;
         recorder.step(&mut world, DT)?;
-        ghost.sample(&world, DT)?;
+        ghost.after_step(&world)?;
         top_height = top_height.max(world.pose(car)?.position.z);
         let surface = world.wheel_surfaces(car)?[0];
         if surfaces.last() != Some(&surface) {

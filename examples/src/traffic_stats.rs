@@ -132,7 +132,7 @@ pub fn run(race: &TrafficRace) -> Result<TrafficStats, String> {
                 standing.restart(k);
             }
         }
-        for event in timing.observe(&world, DT) {
+        for event in timing.after_step(&world).map_err(|e| e.to_string())? {
             match event {
                 RaceEvent::Lap { lap, .. } => {
                     stats.car_laps += 1;

@@ -89,7 +89,7 @@ fn ai_lap_size() {
     let mut cutter = LapCutter::new(car, track, &world).expect("cutter");
     let lap = loop {
         world.step(1.0 / 60.0).expect("step");
-        if let Some(lap) = cutter.observe(&world, 1.0 / 60.0).expect("sample") {
+        if let Some(lap) = cutter.after_step(&world).expect("sample") {
             break lap;
         }
     };

@@ -68,11 +68,28 @@ impl LapCutter {
         self.timer.note_reset(self.time);
     }
 
-    /// Call after every step of `dt`; returns the lap the step completed.
+    /// Call after every step the world takes (its timestep is the one the
+    /// world ran, [`World::last_timestep`]); returns the lap the step
+    /// completed.
+    pub fn after_step(&mut self, world: &World) -> Result<Option<CutLap>> {
+        let dt = world
+            .last_timestep()
+            .ok_or_else(|| GhostError::InvalidArgument {
+                what: "world",
+                reason: "it has not stepped since its step count was set: no step to observe"
+                    .into(),
+            })?;
+        #[allow(deprecated)]
+        self.observe(world, dt)
+    }
+
+    /// [`after_step`](Self::after_step), handed the step's `dt` again.
+    #[deprecated(note = "use after_step, which reads the timestep from the world")]
     pub fn observe(&mut self, world: &World, dt: f64) -> Result<Option<CutLap>> {
         self.time += dt;
         let position = world.pose(self.car).map_err(GhostError::World)?.position;
         let lap = self.timer.observe(self.time, position.truncate());
+        #[allow(deprecated)]
         self.recorder.sample(world, dt)?;
         let timing = self.timer.lap_in_progress().is_some();
         if timing && !self.timing {

@@ -33,7 +33,7 @@ const MAX_PAST_END: f64 = 5.0;
 /// let mut recorder = GhostRecorder::new(car);
 /// for _ in 0..600 {
 ///     world.step(1.0 / 60.0)?;
-///     recorder.sample(&world, 1.0 / 60.0)?;
+///     recorder.after_step(&world)?;
 /// }
 /// let track = Track::builtin("brandwood")?;
 /// let reference = LapReference::new(&recorder.finish()?, &track);

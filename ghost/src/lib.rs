@@ -18,7 +18,7 @@
 //! let mut recorder = GhostRecorder::new(car);
 //! for _ in 0..120 {
 //!     world.step(1.0 / 60.0).unwrap();
-//!     recorder.sample(&world, 1.0 / 60.0).unwrap();
+//!     recorder.after_step(&world).unwrap();
 //! }
 //! let ghost = decode_ghost(&encode_ghost(&recorder.finish().unwrap()).unwrap()).unwrap();
 //! let mut player = GhostPlayer::new(ghost);
@@ -48,5 +48,5 @@ pub use ghost::{Ghost, GhostFrame, GhostPose};
 pub use lap::{LapReference, SplitEvent, SplitTracker};
 pub use orientation::{ghost_quaternion, lerp_angle, wrap_angle};
 pub use player::{GhostPlayer, GhostSet};
-pub use recorder::{GhostRecorder, GhostRecorderOptions, pose_of};
+pub use recorder::{GhostRecorder, GhostRecorderOptions, check_timestep, pose_of};
 pub use slice::{slice_ghost, slice_ghost_frames};

@@ -25,7 +25,7 @@ const FORWARD_WALK: usize = 8;
 /// let mut recorder = GhostRecorder::new(car);
 /// for _ in 0..60 {
 ///     world.step(1.0 / 60.0)?;
-///     recorder.sample(&world, 1.0 / 60.0)?;
+///     recorder.after_step(&world)?;
 /// }
 /// let mut player = GhostPlayer::new(recorder.finish()?);
 /// // Between two frames the pose is interpolated; at a frame it is exact.

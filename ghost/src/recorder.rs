@@ -38,7 +38,7 @@ impl Default for GhostRecorderOptions {
 /// let mut recorder = GhostRecorder::new(car);
 /// for _ in 0..120 {
 ///     world.step(1.0 / 60.0)?;
-///     recorder.sample(&world, 1.0 / 60.0)?; // after the step: its end pose
+///     recorder.after_step(&world)?; // after the step: its end pose
 /// }
 /// let ghost = recorder.finish()?;
 /// assert_eq!(ghost.len(), 120);
@@ -95,9 +95,34 @@ impl GhostRecorder {
         &self.frames
     }
 
-    /// Call after each step of `dt` seconds; keeps a frame every
+    /// Frame 0 is the car's pose now, at t = 0: a recording that begins
+    /// before the first step.
+    pub fn start_at(&mut self, world: &World) -> Result<()> {
+        self.latest = Some(pose_of(world, self.car)?);
+        self.restart();
+        Ok(())
+    }
+
+    /// Call after each step the world takes: the step's timestep is the
+    /// one the world ran ([`World::last_timestep`]); keeps a frame every
     /// `every`-th call.
+    pub fn after_step(&mut self, world: &World) -> Result<()> {
+        let dt = world
+            .last_timestep()
+            .ok_or_else(|| GhostError::InvalidArgument {
+                what: "world",
+                reason: "it has not stepped since its step count was set: no step to record".into(),
+            })?;
+        self.record(world, dt)
+    }
+
+    /// [`after_step`](Self::after_step), handed the step's `dt` again.
+    #[deprecated(note = "use after_step, which reads the timestep from the world")]
     pub fn sample(&mut self, world: &World, dt: f64) -> Result<()> {
+        self.record(world, dt)
+    }
+
+    fn record(&mut self, world: &World, dt: f64) -> Result<()> {
         if !(dt.is_finite() && dt > 0.0) {
             return Err(GhostError::InvalidArgument {
                 what: "dt",
@@ -148,6 +173,21 @@ impl GhostRecorder {
         if let Some(pose) = self.latest {
             self.frames.push(GhostFrame { t: 0.0, pose });
         }
+    }
+}
+
+/// Refuses a timestep `dt` other than the one the world's last step ran
+/// (bit for bit): for an API that is handed the step's `dt` again.
+pub fn check_timestep(world: &World, dt: f64) -> Result<()> {
+    match world.last_timestep() {
+        Some(ran) if ran.to_bits() == dt.to_bits() => Ok(()),
+        ran => Err(GhostError::InvalidArgument {
+            what: "dt",
+            reason: format!(
+                "{dt} s is not the step the world ran ({}): the world's own timestep is recorded",
+                ran.map_or_else(|| "it has not stepped".to_owned(), |r| format!("{r} s"))
+            ),
+        }),
     }
 }
 

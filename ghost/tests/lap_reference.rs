@@ -131,7 +131,7 @@ fn backing_over_the_line_and_driving_on_ends_no_lap() {
         world.set_input(car, input).unwrap();
         for _ in 0..steps {
             world.step(DT).unwrap();
-            assert_eq!(cutter.observe(world, DT).unwrap(), None, "no lap ends here");
+            assert_eq!(cutter.after_step(world).unwrap(), None, "no lap ends here");
         }
     };
     // Metres past the line (negative: behind it).

@@ -14,7 +14,7 @@ fn frames_are_stamped_at_the_end_of_their_step_and_finish_starts_at_zero() {
     let mut recorder = GhostRecorder::new(car);
     for _ in 0..5 {
         world.step(DT).unwrap();
-        recorder.sample(&world, DT).unwrap();
+        recorder.after_step(&world).unwrap();
     }
     let raw: Vec<f32> = recorder.frames().iter().map(|f| f.t).collect();
     let expected: Vec<f32> = (1..=5).map(|k| (k as f64 * DT) as f32).collect();
@@ -32,7 +32,7 @@ fn after_restart_frame_k_is_the_pose_k_steps_into_the_lap() {
     let mut recorder = GhostRecorder::new(car);
     for _ in 0..37 {
         world.step(DT).unwrap();
-        recorder.sample(&world, DT).unwrap();
+        recorder.after_step(&world).unwrap();
     }
     let crossing = pose_of(&world, car).unwrap();
     recorder.restart();
@@ -42,7 +42,7 @@ fn after_restart_frame_k_is_the_pose_k_steps_into_the_lap() {
     let mut truth = Vec::new();
     for _ in 0..120 {
         world.step(DT).unwrap();
-        recorder.sample(&world, DT).unwrap();
+        recorder.after_step(&world).unwrap();
         truth.push(pose_of(&world, car).unwrap());
     }
     let ghost = recorder.finish().unwrap();
@@ -65,7 +65,7 @@ fn every_keeps_one_sample_in_k() {
     let mut recorder = GhostRecorder::with_options(car, GhostRecorderOptions { every: 3 }).unwrap();
     for _ in 0..30 {
         world.step(DT).unwrap();
-        recorder.sample(&world, DT).unwrap();
+        recorder.after_step(&world).unwrap();
     }
     let times: Vec<f32> = recorder.frames().iter().map(|f| f.t).collect();
     let expected: Vec<f32> = (1..=10).map(|k| (3.0 * k as f64 * DT) as f32).collect();
@@ -73,27 +73,37 @@ fn every_keeps_one_sample_in_k() {
     recorder.restart();
     for _ in 0..6 {
         world.step(DT).unwrap();
-        recorder.sample(&world, DT).unwrap();
+        recorder.after_step(&world).unwrap();
     }
     let times: Vec<f32> = recorder.frames().iter().map(|f| f.t).collect();
     assert_eq!(times, vec![0.0, (3.0 * DT) as f32, (6.0 * DT) as f32]);
 }
 
 #[test]
+// `sample` is the deprecated form that takes a timestep: its checks stay.
+#[allow(deprecated)]
 fn bad_arguments_are_errors() {
     let track = track();
-    let (world, car) = ai_world("fwd_hatchback", &track);
+    let (mut world, car) = ai_world("fwd_hatchback", &track);
     assert!(GhostRecorder::with_options(car, GhostRecorderOptions { every: 0 }).is_err());
     let mut recorder = GhostRecorder::new(car);
+    assert!(
+        matches!(
+            recorder.after_step(&world),
+            Err(GhostError::InvalidArgument { what: "world", .. })
+        ),
+        "a world that has not stepped has no step to record"
+    );
     for dt in [f64::NAN, 0.0, -1.0, f64::INFINITY] {
         assert!(matches!(
             recorder.sample(&world, dt),
             Err(GhostError::InvalidArgument { .. })
         ));
     }
+    world.step(DT).unwrap();
     let mut stranger = GhostRecorder::new(CarId::from_raw(9));
     assert!(matches!(
-        stranger.sample(&world, DT),
+        stranger.after_step(&world),
         Err(GhostError::World(_))
     ));
     assert_eq!(recorder.finish().unwrap_err(), GhostError::Empty);

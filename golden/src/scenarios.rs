@@ -511,7 +511,7 @@ impl LapGhostCutter {
 
     /// Call after every step.
     pub fn observe(&mut self, world: &World) -> Result<(), String> {
-        if let Some(done) = self.cutter.observe(world, DT).map_err(|e| e.to_string())?
+        if let Some(done) = self.cutter.after_step(world).map_err(|e| e.to_string())?
             && done.lap.number == self.lap
         {
             self.result = Some(done.ghost);

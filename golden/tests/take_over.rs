@@ -203,7 +203,7 @@ fn the_race_layer_times_a_taken_over_run_from_its_first_crossing() {
     let mut timing = RaceTiming::new(track, RaceRules::default(), run.world());
     for _ in 0..20_000 {
         run.step(&mut recorder, DT).expect("a step");
-        timing.observe(run.world(), DT);
+        timing.after_step(run.world()).expect("timed");
         if !timing.laps(me).expect("timed").is_empty() {
             break;
         }

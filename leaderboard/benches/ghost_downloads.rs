@@ -45,7 +45,7 @@ fn a_ghost() -> Vec<u8> {
     let mut recorder = GhostRecorder::new(car);
     for _ in 0..1200 {
         world.step(1.0 / 60.0).unwrap();
-        recorder.sample(&world, 1.0 / 60.0).unwrap();
+        recorder.after_step(&world).unwrap();
     }
     encode_ghost(&recorder.finish().unwrap()).unwrap()
 }

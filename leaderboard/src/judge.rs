@@ -387,7 +387,7 @@ impl ReplayHooks for RunObserver<'_> {
             self.audit.observe(dt, input, lod, surfaces);
         }
         // A ghost that cannot be cut (a pose out of the world) times no lap.
-        if let Ok(Some(done)) = cutter.observe(world, dt)
+        if let Ok(Some(done)) = cutter.after_step(world)
             && done.lap.is_valid()
             && self
                 .best

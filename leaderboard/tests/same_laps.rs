@@ -36,8 +36,7 @@ fn race_layer_laps(bytes: &[u8], track: &Arc<Track>) -> Vec<LapRow> {
     let ids = player.car_ids().to_vec();
     let mut rows = Vec::new();
     while player.advance().unwrap() {
-        let dt = replay.dt.at(player.step() - 1).unwrap();
-        for event in race.observe(player.world(), dt) {
+        for event in race.after_step(player.world()).unwrap() {
             if let RaceEvent::Lap { car, lap } = event {
                 let index = ids.iter().position(|&c| c == car).unwrap() as u32;
                 rows.push((index, lap.number, micros(lap.time()), lap.is_valid()));

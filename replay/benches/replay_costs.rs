@@ -106,7 +106,7 @@ fn main() {
             for _ in 0..n {
                 recorded.step(DT).expect("step");
                 let before_capture = Instant::now();
-                recorder.capture(&recorded, DT).expect("capture");
+                recorder.after_step(&recorded).expect("capture");
                 t_capture += before_capture.elapsed();
             }
             start.elapsed()

@@ -95,13 +95,24 @@ pub enum ReplayError {
     },
     /// The world took steps the recorder did not see (or is behind).
     #[error(
-        "the world is at step {world}, the recording expects {expected}: every step must be recorded (use step or capture)"
+        "the world is at step {world}, the recording expects {expected}: every step must be recorded (use step or after_step)"
     )]
     StepsNotRecorded {
         /// The world's step count.
         world: u64,
         /// The step the recording is at.
         expected: u64,
+    },
+    /// An observer was handed a timestep the world's last step did not
+    /// run (or the world has not stepped since it was placed).
+    #[error(
+        "a step of {given} s was to be recorded, but {ran}: an observer records the timestep the world ran (after_step reads it from the world)"
+    )]
+    TimestepMismatch {
+        /// The timestep the caller gave, s.
+        given: f64,
+        /// What the world's last step ran, in words.
+        ran: String,
     },
     /// There is nothing recorded yet to cut, extract or encode.
     #[error("nothing recorded yet: {0}")]

@@ -104,10 +104,6 @@ struct Watcher {
     /// Laps and distance raced (laps unwrapped), by the race layer.
     race: RaceTiming,
     options: HighlightOptions,
-    dt: Vec<(u64, f64)>,
-    /// Cursor into `dt`: the run, and steps of it already played.
-    dt_run: usize,
-    dt_used: u64,
     cars: Vec<CarWatch>,
     best_lap: f64,
     found: Vec<Highlight>,
@@ -117,20 +113,6 @@ struct Watcher {
 }
 
 impl Watcher {
-    /// The dt of the step just played. Steps arrive in order (the player
-    /// plays straight through), so a cursor walks the runs once in all.
-    fn next_dt(&mut self) -> f64 {
-        while let Some(&(n, dt)) = self.dt.get(self.dt_run) {
-            if self.dt_used < n {
-                self.dt_used += 1;
-                return dt;
-            }
-            self.dt_run += 1;
-            self.dt_used = 0;
-        }
-        0.0
-    }
-
     /// Hard contacts: a highlight when a contact's impulse first passes
     /// the threshold, raised to the largest impulse while it lasts.
     fn watch_contacts(&mut self, step: u64, world: &World) {
@@ -209,12 +191,13 @@ impl Watcher {
 
 impl ReplayHooks for Watcher {
     fn after_step(&mut self, step: u64, world: &World) {
-        let dt = self.next_dt();
         let progress = |race: &RaceTiming, cars: &[CarWatch]| -> Vec<Option<f64>> {
             cars.iter().map(|c| race.progress(c.id)).collect()
         };
         let before = progress(&self.race, &self.cars);
-        let events = self.race.observe(world, dt);
+        // The player calls this right after stepping the world, so the
+        // world holds the step's timestep.
+        let events = self.race.after_step(world).unwrap_or_default();
         self.watch_laps(step, events);
         let after = progress(&self.race, &self.cars);
         for i in 0..self.cars.len() {
@@ -266,9 +249,6 @@ pub fn find_highlights(
     let watcher = Watcher {
         race: RaceTiming::new(Arc::new(track.clone()), RaceRules::default(), &world),
         options,
-        dt: replay.dt.runs().collect(),
-        dt_run: 0,
-        dt_used: 0,
         cars: world
             .car_ids()
             .map(|id| CarWatch { id, slide: None })

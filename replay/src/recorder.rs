@@ -256,8 +256,7 @@ impl<'a> ReplayRecorder<'a> {
         if let Some(ghosts) = &mut recorder.ghosts {
             // Frame 0 of each ghost is the starting pose at t = 0.
             for g in ghosts.iter_mut() {
-                g.sample(world, 1.0)?;
-                g.restart();
+                g.start_at(world)?;
             }
         }
         Ok(recorder)
@@ -268,14 +267,25 @@ impl<'a> ReplayRecorder<'a> {
         self.check_position(world, 0)?;
         self.check_no_late_car(world, &[])?;
         world.step(dt)?;
-        self.capture(world, dt)
+        self.after_step(world)
     }
 
-    /// Records a step of `dt` that the caller has just taken with
-    /// `world.step(dt)`: what each car ran with comes from
-    /// `World::last_step_records`, so changes made after the step (for the
-    /// next one) do not leak into this one.
+    /// Records the step the caller has just taken with `world.step(dt)`,
+    /// with the timestep the world ran ([`World::last_timestep`]): what
+    /// each car ran with comes from `World::last_step_records`, so changes
+    /// made after the step (for the next one) do not leak into this one.
+    pub fn after_step(&mut self, world: &World) -> Result<()> {
+        self.check_position(world, 1)?;
+        let dt = timestep_ran(world, None)?;
+        self.capture_except(world, dt, &[])
+    }
+
+    /// [`after_step`](Self::after_step), handed the timestep again: it must
+    /// be the one the world ran, bit for bit.
+    #[deprecated(note = "use after_step, which reads the timestep from the world")]
     pub fn capture(&mut self, world: &World, dt: f64) -> Result<()> {
+        self.check_position(world, 1)?;
+        timestep_ran(world, Some(dt))?;
         self.capture_except(world, dt, &[])
     }
 
@@ -310,7 +320,7 @@ impl<'a> ReplayRecorder<'a> {
         if let Some(ghosts) = &mut self.ghosts {
             for (g, track) in ghosts.iter_mut().zip(&self.replay.cars) {
                 if track.removed_at.is_none() {
-                    g.sample(world, dt)?;
+                    g.after_step(world)?;
                 }
             }
         }
@@ -420,11 +430,11 @@ impl<'a> ReplayRecorder<'a> {
         Ok(part)
     }
 
-    /// Records a step the caller has just taken, as `capture`, and cuts a
+    /// Records a step the caller has just taken, as `after_step`, and cuts a
     /// part when a keyframe interval has filled: the stream and the ring
     /// record in parts of `keyframe_every` steps.
-    pub(crate) fn capture_parts(&mut self, world: &World, dt: f64) -> Result<Option<Replay>> {
-        self.capture(world, dt)?;
+    pub(crate) fn capture_parts(&mut self, world: &World) -> Result<Option<Replay>> {
+        self.after_step(world)?;
         if self.replay.header.step_count < u64::from(self.replay.header.keyframe_every) {
             return Ok(None);
         }
@@ -584,5 +594,23 @@ impl<'a> ReplayRecorder<'a> {
             game_state,
         });
         Ok(())
+    }
+}
+
+/// The timestep of the world's last step, which an observer records; with
+/// `given` (a caller that hands it again) that one, refused unless it is
+/// the world's bit for bit.
+pub(crate) fn timestep_ran(world: &World, given: Option<f64>) -> Result<f64> {
+    let ran = world.last_timestep();
+    match (ran, given) {
+        (Some(ran), None) => Ok(ran),
+        (Some(ran), Some(given)) if ran.to_bits() == given.to_bits() => Ok(ran),
+        (ran, given) => Err(ReplayError::TimestepMismatch {
+            given: given.unwrap_or(f64::NAN),
+            ran: ran.map_or_else(
+                || "the world has not stepped since its step count was set".to_owned(),
+                |ran| format!("the world's last step ran {ran} s"),
+            ),
+        }),
     }
 }

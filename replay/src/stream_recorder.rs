@@ -135,16 +135,24 @@ impl<'a, W: StreamSink> StreamRecorder<'a, W> {
     /// Steps the world by `dt` and records the step.
     pub fn step(&mut self, world: &mut World, dt: f64) -> Result<()> {
         world.step(dt)?;
-        self.capture(world, dt)
+        self.after_step(world)
     }
 
-    /// Records a step the caller has just taken with `world.step(dt)` (as
-    /// [`ReplayRecorder::capture`]).
-    pub fn capture(&mut self, world: &World, dt: f64) -> Result<()> {
-        if let Some(part) = self.recorder.capture_parts(world, dt)? {
+    /// Records the step the caller has just taken with `world.step(dt)`,
+    /// with the timestep the world ran (as [`ReplayRecorder::after_step`]).
+    pub fn after_step(&mut self, world: &World) -> Result<()> {
+        if let Some(part) = self.recorder.capture_parts(world)? {
             self.write_part(&part)?;
         }
         Ok(())
+    }
+
+    /// [`after_step`](Self::after_step), handed the timestep again: it must
+    /// be the one the world ran, bit for bit.
+    #[deprecated(note = "use after_step, which reads the timestep from the world")]
+    pub fn capture(&mut self, world: &World, dt: f64) -> Result<()> {
+        crate::recorder::timestep_ran(world, Some(dt))?;
+        self.after_step(world)
     }
 
     /// Adds a car to the world and to the recording

@@ -40,7 +40,7 @@ fn extracting_at_any_moment_gives_a_replay_that_ends_here_and_verifies() {
         while step < moment {
             script(&mut world, step);
             world.step(DT).unwrap();
-            ring.capture(&world, DT).unwrap();
+            ring.after_step(&world).unwrap();
             step += 1;
         }
         let wanted = 3.0;

@@ -266,7 +266,7 @@ fn an_instant_replay_carries_the_ground_once() {
     let mut ring = InstantReplayRing::new(&world, options, ring_options).unwrap();
     for _ in 0..STEPS {
         world.step(DT).unwrap();
-        ring.capture(&world, DT).unwrap();
+        ring.after_step(&world).unwrap();
     }
     let highlight = ring.extract(&world, 3.0).unwrap();
     assert_eq!(highlight.ground.as_ref(), Some(&ground));

@@ -80,7 +80,7 @@ fn a_replay_carries_its_own_track_and_verifies_from_the_file_alone() {
     let mut race = RaceTiming::new(Arc::new(carried), RaceRules::default(), &world);
     let mut player = ReplayPlayer::new(world, &replay, NoHooks).unwrap();
     while player.advance().unwrap() {
-        race.observe(player.world(), DT);
+        race.after_step(player.world()).unwrap();
     }
     for standing in race.standings() {
         let progress = race.progress(standing.car).unwrap();

@@ -7,7 +7,7 @@ use proptest::prelude::*;
 use skidpad_core::{CarId, SIMULATION_VERSION, World};
 use skidpad_replay::{
     NoHooks, PlayerOptions, RecorderOptions, ReplayError, ReplayPlayer, ReplayRecorder,
-    create_replay_world,
+    StreamRecorder, SyncPolicy, create_replay_world,
 };
 
 #[test]
@@ -215,11 +215,11 @@ fn the_recorder_refuses_steps_it_did_not_see() {
     let mut recorder = ReplayRecorder::new(&world, RecorderOptions::default()).unwrap();
     recorder.step(&mut world, DT).unwrap();
     world.step(DT).unwrap();
-    recorder.capture(&world, DT).unwrap();
+    recorder.after_step(&world).unwrap();
     world.step(DT).unwrap();
     world.step(DT).unwrap();
     assert!(matches!(
-        recorder.capture(&world, DT),
+        recorder.after_step(&world),
         Err(ReplayError::StepsNotRecorded { .. })
     ));
     assert!(
@@ -338,4 +338,53 @@ fn after_step_sees_every_verified_step_once_with_the_stepped_world() {
     assert!(report.is_valid());
     let expected: Vec<(u64, [u8; 32])> = (1..=300).map(|s| (s, hashes[s as usize])).collect();
     assert_eq!(seen.0, expected);
+}
+
+/// One timestep per frame: an observer records the timestep the world ran,
+/// read from the world; one handed a different timestep refuses it.
+#[test]
+#[allow(deprecated)]
+fn observers_record_the_timestep_the_world_ran() {
+    let mut world = common::race_world(2);
+    assert_eq!(world.last_timestep(), None, "no step yet");
+    let mut recorder = ReplayRecorder::new(&world, RecorderOptions::default()).unwrap();
+    let mut stream = StreamRecorder::new(
+        &world,
+        RecorderOptions::default(),
+        Vec::new(),
+        SyncPolicy::Never,
+    )
+    .unwrap();
+    let odd = 1.0 / 64.0;
+    for dt in [DT, odd, DT] {
+        world.step(dt).unwrap();
+        assert_eq!(world.last_timestep(), Some(dt));
+        recorder.after_step(&world).unwrap();
+        stream.after_step(&world).unwrap();
+    }
+    world.step(DT).unwrap();
+    // Handed again, the timestep must be the world's to the bit.
+    let refused = recorder.capture(&world, DT + f64::EPSILON).unwrap_err();
+    assert!(
+        matches!(refused, ReplayError::TimestepMismatch { .. }),
+        "{refused}"
+    );
+    assert!(
+        refused
+            .to_string()
+            .contains("the world's last step ran 0.016666666666666666 s"),
+        "{refused}"
+    );
+    recorder.capture(&world, DT).unwrap();
+    stream.capture(&world, DT).unwrap();
+    let replay = recorder.finish(&world).unwrap();
+    let dts: Vec<f64> = (0..4).map(|k| replay.dt.at(k).unwrap()).collect();
+    assert_eq!(
+        dts,
+        [DT, odd, DT, DT],
+        "the recording holds what the world ran"
+    );
+    // A world whose step count was set has no step to record.
+    world.set_step_count(world.step_count() + 1);
+    assert_eq!(world.last_timestep(), None);
 }

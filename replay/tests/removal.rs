@@ -272,7 +272,7 @@ fn a_car_added_to_a_recording_of_every_car_is_refused_and_loses_nothing() {
     let mut recorder = ReplayRecorder::new(&world, options()).unwrap();
     world.add_car(&hatchback, far_away).unwrap();
     world.step(DT).unwrap();
-    assert!(recorder.capture(&world, DT).is_err());
+    assert!(recorder.after_step(&world).is_err());
     // A recording of chosen cars leaves the others to the game.
     let mut world = race_world(2);
     let first = world.car_ids().next().unwrap();

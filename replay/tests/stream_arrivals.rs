@@ -30,7 +30,7 @@ impl Record for ReplayRecorder<'_> {
             .unwrap()
     }
     fn capture(&mut self, world: &World) {
-        ReplayRecorder::capture(self, world, DT).unwrap();
+        ReplayRecorder::after_step(self, world).unwrap();
     }
 }
 
@@ -48,7 +48,7 @@ impl Record for StreamRecorder<'_, Vec<u8>> {
         }
     }
     fn capture(&mut self, world: &World) {
-        StreamRecorder::capture(self, world, DT).unwrap();
+        StreamRecorder::after_step(self, world).unwrap();
     }
 }
 

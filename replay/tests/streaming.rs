@@ -31,8 +31,8 @@ fn record(steps: u64) -> (Vec<u8>, skidpad_replay::Replay) {
     for step in 0..steps {
         script(&mut world, step);
         world.step(DT).unwrap();
-        stream.capture(&world, DT).unwrap();
-        replay.capture(&world, DT).unwrap();
+        stream.after_step(&world).unwrap();
+        replay.after_step(&world).unwrap();
     }
     (
         stream.finish(&world).unwrap(),
@@ -205,7 +205,7 @@ fn a_spectator_joining_at_any_chunk_reaches_the_hosts_world_bit_for_bit() {
     for step in 0..100 {
         script(&mut world, step);
         world.step(DT).unwrap();
-        stream.capture(&world, DT).unwrap();
+        stream.after_step(&world).unwrap();
     }
     let bytes = stream.finish(&world).unwrap();
     // Cut as a publisher receives it: writes of odd sizes.

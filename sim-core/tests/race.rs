@@ -56,7 +56,7 @@ fn standings_order_the_field_by_distance_and_gaps_grow_from_the_leader() {
     let mut race = RaceTiming::new(track.clone(), RaceRules::default(), &world);
     for _ in 0..60 * 40 {
         world.step(DT).unwrap();
-        race.observe(&world, DT);
+        race.after_step(&world).unwrap();
     }
     let standings = race.standings();
     assert_eq!(standings.len(), 4);
@@ -79,7 +79,7 @@ fn race_until_done(
     for step in 0..60 * 200 {
         before_step(step, world, race);
         world.step(DT).unwrap();
-        events.extend(race.observe(world, DT));
+        events.extend(race.after_step(world).unwrap());
         if race
             .standings()
             .iter()

@@ -135,7 +135,7 @@ pub fn walk<H: ReplayHooks>(
         };
         let world = player.world();
         if let Some(race) = race.as_mut() {
-            race.observe(world, dt);
+            race.after_step(world)?;
         }
         if (step - 1) % filter.stride != 0 {
             continue;

@@ -97,7 +97,7 @@ fn the_ai_laps_every_circuit_with_every_preset() {
             let mut race = RaceTiming::new(track.clone(), rules, &world);
             while race.standings()[0].status == CarStatus::Running && race.time() < LAP_TIMEOUT {
                 world.step(DT).unwrap();
-                race.observe(&world, DT);
+                race.after_step(&world).unwrap();
             }
             match race.laps(id).unwrap_or_default() {
                 [lap] => {

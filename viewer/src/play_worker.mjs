@@ -295,7 +295,7 @@ function stepOnce() {
   g.takeOver?.prepareFollowers(g.world);
   g.recorder.step(g.world, DT);
   if (g.shadow && !g.shadow.player.atEnd) g.shadow.player.advance();
-  g.ghostRecorder.sample(g.world, DT);
+  g.ghostRecorder.afterStep(g.world);
   g.step += 1;
   g.scriptAt += 1;
   g.time += DT;

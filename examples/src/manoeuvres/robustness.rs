@@ -97,7 +97,7 @@ pub fn ai_lap(def: &CarDefinition, stepping: Stepping) -> Result<Option<f64>> {
     let mut timing = RaceTiming::new(track, RaceRules::default(), &world);
     for _ in 1..=(300.0 * stepping.host_hz) as u64 {
         world.step(dt)?;
-        for event in timing.observe(&world, dt) {
+        for event in timing.after_step(&world)? {
             if let RaceEvent::Lap { lap, .. } = event {
                 return Ok(Some(lap.time()));
             }

@@ -36,7 +36,7 @@ pub fn ai_lap(name: &str, every: u32) -> (Ghost, Arc<Track>) {
     let mut recorder = GhostRecorder::with_options(car, GhostRecorderOptions { every }).unwrap();
     for _ in 0..60 {
         world.step(DT).unwrap();
-        recorder.sample(&world, DT).unwrap();
+        recorder.after_step(&world).unwrap();
     }
     recorder.restart();
     let start = recorder.frames()[0].pose;
@@ -47,7 +47,7 @@ pub fn ai_lap(name: &str, every: u32) -> (Ghost, Arc<Track>) {
     let mut last = 0.0;
     loop {
         world.step(DT).unwrap();
-        recorder.sample(&world, DT).unwrap();
+        recorder.after_step(&world).unwrap();
         let p = world.pose(car).unwrap().position;
         let d = reference_start.distance_from_start(&track, p.x, p.y);
         if d < last - track.length() / 2.0 {

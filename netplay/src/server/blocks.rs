@@ -20,7 +20,8 @@ impl RaceServer {
             .and_then(|i| u8::try_from(i).ok())
     }
 
-    pub(super) fn collect_events(&mut self, dt: f64) {
+    /// The step just taken's contacts, laps and finishes, as events.
+    pub(super) fn collect_events(&mut self) -> skidpad_core::Result<()> {
         // This tick's car–car contacts by seat pair, the strongest of a
         // pair's contact points (two body corners can touch at once).
         let mut now: BTreeMap<(u8, u8), &Contact> = BTreeMap::new();
@@ -52,7 +53,7 @@ impl RaceServer {
             ]);
         }
         self.touching = now.into_keys().collect();
-        for event in self.timing.observe(&self.world, dt) {
+        for event in self.timing.after_step(&self.world)? {
             if let RaceEvent::Lap { car, lap } = event
                 && let Some(seat) = self.seat_of_car(car)
             {
@@ -64,6 +65,7 @@ impl RaceServer {
                 ]);
             }
         }
+        Ok(())
     }
 
     /// The cars block: every seated car, and hasData 0 for those gone.

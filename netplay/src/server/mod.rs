@@ -471,7 +471,7 @@ impl RaceServer {
         let dt = self.dt();
         self.world.step(dt).map_err(core)?;
         self.tick = next;
-        self.collect_events(dt);
+        self.collect_events().map_err(core)?;
         if self.tick.is_multiple_of(self.config.ticks_per_frame) {
             self.frames()
         } else {

@@ -112,7 +112,7 @@ impl Recording {
         let Some(open) = &mut self.current else {
             return;
         };
-        match open.stream.capture(race.world(), race.dt()) {
+        match open.stream.after_step(race.world()) {
             Ok(()) => open.steps += 1,
             Err(e) => {
                 tracing::error!(path = %open.path.display(), "the recording stopped: {e}");

@@ -206,8 +206,8 @@ pub fn record_with_events(
         hashes.push(world.world_hash());
         script(&mut world, step);
         world.step(DT).unwrap();
-        recorder.capture(&world, DT).unwrap();
-        stream.capture(&world, DT).unwrap();
+        recorder.after_step(&world).unwrap();
+        stream.after_step(&world).unwrap();
     }
     events(&mut world, steps, &ids);
     hashes.push(world.world_hash());

@@ -45,7 +45,7 @@
 //! let mut race = RaceTiming::new(track, RaceRules::default(), &world);
 //! for _ in 0..600 {
 //!     world.step(1.0 / 60.0).unwrap();
-//!     race.observe(&world, 1.0 / 60.0);
+//!     race.after_step(&world).unwrap();
 //! }
 //! let standings = race.standings();
 //! assert_eq!(standings[0].position, 1);

@@ -13,7 +13,7 @@ use glam::DVec2;
 
 use super::lap::{Lap, LapFault};
 use super::lap_timer::{LapTimer, RaceRules};
-use crate::{CarId, Track, World};
+use crate::{CarId, CoreError, Result, Track, World};
 
 /// Where a car stands in the race.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -161,6 +161,23 @@ impl RaceTiming {
         true
     }
 
+    /// Observes `world` after the step it has just taken, timed by the
+    /// timestep the world ran ([`World::last_timestep`]): as
+    /// [`observe`](Self::observe) otherwise. Fails when the world has not
+    /// stepped since its step count was set.
+    pub fn after_step(&mut self, world: &World) -> Result<Vec<RaceEvent>> {
+        let dt = world
+            .last_timestep()
+            .ok_or_else(|| CoreError::InvalidArgument {
+                what: "race timing",
+                reason:
+                    "the world has not stepped since its step count was set: no step to observe"
+                        .into(),
+            })?;
+        #[allow(deprecated)]
+        Ok(self.observe(world, dt))
+    }
+
     /// Observes `world` after a step of `dt` seconds. A car missing from
     /// the world is retired; a car reset before the step loses its lap in
     /// progress (see [`note_reset`](Self::note_reset)); a car the world
@@ -168,6 +185,7 @@ impl RaceTiming {
     /// replay's player puts a late car in the world when it arrives, so
     /// this is its arrival; a game adding a car between steps calls
     /// [`join`](Self::join) then instead, to time it from there).
+    #[deprecated(note = "use after_step, which reads the timestep from the world")]
     pub fn observe(&mut self, world: &World, dt: f64) -> Vec<RaceEvent> {
         // A reset came before the step just taken.
         let before = self.time;

@@ -108,6 +108,10 @@ pub struct World {
     /// The id the next added car gets; never given out twice.
     next_id: u32,
     step_count: u64,
+    /// The timestep of the last step and the step count it left: what
+    /// observers record (`last_timestep`), valid while the count is still
+    /// that one.
+    last_timestep: Option<(u64, f64)>,
     /// Per car, what the last step ran with; written while each car's data
     /// is hot, so a recorder reads one small contiguous array.
     last_step: Vec<StepRecord>,
@@ -148,6 +152,7 @@ impl World {
             ids: Vec::new(),
             next_id: 0,
             step_count: 0,
+            last_timestep: None,
             last_step: Vec::new(),
             rollback: Vec::new(),
             ground: Arc::new(FlatGround),
@@ -425,7 +430,21 @@ impl World {
             };
         }
         self.step_count += 1;
+        self.last_timestep = Some((self.step_count, dt));
         Ok(())
+    }
+
+    /// The timestep the last step ran, s, while the world is as that step
+    /// left it (its step count unchanged); `None` before the first step
+    /// and after [`set_step_count`](Self::set_step_count). Observers of a
+    /// step (recorders, the race timing, ghost recorders: their
+    /// `after_step`) read it here, so none can record a timestep the world
+    /// did not run.
+    #[must_use]
+    pub fn last_timestep(&self) -> Option<f64> {
+        self.last_timestep
+            .filter(|&(count, _)| count == self.step_count)
+            .map(|(_, dt)| dt)
     }
 
     /// Per car, in [`car_ids`](Self::car_ids) order, what the last step
