@@ -79,8 +79,12 @@ pub use vehicle::steering_feel::{PowerAssist, SteeringFeel};
 pub use vehicle::tir::{CurveGap, TirImport, parse_tir, tir_keys_read};
 pub use vehicle::tire::{CombinedSlipCoefficients, TireAtLoad, TireParameters};
 pub use world::car::InitialPose;
+pub use world::car_view::CarView;
+pub use world::channel_ids as channels;
 pub use world::contact::{CONTACT_FRICTION, CONTACT_RESTITUTION, Contact};
-pub use world::telemetry::{CHANNEL_COUNT, CHANNELS, Channel, Interpolation, channel_index};
+pub use world::telemetry::{
+    CHANNEL_COUNT, CHANNELS, Channel, ChannelId, Interpolation, channel_index,
+};
 pub use world::{MAX_TIMESTEP, RemovedCar, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and

@@ -165,3 +165,60 @@ fn car_index_follows_removals_whatever_the_hint() {
     assert_eq!(world.car_ids().nth(1), Some(ids[2]));
     assert_eq!(world.last_step_records().len(), 2);
 }
+
+/// `World::car` gives one car's pose, speed, input, definition and
+/// telemetry in a view, the same values the calls by id give, and typed
+/// channel ids read the same values as their names.
+#[test]
+fn a_car_view_reads_what_the_calls_by_id_read() {
+    use skidpad_core::{CHANNEL_COUNT, ChannelId, channels};
+    let (mut world, ids) = world_at(&[(0.0, 12.0), (30.0, 8.0)]);
+    world
+        .set_input(
+            ids[1],
+            CarInput {
+                throttle: 0.7,
+                steer: 0.2,
+                ..CarInput::default()
+            },
+        )
+        .unwrap();
+    for _ in 0..90 {
+        world.step(1.0 / 60.0).unwrap();
+    }
+    let car = world.car(ids[1]).unwrap();
+    assert_eq!(car.id(), ids[1]);
+    assert_eq!(car.pose(), world.pose(ids[1]).unwrap());
+    assert_eq!(car.speed(), world.pose(ids[1]).unwrap().speed);
+    assert_eq!(car.input(), world.input(ids[1]).unwrap());
+    assert_eq!(
+        car.definition().name,
+        world.definition(ids[1]).unwrap().name
+    );
+    assert_eq!(&car.telemetry()[..], world.telemetry(ids[1]).unwrap());
+    assert_eq!(car.telemetry().len(), CHANNEL_COUNT);
+    for (id, name) in [
+        (channels::SPEED, "speed"),
+        (channels::ENGINE_RPM, "engine_rpm"),
+        (channels::GEAR, "gear"),
+    ] {
+        assert_eq!(
+            car.channel(id).to_bits(),
+            world.channel(ids[1], name).unwrap().to_bits(),
+            "{name}"
+        );
+    }
+    const MY_CHANNEL: ChannelId = ChannelId::of("wheel_rl_slip_ratio");
+    assert_eq!(
+        car.channel(MY_CHANNEL),
+        car.channel_named("wheel_rl_slip_ratio").unwrap()
+    );
+    assert!(matches!(
+        car.channel_named("sped"),
+        Err(CoreError::UnknownName { .. })
+    ));
+    assert!(matches!(
+        world.car(CarId::from_raw(7)),
+        Err(CoreError::UnknownCar(_))
+    ));
+}

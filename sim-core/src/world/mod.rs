@@ -5,6 +5,8 @@
 //! finite, every car is put back as it was before the step.
 
 pub(crate) mod car;
+pub(crate) mod car_view;
+pub mod channel_ids;
 mod chassis_channels;
 pub(crate) mod contact;
 mod reset;
@@ -19,8 +21,7 @@ use crate::input::CarInput;
 use crate::lod::LodSetting;
 use crate::model::outputs::StepOutputs;
 use crate::model::substep::Environment;
-use crate::norm::Norm;
-use crate::pose::{CarPose, yaw_pitch_roll};
+use crate::pose::CarPose;
 use crate::state::car_state::CarState;
 use crate::state::snapshot;
 use crate::surface::{SurfaceId, SurfaceTable};
@@ -30,6 +31,7 @@ use crate::track::traffic::TrafficCar;
 use crate::vehicle::definition::CarDefinition;
 pub use crate::world::car::RemovedCar;
 use crate::world::car::{Car, InitialPose};
+use crate::world::car_view::CarView;
 use crate::world::contact::{Contact, Footprint};
 use crate::{CoreError, Result};
 
@@ -291,8 +293,18 @@ impl World {
             .map_err(|_| CoreError::UnknownCar(id))
     }
 
-    fn car(&self, id: CarId) -> Result<&Car> {
+    fn entry(&self, id: CarId) -> Result<&Car> {
         Ok(&self.cars[self.index_of(id)?])
+    }
+
+    /// One car, read through a typed view: its pose, speed, inputs,
+    /// definition and telemetry.
+    pub fn car(&self, id: CarId) -> Result<CarView<'_>> {
+        Ok(CarView {
+            id,
+            car: self.entry(id)?,
+            surfaces: &self.config.surfaces,
+        })
     }
 
     /// The car, to change it between steps. Its telemetry is computed
@@ -307,7 +319,7 @@ impl World {
 
     /// The car's definition.
     pub fn definition(&self, id: CarId) -> Result<&CarDefinition> {
-        Ok(&self.car(id)?.def)
+        Ok(&self.entry(id)?.def)
     }
 
     /// Sets the input the car runs with from the next step on. Non-finite
@@ -324,7 +336,7 @@ impl World {
     /// The input the car ran with in the last step (after any AI driver
     /// wrote it), or the one set since.
     pub fn input(&self, id: CarId) -> Result<CarInput> {
-        Ok(self.car(id)?.state.input)
+        Ok(self.entry(id)?.state.input)
     }
 
     /// Gives the car a path-following AI driver on `track`, or removes it
@@ -351,7 +363,7 @@ impl World {
 
     /// The car's AI driver, if it has one.
     pub fn driver(&self, id: CarId) -> Result<Option<&AiDriver>> {
-        Ok(self.car(id)?.driver.as_ref())
+        Ok(self.entry(id)?.driver.as_ref())
     }
 
     /// Advances every car by `dt` seconds, in id order. `dt` must be finite
@@ -492,7 +504,7 @@ impl World {
         self.config.surfaces.get(surface)?;
         // Setting what the wheel has changes nothing (a replay's player
         // sets every wheel every step): no telemetry to compute first.
-        if self.car(id)?.state.surfaces[wheel.index()] == surface {
+        if self.entry(id)?.state.surfaces[wheel.index()] == surface {
             return Ok(());
         }
         self.car_mut(id)?.state.surfaces[wheel.index()] = surface;
@@ -501,7 +513,7 @@ impl World {
 
     /// The surface under each wheel.
     pub fn wheel_surfaces(&self, id: CarId) -> Result<[SurfaceId; 4]> {
-        Ok(self.car(id)?.state.surfaces)
+        Ok(self.entry(id)?.state.surfaces)
     }
 
     /// Sets the ground slope under the car.
@@ -513,7 +525,7 @@ impl World {
 
     /// The ground slope under the car.
     pub fn ground_slope(&self, id: CarId) -> Result<GroundSlope> {
-        Ok(self.car(id)?.state.slope)
+        Ok(self.entry(id)?.state.slope)
     }
 
     /// Switches the car's model and substep rate. Pose, velocities, wheel
@@ -521,7 +533,7 @@ impl World {
     pub fn set_lod(&mut self, id: CarId, lod: LodSetting) -> Result<()> {
         let lod = lod.validated()?;
         // As for surfaces: the player sets every car's level every step.
-        if self.car(id)?.state.lod == lod {
+        if self.entry(id)?.state.lod == lod {
             return Ok(());
         }
         self.car_mut(id)?.state.lod = lod;
@@ -530,17 +542,17 @@ impl World {
 
     /// The car's level of detail.
     pub fn lod(&self, id: CarId) -> Result<LodSetting> {
-        Ok(self.car(id)?.state.lod)
+        Ok(self.entry(id)?.state.lod)
     }
 
     /// Substeps the car takes for a host step of `dt`.
     pub fn substeps_for(&self, id: CarId, dt: f64) -> Result<u32> {
-        Ok(self.car(id)?.substeps(dt))
+        Ok(self.entry(id)?.substeps(dt))
     }
 
     /// Serializes the car's state (layout in `snapshot.rs`).
     pub fn snapshot(&self, id: CarId) -> Result<Vec<u8>> {
-        let car = self.car(id)?;
+        let car = self.entry(id)?;
         Ok(snapshot::encode(&car.state, &car.fingerprint))
     }
 
@@ -561,7 +573,7 @@ impl World {
 
     /// blake3 of the car's canonical state.
     pub fn car_hash(&self, id: CarId) -> Result<[u8; 32]> {
-        let car = self.car(id)?;
+        let car = self.entry(id)?;
         Ok(snapshot::car_hash(&car.state, &car.fingerprint))
     }
 
@@ -580,34 +592,16 @@ impl World {
     /// The car's telemetry values, in [`CHANNELS`](crate::CHANNELS) order,
     /// describing the last step (computed on the first read after it).
     pub fn telemetry(&self, id: CarId) -> Result<&[f64]> {
-        Ok(self.car(id)?.telemetry(&self.config.surfaces))
+        Ok(self.car(id)?.telemetry())
     }
 
     /// One telemetry value by channel name.
     pub fn channel(&self, id: CarId, name: &str) -> Result<f64> {
-        let index =
-            crate::world::telemetry::channel_index(name).ok_or_else(|| CoreError::UnknownName {
-                kind: "telemetry channel",
-                name: name.to_owned(),
-                known: "see skidpad_core::CHANNELS".into(),
-            })?;
-        Ok(self.car(id)?.telemetry(&self.config.surfaces)[index])
+        self.car(id)?.channel_named(name)
     }
 
     /// The car's pose.
     pub fn pose(&self, id: CarId) -> Result<CarPose> {
-        let car = self.car(id)?;
-        let s = &car.state;
-        let (yaw, pitch, roll) = yaw_pitch_roll(s.orientation);
-        let steer = crate::model::steering::wheel_angles(&car.def, s.input.steer);
-        Ok(CarPose {
-            position: s.position,
-            orientation: s.orientation,
-            yaw,
-            pitch,
-            roll,
-            steer_angle: (steer[0] + steer[1]) / 2.0,
-            speed: s.velocity.norm(),
-        })
+        Ok(self.car(id)?.pose())
     }
 }

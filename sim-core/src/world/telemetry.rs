@@ -224,8 +224,71 @@ macro_rules! channel_table {
 }
 
 /// Every channel, in value order.
-pub static CHANNELS: [Channel; CHANNEL_COUNT] =
+pub static CHANNELS: [Channel; CHANNEL_COUNT] = TABLE;
+
+/// The table as a constant, for [`ChannelId::named`] to search at compile
+/// time (a `const fn` cannot read a static).
+const TABLE: [Channel; CHANNEL_COUNT] =
     channel_table!(wheels: "fl", "fr", "rl", "rr"; axles: "front", "rear");
+
+/// A telemetry channel by its place in [`CHANNELS`]: a name checked once
+/// (at compile time, for the constants in [`channels`](crate::channels)),
+/// read without looking the name up again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChannelId(u16);
+
+impl ChannelId {
+    /// The channel named `name`, if there is one.
+    #[must_use]
+    pub const fn named(name: &str) -> Option<ChannelId> {
+        let mut i = 0;
+        while i < CHANNEL_COUNT {
+            if same_str(TABLE[i].name, name) {
+                return Some(ChannelId(i as u16));
+            }
+            i += 1;
+        }
+        None
+    }
+
+    /// The channel named `name`; in a constant an unknown name fails the
+    /// build, elsewhere it panics (use [`named`](Self::named) for names
+    /// read at run time).
+    #[must_use]
+    pub const fn of(name: &str) -> ChannelId {
+        match ChannelId::named(name) {
+            Some(id) => id,
+            None => panic!("no telemetry channel has that name (see CHANNELS.md)"),
+        }
+    }
+
+    /// Its index into a car's values (`World::telemetry`).
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// Its name, unit, description, interpolation and group.
+    #[must_use]
+    pub fn channel(self) -> &'static Channel {
+        &CHANNELS[self.index()]
+    }
+}
+
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
 
 /// Index of the channel with this name.
 #[must_use]
