@@ -45,17 +45,30 @@ async fn kicks_fire_at_the_latency_and_missed_ping_thresholds() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_clients_are_refused_or_kicked_and_the_race_goes_on() {
-    let (tokens_path, tokens) = tokens_file(8);
+    let (tokens_path, tokens) = tokens_file(9);
     let mut server = server(&tokens_path, 1, &[]);
     let racer = tokio::spawn(run_bot(bot(&server, &tokens[0], 1)));
     tokio::time::sleep(Duration::from_millis(500)).await;
 
-    // No sign-in, a wrong token, a seat already taken.
-    let garbage = Message::Binary(vec![0xff; 40].into());
-    assert_eq!(
-        closed_with(signed_in(&server, &tokens[1], Some(garbage)).await).await,
-        Some(tech_codes::AUTH_FAILED)
-    );
+    // No sign-in (another channel, an input, not JSON): the sign-in
+    // result says why, then the 4001 says it again.
+    for (first, why) in [
+        (vec![0xff; 40], "not channel 255".to_owned()),
+        (
+            message(Channel::Input, &[0; 30]),
+            format!("not channel {}", Channel::Input as u8),
+        ),
+        (
+            message(Channel::Auth, b"token"),
+            "not {token, name} JSON".to_owned(),
+        ),
+    ] {
+        let ws = signed_in(&server, &tokens[1], Some(Message::Binary(first.into()))).await;
+        let closed = closing(ws).await;
+        assert_eq!(closed.code, Some(tech_codes::AUTH_FAILED), "{closed:?}");
+        let said = closed.auth_error.clone().unwrap_or_default();
+        assert!(said.contains(&why) && closed.reason == said, "{closed:?}");
+    }
     assert_eq!(
         closed_with(signed_in(&server, "guess", None).await).await,
         Some(tech_codes::AUTH_FAILED)
@@ -84,14 +97,22 @@ async fn hostile_clients_are_refused_or_kicked_and_the_race_goes_on() {
         );
     }
 
-    // A message larger than the limit ends the connection.
-    let mut ws = signed_in(&server, &tokens[5], None).await;
-    let _ = ws.send(Message::Binary(vec![20; 64 * 1024].into())).await;
-    assert_ne!(
-        closed_with(ws).await,
-        Some(1000),
-        "an oversized message must not be taken"
-    );
+    // A message larger than the limit is a 4005 that says so, one byte
+    // over as much as 64 KiB over.
+    for (size, token) in [(4097, &tokens[5]), (64 * 1024, &tokens[7])] {
+        let mut ws = signed_in(&server, token, None).await;
+        let _ = ws.send(Message::Binary(vec![20; size].into())).await;
+        let closed = closing(ws).await;
+        assert_eq!(
+            closed.code,
+            Some(tech_codes::PROTOCOL),
+            "{size}: {closed:?}"
+        );
+        assert_eq!(
+            closed.reason,
+            format!("a message of {size} bytes, over the 4096-byte limit")
+        );
+    }
 
     // A flood of well-formed inputs: refused past the allowance, then kicked.
     let mut ws = signed_in(&server, &tokens[6], None).await;

@@ -81,6 +81,12 @@ function axisScales(scales) {
   return shown;
 }
 
+/** The chart's height, px: 180, less in a window under 700 px high so
+ * the 3D view keeps half of it (77 px at 480). */
+function chartHeight() {
+  return window.innerHeight >= 700 ? 180 : Math.max(60, Math.round(window.innerHeight * 0.16));
+}
+
 export class TelemetryPanel {
   /** `root` holds `#lap-a` and `#lap-b` (the laps to chart),
    * `#channels` (the grouped checkboxes) and `#chart`. */
@@ -103,6 +109,8 @@ export class TelemetryPanel {
     this.recording = null;
     this.car = 0;
     this.picker.addEventListener('change', () => this.rebuild());
+    // The chart follows the window: narrower, and lower on a short one.
+    window.addEventListener('resize', () => this.plot?.setSize({ width: this.chartBox.clientWidth || 600, height: chartHeight() }));
   }
 
   /** A new recording: fills the channel list, group by group (a group
@@ -288,7 +296,7 @@ export class TelemetryPanel {
     const scales = [...new Set(series.map((s) => s.scale))];
     const options = {
       width: this.chartBox.clientWidth || 600,
-      height: 180,
+      height: chartHeight(),
       legend: { show: true },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: false } },

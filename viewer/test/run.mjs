@@ -27,7 +27,8 @@
 //    its motor over a scripted WebHID device with the runaway latch, the
 //    same replay drawn at 20 fps; a lap lost off the road said on the HUD
 //    at once, the reset key, reverse and back to drive with quick taps
-//    (play_rules_checks.mjs);
+//    (play_rules_checks.mjs); whole pages at 1280×800 and 800×480 against
+//    references, the 3D view at least half the window (page_checks.mjs);
 // 10. the online race page (race_checks.mjs): two pages and a Rust bot
 //    race a lap on a real skidpad-netplay server through the link
 //    emulator, predicted exactly; a chat line; the recording verifies.
@@ -42,6 +43,7 @@ import { demo20 } from './harness.mjs';
 import { checkArrivals, checkPoses, checkRemovals, checkResets, checkScreenshots, checkScrubbing } from './playback_checks.mjs';
 import { checkPlay, leaderboard } from './play_checks.mjs';
 import { checkLapRules } from './play_rules_checks.mjs';
+import { checkPages } from './page_checks.mjs';
 import { checkDevices, checkFixedRate } from './device_checks.mjs';
 import { checkRace } from './race_checks.mjs';
 import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkLiveArrival, checkStreamFile } from './feature_checks.mjs';
@@ -81,8 +83,10 @@ try {
   await timed('live arrival', () => checkLiveArrival(browser));
   const board = await leaderboard();
   try {
-    await timed('play', () => checkPlay(browser, board.url));
+    // Before the play check: no best lap is stored yet, so no ghost.
     await timed('lap rules', () => checkLapRules(browser, board.url));
+    await timed('play', () => checkPlay(browser, board.url));
+    await timed('pages', () => checkPages(browser, board.url));
     await timed('devices', () => checkDevices(browser, board.url));
     await timed('fixed rate', () => checkFixedRate(browser, board.url));
   } finally {

@@ -78,16 +78,24 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>) {
             return;
         }
     }
+    let limit = shared.options.max_message_bytes;
     let answer = match tokio::time::timeout(shared.options.auth_timeout, stream.next()).await {
-        Ok(Some(Ok(Message::Binary(bytes)))) if bytes.first() == Some(&(Channel::Auth as u8)) => {
-            serde_json::from_slice::<AuthAnswer>(&bytes[1..]).ok()
-        }
-        _ => None,
+        Ok(incoming) => sign_in_answer(incoming, limit),
+        Err(_) => Err(format!(
+            "no sign-in answer within {} s",
+            shared.options.auth_timeout.as_secs_f64()
+        )),
     };
-    let Some(answer) = answer else {
-        kick(&mut sink, tech_codes::AUTH_FAILED, "no sign-in answer").await;
-        await_close_reply(&mut stream).await;
-        return;
+    let answer = match answer {
+        Ok(answer) => answer,
+        Err(reason) => {
+            // The sign-in's result, as FORMAT.md promises, then the kick.
+            let result = json_message(Channel::AuthResult, &json!({ "error": reason }));
+            let _ = sink.send(Message::Binary(result.into())).await;
+            kick(&mut sink, tech_codes::AUTH_FAILED, &reason).await;
+            await_close_reply(&mut stream).await;
+            return;
+        }
     };
     let (reply, joined) = oneshot::channel();
     let join = RaceCommand::Join {
@@ -128,6 +136,37 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>) {
     if matches!(reason, RemovalReason::Kicked) {
         await_close_reply(&mut stream).await;
     }
+}
+
+/// The client's first message as a sign-in answer, or why it is not one.
+fn sign_in_answer(
+    incoming: Option<Result<Message, axum::Error>>,
+    limit: usize,
+) -> Result<AuthAnswer, String> {
+    match incoming {
+        Some(Ok(Message::Binary(bytes))) if bytes.len() > limit => {
+            Err(oversized(bytes.len(), limit))
+        }
+        Some(Ok(Message::Binary(bytes))) => match bytes.split_first() {
+            Some((&channel, payload)) if channel == Channel::Auth as u8 => {
+                serde_json::from_slice::<AuthAnswer>(payload)
+                    .map_err(|e| format!("the sign-in answer is not {{token, name}} JSON: {e}"))
+            }
+            Some((&channel, _)) => Err(format!(
+                "the first message must be the sign-in answer on channel {} (auth), not channel {channel}",
+                Channel::Auth as u8
+            )),
+            None => Err("the sign-in answer is empty".into()),
+        },
+        Some(Ok(_)) => Err("the sign-in answer must be a binary message".into()),
+        Some(Err(e)) => Err(format!("the sign-in answer could not be read: {e}")),
+        None => Err("the connection closed before signing in".into()),
+    }
+}
+
+/// Why a message over the size limit is refused.
+fn oversized(bytes: usize, limit: usize) -> String {
+    format!("a message of {bytes} bytes, over the {limit}-byte limit")
 }
 
 async fn leave(shared: &Shared, who: Member, reason: RemovalReason) {
@@ -187,13 +226,24 @@ async fn play(
         tokio::select! {
             incoming = stream.next() => {
                 let bytes = match incoming {
+                    Some(Ok(Message::Binary(bytes))) if bytes.len() > options.max_message_bytes => {
+                        kick(sink, tech_codes::PROTOCOL, &oversized(bytes.len(), options.max_message_bytes)).await;
+                        return RemovalReason::Kicked;
+                    }
                     Some(Ok(Message::Binary(bytes))) => bytes,
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
                     Some(Ok(Message::Text(_))) => {
                         kick(sink, tech_codes::PROTOCOL, "messages are binary: a channel byte, then the payload").await;
                         return RemovalReason::Kicked;
                     }
-                    // Closed, or a WebSocket error (an oversized message among them).
+                    // A message even the transport refuses (see `upgrade`):
+                    // said as a protocol kick while the socket can still
+                    // carry it.
+                    Some(Err(e)) => {
+                        kick(sink, tech_codes::PROTOCOL, &format!("the message could not be read: {e}")).await;
+                        return RemovalReason::Kicked;
+                    }
+                    // Closed.
                     _ => return RemovalReason::Left,
                 };
                 match take_message(shared, who, &bytes, &mut pings).await {

@@ -191,8 +191,18 @@ pub fn race_service(options: ServiceOptions) -> Result<RaceService> {
     })
 }
 
+/// How many times the message limit the WebSocket layer reads before it
+/// gives up on a message.
+const TRANSPORT_SLACK: usize = 64;
+
 async fn upgrade(State(shared): State<Arc<Shared>>, ws: WebSocketUpgrade) -> Response {
-    let limit = shared.options.max_message_bytes;
+    // The transport reads up to this much, so that a message over the
+    // protocol's limit is answered with a 4005 naming its size rather
+    // than a dropped connection; still bounded per connection.
+    let limit = shared
+        .options
+        .max_message_bytes
+        .saturating_mul(TRANSPORT_SLACK);
     ws.max_message_size(limit)
         .max_frame_size(limit)
         .on_upgrade(move |socket| connection::serve(socket, shared))

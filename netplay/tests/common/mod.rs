@@ -210,6 +210,49 @@ pub async fn closed_with(mut ws: Socket) -> Option<u16> {
         .expect("the server closes the connection")
 }
 
+/// How the server ended a connection: the close code and reason, and the
+/// error of a sign-in result (channel 2) that came before it.
+#[derive(Debug)]
+pub struct Closing {
+    pub code: Option<u16>,
+    pub reason: String,
+    pub auth_error: Option<String>,
+}
+
+/// Reads until the server closes, keeping what it said.
+pub async fn closing(mut ws: Socket) -> Closing {
+    let read = async {
+        let mut auth_error = None;
+        while let Some(m) = ws.next().await {
+            match m {
+                Ok(Message::Binary(bytes))
+                    if bytes.first() == Some(&(Channel::AuthResult as u8)) =>
+                {
+                    let result: serde_json::Value = serde_json::from_slice(&bytes[1..]).unwrap();
+                    auth_error = result["error"].as_str().map(str::to_owned);
+                }
+                Ok(Message::Close(frame)) => {
+                    return Closing {
+                        code: frame.as_ref().map(|f| u16::from(f.code)),
+                        reason: frame.map(|f| f.reason.to_string()).unwrap_or_default(),
+                        auth_error,
+                    };
+                }
+                Ok(_) => {}
+                Err(_) => break,
+            }
+        }
+        Closing {
+            code: None,
+            reason: String::new(),
+            auth_error,
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), read)
+        .await
+        .expect("the server closes the connection")
+}
+
 /// Reads until a message on `channel`; its payload.
 pub async fn next_bytes_on(ws: &mut Socket, channel: Channel) -> Vec<u8> {
     let read = async {
