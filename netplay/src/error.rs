@@ -32,6 +32,17 @@ pub enum NetError {
         /// What is wrong.
         reason: String,
     },
+    /// A client's message (an input, a command) that cannot be read;
+    /// `offset` is the byte of its payload where the problem was found.
+    #[error("{kind}, byte {offset}: {reason}")]
+    Message {
+        /// What the message was to be: `input message`, `command`.
+        kind: &'static str,
+        /// Byte offset into the payload.
+        offset: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// Blocks that cannot be encoded with this schema.
     #[error("cannot encode key {key:?}: {reason}")]
     Encode {
@@ -68,6 +79,18 @@ pub(crate) fn schema_error(key: impl Into<String>, reason: impl Into<String>) ->
 
 pub(crate) fn frame_error(offset: usize, reason: impl Into<String>) -> NetError {
     NetError::Frame {
+        offset,
+        reason: reason.into(),
+    }
+}
+
+pub(crate) fn message_error(
+    kind: &'static str,
+    offset: usize,
+    reason: impl Into<String>,
+) -> NetError {
+    NetError::Message {
+        kind,
         offset,
         reason: reason.into(),
     }

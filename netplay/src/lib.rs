@@ -86,7 +86,8 @@ pub use messages::{
     Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME, start_inform, start_tick_of,
 };
 pub use race_config::{
-    DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats, held_at,
+    DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, SeatStats, ServerStats,
+    held_at,
 };
 pub use server::RaceServer;
 

@@ -7,7 +7,7 @@
 
 use skidpad_core::{CarInput, INPUT_RESOLUTION};
 
-use crate::error::{Result, frame_error};
+use crate::error::{Result, message_error};
 
 /// Message channels (seed 001's ports where a race has a use for them;
 /// 20 and up are skidpad's own).
@@ -109,6 +109,12 @@ impl InputMessage {
     /// Payload bytes.
     pub const LEN: usize = 29;
 
+    /// The largest magnitude an analog field takes on the wire, beyond
+    /// every input's range (steer −1…1, pedals 0…1): the encoder clamps to
+    /// it and the server refuses a value past it (a client that wrote a
+    /// float's bits, a NaN's among them, into the fixed-point field).
+    pub const WIRE_LIMIT: f64 = 2.0;
+
     /// The payload (without the channel byte). Analog fields are rounded
     /// to the grid and clamped to ±2, beyond every input's range.
     #[must_use]
@@ -118,7 +124,8 @@ impl InputMessage {
         out[4..8].copy_from_slice(&self.tick.to_be_bytes());
         let a = self.input.to_array();
         for (i, v) in a[..5].iter().enumerate() {
-            let q = libm::round(v.clamp(-2.0, 2.0) * INPUT_RESOLUTION) as i32;
+            let q =
+                libm::round(v.clamp(-Self::WIRE_LIMIT, Self::WIRE_LIMIT) * INPUT_RESOLUTION) as i32;
             out[8 + 4 * i..12 + 4 * i].copy_from_slice(&q.to_be_bytes());
         }
         out[28] = libm::round(a[5].clamp(-128.0, 127.0)) as i8 as u8;
@@ -129,13 +136,10 @@ impl InputMessage {
     /// the values (range, seq order, tick window) against the race.
     pub fn decode(bytes: &[u8]) -> Result<InputMessage> {
         if bytes.len() != Self::LEN {
-            return Err(frame_error(
+            return Err(message_error(
+                "input message",
                 bytes.len().min(Self::LEN),
-                format!(
-                    "an input message has {} bytes, not {}",
-                    Self::LEN,
-                    bytes.len()
-                ),
+                format!("{} bytes where an input has {}", bytes.len(), Self::LEN),
             ));
         }
         let word = |i: usize| [bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]];
@@ -178,7 +182,7 @@ pub const MAX_COMMAND_NAME: usize = 32;
 impl Command {
     /// Parses `seq:action:name`; anything else is an error.
     pub fn parse(text: &str) -> Result<Command> {
-        let bad = |why: &str| frame_error(0, format!("command {:?}: {why}", truncated(text)));
+        let bad = |why: &str| message_error("command", 0, format!("{:?}: {why}", truncated(text)));
         let mut parts = text.split(':');
         let (Some(seq), Some(action), Some(name), None) =
             (parts.next(), parts.next(), parts.next(), parts.next())

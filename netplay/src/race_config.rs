@@ -190,3 +190,15 @@ pub struct ServerStats {
     /// (the tick they start touching after a tick apart).
     pub contacts: u64,
 }
+
+/// One seat's counts, from when it was taken (the log line of a player
+/// who leaves).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SeatStats {
+    /// Its inputs that arrived after their tick was stepped.
+    pub late_inputs: u32,
+    /// Its inputs refused (seq order, tick window, flood, range).
+    pub refused_inputs: u32,
+    /// Its car's resets.
+    pub resets: u32,
+}

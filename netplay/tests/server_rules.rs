@@ -80,6 +80,45 @@ fn inputs_are_refused_out_of_order_too_far_ahead_in_a_flood_or_for_an_empty_seat
     assert_eq!(race.stats().refused_inputs, 7);
 }
 
+/// Found by an outside client written from FORMAT.md: seq 0 (which means
+/// "none") was applied, and so were fields far past every input's range
+/// (a float's bits, a NaN's among them, written into the fixed-point
+/// field); a short input's reason named a snapshot frame.
+#[test]
+fn seq_zero_and_values_past_the_wire_range_are_refused_and_said_plainly() {
+    let mut race = server(1);
+    let seat = race.join("token-0", "ann").unwrap();
+    refused(race.input(seat, throttle(0, 1)), "input seq 0 means none");
+    let mut payload = throttle(1, 1).encode();
+    // The steer field holds a NaN's f32 bits, read as fixed point.
+    payload[8..12].copy_from_slice(&f32::NAN.to_bits().to_be_bytes());
+    let nan = InputMessage::decode(&payload).unwrap();
+    refused(race.input(seat, nan), "input steer");
+    let mut far = throttle(1, 1);
+    far.input.brake = 2.5;
+    refused(
+        race.input(seat, far),
+        "input brake 2.5 is past the wire's ±2",
+    );
+    race.input(seat, throttle(1, 1)).unwrap();
+    assert_eq!(race.stats().refused_inputs, 3);
+    // The seat's own count, for the log line when its player leaves.
+    assert_eq!(race.seat_stats(seat).unwrap().refused_inputs, 3);
+    refused(race.input(SeatId(0), throttle(0, 1)), "seq 0");
+    assert_eq!(race.seat_stats(seat).unwrap().refused_inputs, 4);
+    let short = InputMessage::decode(&payload[..10])
+        .unwrap_err()
+        .to_string();
+    assert_eq!(
+        short,
+        "input message, byte 10: 10 bytes where an input has 29"
+    );
+    let command = Command::parse("7:sideways:forward")
+        .unwrap_err()
+        .to_string();
+    assert!(command.starts_with("command, byte 0: "), "{command}");
+}
+
 #[test]
 fn an_input_applies_at_its_tick_or_late_at_the_next_and_is_acknowledged() {
     let mut race = server(1);

@@ -22,7 +22,8 @@ use crate::error::{NetError, Result};
 use crate::frame::{Block, Frame, Row, Value, encode_frame};
 use crate::messages::InputMessage;
 use crate::race_config::{
-    DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, ServerStats, held_at,
+    DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, SeatStats, ServerStats,
+    held_at,
 };
 use crate::race_schema::{
     CARS_KEY, CONTACT_KEY, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY, RemovalReason, race_schema,
@@ -56,6 +57,8 @@ struct Seat {
     scheduled: BTreeMap<u32, Scheduled>,
     /// Inputs of this seat that arrived after their tick.
     late_inputs: u32,
+    /// Inputs of this seat refused.
+    refused_inputs: u32,
     /// Resets of this seat's car so far, and whether the player asked for
     /// one that the next tick makes (see `resets.rs`).
     resets: u32,
@@ -214,6 +217,16 @@ impl RaceServer {
         self.stats
     }
 
+    /// A taken seat's own counts.
+    #[must_use]
+    pub fn seat_stats(&self, seat: SeatId) -> Option<SeatStats> {
+        self.seat(seat).map(|s| SeatStats {
+            late_inputs: s.late_inputs,
+            refused_inputs: s.refused_inputs,
+            resets: s.resets,
+        })
+    }
+
     /// The car of a seat, if taken.
     #[must_use]
     pub fn car_of(&self, seat: SeatId) -> Option<CarId> {
@@ -292,6 +305,7 @@ impl RaceServer {
             scheduled: BTreeMap::new(),
             input_allowance: self.config.input_burst,
             late_inputs: 0,
+            refused_inputs: 0,
             resets: 0,
             reset_asked: false,
             last_reset: None,
@@ -370,9 +384,11 @@ impl RaceServer {
         Ok(())
     }
 
-    /// Schedules a seat's input. Refused: an empty seat, a seq not above
-    /// the last, a tick beyond `max_input_lead`, more than
-    /// past the seat's allowance (`input_burst`). A refusal changes nothing.
+    /// Schedules a seat's input. Refused: an empty seat, seq 0 (it means
+    /// "none"), a seq not above the last, a tick beyond `max_input_lead`,
+    /// an analog field past the wire's ±2 ([`InputMessage::WIRE_LIMIT`]),
+    /// more than the seat's allowance (`input_burst`). A refusal changes
+    /// nothing.
     pub fn input(&mut self, seat: SeatId, message: InputMessage) -> Result<()> {
         let next = self.tick + 1;
         let lead = self.config.max_input_lead;
@@ -386,6 +402,22 @@ impl RaceServer {
             else {
                 return Err(refused(format!("seat {} is empty", seat.0)));
             };
+            if message.seq == 0 {
+                return Err(refused(
+                    "input seq 0 means none: inputs count from 1".into(),
+                ));
+            }
+            let fields = message.input.to_array();
+            if let Some((name, value)) = CarInput::FIELD_NAMES[..5]
+                .iter()
+                .zip(fields)
+                .find(|(_, v)| v.abs() > InputMessage::WIRE_LIMIT)
+            {
+                return Err(refused(format!(
+                    "input {name} {value} is past the wire's ±{}: not a number an input takes",
+                    InputMessage::WIRE_LIMIT
+                )));
+            }
             if s.last_received.is_some_and(|last| message.seq <= last) {
                 return Err(refused(format!(
                     "input seq {} does not follow {}",
@@ -430,6 +462,13 @@ impl RaceServer {
             }
             Err(e) => {
                 self.stats.refused_inputs += 1;
+                if let Some(s) = self
+                    .seats
+                    .get_mut(usize::from(seat.0))
+                    .and_then(Option::as_mut)
+                {
+                    s.refused_inputs = s.refused_inputs.saturating_add(1);
+                }
                 Err(e)
             }
         }
