@@ -144,6 +144,11 @@ struct ServeArgs {
     /// race page), s.
     #[arg(long, default_value_t = 2.0, value_parser = reset_seconds)]
     reset_interval_s: f64,
+    /// How long a seat whose link dropped stays its player's, s (the AI
+    /// drives the car meanwhile; signing in again with the token takes it
+    /// back); 0 frees it at once.
+    #[arg(long, default_value_t = 30.0, value_parser = reset_seconds)]
+    reconnect_grace_s: f64,
     /// Commands (reset, nextPlayer, …) a connection may send back to back;
     /// more are dropped.
     #[arg(long, default_value = "10", value_parser = clap::value_parser!(NonZeroU32))]
@@ -323,6 +328,7 @@ async fn serve(args: ServeArgs) -> Result<()> {
             seat_tokens: seat_tokens.clone(),
             max_input_lead: args.max_input_lead,
             reset_interval_s: args.reset_interval_s,
+            reconnect_grace_s: args.reconnect_grace_s,
             start_seats: args.start_seats,
             // At the default 60 Hz.
             countdown_ticks: (args.countdown_s * f64::from(RaceConfig::default().tick_hz)).round()

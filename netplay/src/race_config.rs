@@ -53,6 +53,11 @@ pub struct RaceConfig {
     /// 180: 3 s at 60 Hz). Players learn the start tick from the countdown
     /// inform; one that learns it later than the tick mispredicts once.
     pub countdown_ticks: u32,
+    /// How long a seat whose link dropped stays its player's, s (default
+    /// 30; 0 frees it at once): meanwhile the built-in AI drives the car,
+    /// and the player signing in again with the seat's token takes it
+    /// back where it is. 0 to 600.
+    pub reconnect_grace_s: f64,
 }
 
 /// The input a held car runs, whatever its player sends: no throttle,
@@ -91,6 +96,7 @@ impl Default for RaceConfig {
             reset_interval_s: 2.0,
             start_seats: 0,
             countdown_ticks: 180,
+            reconnect_grace_s: 30.0,
         }
     }
 }

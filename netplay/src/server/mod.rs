@@ -67,6 +67,9 @@ struct Seat {
     last_reset: Option<u32>,
     /// Inputs the seat may still send now (see `RaceConfig::input_burst`).
     input_allowance: u32,
+    /// The tick its player's link dropped at, while it waits for them to
+    /// come back (`drop_link`); the AI drives the car meanwhile.
+    away_since: Option<u32>,
     needs_first_shot: bool,
 }
 
@@ -112,11 +115,13 @@ impl RaceServer {
         if !(1..=1000).contains(&config.tick_hz) || config.ticks_per_frame == 0 {
             return refuse("tick_hz is 1 to 1000 and ticks_per_frame at least 1".into());
         }
-        if !(0.0..=600.0).contains(&config.reset_interval_s) {
-            return refuse(format!(
-                "reset_interval_s is 0 to 600, not {}",
-                config.reset_interval_s
-            ));
+        for (name, seconds) in [
+            ("reset_interval_s", config.reset_interval_s),
+            ("reconnect_grace_s", config.reconnect_grace_s),
+        ] {
+            if !(0.0..=600.0).contains(&seconds) {
+                return refuse(format!("{name} is 0 to 600, not {seconds}"));
+            }
         }
         let core = |e: skidpad_core::CoreError| NetError::Refused {
             reason: e.to_string(),
@@ -285,8 +290,26 @@ impl RaceServer {
         let Some(index) = self.config.seat_tokens.iter().position(|t| t == token) else {
             return refuse("no seat has this token");
         };
-        if self.seats[index].is_some() {
-            return refuse("the seat is taken");
+        if let Some(held) = self.seats[index].as_mut() {
+            if held.away_since.is_none() {
+                return refuse("the seat is taken");
+            }
+            // Back within the grace: the car where the AI brought it, the
+            // player's inputs counted afresh, a full snapshot first.
+            held.away_since = None;
+            held.name = name.chars().take(32).collect();
+            held.last_received = None;
+            held.applied = None;
+            held.scheduled.clear();
+            held.input_allowance = self.config.input_burst;
+            held.needs_first_shot = true;
+            let car = held.car;
+            self.world
+                .set_driver(car, None)
+                .map_err(|e| NetError::Refused {
+                    reason: e.to_string(),
+                })?;
+            return Ok(SeatId(u8::try_from(index).expect("at most 255 seats")));
         }
         let pose = grid_pose(&self.track, index, &self.config.grid);
         let car = self
@@ -310,6 +333,7 @@ impl RaceServer {
             reset_asked: false,
             last_reset: None,
             needs_first_shot: true,
+            away_since: None,
         });
         let seat = u8::try_from(index).expect("at most 255 seats");
         self.gone.retain(|&s| s != seat);
@@ -360,6 +384,61 @@ impl RaceServer {
     #[must_use]
     pub fn name_of(&self, seat: SeatId) -> Option<&str> {
         self.seat(seat).map(|s| s.name.as_str())
+    }
+
+    /// A player's link dropped (not a kick, not a finish): the seat stays
+    /// theirs for `reconnect_grace_s`, the built-in AI driving the car
+    /// from the start on (recorded like any input), and [`join`] with the
+    /// seat's token takes it back. A grace of 0 takes the car out at once,
+    /// as [`leave`] does.
+    ///
+    /// [`join`]: Self::join
+    /// [`leave`]: Self::leave
+    pub fn drop_link(&mut self, seat: SeatId) -> Result<()> {
+        if self.config.reconnect_grace_s <= 0.0 {
+            return self.leave(seat, RemovalReason::Left);
+        }
+        let tick = self.tick;
+        let Some(held) = self
+            .seats
+            .get_mut(usize::from(seat.0))
+            .and_then(Option::as_mut)
+        else {
+            return Err(NetError::Refused {
+                reason: format!("seat {} is empty", seat.0),
+            });
+        };
+        held.away_since = Some(tick);
+        held.scheduled.clear();
+        Ok(())
+    }
+
+    /// True when `token`'s seat waits for its player to come back.
+    #[must_use]
+    pub fn holds_for(&self, token: &str) -> bool {
+        self.config
+            .seat_tokens
+            .iter()
+            .position(|t| t == token)
+            .and_then(|index| self.seats.get(index)?.as_ref())
+            .is_some_and(|s| s.away_since.is_some())
+    }
+
+    /// Seats whose player has been away longer than the grace: the
+    /// service takes their cars out ([`leave`](Self::leave)).
+    #[must_use]
+    pub fn expired_seats(&self) -> Vec<SeatId> {
+        let grace =
+            libm::ceil(self.config.reconnect_grace_s * f64::from(self.config.tick_hz)) as u32;
+        self.seats
+            .iter()
+            .enumerate()
+            .filter_map(|(index, seat)| {
+                let since = seat.as_ref()?.away_since?;
+                (self.tick.saturating_sub(since) > grace)
+                    .then(|| SeatId(u8::try_from(index).expect("at most 255 seats")))
+            })
+            .collect()
     }
 
     /// Takes a player's car out of the race.
@@ -504,6 +583,14 @@ impl RaceServer {
             }
             if held {
                 self.world.set_input(seat.car, HELD_INPUT).map_err(core)?;
+            } else if seat.away_since.is_some()
+                && self.world.driver(seat.car).map_err(core)?.is_none()
+            {
+                // The player is away: the built-in AI drives from the
+                // start on (never through the hold).
+                self.world
+                    .set_driver(seat.car, Some(self.track.clone()))
+                    .map_err(core)?;
             }
         }
         self.make_asked_resets();
@@ -545,7 +632,11 @@ impl RaceServer {
         }
         let mut out = Vec::new();
         for index in 0..self.seats.len() {
-            let Some(seat) = &self.seats[index] else {
+            // An away player has no link to send to.
+            let Some(seat) = self.seats[index]
+                .as_ref()
+                .filter(|s| s.away_since.is_none())
+            else {
                 continue;
             };
             let (last_input_seq, input_tick, input_wait) = seat.applied.unwrap_or((0, 0, 0));

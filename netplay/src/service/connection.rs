@@ -127,13 +127,13 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>) {
         json_message(Channel::Map, &joined.map),
     ] {
         if sink.send(Message::Binary(m.into())).await.is_err() {
-            leave(&shared, who, RemovalReason::Left).await;
+            leave(&shared, who, Ending::Dropped).await;
             return;
         }
     }
-    let reason = play(&shared, who, joined.outbound, &mut sink, &mut stream).await;
-    leave(&shared, who, reason).await;
-    if matches!(reason, RemovalReason::Kicked) {
+    let ending = play(&shared, who, joined.outbound, &mut sink, &mut stream).await;
+    leave(&shared, who, ending).await;
+    if matches!(ending, Ending::Kicked) {
         await_close_reply(&mut stream).await;
     }
 }
@@ -169,10 +169,10 @@ fn oversized(bytes: usize, limit: usize) -> String {
     format!("a message of {bytes} bytes, over the {limit}-byte limit")
 }
 
-async fn leave(shared: &Shared, who: Member, reason: RemovalReason) {
+async fn leave(shared: &Shared, who: Member, ending: Ending) {
     let _ = shared
         .commands
-        .send(RaceCommand::Leave { who, reason })
+        .send(RaceCommand::Leave { who, ending })
         .await;
 }
 
@@ -203,6 +203,31 @@ struct Pings {
     commands: DefaultDirectRateLimiter,
 }
 
+/// Why a signed-in connection ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Ending {
+    /// The client closed it (a close frame): the player left.
+    Closed,
+    /// The link broke without a close (a dropped network, a killed
+    /// client): the seat waits for the player (`RaceServer::drop_link`).
+    Dropped,
+    /// The server kicked the client.
+    Kicked,
+    /// The race retired the seat.
+    Retired,
+}
+
+impl Ending {
+    /// The reason the frames' removed block gives, if the car goes.
+    pub(crate) fn reason(self) -> RemovalReason {
+        match self {
+            Ending::Closed | Ending::Dropped => RemovalReason::Left,
+            Ending::Kicked => RemovalReason::Kicked,
+            Ending::Retired => RemovalReason::Retired,
+        }
+    }
+}
+
 /// The signed-in part of a connection; returns why it ended.
 async fn play(
     shared: &Shared,
@@ -210,7 +235,7 @@ async fn play(
     mut outbound: mpsc::Receiver<Outbound>,
     sink: &mut Sink,
     stream: &mut Stream,
-) -> RemovalReason {
+) -> Ending {
     let options = &shared.options;
     let mut ping = tokio::time::interval(options.ping_every);
     ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -228,63 +253,58 @@ async fn play(
                 let bytes = match incoming {
                     Some(Ok(Message::Binary(bytes))) if bytes.len() > options.max_message_bytes => {
                         kick(sink, tech_codes::PROTOCOL, &oversized(bytes.len(), options.max_message_bytes)).await;
-                        return RemovalReason::Kicked;
+                        return Ending::Kicked;
                     }
                     Some(Ok(Message::Binary(bytes))) => bytes,
                     Some(Ok(Message::Ping(_) | Message::Pong(_))) => continue,
                     Some(Ok(Message::Text(_))) => {
                         kick(sink, tech_codes::PROTOCOL, "messages are binary: a channel byte, then the payload").await;
-                        return RemovalReason::Kicked;
+                        return Ending::Kicked;
                     }
-                    // A message even the transport refuses (see `upgrade`):
-                    // said as a protocol kick while the socket can still
-                    // carry it.
-                    Some(Err(e)) => {
-                        kick(sink, tech_codes::PROTOCOL, &format!("the message could not be read: {e}")).await;
-                        return RemovalReason::Kicked;
-                    }
-                    // Closed.
-                    _ => return RemovalReason::Left,
+                    Some(Ok(Message::Close(_))) => return Ending::Closed,
+                    // The link broke (or a message past even the
+                    // transport's bound, 64 times the limit, broke it).
+                    Some(Err(_)) | None => return Ending::Dropped,
                 };
                 match take_message(shared, who, &bytes, &mut pings).await {
                     Ok(()) => {}
                     Err(why) => {
                         kick(sink, tech_codes::PROTOCOL, &why).await;
-                        return RemovalReason::Kicked;
+                        return Ending::Kicked;
                     }
                 }
                 if pings.smoothed_ms.is_some_and(|ms| ms > options.max_latency_ms) {
                     kick(sink, tech_codes::LATENCY, "latency above the limit").await;
-                    return RemovalReason::Kicked;
+                    return Ending::Kicked;
                 }
             }
             out = outbound.recv() => {
                 match out {
                     Some(Outbound::Message(m)) => {
                         if sink.send(Message::Binary(m.into())).await.is_err() {
-                            return RemovalReason::Left;
+                            return Ending::Dropped;
                         }
                     }
                     Some(Outbound::Refused(why)) => {
                         refused += 1;
                         if refused > options.max_refused_inputs {
                             kick(sink, tech_codes::FLOOD, &format!("too many refused inputs; the last: {why}")).await;
-                            return RemovalReason::Kicked;
+                            return Ending::Kicked;
                         }
                     }
-                    None => return RemovalReason::Retired,
+                    None => return Ending::Retired,
                 }
             }
             _ = ping.tick() => {
                 if pings.waiting.len() >= options.max_missed_pings as usize {
                     kick(sink, tech_codes::MISSED_PINGS, "pings went unanswered").await;
-                    return RemovalReason::Kicked;
+                    return Ending::Kicked;
                 }
                 let id = pings.next_id;
                 pings.next_id = pings.next_id.wrapping_add(1);
                 pings.waiting.push((id, Instant::now()));
                 if sink.send(Message::Binary(message(Channel::Ping, &id.to_be_bytes()).into())).await.is_err() {
-                    return RemovalReason::Left;
+                    return Ending::Dropped;
                 }
             }
         }

@@ -16,6 +16,7 @@ use crate::messages::{Channel, Command, InputMessage, KeyAction};
 use crate::race_config::{SeatId, SeatStanding};
 use crate::race_schema::RemovalReason;
 use crate::server::RaceServer;
+use crate::service::connection::Ending;
 use crate::service::entry_desk::{self, EntryDesk};
 use crate::service::payloads::{MapData, json_message, message};
 use crate::service::recording::Recording;
@@ -74,7 +75,7 @@ pub(crate) enum RaceCommand {
     },
     Leave {
         who: Member,
-        reason: RemovalReason,
+        ending: Ending,
     },
     Input {
         seat: SeatId,
@@ -232,6 +233,15 @@ pub(crate) fn run(
                 if race.tick() > 0 && race.start_tick() == Some(race.tick()) {
                     links.broadcast(&start_message(&race));
                 }
+                for seat in race.expired_seats() {
+                    seat_gone(
+                        &mut race,
+                        &mut links,
+                        (&mut recording, entries),
+                        seat,
+                        RemovalReason::Left,
+                    );
+                }
             }
             Err(e) => {
                 tracing::error!("the race stopped: {e}");
@@ -245,6 +255,41 @@ pub(crate) fn run(
             Pace::Forgive(debt) => start += debt,
         }
     }
+}
+
+/// Takes a seat's car out of the race (its player left, was kicked or
+/// retired, or stayed away past the grace) and tells everyone.
+fn seat_gone(
+    race: &mut RaceServer,
+    links: &mut Links,
+    (recording, entries): (&mut Option<Recording>, &Arc<EntryDesk>),
+    seat: SeatId,
+    reason: RemovalReason,
+) {
+    // The seat's own figures, read before the seat is emptied.
+    let figures = race.seat_stats(seat).unwrap_or_default();
+    if race.leave(seat, reason).is_err() {
+        return;
+    }
+    // Everyone left: the race is over for all of them.
+    if race.world().car_count() == 0
+        && let Some(finished) = recording.as_mut().and_then(|r| r.finish(race))
+    {
+        entries.publish(finished);
+    }
+    tracing::info!(
+        seat = seat.0,
+        ?reason,
+        late_inputs = figures.late_inputs,
+        refused_inputs = figures.refused_inputs,
+        resets = figures.resets,
+        "a player left"
+    );
+    links.seats.remove(&seat.0);
+    links.broadcast(&json_message(
+        Channel::Stat,
+        &json!([[[seat.0, 0, null, 0]], []]),
+    ));
 }
 
 /// The game inform of the race's start as it stands.
@@ -288,12 +333,18 @@ fn handle(
                 let _ = reply.send(spectator_link(race, links, watching, name));
                 return;
             }
-            if race.free_seats() == 0 {
+            // A player whose link dropped takes their held seat back.
+            let back = race.holds_for(&token);
+            if race.free_seats() == 0 && !back {
                 let _ = reply.send(Err(JoinRefusal::Full));
                 return;
             }
             let waiting = race.start_tick().is_none();
             let joined = match race.join(&token, &name) {
+                Ok(seat) if back => {
+                    tracing::info!(seat = seat.0, "a player came back to their seat");
+                    Ok(seat_link(race, links, seat))
+                }
                 Ok(seat) => {
                     // This join took the seats the race waited for: the
                     // others learn the start tick (the newcomer from its
@@ -327,30 +378,23 @@ fn handle(
         }
         RaceCommand::Leave {
             who: Member::Seat(seat),
-            reason,
+            ending,
         } => {
-            // The seat's own figures, read before the seat is emptied.
-            let figures = race.seat_stats(seat).unwrap_or_default();
-            if race.leave(seat, reason).is_ok() {
-                // Everyone left: the race is over for all of them.
-                if race.world().car_count() == 0
-                    && let Some(finished) = recording.as_mut().and_then(|r| r.finish(race))
-                {
-                    entries.publish(finished);
+            let finished = race
+                .standings()
+                .iter()
+                .any(|s| s.seat == seat && s.finished);
+            if ending == Ending::Dropped && !finished && race.config().reconnect_grace_s > 0.0 {
+                if race.drop_link(seat).is_ok() {
+                    tracing::info!(
+                        seat = seat.0,
+                        grace_s = race.config().reconnect_grace_s,
+                        "a player's link dropped: the seat waits, the AI drives"
+                    );
+                    links.seats.remove(&seat.0);
                 }
-                tracing::info!(
-                    seat = seat.0,
-                    ?reason,
-                    late_inputs = figures.late_inputs,
-                    refused_inputs = figures.refused_inputs,
-                    resets = figures.resets,
-                    "a player left"
-                );
-                links.seats.remove(&seat.0);
-                links.broadcast(&json_message(
-                    Channel::Stat,
-                    &json!([[[seat.0, 0, null, 0]], []]),
-                ));
+            } else {
+                seat_gone(race, links, (recording, entries), seat, ending.reason());
             }
         }
         RaceCommand::Input { seat, message } => {
