@@ -2,8 +2,8 @@
 // race is over: `GET /entry` beside the race's WebSocket, with the seat
 // token (netplay/FORMAT.md, "Entries (HTTP)"). The server makes the
 // entries when every car has finished or left, so a page whose driver
-// finished first is told 404 until the others are in: it asks again, a
-// bounded number of times.
+// finished first is told 202 (waiting) until the others are in: it asks
+// again, a bounded number of times.
 
 /** Milliseconds between asks while the entry is not made yet. */
 const RETRY_MS = 2000;
@@ -44,7 +44,7 @@ export async function fetchEntry(raceUrl, token, { retryMs = RETRY_MS, tries = M
         driver: decodeDriver(answer.headers.get('x-skidpad-driver')),
       };
     }
-    if (answer.status !== 404) throw new Error(`the race server made no entry (${answer.status}): ${await reason(answer)}`);
+    if (answer.status !== 202) throw new Error(`the race server made no entry (${answer.status}): ${await reason(answer)}`);
     await new Promise((resolve) => setTimeout(resolve, retryMs));
   }
   throw new Error(`the race server made no entry within ${(tries * retryMs) / 1000} s`);

@@ -57,9 +57,21 @@ export async function launch() {
     });
     page.on('pageerror', (e) => errors.push({ url: page.url(), text: `uncaught: ${e.message}` }));
   });
+  // Errors a check causes on purpose (a refused submission's 4xx that the
+  // page shows its user), each with why.
+  const expected = [];
   return {
     context,
     errors,
+    /** Says that console errors matching `pattern` are a check's own
+     * doing (`why`), not the page's. */
+    expectErrors(pattern, why) {
+      expected.push({ pattern, why });
+    },
+    /** The console and page errors no check expected. */
+    unexpectedErrors() {
+      return errors.filter((e) => !expected.some(({ pattern }) => pattern.test(e.text)));
+    },
     async close() {
       await context.close();
       rmSync(profile, { recursive: true, force: true });

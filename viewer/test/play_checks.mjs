@@ -293,6 +293,7 @@ export async function checkPlay(browser, base) {
  * the ghost, and the leaderboard refuses the new run at the door (a
  * take-over ranks only on a practice board). */
 async function checkTakeOver(browser, base, id) {
+  browser.expectErrors(/status of 422/, 'the leaderboard refuses a taken-over run at the door');
   const { page, logs } = await openPlay(browser.context, base, `&from=/runs/${id}/replay&step=600&seat=0`);
   await page.waitForFunction(() => document.querySelector('#status').textContent.includes('driving on from step 600'), undefined, { timeout: 30_000 });
   await page.click('#start');

@@ -93,7 +93,12 @@ try {
     board.child.kill('SIGTERM');
   }
   await timed('online race', () => checkRace(browser));
-  console.log(`console errors: ${JSON.stringify(browser.errors, null, 1)}`);
+  // No page said anything wrong to its console that a check did not cause.
+  const unexpected = browser.unexpectedErrors();
+  if (unexpected.length > 0) {
+    throw new Error(`console or page errors: ${unexpected.map((e) => `${e.url}: ${e.text}`).join('\n')}`);
+  }
+  console.log(`ok  no console or page errors on any page (${browser.errors.length} caused on purpose by the checks)`);
 } finally {
   await browser.close();
 }

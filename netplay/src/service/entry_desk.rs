@@ -203,10 +203,14 @@ pub(crate) async fn get_entry(State(shared): State<Arc<Shared>>, headers: Header
             StatusCode::NOT_FOUND,
             "this server does not record its races (serve --record), so it makes no entries",
         ),
-        None => error(
-            StatusCode::NOT_FOUND,
-            "no entry yet: entries are made when every car has finished or left",
-        ),
+        // Not an error: the entry is coming, the caller asks again.
+        None => (
+            StatusCode::ACCEPTED,
+            axum::Json(json!({
+                "waiting": "no entry yet: entries are made when every car has finished or left"
+            })),
+        )
+            .into_response(),
     }
 }
 
