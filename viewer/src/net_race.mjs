@@ -43,6 +43,10 @@ const START_LEAD = 12;
 /** The lead control's margin, ticks: this page predicts on the thread it
  * draws on, so its ticks come less regularly than a native client's. */
 const LEAD_SAFETY = 6;
+/** Tries to reconnect after a dropped link, a second apart: within the
+ * server's default grace of 30 s. */
+const RECONNECT_TRIES = 25;
+const RECONNECT_MS = 1000;
 
 const text = (bytes) => new TextDecoder().decode(bytes);
 const json = (bytes) => JSON.parse(text(bytes));
@@ -79,6 +83,9 @@ class RacePage {
     this.spectating = false;
     /** The seq of the last key command sent. */
     this.commandSeq = 0;
+    /** Tries to reconnect since the link dropped; times it came back. */
+    this.reconnectTries = 0;
+    this.shown.reconnected = 0;
     $('#chat').onsubmit = (e) => this.sendChat(e);
     fitStage(this.canvas, this.scene, this.cameras);
     for (const mode of CAMERA_MODES) $('#camera').append(new Option(mode, mode));
@@ -92,6 +99,12 @@ class RacePage {
     // The device profile chosen (or calibrated) on the play page.
     this.pad = sk.DeviceProfile.fromJson(chosenProfile().json);
     this.mixer = new sk.InputMixer();
+    this.connect();
+    requestAnimationFrame((t) => this.draw(t));
+  }
+
+  /** Opens the race's WebSocket (again, after a dropped link). */
+  connect() {
     this.socket = new WebSocket(this.server);
     this.socket.binaryType = 'arraybuffer';
     this.socket.onmessage = ({ data }) => {
@@ -101,12 +114,27 @@ class RacePage {
         this.fail(e);
       }
     };
-    this.socket.onclose = (e) => {
-      this.shown.state = 'closed';
-      this.shown.closed = e.code;
-      $('#status').textContent = `disconnected (${e.code}${e.reason ? `: ${e.reason}` : ''})`;
-    };
-    requestAnimationFrame((t) => this.draw(t));
+    this.socket.onclose = (e) => this.closed(e);
+  }
+
+  /** The socket closed. A kick or a clean end is said and stays; a
+   * dropped link (no close frame, 1006) while racing is tried again every
+   * second within the server's grace, while the AI drives the car
+   * (netplay/FORMAT.md, "a dropped link"): the seat's token takes the same
+   * car back. */
+  closed(e) {
+    clearInterval(this.timer);
+    const racing = this.shown.state === 'racing' || this.shown.state === 'reconnecting';
+    if (e.code === 1006 && racing && this.reconnectTries < RECONNECT_TRIES) {
+      this.reconnectTries += 1;
+      this.shown.state = 'reconnecting';
+      $('#status').textContent = `the link dropped: reconnecting (try ${this.reconnectTries}); the AI drives your car meanwhile`;
+      setTimeout(() => this.connect(), RECONNECT_MS);
+      return;
+    }
+    this.shown.state = 'closed';
+    this.shown.closed = e.code;
+    $('#status').textContent = `disconnected (${e.code}${e.reason ? `: ${e.reason}` : ''})`;
   }
 
   fail(e) {
@@ -213,6 +241,12 @@ class RacePage {
     $('#status').textContent = this.spectating
       ? `watching on ${map.track}: N and P switch the player followed`
       : this.seatStatus;
+    // Once: a page that reconnects is welcomed again.
+    if (this.keysBound) {
+      this.canvas.focus();
+      return;
+    }
+    this.keysBound = true;
     if (this.spectating) {
       // A spectator has no round trip of its own to show.
       $('#hud-ping').parentElement.hidden = true;
@@ -287,6 +321,9 @@ class RacePage {
       this.shown.state = 'watching';
       return;
     }
+    if (this.shown.state === 'reconnecting') this.shown.reconnected += 1;
+    this.reconnectTries = 0;
+    this.client?.free();
     this.client = new sk.NetClient(this.map.track, this.map.car, this.config.tickHz, payload);
     this.client.setLeadSafety(LEAD_SAFETY);
     this.client.setMaxInputLead(this.config.maxInputLead);

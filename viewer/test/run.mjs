@@ -31,7 +31,8 @@
 //    references, the 3D view at least half the window (page_checks.mjs);
 // 10. the online race page (race_checks.mjs): two pages and a Rust bot
 //    race a lap on a real skidpad-netplay server through the link
-//    emulator, predicted exactly; a chat line; the recording verifies.
+//    emulator, predicted exactly; a chat line; the recording verifies;
+//    a page whose link is cut comes back to its car (reconnect_checks.mjs).
 //
 // Environment: SKIDPAD_BIN (the skidpad binary), SKIDPAD_SPECTATOR_BIN,
 // SKIDPAD_LEADERBOARD_BIN, SKIDPAD_NETPLAY_BIN,
@@ -46,6 +47,7 @@ import { checkLapRules } from './play_rules_checks.mjs';
 import { checkPages } from './page_checks.mjs';
 import { checkDevices, checkFixedRate } from './device_checks.mjs';
 import { checkRace } from './race_checks.mjs';
+import { checkReconnect } from './reconnect_checks.mjs';
 import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkLiveArrival, checkStreamFile } from './feature_checks.mjs';
 import { checkCarriedGround, checkClip, checkGroundRoad, checkLapOverlay } from './analysis_checks.mjs';
 import { checkRoadAlwaysDrawn } from './road_checks.mjs';
@@ -93,6 +95,7 @@ try {
     board.child.kill('SIGTERM');
   }
   await timed('online race', () => checkRace(browser));
+  await timed('reconnect', () => checkReconnect(browser));
   // No page said anything wrong to its console that a check did not cause.
   const unexpected = browser.unexpectedErrors();
   if (unexpected.length > 0) {
