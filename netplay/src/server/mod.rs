@@ -279,6 +279,16 @@ impl RaceServer {
         self.seats.get(usize::from(seat.0))?.as_ref()
     }
 
+    /// A taken seat, to change; an empty one is refused.
+    fn taken_mut(&mut self, seat: SeatId) -> Result<&mut Seat> {
+        self.seats
+            .get_mut(usize::from(seat.0))
+            .and_then(Option::as_mut)
+            .ok_or_else(|| NetError::Refused {
+                reason: format!("seat {} is empty", seat.0),
+            })
+    }
+
     /// Seats a player: the token names the seat, whose car is added on its
     /// grid slot. A token no seat has, or a seat already taken, is refused.
     pub fn join(&mut self, token: &str, name: &str) -> Result<SeatId> {
@@ -399,15 +409,7 @@ impl RaceServer {
             return self.leave(seat, RemovalReason::Left);
         }
         let tick = self.tick;
-        let Some(held) = self
-            .seats
-            .get_mut(usize::from(seat.0))
-            .and_then(Option::as_mut)
-        else {
-            return Err(NetError::Refused {
-                reason: format!("seat {} is empty", seat.0),
-            });
-        };
+        let held = self.taken_mut(seat)?;
         held.away_since = Some(tick);
         held.scheduled.clear();
         Ok(())
