@@ -224,6 +224,12 @@ class PlayPage {
     $('#hud-rpm').textContent = h.rpm.toFixed(0);
     $('#hud-lap').textContent = String(h.lap);
     $('#hud-laptime').textContent = formatTime(h.lapTime);
+    // A rewind behind a lap line takes that lap back: the list follows
+    // the worker's count.
+    if (this.shown.laps.length > h.lap - 1) {
+      this.shown.laps.length = h.lap - 1;
+      this.showLaps();
+    }
     const last = this.shown.laps.at(-1);
     $('#hud-last').textContent = last ? `${formatTime(last.time)}${last.valid ? '' : ' (invalid)'}` : '–';
     $('#hud-best').textContent = h.best === null ? '–' : formatTime(h.best);
