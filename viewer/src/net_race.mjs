@@ -329,6 +329,9 @@ class RacePage {
     this.client.setMaxInputLead(this.config.maxInputLead);
     this.client.setStartTick(this.startTick);
     this.client.advanceTo(this.client.tick + START_LEAD);
+    // The car's pose from the first shot on, not only from the first
+    // predicted tick (a busy machine may draw a frame in between).
+    this.shown.pose = poseArray(this.client.pose());
     this.remote.firstShot(payload);
     this.clock = { serverMs: this.schema.decodeFrame(payload).serverTimeMs, at: performance.now() };
     this.started = performance.now();
