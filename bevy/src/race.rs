@@ -1,0 +1,129 @@
+//! The race layer in Bevy: a resource that times every car with
+//! skidpad's `RaceTiming` (the same laps, sectors and standings every
+//! skidpad tool gives) and turns its events into Bevy messages.
+
+use std::sync::Arc;
+
+use bevy_ecs::prelude::*;
+use skidpad_core::race::{Lap, RaceEvent, RaceRules, RaceTiming, Standing};
+use skidpad_core::{CarId, Track, World};
+
+use crate::cars::CarRegistry;
+use crate::plugin::SkidpadWorld;
+
+/// Times the race while it is a resource: insert one (made from the world
+/// as the race starts) and read laps as [`LapCompleted`] messages and the
+/// order from [`standings`](Self::standings). Cars that join later are
+/// timed from where they join.
+#[derive(Resource, Debug, Clone)]
+pub struct SkidpadRace {
+    timing: RaceTiming,
+    /// The world's step count the timing last observed.
+    observed_step: u64,
+}
+
+impl SkidpadRace {
+    /// A race on `track` under `rules`, timing the cars in `world` from
+    /// now (race time 0).
+    #[must_use]
+    pub fn new(track: Arc<Track>, rules: RaceRules, world: &World) -> Self {
+        SkidpadRace {
+            timing: RaceTiming::new(track, rules, world),
+            observed_step: world.step_count(),
+        }
+    }
+
+    /// The order now, leader first.
+    #[must_use]
+    pub fn standings(&self) -> Vec<Standing> {
+        self.timing.standings()
+    }
+
+    /// The timing itself: laps, faults of the lap in progress, progress.
+    #[must_use]
+    pub fn timing(&self) -> &RaceTiming {
+        &self.timing
+    }
+
+    /// Takes a car that joined the world into the race, timed from where
+    /// it is now.
+    pub(crate) fn join(&mut self, world: &World, car: CarId) -> skidpad_core::Result<()> {
+        let position = world.car(car)?.pose().position.truncate();
+        self.timing.join(car, position);
+        Ok(())
+    }
+}
+
+/// A car completed a lap (valid or not: see [`Lap::is_valid`] and its
+/// faults); the lap carries its sector times.
+#[derive(Message, Debug, Clone, PartialEq)]
+pub struct LapCompleted {
+    /// The car's entity (`None` if it was despawned in the same step).
+    pub entity: Option<Entity>,
+    /// The car.
+    pub car: CarId,
+    /// The lap.
+    pub lap: Lap,
+}
+
+/// A car completed the race's laps.
+#[derive(Message, Debug, Clone, Copy, PartialEq)]
+pub struct CarFinished {
+    /// The car's entity (`None` if it was despawned in the same step).
+    pub entity: Option<Entity>,
+    /// The car.
+    pub car: CarId,
+    /// Race time of its last crossing, s.
+    pub time: f64,
+}
+
+/// A car left the race before finishing (its entity was despawned).
+#[derive(Message, Debug, Clone, Copy, PartialEq)]
+pub struct CarRetired {
+    /// The car.
+    pub car: CarId,
+    /// Race time it was first missing, s.
+    pub time: f64,
+}
+
+/// The race observes the step the world just took and says what
+/// happened.
+pub(crate) fn time_step(
+    world: Res<SkidpadWorld>,
+    registry: Res<CarRegistry>,
+    race: Option<ResMut<SkidpadRace>>,
+    mut laps: MessageWriter<LapCompleted>,
+    mut finishes: MessageWriter<CarFinished>,
+    mut retirements: MessageWriter<CarRetired>,
+) -> Result {
+    let Some(mut race) = race else {
+        return Ok(());
+    };
+    // Nothing to observe when the world did not step (paused, refused).
+    if world.step_count() == race.observed_step {
+        return Ok(());
+    }
+    race.observed_step = world.step_count();
+    for event in race.timing.after_step(&world)? {
+        match event {
+            RaceEvent::Lap { car, lap } => {
+                laps.write(LapCompleted {
+                    entity: registry.entity(car),
+                    car,
+                    lap,
+                });
+            }
+            RaceEvent::Finished { car, time } => {
+                finishes.write(CarFinished {
+                    entity: registry.entity(car),
+                    car,
+                    time,
+                });
+            }
+            RaceEvent::Retired { car, time } => {
+                retirements.write(CarRetired { car, time });
+            }
+        }
+    }
+    Ok(())
+}
