@@ -7,17 +7,20 @@ use std::sync::Arc;
 use bevy_ecs::lifecycle::HookContext;
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::DeferredWorld;
+use bevy_transform::components::Transform;
 use skidpad_core::channels::{ENGINE_RPM, GEAR};
 use skidpad_core::{CarDefinition, CarId, CarInput, CarPose, InitialPose, Track, World};
 
+use crate::axes::{bevy_rotation, bevy_translation};
 use crate::plugin::SkidpadWorld;
 use crate::race::SkidpadRace;
 use crate::recording::SkidpadRecording;
 
 /// Spawn this to put a car in the world: at the next step the plugin adds
 /// it and replaces this component with [`SkidpadCar`] and [`CarMotion`],
-/// adding [`CarControls`] unless spawned with them (spawn them to give
-/// the car's first step an input). Cars join in the order they were
+/// adding [`CarControls`] and a `Transform` at the car's pose unless
+/// spawned with them (spawn controls to give the car's first step an
+/// input; a mesh or a scene can be the entity's own or a child's). Cars join in the order they were
 /// spawned, so the same spawns give the same car ids.
 #[derive(Component, Debug, Clone)]
 #[component(on_add = queue_spawn)]
@@ -66,9 +69,9 @@ impl SkidpadCar {
 }
 
 /// The input the car runs with from the next step on: written by the
-/// game (keyboard, pad, its own AI) before [`SkidpadSystems::Prepare`]
-/// (crate::SkidpadSystems::Prepare). A change is applied once, at the
-/// next step; a car with an AI driver ignores it.
+/// game (keyboard, pad, its own AI) before
+/// [`SkidpadSystems::Prepare`](crate::SkidpadSystems::Prepare). A change
+/// is applied once, at the next step; a car with an AI driver ignores it.
 #[derive(Component, Debug, Default, Clone, Copy, PartialEq)]
 pub struct CarControls(pub CarInput);
 
@@ -214,10 +217,13 @@ pub(crate) fn join_world(
             race.join(&world, car)?;
         }
         registry.insert(entity, car);
+        let motion = CarMotion::read(&world, car)?;
+        let placed = Transform::from_translation(bevy_translation(motion.pose.position))
+            .with_rotation(bevy_rotation(motion.pose.orientation));
         commands
             .entity(entity)
-            .insert((SkidpadCar(car), CarMotion::read(&world, car)?))
-            .insert_if_new(CarControls::default());
+            .insert((SkidpadCar(car), motion))
+            .insert_if_new((CarControls::default(), placed));
     }
     Ok(())
 }

@@ -24,6 +24,34 @@
 //!
 //! Systems return Bevy's `Result`: a refused step (a car's input that is
 //! not a number, say) goes to the app's error handler and changes nothing.
+//!
+//! A headless app (a game adds `DefaultPlugins` instead of the first three
+//! plugins, and draws the car's entity):
+//!
+//! ```
+//! use std::time::Duration;
+//! use bevy_app::{App, TaskPoolPlugin};
+//! use bevy_time::{TimePlugin, TimeUpdateStrategy};
+//! use bevy_transform::TransformPlugin;
+//! use skidpad_bevy::{CarControls, CarMotion, CarSpawn, SkidpadPlugin, SkidpadWorld, start_recording, finish_recording};
+//! use skidpad_core::{CarInput, InitialPose, preset};
+//!
+//! let mut app = App::new();
+//! app.add_plugins((TaskPoolPlugin::default(), TimePlugin, TransformPlugin, SkidpadPlugin::default()))
+//!     // Frames of 1/144 s for the example; a game leaves Bevy's clock alone.
+//!     .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / 144.0)));
+//! let throttle = CarControls(CarInput { throttle: 1.0, ..CarInput::default() });
+//! let car = app.world_mut().spawn((CarSpawn::new(preset("fwd_hatchback")?, InitialPose::default()), throttle)).id();
+//! start_recording(app.world_mut(), Default::default())?;
+//! for _ in 0..288 {
+//!     app.update(); // two seconds of frames
+//! }
+//! let motion = app.world().get::<CarMotion>(car).unwrap();
+//! assert!(motion.speed > 5.0);
+//! let replay = finish_recording(app.world_mut())?;
+//! assert_eq!(replay.header.step_count, app.world().resource::<SkidpadWorld>().step_count());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 // Public items are the SDK's contract; each must say what it is.
 #![deny(missing_docs)]

@@ -76,10 +76,24 @@ fn stop_at(world: Res<SkidpadWorld>, stop: Res<StopAt>, mut paused: ResMut<Simul
     }
 }
 
+/// Who drives the grid's first car.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum FirstCar {
+    /// The scripted player ([`player_input`]).
+    Player,
+    /// The AI, as the other two.
+    Ai,
+}
+
 /// A headless app drawing `frame_hz` frames a second (Bevy's clock
 /// advanced by hand), the plugin at 60 Hz, three cars spawned on the grid
 /// and a recording started before the first step.
 pub fn race_app(frame_hz: f64, stop: u64) -> App {
+    race_app_with(frame_hz, stop, FirstCar::Player)
+}
+
+/// [`race_app`] with the first car's driver chosen.
+pub fn race_app_with(frame_hz: f64, stop: u64, first: FirstCar) -> App {
     let track = brandwood();
     let mut app = App::new();
     app.add_plugins((TaskPoolPlugin::default(), TimePlugin, TransformPlugin))
@@ -101,7 +115,7 @@ pub fn race_app(frame_hz: f64, stop: u64) -> App {
         CarSpawn {
             definition: rwd.clone(),
             pose: grid_pose(&track, 0, &layout),
-            driver: None,
+            driver: (first == FirstCar::Ai).then(|| track.clone()),
         },
         CarControls::default(),
         Player,
