@@ -20,7 +20,9 @@
 //! Laps, finishes and retirements arrive as Bevy messages once a
 //! [`SkidpadRace`] resource times the race; [`start_recording`] and
 //! [`finish_recording`] record every step into a replay that
-//! `skidpad verify` accepts.
+//! `skidpad verify` accepts. [`bake_ground`] turns a level's mesh into a
+//! ground the replay carries, so a server verifies a run on the game's own
+//! level without the game.
 //!
 //! Systems return Bevy's `Result`: a refused step (a car's input that is
 //! not a number, say) goes to the app's error handler and changes nothing.
@@ -59,6 +61,7 @@
 
 mod axes;
 mod cars;
+mod level;
 mod plugin;
 mod race;
 mod recording;
@@ -66,6 +69,7 @@ mod transform_sync;
 
 pub use axes::{bevy_rotation, bevy_translation};
 pub use cars::{CarControls, CarMotion, CarRegistry, CarSpawn, SkidpadCar};
+pub use level::{BakeError, BakedGround, bake_ground};
 pub use plugin::{SimulationPaused, SimulationRate, SkidpadPlugin, SkidpadSystems, SkidpadWorld};
 pub use race::{CarFinished, CarRetired, LapCompleted, SkidpadRace};
 pub use recording::{RecordingError, SkidpadRecording, finish_recording, start_recording};
