@@ -8,8 +8,7 @@ use bevy_ecs::lifecycle::HookContext;
 use bevy_ecs::prelude::*;
 use bevy_ecs::world::DeferredWorld;
 use bevy_transform::components::Transform;
-use skidpad_core::channels::{ENGINE_RPM, GEAR};
-use skidpad_core::{CarDefinition, CarId, CarInput, CarPose, InitialPose, Track, World};
+use skidpad_core::{CarDefinition, CarId, CarInput, CarPose, ChannelId, InitialPose, Track, World};
 
 use crate::axes::{bevy_rotation, bevy_translation};
 use crate::plugin::SkidpadWorld;
@@ -76,7 +75,7 @@ impl SkidpadCar {
 pub struct CarControls(pub CarInput);
 
 /// What the last step left: written after every step, read by the game
-/// (HUD, camera, sound) and by the transform sync.
+/// (camera, HUD) and by the transform sync.
 #[derive(Component, Debug, Clone, Copy, PartialEq)]
 pub struct CarMotion {
     /// The pose after the last step.
@@ -87,10 +86,6 @@ pub struct CarMotion {
     pub step: u64,
     /// Speed over ground, m/s.
     pub speed: f64,
-    /// The gear engaged (−1 reverse, 0 neutral).
-    pub gear: i32,
-    /// Engine speed, rpm.
-    pub engine_rpm: f64,
 }
 
 impl CarMotion {
@@ -102,9 +97,43 @@ impl CarMotion {
             previous: pose,
             step: world.step_count(),
             speed: view.speed(),
-            gear: view.channel(GEAR) as i32,
-            engine_rpm: view.channel(ENGINE_RPM),
         })
+    }
+}
+
+/// Telemetry channels of this car read after every step, for a HUD or
+/// sound: opt-in per car, because the first channel read in a step
+/// computes every channel of that car (about a sixth of a car-step).
+///
+/// ```
+/// use skidpad_bevy::CarTelemetry;
+/// use skidpad_core::channels::{ENGINE_RPM, GEAR};
+///
+/// let dashboard = CarTelemetry::new([GEAR, ENGINE_RPM]);
+/// assert_eq!(dashboard.value(GEAR), Some(0.0)); // until the car's first step
+/// ```
+#[derive(Component, Debug, Clone, PartialEq)]
+pub struct CarTelemetry {
+    channels: Vec<(ChannelId, f64)>,
+}
+
+impl CarTelemetry {
+    /// Reads these channels (see `skidpad_core::channels`).
+    #[must_use]
+    pub fn new(channels: impl IntoIterator<Item = ChannelId>) -> Self {
+        CarTelemetry {
+            channels: channels.into_iter().map(|c| (c, 0.0)).collect(),
+        }
+    }
+
+    /// A channel's value after the last step; `None` for a channel not
+    /// asked for.
+    #[must_use]
+    pub fn value(&self, channel: ChannelId) -> Option<f64> {
+        self.channels
+            .iter()
+            .find(|(c, _)| *c == channel)
+            .map(|&(_, v)| v)
     }
 }
 
@@ -239,14 +268,14 @@ pub(crate) fn apply_controls(
     Ok(())
 }
 
-/// Each car's motion after a step the world took (nothing when it did
-/// not step: paused, or the step was refused).
+/// Each car's motion (and telemetry, where asked) after a step the world
+/// took; nothing when it did not step (paused, or the step was refused).
 pub(crate) fn write_motion(
-    mut cars: Query<(&SkidpadCar, &mut CarMotion)>,
+    mut cars: Query<(&SkidpadCar, &mut CarMotion, Option<&mut CarTelemetry>)>,
     world: Res<SkidpadWorld>,
 ) -> Result {
     let step = world.step_count();
-    for (car, mut motion) in &mut cars {
+    for (car, mut motion, telemetry) in &mut cars {
         if motion.step == step {
             continue;
         }
@@ -255,6 +284,12 @@ pub(crate) fn write_motion(
             previous,
             ..CarMotion::read(&world, car.0)?
         };
+        if let Some(mut telemetry) = telemetry {
+            let view = world.car(car.0)?;
+            for (channel, value) in &mut telemetry.channels {
+                *value = view.channel(*channel);
+            }
+        }
     }
     Ok(())
 }

@@ -11,8 +11,8 @@
 //! A car is an entity: spawn a [`CarSpawn`] and the plugin adds the car
 //! to the world at the next step, giving the entity a [`SkidpadCar`] (its
 //! id), [`CarControls`] (what the game writes: the driver's input) and
-//! [`CarMotion`] (what the game reads: pose, speed, gear, rpm of the last
-//! step). Despawning the entity removes the car. `Transform`s follow the
+//! [`CarMotion`] (what the game reads: pose and speed after the last step;
+//! telemetry channels through [`CarTelemetry`], opt-in). Despawning the entity removes the car. `Transform`s follow the
 //! cars in `PostUpdate` before transform propagation, snapped to the last
 //! step or, opt-in per car, interpolated ([`PoseInterpolation`]) or
 //! extrapolated ([`PoseExtrapolation`]) by the fixed clock's overstep.
@@ -68,7 +68,7 @@ mod recording;
 mod transform_sync;
 
 pub use axes::{bevy_rotation, bevy_translation};
-pub use cars::{CarControls, CarMotion, CarRegistry, CarSpawn, SkidpadCar};
+pub use cars::{CarControls, CarMotion, CarRegistry, CarSpawn, CarTelemetry, SkidpadCar};
 pub use level::{BakeError, BakedGround, bake_ground};
 pub use plugin::{SimulationPaused, SimulationRate, SkidpadPlugin, SkidpadSystems, SkidpadWorld};
 pub use race::{CarFinished, CarRetired, LapCompleted, SkidpadRace};
