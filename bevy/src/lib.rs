@@ -61,6 +61,7 @@
 
 mod axes;
 mod cars;
+mod input;
 mod level;
 mod plugin;
 mod race;
@@ -69,6 +70,7 @@ mod transform_sync;
 
 pub use axes::{bevy_rotation, bevy_translation};
 pub use cars::{CarControls, CarMotion, CarRegistry, CarSpawn, CarTelemetry, SkidpadCar};
+pub use input::{KeyBindings, PlayerInput, standard_reading};
 pub use level::{BakeError, BakedGround, bake_ground};
 pub use plugin::{SimulationPaused, SimulationRate, SkidpadPlugin, SkidpadSystems, SkidpadWorld};
 pub use race::{CarFinished, CarRetired, LapCompleted, SkidpadRace};

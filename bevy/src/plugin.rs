@@ -11,6 +11,7 @@ use bevy_transform::TransformSystems;
 use skidpad_core::{World, WorldConfig};
 
 use crate::cars::{self, CarRegistry};
+use crate::input;
 use crate::race::{self, CarFinished, CarRetired, LapCompleted};
 use crate::transform_sync;
 
@@ -94,6 +95,9 @@ pub struct SimulationPaused(pub bool);
 /// The plugin's system sets, in the order they run.
 #[derive(SystemSet, Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SkidpadSystems {
+    /// In the plugin's schedule: players' devices become their cars'
+    /// [`CarControls`](crate::CarControls) ([`PlayerInput`](crate::PlayerInput)).
+    Input,
     /// In the plugin's schedule: spawned cars join the world, despawned
     /// ones leave it, and every car's [`CarControls`](crate::CarControls)
     /// become its input. Write controls before this set.
@@ -144,6 +148,7 @@ impl Plugin for SkidpadPlugin {
         app.configure_sets(
             schedule,
             (
+                SkidpadSystems::Input,
                 SkidpadSystems::Prepare,
                 SkidpadSystems::Step,
                 SkidpadSystems::Writeback,
@@ -153,6 +158,7 @@ impl Plugin for SkidpadPlugin {
         .add_systems(
             schedule,
             (
+                input::read_devices.in_set(SkidpadSystems::Input),
                 (cars::leave_world, cars::join_world, cars::apply_controls)
                     .chain()
                     .in_set(SkidpadSystems::Prepare),
