@@ -67,6 +67,7 @@ mod plugin;
 mod race;
 mod recording;
 mod transform_sync;
+mod wheels;
 
 pub use axes::{bevy_rotation, bevy_translation};
 pub use cars::{CarControls, CarMotion, CarRegistry, CarSpawn, CarTelemetry, SkidpadCar};
@@ -76,3 +77,4 @@ pub use plugin::{SimulationPaused, SimulationRate, SkidpadPlugin, SkidpadSystems
 pub use race::{CarFinished, CarRetired, LapCompleted, SkidpadRace};
 pub use recording::{RecordingError, SkidpadRecording, finish_recording, start_recording};
 pub use transform_sync::{PoseExtrapolation, PoseInterpolation};
+pub use wheels::{CarWheel, CarWheels};

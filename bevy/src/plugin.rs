@@ -14,6 +14,7 @@ use crate::cars::{self, CarRegistry};
 use crate::input;
 use crate::race::{self, CarFinished, CarRetired, LapCompleted};
 use crate::transform_sync;
+use crate::wheels;
 
 /// Steps skidpad's world in a Bevy app. See the crate's documentation.
 #[derive(Debug, Clone)]
@@ -165,7 +166,13 @@ impl Plugin for SkidpadPlugin {
                 (step_world, race::time_step)
                     .chain()
                     .in_set(SkidpadSystems::Step),
-                cars::write_motion.in_set(SkidpadSystems::Writeback),
+                (
+                    cars::write_motion,
+                    wheels::spawn_wheels,
+                    wheels::turn_wheels,
+                )
+                    .chain()
+                    .in_set(SkidpadSystems::Writeback),
             ),
         )
         .configure_sets(
