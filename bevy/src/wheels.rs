@@ -90,7 +90,7 @@ impl CarWheel {
         // The axle's share of the weight: the other axle's distance to
         // the centre of mass over the wheelbase; half of it per wheel.
         let load = c.mass * 9.81 * behind / c.wheelbase / 2.0;
-        let side = if index % 2 == 0 { 1.0 } else { -1.0 };
+        let side = if index.is_multiple_of(2) { 1.0 } else { -1.0 };
         CarWheel {
             wheel,
             mount: DVec3::new(x, side * track / 2.0, radius - c.cg_height),
@@ -114,11 +114,13 @@ impl CarWheel {
     }
 }
 
+type NewCarsWithWheels = (With<CarWheels>, Added<SkidpadCar>);
+
 /// Gives cars that ask for [`CarWheels`] their four wheel children, once
 /// they are in the world.
 pub(crate) fn spawn_wheels(
     mut commands: Commands,
-    cars: Query<(Entity, &SkidpadCar), (With<CarWheels>, Added<SkidpadCar>)>,
+    cars: Query<(Entity, &SkidpadCar), NewCarsWithWheels>,
     world: Res<SkidpadWorld>,
 ) -> Result {
     for (entity, car) in &cars {
