@@ -11,6 +11,7 @@ use bevy_transform::TransformSystems;
 use skidpad_core::{World, WorldConfig};
 
 use crate::cars::{self, CarRegistry};
+use crate::ghosts;
 use crate::input;
 use crate::race::{self, CarFinished, CarRetired, LapCompleted};
 use crate::transform_sync;
@@ -160,10 +161,15 @@ impl Plugin for SkidpadPlugin {
             schedule,
             (
                 input::read_devices.in_set(SkidpadSystems::Input),
-                (cars::leave_world, cars::join_world, cars::apply_controls)
+                (
+                    cars::leave_world,
+                    cars::join_world,
+                    cars::apply_controls,
+                    ghosts::start_trails,
+                )
                     .chain()
                     .in_set(SkidpadSystems::Prepare),
-                (step_world, race::time_step)
+                (step_world, race::time_step, ghosts::record_trails)
                     .chain()
                     .in_set(SkidpadSystems::Step),
                 (
@@ -181,7 +187,8 @@ impl Plugin for SkidpadPlugin {
         )
         .add_systems(
             PostUpdate,
-            transform_sync::sync_transforms.in_set(SkidpadSystems::SyncTransforms),
+            (transform_sync::sync_transforms, ghosts::draw_ghosts)
+                .in_set(SkidpadSystems::SyncTransforms),
         );
     }
 }
