@@ -64,6 +64,7 @@ mod cars;
 mod ghosts;
 mod input;
 mod level;
+mod playback;
 mod plugin;
 mod race;
 mod recording;
@@ -75,6 +76,7 @@ pub use cars::{CarControls, CarMotion, CarRegistry, CarSpawn, CarTelemetry, Skid
 pub use ghosts::{GhostCar, GhostTrail};
 pub use input::{KeyBindings, PlayerInput, standard_reading};
 pub use level::{BakeError, BakedGround, bake_ground};
+pub use playback::{ReplayCar, ReplayPlayback};
 pub use plugin::{SimulationPaused, SimulationRate, SkidpadPlugin, SkidpadSystems, SkidpadWorld};
 pub use race::{CarFinished, CarRetired, LapCompleted, SkidpadRace};
 pub use recording::{RecordingError, SkidpadRecording, finish_recording, start_recording};

@@ -13,6 +13,7 @@ use skidpad_core::{World, WorldConfig};
 use crate::cars::{self, CarRegistry};
 use crate::ghosts;
 use crate::input;
+use crate::playback;
 use crate::race::{self, CarFinished, CarRetired, LapCompleted};
 use crate::transform_sync;
 use crate::wheels;
@@ -187,7 +188,11 @@ impl Plugin for SkidpadPlugin {
         )
         .add_systems(
             PostUpdate,
-            (transform_sync::sync_transforms, ghosts::draw_ghosts)
+            (
+                transform_sync::sync_transforms,
+                ghosts::draw_ghosts,
+                playback::play_replay,
+            )
                 .in_set(SkidpadSystems::SyncTransforms),
         );
     }
