@@ -16,6 +16,9 @@ use skidpad_replay::{NoHooks, Replay, ReplayError, ReplayPlayer};
 use crate::axes::{bevy_rotation, bevy_translation};
 use crate::plugin::SimulationRate;
 
+/// Every recorded car's pose at one step (`None`: not in the world).
+type StepPoses = Vec<Option<CarPose>>;
+
 /// A replay being watched. Insert one and the plugin spawns a
 /// [`ReplayCar`] entity per recorded car (give them meshes as they
 /// appear); remove it and they are despawned.
@@ -29,7 +32,7 @@ pub struct ReplayPlayback {
     pub speed: f64,
     /// The poses at the step before the playhead and the one after
     /// (`None` for a car not in the world there).
-    around: Option<(u64, Vec<Option<CarPose>>, Vec<Option<CarPose>>)>,
+    around: Option<(u64, StepPoses, StepPoses)>,
     /// The recording's length, steps.
     steps: u64,
     spawned: bool,
@@ -84,7 +87,7 @@ impl ReplayPlayback {
     }
 
     /// Every car's pose now (`None`: not in the world at this step).
-    fn poses(&self) -> Vec<Option<CarPose>> {
+    fn poses(&self) -> StepPoses {
         let world = self.player.world();
         self.player
             .car_ids()

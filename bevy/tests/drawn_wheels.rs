@@ -3,31 +3,19 @@
 //! wheels' steer channel, rolling forward as the car drives, and carried
 //! with the car by transform propagation.
 
-use std::time::Duration;
+mod common;
 
-use bevy_app::{App, TaskPoolPlugin};
+use common::{frames_of, headless_app};
+
 use bevy_ecs::name::Name;
 use bevy_ecs::prelude::*;
-use bevy_time::{TimePlugin, TimeUpdateStrategy};
-use bevy_transform::TransformPlugin;
 use bevy_transform::components::{GlobalTransform, Transform};
-use skidpad_bevy::{
-    CarControls, CarSpawn, CarWheel, CarWheels, SkidpadCar, SkidpadPlugin, SkidpadWorld,
-};
+use skidpad_bevy::{CarControls, CarSpawn, CarWheel, CarWheels, SkidpadCar, SkidpadWorld};
 use skidpad_core::{CarInput, InitialPose, Wheel, preset};
 
 #[test]
 fn four_wheels_follow_steer_travel_and_spin() {
-    let mut app = App::new();
-    app.add_plugins((
-        TaskPoolPlugin::default(),
-        TimePlugin,
-        TransformPlugin,
-        SkidpadPlugin::default(),
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 60.0,
-    )));
+    let mut app = headless_app(frames_of(60.0));
     let definition = preset("fwd_hatchback").unwrap();
     let chassis = definition.chassis.clone();
     // Steering left (negative steer input) under throttle.

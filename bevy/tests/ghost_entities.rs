@@ -3,13 +3,13 @@
 //! retraces that run on the simulation's clock, where the car was the same
 //! number of steps after its start.
 
-use bevy_app::{App, TaskPoolPlugin};
-use bevy_time::{TimePlugin, TimeUpdateStrategy};
-use bevy_transform::TransformPlugin;
+mod common;
+
+use bevy_time::TimeUpdateStrategy;
 use bevy_transform::components::Transform;
+use common::headless_app;
 use skidpad_bevy::{
-    CarControls, CarMotion, CarSpawn, GhostCar, GhostTrail, SkidpadPlugin, SkidpadWorld,
-    bevy_translation,
+    CarControls, CarMotion, CarSpawn, GhostCar, GhostTrail, SkidpadWorld, bevy_translation,
 };
 use skidpad_core::{CarInput, InitialPose, preset};
 
@@ -17,15 +17,8 @@ const STEPS: usize = 300;
 
 #[test]
 fn a_trails_ghost_retraces_the_run() {
-    let mut app = App::new();
-    app.add_plugins((
-        TaskPoolPlugin::default(),
-        TimePlugin,
-        TransformPlugin,
-        SkidpadPlugin::default(),
-    ))
     // One step per frame exactly: no overstep between the two.
-    .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+    let mut app = headless_app(TimeUpdateStrategy::FixedTimesteps(1));
     let controls = CarControls(CarInput {
         throttle: 0.7,
         steer: 0.2,

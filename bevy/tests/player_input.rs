@@ -4,17 +4,14 @@
 //! and speeds), a gamepad touched takes over with its profile's shaping,
 //! and a key pressed gives the keyboard back.
 
-use std::time::Duration;
+mod common;
 
-use bevy_app::{App, TaskPoolPlugin};
+use common::{frames_of, headless_app};
+
 use bevy_input::ButtonInput;
 use bevy_input::gamepad::{Gamepad, GamepadAxis, GamepadButton};
 use bevy_input::keyboard::KeyCode;
-use bevy_time::{TimePlugin, TimeUpdateStrategy};
-use bevy_transform::TransformPlugin;
-use skidpad_bevy::{
-    CarControls, CarMotion, CarSpawn, PlayerInput, SkidpadPlugin, SkidpadWorld, standard_reading,
-};
+use skidpad_bevy::{CarControls, CarMotion, CarSpawn, PlayerInput, SkidpadWorld, standard_reading};
 use skidpad_core::{InitialPose, preset};
 use skidpad_input::{
     GearMode, GearSelector, KeyboardDriver, KeyboardTuning, Keys, ShiftButtons, car_input,
@@ -25,18 +22,9 @@ const DT: f64 = 1.0 / 60.0;
 
 #[test]
 fn keys_then_a_pad_then_keys_again_drive_the_car() {
-    let mut app = App::new();
-    app.add_plugins((
-        TaskPoolPlugin::default(),
-        TimePlugin,
-        TransformPlugin,
-        SkidpadPlugin::default(),
-    ))
     // Frames of 1/144 s: the ramps must follow steps, not frames.
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 144.0,
-    )))
-    .insert_resource(ButtonInput::<KeyCode>::default());
+    let mut app = headless_app(frames_of(144.0));
+    app.insert_resource(ButtonInput::<KeyCode>::default());
     let definition = preset("rwd_sports").unwrap();
     let top_gear = definition.top_gear();
     let car = app

@@ -6,14 +6,11 @@
 mod common;
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use bevy_app::{App, TaskPoolPlugin};
-use bevy_time::{TimePlugin, TimeUpdateStrategy};
-use bevy_transform::TransformPlugin;
+use bevy_app::App;
 use bevy_transform::components::Transform;
-use common::plain_race;
-use skidpad_bevy::{ReplayCar, ReplayPlayback, SkidpadPlugin, bevy_rotation, bevy_translation};
+use common::{frames_of, headless_app, plain_race};
+use skidpad_bevy::{ReplayCar, ReplayPlayback, bevy_rotation, bevy_translation};
 use skidpad_replay::{NoHooks, Replay, ReplayPlayer, create_replay_world, decode_replay};
 
 /// Where an independent player draws car `index` at `position`.
@@ -48,17 +45,8 @@ fn a_replay_plays_forwards_backwards_and_to_the_end() {
         NoHooks,
     )
     .unwrap();
-    let mut app = App::new();
-    app.add_plugins((
-        TaskPoolPlugin::default(),
-        TimePlugin,
-        TransformPlugin,
-        SkidpadPlugin::default(),
-    ))
-    .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-        1.0 / 144.0,
-    )))
-    .insert_resource(
+    let mut app = headless_app(frames_of(144.0));
+    app.insert_resource(
         ReplayPlayback::new(create_replay_world(&replay).unwrap(), replay.clone()).unwrap(),
     );
     app.update();

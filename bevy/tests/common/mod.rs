@@ -54,6 +54,25 @@ pub fn recorder_options(track: &Arc<Track>) -> RecorderOptions<'static> {
     }
 }
 
+/// A headless app with the plugin (60 Hz in `FixedPostUpdate`), Bevy's
+/// clock advanced by hand as `clock` says.
+pub fn headless_app(clock: TimeUpdateStrategy) -> App {
+    let mut app = App::new();
+    app.add_plugins((
+        TaskPoolPlugin::default(),
+        TimePlugin,
+        TransformPlugin,
+        SkidpadPlugin::default(),
+    ))
+    .insert_resource(clock);
+    app
+}
+
+/// Bevy's clock advanced by one frame of a `frame_hz` display per update.
+pub fn frames_of(frame_hz: f64) -> TimeUpdateStrategy {
+    TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(1.0 / frame_hz))
+}
+
 /// The player is the grid's first car: the one without a driver.
 #[derive(Component)]
 pub struct Player;
@@ -95,13 +114,8 @@ pub fn race_app(frame_hz: f64, stop: u64) -> App {
 /// [`race_app`] with the first car's driver chosen.
 pub fn race_app_with(frame_hz: f64, stop: u64, first: FirstCar) -> App {
     let track = brandwood();
-    let mut app = App::new();
-    app.add_plugins((TaskPoolPlugin::default(), TimePlugin, TransformPlugin))
-        .insert_resource(TimeUpdateStrategy::ManualDuration(Duration::from_secs_f64(
-            1.0 / frame_hz,
-        )))
-        .insert_resource(SkidpadWorld(world_on(&track)))
-        .add_plugins(SkidpadPlugin::default())
+    let mut app = headless_app(frames_of(frame_hz));
+    app.insert_resource(SkidpadWorld(world_on(&track)))
         .insert_resource(StopAt(stop))
         .add_systems(FixedUpdate, drive_player)
         .add_systems(
