@@ -61,6 +61,7 @@
 
 mod axes;
 mod cars;
+mod events;
 mod ghosts;
 mod input;
 mod level;
@@ -73,6 +74,7 @@ mod wheels;
 
 pub use axes::{bevy_rotation, bevy_translation};
 pub use cars::{CarControls, CarMotion, CarRegistry, CarSpawn, CarTelemetry, SkidpadCar};
+pub use events::{CarContact, ResetCar};
 pub use ghosts::{GhostCar, GhostTrail};
 pub use input::{KeyBindings, PlayerInput, standard_reading};
 pub use level::{BakeError, BakedGround, bake_ground};

@@ -11,6 +11,7 @@ use bevy_transform::TransformSystems;
 use skidpad_core::{World, WorldConfig};
 
 use crate::cars::{self, CarRegistry};
+use crate::events::{self, CarContact, ResetCar};
 use crate::ghosts;
 use crate::input;
 use crate::playback;
@@ -141,6 +142,8 @@ impl Plugin for SkidpadPlugin {
         .add_message::<LapCompleted>()
         .add_message::<CarFinished>()
         .add_message::<CarRetired>()
+        .add_message::<CarContact>()
+        .add_message::<ResetCar>()
         .add_observer(cars::note_removal);
         if !app.world().contains_resource::<SkidpadWorld>() {
             let world =
@@ -166,11 +169,17 @@ impl Plugin for SkidpadPlugin {
                     cars::leave_world,
                     cars::join_world,
                     cars::apply_controls,
+                    events::apply_resets,
                     ghosts::start_trails,
                 )
                     .chain()
                     .in_set(SkidpadSystems::Prepare),
-                (step_world, race::time_step, ghosts::record_trails)
+                (
+                    step_world,
+                    race::time_step,
+                    ghosts::record_trails,
+                    events::report_contacts,
+                )
                     .chain()
                     .in_set(SkidpadSystems::Step),
                 (
