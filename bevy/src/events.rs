@@ -26,6 +26,31 @@ pub struct CarContact {
 
 /// Write this to put a car back at `pose` (level with the ground there,
 /// at rest or rolling at the pose's speed) before the next step.
+///
+/// ```
+/// use bevy_ecs::prelude::*;
+/// use bevy_input::{ButtonInput, keyboard::KeyCode};
+/// use skidpad_bevy::{CarMotion, ResetCar, SkidpadRace};
+/// use skidpad_core::InitialPose;
+///
+/// /// R puts every car back on the track's centre line, facing along it.
+/// fn reset_key(
+///     keys: Res<ButtonInput<KeyCode>>,
+///     race: Res<SkidpadRace>,
+///     cars: Query<(Entity, &CarMotion)>,
+///     mut resets: MessageWriter<ResetCar>,
+/// ) {
+///     if keys.just_pressed(KeyCode::KeyR) {
+///         for (entity, motion) in &cars {
+///             let (point, yaw) = race.track().rejoin_point(motion.pose.position.truncate());
+///             let pose = InitialPose { x: point.x, y: point.y, yaw, speed: 0.0 };
+///             resets.write(ResetCar { entity, pose });
+///         }
+///     }
+/// }
+/// # let mut app = bevy_app::App::new();
+/// # app.add_systems(bevy_app::Update, reset_key);
+/// ```
 #[derive(Message, Debug, Clone, Copy, PartialEq)]
 pub struct ResetCar {
     /// The car's entity.

@@ -42,6 +42,28 @@ impl GhostTrail {
 /// time 0 is the world's step `start_step` (the step a lap began, say),
 /// between steps by the fixed clock's overstep, so it moves as smoothly as
 /// an interpolated car.
+///
+/// ```
+/// use bevy_app::{App, TaskPoolPlugin};
+/// use bevy_time::{TimePlugin, TimeUpdateStrategy};
+/// use skidpad_bevy::{CarSpawn, GhostCar, GhostTrail, SkidpadPlugin, SkidpadWorld};
+/// use skidpad_core::{InitialPose, preset};
+///
+/// let mut app = App::new();
+/// app.add_plugins((TaskPoolPlugin::default(), TimePlugin, SkidpadPlugin::default()))
+///     .insert_resource(TimeUpdateStrategy::FixedTimesteps(1));
+/// let rolling = InitialPose { speed: 10.0, ..InitialPose::default() };
+/// let car = app.world_mut().spawn((CarSpawn::new(preset("kart")?, rolling), GhostTrail::default())).id();
+/// for _ in 0..120 {
+///     app.update();
+/// }
+/// // Race the run so far from now on.
+/// let ghost = app.world().get::<GhostTrail>(car).unwrap().ghost()?;
+/// let now = app.world().resource::<SkidpadWorld>().step_count();
+/// app.world_mut().spawn(GhostCar::new(ghost, now));
+/// app.update();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Component, Debug, Clone)]
 #[require(Transform)]
 pub struct GhostCar {

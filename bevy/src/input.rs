@@ -59,6 +59,20 @@ impl Default for KeyBindings {
 /// [`CarControls`] come from the keyboard (by [`KeyBindings`]) or a
 /// gamepad (by a `skidpad-input` device profile), whichever was touched
 /// last.
+///
+/// ```
+/// use bevy_app::App;
+/// use bevy_input::InputPlugin;
+/// use skidpad_bevy::{CarSpawn, CarWheels, PlayerInput, PoseInterpolation, SkidpadPlugin};
+/// use skidpad_core::{InitialPose, preset};
+///
+/// let mut app = App::new();
+/// app.add_plugins((InputPlugin, SkidpadPlugin::default()));
+/// // The player's car: driven by keys or pad, drawn smoothly, with wheels.
+/// let car = CarSpawn::new(preset("rwd_sports")?, InitialPose::default());
+/// app.world_mut().spawn((car, PlayerInput::standard(), PoseInterpolation, CarWheels));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Component, Debug, Clone)]
 // Controls from the spawn on, so the car's first step has the devices'.
 #[require(CarControls)]

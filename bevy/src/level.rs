@@ -49,6 +49,20 @@ pub struct BakedGround {
 /// entity's `GlobalTransform`) into a ground, with one surface per
 /// triangle or the world's default for all. Front faces (counter-clockwise
 /// seen from outside, Bevy's default) are the driving side.
+///
+/// ```
+/// use bevy_transform::components::GlobalTransform;
+/// use skidpad_bevy::bake_ground;
+/// use skidpad_core::{World, WorldConfig};
+///
+/// // A 100 m square of two triangles, 1 m up, counter-clockwise from above.
+/// let corners = [[-50.0, 1.0, -50.0], [-50.0, 1.0, 50.0], [50.0, 1.0, 50.0], [50.0, 1.0, -50.0]];
+/// let baked = bake_ground(&corners, &[0, 1, 2, 0, 2, 3], &GlobalTransform::IDENTITY, None)?;
+/// let mut world = World::new(WorldConfig::default())?;
+/// world.set_ground(baked.ground)?;
+/// // baked.source goes into RecorderOptions::ground.
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn bake_ground(
     positions: &[[f32; 3]],
     indices: &[u32],

@@ -22,6 +22,38 @@ type StepPoses = Vec<Option<CarPose>>;
 /// A replay being watched. Insert one and the plugin spawns a
 /// [`ReplayCar`] entity per recorded car (give them meshes as they
 /// appear); remove it and they are despawned.
+///
+/// ```
+/// use std::sync::Arc;
+/// use bevy_app::{App, TaskPoolPlugin};
+/// use bevy_time::{TimePlugin, TimeUpdateStrategy};
+/// use skidpad_bevy::{ReplayCar, ReplayPlayback, SkidpadPlugin};
+/// use skidpad_replay::{create_replay_world, decode_replay};
+///
+/// # use skidpad_core::{InitialPose, World, WorldConfig, preset};
+/// # use skidpad_replay::{RecorderOptions, ReplayRecorder, encode_replay};
+/// # let mut world = World::new(WorldConfig::default())?;
+/// # world.add_car(&preset("kart")?, InitialPose { speed: 8.0, ..InitialPose::default() })?;
+/// # let mut recorder = ReplayRecorder::new(&world, RecorderOptions::default())?;
+/// # for _ in 0..120 {
+/// #     recorder.step(&mut world, 1.0 / 60.0)?;
+/// # }
+/// # let bytes = encode_replay(&recorder.finish(&world)?)?;
+/// // `bytes`: a .skr file the game saved (two seconds of one car here).
+/// let replay = Arc::new(decode_replay(&bytes)?);
+/// let mut app = App::new();
+/// app.add_plugins((TaskPoolPlugin::default(), TimePlugin, SkidpadPlugin::default()))
+///     .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+///     .insert_resource(ReplayPlayback::new(create_replay_world(&replay)?, replay)?);
+/// for _ in 0..60 {
+///     app.update();
+/// }
+/// app.world_mut().resource_mut::<ReplayPlayback>().speed = -0.5; // slow motion, backwards
+/// app.update();
+/// let cars = app.world_mut().query::<&ReplayCar>().iter(app.world()).count();
+/// assert_eq!(cars, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Resource)]
 pub struct ReplayPlayback {
     player: ReplayPlayer<'static, NoHooks>,

@@ -20,6 +20,18 @@ use crate::transform_sync;
 use crate::wheels;
 
 /// Steps skidpad's world in a Bevy app. See the crate's documentation.
+///
+/// ```
+/// use bevy_app::{App, PostUpdate};
+/// use skidpad_bevy::{SimulationRate, SkidpadPlugin};
+///
+/// // 120 steps a second, once per frame in PostUpdate (a game that runs
+/// // its own fixed-rate loop): each step is still exactly 1/120 s.
+/// let mut app = App::new();
+/// app.add_plugins(SkidpadPlugin::default().with_rate(120).in_schedule(PostUpdate));
+/// let rate = app.world().resource::<SimulationRate>();
+/// assert_eq!((rate.dt, rate.fixed_schedule), (1.0 / 120.0, false));
+/// ```
 #[derive(Debug, Clone)]
 pub struct SkidpadPlugin {
     /// Simulation steps per second; each step is exactly `1 / rate_hz` s.

@@ -15,8 +15,40 @@ use crate::plugin::SkidpadWorld;
 /// as the race starts) and read laps as [`LapCompleted`] messages and the
 /// order from [`standings`](Self::standings). Cars that join later are
 /// timed from where they join.
+///
+/// ```
+/// use std::sync::Arc;
+/// use bevy_app::{App, TaskPoolPlugin, Update};
+/// use bevy_ecs::prelude::*;
+/// use bevy_time::{TimePlugin, TimeUpdateStrategy};
+/// use skidpad_bevy::{CarSpawn, LapCompleted, SkidpadPlugin, SkidpadRace, SkidpadWorld};
+/// use skidpad_core::race::{GridLayout, RaceRules, grid_pose};
+/// use skidpad_core::{Track, preset};
+///
+/// #[derive(Resource, Default)]
+/// struct Laps(Vec<f64>);
+///
+/// let track = Arc::new(Track::builtin("brandwood")?);
+/// let mut app = App::new();
+/// app.add_plugins((TaskPoolPlugin::default(), TimePlugin, SkidpadPlugin::default()))
+///     .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+///     .init_resource::<Laps>()
+///     .add_systems(Update, |mut laps: MessageReader<LapCompleted>, mut kept: ResMut<Laps>| {
+///         kept.0.extend(laps.read().map(|l| l.lap.time()));
+///     });
+/// let pose = grid_pose(&track, 0, &GridLayout::default());
+/// app.world_mut().spawn(CarSpawn::new(preset("rwd_sports")?, pose).driven_on(track.clone()));
+/// let race = SkidpadRace::new(track, RaceRules::default(), &app.world().resource::<SkidpadWorld>());
+/// app.insert_resource(race);
+/// while app.world().resource::<Laps>().0.is_empty() {
+///     app.update(); // the AI's first lap: about 80 s of racing
+/// }
+/// assert_eq!(app.world().resource::<SkidpadRace>().standings()[0].position, 1);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Resource, Debug, Clone)]
 pub struct SkidpadRace {
+    track: Arc<Track>,
     timing: RaceTiming,
     /// The world's step count the timing last observed.
     observed_step: u64,
@@ -28,7 +60,8 @@ impl SkidpadRace {
     #[must_use]
     pub fn new(track: Arc<Track>, rules: RaceRules, world: &World) -> Self {
         SkidpadRace {
-            timing: RaceTiming::new(track, rules, world),
+            timing: RaceTiming::new(track.clone(), rules, world),
+            track,
             observed_step: world.step_count(),
         }
     }
@@ -37,6 +70,12 @@ impl SkidpadRace {
     #[must_use]
     pub fn standings(&self) -> Vec<Standing> {
         self.timing.standings()
+    }
+
+    /// The track the race is on.
+    #[must_use]
+    pub fn track(&self) -> &Arc<Track> {
+        &self.track
     }
 
     /// The timing itself: laps, faults of the lap in progress, progress.
