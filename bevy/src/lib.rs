@@ -81,6 +81,9 @@ pub use level::{BakeError, BakedGround, bake_ground};
 pub use playback::{ReplayCar, ReplayPlayback};
 pub use plugin::{SimulationPaused, SimulationRate, SkidpadPlugin, SkidpadSystems, SkidpadWorld};
 pub use race::{CarFinished, CarRetired, LapCompleted, SkidpadRace};
-pub use recording::{RecordingError, SkidpadRecording, finish_recording, start_recording};
+pub use recording::{
+    RecordingError, SkidpadRecording, extract_ring, finish_recording, finish_stream,
+    start_recording, start_ring, start_stream, stop_ring,
+};
 pub use transform_sync::{PoseExtrapolation, PoseInterpolation};
 pub use wheels::{CarWheel, CarWheels};
