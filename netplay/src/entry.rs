@@ -15,6 +15,24 @@ use skidpad_replay::{
 
 use crate::error::{NetError, Result};
 
+/// Metadata key of the stretches the built-in AI drove a player's car
+/// while their link was down: a JSON list of [`RecordedStint`]s.
+pub const AI_STINTS_KEY: &str = "ai_stints";
+
+/// A stretch the AI drove car `car` (its index in the recording): the
+/// recorded steps from `from_step` up to, not including, `to_step` (the
+/// first the player drove again, or the car was gone; `None`: to the
+/// recording's end). Steps count from the recording's first, 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct RecordedStint {
+    /// The car's index in the recording.
+    pub car: usize,
+    /// The first step the AI drove.
+    pub from_step: u64,
+    /// The first step it did not; `None`: to the end.
+    pub to_step: Option<u64>,
+}
+
 /// A driver's entry, ready to submit.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LeaderboardEntry {
@@ -117,16 +135,23 @@ fn read_recording(recording: &[u8], limits: &Limits) -> Result<(Replay, bool)> {
 /// The race the server recorded as one `.skr` replay naming every car's
 /// driver (`names`, by car index, in metadata `drivers`): a stream's
 /// header names only the cars it began with, and players who joined later
-/// arrived in it. Also whether the recording was finished.
+/// arrived in it. The stretches the AI drove for an absent player go in
+/// metadata [`AI_STINTS_KEY`] (when there were any). Also whether the
+/// recording was finished.
 #[cfg(feature = "service")]
 pub(crate) fn race_replay(
     recording: &[u8],
     names: &[String],
+    stints: &[RecordedStint],
     limits: &Limits,
 ) -> Result<(Vec<u8>, bool)> {
     let (mut replay, complete) = read_recording(recording, limits)?;
     let drivers = serde_json::json!(names).to_string();
     set_metadata(&mut replay.header, ReplayHeader::DRIVERS_KEY, &drivers);
+    if !stints.is_empty() {
+        let stints = serde_json::json!(stints).to_string();
+        set_metadata(&mut replay.header, AI_STINTS_KEY, &stints);
+    }
     let bytes = encode_replay(&replay).map_err(|e| NetError::Entry {
         reason: format!("writing the race's replay: {e}"),
     })?;

@@ -86,12 +86,12 @@ pub use messages::{
     Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME, start_inform, start_tick_of,
 };
 pub use race_config::{
-    DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, SeatStats, ServerStats,
-    held_at,
+    AiStint, DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, SeatStats,
+    ServerStats, held_at,
 };
 pub use server::RaceServer;
 
-pub use entry::{LeaderboardEntry, leaderboard_entry};
+pub use entry::{AI_STINTS_KEY, LeaderboardEntry, RecordedStint, leaderboard_entry};
 pub use error::{NetError, Result};
 pub use frame::{
     Block, Frame, HEADER_LEN, MAX_FRAME_LEN, Row, SNAPSHOT_FORMAT_VERSION, Value, decode_frame,

@@ -4,7 +4,7 @@
 //! ([`ServerStats`]). The `server/` folder runs the race.
 
 use skidpad_core::race::GridLayout;
-use skidpad_core::{CarDefinition, CarInput, Result, Track, TrackDefinition, preset};
+use skidpad_core::{CarDefinition, CarId, CarInput, Result, Track, TrackDefinition, preset};
 
 /// What a race is and how the server runs it.
 #[derive(Clone, Debug)]
@@ -195,6 +195,21 @@ pub struct ServerStats {
     /// Contacts between two players' cars, one per car pair and episode
     /// (the tick they start touching after a tick apart).
     pub contacts: u64,
+}
+
+/// A stretch of the race the built-in AI drove a player's car while
+/// their link was down (`RaceServer::drop_link` to their return or the
+/// car's removal): the recording says so in its `ai_stints` metadata.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AiStint {
+    /// The car.
+    pub car: CarId,
+    /// The AI drove the steps from this tick on (the link dropped there;
+    /// a car still held on the grid waits for the start).
+    pub from_tick: u32,
+    /// Up to this tick: the player drove the steps from here on, or the
+    /// car left here; `None` while the AI drives.
+    pub to_tick: Option<u32>,
 }
 
 /// One seat's counts, from when it was taken (the log line of a player

@@ -22,8 +22,8 @@ use crate::error::{NetError, Result};
 use crate::frame::{Block, Frame, Row, Value, encode_frame};
 use crate::messages::InputMessage;
 use crate::race_config::{
-    DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, SeatStats, ServerStats,
-    held_at,
+    AiStint, DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, SeatStats,
+    ServerStats, held_at,
 };
 use crate::race_schema::{
     CARS_KEY, CONTACT_KEY, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY, RemovalReason, race_schema,
@@ -33,6 +33,7 @@ use crate::schema::Schema;
 mod blocks;
 mod resets;
 mod start;
+mod stints;
 
 /// An input waiting for its tick.
 #[derive(Clone, Copy, Debug)]
@@ -100,6 +101,8 @@ pub struct RaceServer {
     watch_frame: Option<Vec<u8>>,
     watched: bool,
     stats: ServerStats,
+    /// Stretches the AI drove a car whose player was away (`stints.rs`).
+    ai_stints: Vec<AiStint>,
 }
 
 impl RaceServer {
@@ -158,6 +161,7 @@ impl RaceServer {
             watch_frame: None,
             watched: true,
             stats: ServerStats::default(),
+            ai_stints: Vec::new(),
         })
     }
 
@@ -314,6 +318,7 @@ impl RaceServer {
             held.input_allowance = self.config.input_burst;
             held.needs_first_shot = true;
             let car = held.car;
+            self.stint_ends(car);
             self.world
                 .set_driver(car, None)
                 .map_err(|e| NetError::Refused {
@@ -412,6 +417,8 @@ impl RaceServer {
         let held = self.taken_mut(seat)?;
         held.away_since = Some(tick);
         held.scheduled.clear();
+        let car = held.car;
+        self.stint_begins(car);
         Ok(())
     }
 
@@ -459,6 +466,7 @@ impl RaceServer {
             .map_err(|e| NetError::Refused {
                 reason: e.to_string(),
             })?;
+        self.stint_ends(taken.car);
         self.removed
             .push(vec![Value::U8(seat.0), Value::U8(reason as u8)]);
         self.gone.push(seat.0);

@@ -130,8 +130,13 @@ fn race_replay_file(finished: &Finished) -> Result<(PathBuf, Vec<u8>), String> {
         .map_err(|e| format!("the recording {} cannot be read: {e}", path.display()))?;
     // The server's own file: the limits only bound what a damaged disk
     // could make it decode.
-    let (bytes, _) = race_replay(&stream, &finished.names, &Limits::default())
-        .map_err(|e| format!("the recording {}: {e}", path.display()))?;
+    let (bytes, _) = race_replay(
+        &stream,
+        &finished.names,
+        &finished.ai_stints,
+        &Limits::default(),
+    )
+    .map_err(|e| format!("the recording {}: {e}", path.display()))?;
     let replay = path.with_extension("skr");
     std::fs::write(&replay, &bytes).map_err(|e| format!("writing {}: {e}", replay.display()))?;
     println!(
@@ -272,6 +277,48 @@ mod tests {
             recording.capture(&race);
         }
         recording.finish(&race).unwrap()
+    }
+
+    #[test]
+    fn the_race_replay_says_which_steps_the_ai_drove_for_an_absent_player() {
+        let dir = tempfile::tempdir().unwrap();
+        let tokens = vec!["seat-0".to_owned(), "seat-1".to_owned()];
+        let mut race = RaceServer::new(RaceConfig {
+            seat_tokens: tokens.clone(),
+            ..RaceConfig::default()
+        })
+        .unwrap();
+        race.join(&tokens[0], "ann").unwrap();
+        let bob = race.join(&tokens[1], "bob").unwrap();
+        let mut recording = Recording::new(dir.path().to_owned());
+        recording.restart(&race);
+        for step in 0..40 {
+            match step {
+                5 => race.drop_link(bob).unwrap(),
+                20 => {
+                    race.join(&tokens[1], "bob").unwrap();
+                }
+                30 => race.drop_link(bob).unwrap(),
+                _ => {}
+            }
+            race.step().unwrap();
+            recording.capture(&race);
+        }
+        let finished = recording.finish(&race).unwrap();
+        let desk = EntryDesk::new(None, true);
+        desk.make_entries(&finished);
+        let replay = std::fs::read(dir.path().join("race-000.skr")).unwrap();
+        let replay = skidpad_replay::decode_replay(&replay).unwrap();
+        assert_eq!(
+            replay.header.metadata_value(crate::entry::AI_STINTS_KEY),
+            Some(
+                r#"[{"car":1,"from_step":5,"to_step":20},{"car":1,"from_step":30,"to_step":null}]"#
+            )
+        );
+        // The AI's inputs are in the recording: bob's car moved while he
+        // was away (it drives from the start, which is at once here).
+        let ran = &replay.cars[1].inputs;
+        assert!(ran[5..20].iter().any(|i| i.throttle > 0.0));
     }
 
     #[test]

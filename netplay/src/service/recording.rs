@@ -10,10 +10,11 @@
 use std::fs::File;
 use std::path::PathBuf;
 
-use skidpad_core::hex;
+use skidpad_core::{CarId, hex};
 use skidpad_replay::{RecorderOptions, ReplayHeader, StreamRecorder, SyncPolicy};
 
-use crate::race_config::{DriverToken, SeatId};
+use crate::entry::RecordedStint;
+use crate::race_config::{AiStint, DriverToken, SeatId};
 use crate::server::RaceServer;
 
 /// A finished segment, for the log and the tests.
@@ -37,6 +38,9 @@ pub(crate) struct Finished {
     /// seat held): the stream's header names only the first cars', so the
     /// finished replay's `drivers` metadata is set from this.
     pub names: Vec<String>,
+    /// The stretches the AI drove a car whose player was away, in the
+    /// segment's own car indices and steps (metadata `ai_stints`).
+    pub ai_stints: Vec<RecordedStint>,
 }
 
 /// The segment being written.
@@ -46,6 +50,10 @@ struct OpenSegment {
     stream: StreamRecorder<'static, File>,
     drivers: Vec<DriverToken>,
     names: Vec<String>,
+    /// The race's tick at the segment's step 0.
+    start_tick: u32,
+    /// The world's id of each of the segment's cars, by car index.
+    cars: Vec<CarId>,
 }
 
 /// The segments being written.
@@ -101,6 +109,8 @@ impl Recording {
                     stream,
                     drivers: race.driver_tokens(),
                     names: race.drivers(),
+                    start_tick: race.tick(),
+                    cars: race.world().car_ids().collect(),
                 });
             }
             Err(e) => tracing::error!(path = %path.display(), "cannot record the race: {e}"),
@@ -157,6 +167,7 @@ impl Recording {
             });
         }
         open.names.push(name);
+        open.cars.push(car);
     }
 
     /// Whether a segment is being written.
@@ -172,6 +183,8 @@ impl Recording {
             stream,
             drivers,
             names,
+            start_tick,
+            cars,
         } = self.current.take()?;
         match stream.finish(race.world()) {
             Ok(_) => {
@@ -187,10 +200,12 @@ impl Recording {
                     segment.steps,
                     segment.world_hash
                 );
+                let ai_stints = recorded_stints(race.ai_stints(), &cars, start_tick);
                 Some(Finished {
                     segment,
                     drivers,
                     names,
+                    ai_stints,
                 })
             }
             Err(e) => {
@@ -199,4 +214,21 @@ impl Recording {
             }
         }
     }
+}
+
+/// The race's AI stints that touch a segment, in its car indices and
+/// steps (step 0 at `start_tick`); one still open ends with the segment.
+fn recorded_stints(stints: &[AiStint], cars: &[CarId], start_tick: u32) -> Vec<RecordedStint> {
+    stints
+        .iter()
+        .filter(|s| s.to_tick.is_none_or(|to| to > start_tick))
+        .filter_map(|s| {
+            let car = cars.iter().position(|&c| c == s.car)?;
+            Some(RecordedStint {
+                car,
+                from_step: u64::from(s.from_tick.saturating_sub(start_tick)),
+                to_step: s.to_tick.map(|to| u64::from(to - start_tick)),
+            })
+        })
+        .collect()
 }
