@@ -63,6 +63,11 @@ pub struct BotOptions {
     /// race's track from its lobby: used when it is the track the race
     /// names (by fingerprint), so joining builds nothing.
     pub preloaded: Option<(Arc<Track>, Arc<dyn skidpad_core::Ground>)>,
+    /// How long the bot tries to sign in again (once a second) after its
+    /// connection ends without a close frame while it races, to take its
+    /// seat back within the server's grace (netplay/FORMAT.md, "a dropped
+    /// link"); zero gives up at once.
+    pub reconnect_for: Duration,
 }
 
 fn no_nudge(_: u32) -> f64 {
@@ -84,6 +89,7 @@ impl Default for BotOptions {
             reset_at_tick: None,
             reset_when_stuck_s: None,
             preloaded: None,
+            reconnect_for: Duration::from_secs(25),
         }
     }
 }
@@ -132,6 +138,11 @@ pub struct BotReport {
     pub game_informs: Vec<String>,
     /// The chat lines (channel 15) received, as JSON text.
     pub chat: Vec<String>,
+    /// Times the bot signed in again after a dropped link. The prediction
+    /// figures above are those of the last connection (each starts from
+    /// its own first shot), and laps the AI drove while the bot was away
+    /// are not counted: their events went to no one.
+    pub reconnects: u32,
 }
 
 fn io(e: impl std::fmt::Display) -> NetError {
@@ -148,6 +159,24 @@ pub async fn run_bot(options: BotOptions) -> Result<BotReport> {
         Err(_) => Err(io(format!("no result within {:?}", options.timeout))),
     }
 }
+
+/// Signs in again after a dropped link: tries once a second for
+/// `options.reconnect_for`.
+async fn reconnect(options: &BotOptions) -> Option<(Sink, Stream)> {
+    let until = Instant::now() + options.reconnect_for;
+    while Instant::now() < until {
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        if let Ok((ws, _)) = tokio_tungstenite::connect_async(options.url.as_str()).await {
+            return Some(ws.split());
+        }
+    }
+    None
+}
+
+type Socket =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+type Sink = futures_util::stream::SplitSink<Socket, Message>;
+type Stream = futures_util::stream::SplitStream<Socket>;
 
 async fn race(options: &BotOptions) -> Result<BotReport> {
     let (ws, _) = tokio_tungstenite::connect_async(options.url.as_str())
@@ -190,6 +219,23 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         return Ok(report);
                     }
                     Some(Ok(_)) => continue,
+                    // The link dropped (no close frame) while racing: the
+                    // seat is held for the server's grace, so sign in again;
+                    // the prediction starts afresh from the new first shot.
+                    ended if client.is_some() && finished_at.is_none() && !options.reconnect_for.is_zero() => {
+                        match reconnect(options).await {
+                            Some((again_sink, again_stream)) => {
+                                (sink, stream) = (again_sink, again_stream);
+                                client = None;
+                                report.reconnects += 1;
+                                continue;
+                            }
+                            None => match ended {
+                                Some(Err(e)) => return Err(io(e)),
+                                _ => return Ok(report),
+                            },
+                        }
+                    }
                     Some(Err(e)) => return Err(io(e)),
                     None => return Ok(report),
                 };

@@ -191,6 +191,10 @@ struct BotArgs {
     /// this long, s.
     #[arg(long, value_parser = stuck_seconds)]
     reset_when_stuck: Option<f64>,
+    /// After a dropped link (no close frame) while racing, try to sign in
+    /// again once a second for this long, s (0: give up at once).
+    #[arg(long, default_value_t = 25)]
+    reconnect_for_s: u64,
 }
 
 fn reset_seconds(text: &str) -> Result<f64, String> {
@@ -421,6 +425,7 @@ async fn run() -> Result<()> {
                 lead_ticks: args.lead_ticks,
                 pace: args.pace,
                 reset_when_stuck_s: args.reset_when_stuck,
+                reconnect_for: std::time::Duration::from_secs(args.reconnect_for_s),
                 ..BotOptions::default()
             })
             .await?;
@@ -436,6 +441,7 @@ async fn run() -> Result<()> {
                         "fields": m.fields.iter().map(|f| f.field).collect::<Vec<_>>(),
                     })),
                     "frameBytes": report.frame_bytes, "closed": report.closed,
+                    "reconnects": report.reconnects,
                 })
             );
             Ok(())

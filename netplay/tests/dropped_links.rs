@@ -100,3 +100,30 @@ async fn past_the_grace_the_car_is_gone() {
     );
     assert!(car_at(&frame, 1).is_some(), "bob's car is in it");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bot_whose_link_dies_signs_in_again_and_finishes() {
+    let (tokens_path, tokens) = tokens_file(1);
+    let server = server(&tokens_path, 1, &[]);
+    let mut link = link(&server, 10.0);
+    let listen = link.address.clone();
+    let options = bot(&link, &tokens[0], 1);
+    let racing = tokio::spawn(skidpad_netplay::bot::run_bot(options));
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    // The link process dies: the bot's socket ends with no close frame.
+    link.child.kill().unwrap();
+    link.child.wait().unwrap();
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let _link = link_at(&server, 10.0, &listen);
+    let report = racing.await.unwrap().expect("the bot's race");
+    assert_eq!(report.reconnects, 1, "{report:?}");
+    assert!(
+        report.game_informs.iter().any(|g| g.starts_with("[2")),
+        "the bot saw the finish: {:?}",
+        report.game_informs
+    );
+    println!(
+        "the bot signed in again once and finished ({} laps seen by it)",
+        report.laps
+    );
+}

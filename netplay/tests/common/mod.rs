@@ -117,13 +117,19 @@ pub fn server(tokens: &tempfile::NamedTempFile, laps: u32, extra: &[&str]) -> Pr
 
 /// A link proxy to `server` with `latency_ms` each way (± 20 ms).
 pub fn link(server: &Process, latency_ms: f64) -> Process {
+    link_at(server, latency_ms, "127.0.0.1:0")
+}
+
+/// [`link`], listening on `listen` (a link started again on the port of
+/// one that was killed).
+pub fn link_at(server: &Process, latency_ms: f64, listen: &str) -> Process {
     let to = server.address.trim_end_matches("/race").to_owned();
     let latency = latency_ms.to_string();
     start(
         &[
             "link",
             "--listen",
-            "127.0.0.1:0",
+            listen,
             "--to",
             &to,
             "--latency-ms",
