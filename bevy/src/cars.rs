@@ -257,6 +257,18 @@ pub(crate) fn join_world(
     Ok(())
 }
 
+/// Puts the cars spawned so far in the world now instead of at the next
+/// step, as the plugin's own join does (spawn order, recording, race):
+/// for a game that needs its cars' ids and motion before the first step,
+/// such as a rollback session whose frame 0 must hold every car.
+pub fn join_spawned_cars(world: &mut bevy_ecs::world::World) -> Result {
+    use bevy_ecs::system::RunSystemOnce;
+    match world.run_system_once(join_world) {
+        Ok(joined) => joined,
+        Err(e) => Err(format!("the join could not run: {e}").into()),
+    }
+}
+
 /// Controls the game changed become the cars' inputs for the next step.
 pub(crate) fn apply_controls(
     cars: Query<(&SkidpadCar, &CarControls), Changed<CarControls>>,

@@ -69,11 +69,15 @@ mod playback;
 mod plugin;
 mod race;
 mod recording;
+#[cfg(feature = "rollback")]
+mod rollback;
 mod transform_sync;
 mod wheels;
 
 pub use axes::{bevy_rotation, bevy_translation};
-pub use cars::{CarControls, CarMotion, CarRegistry, CarSpawn, CarTelemetry, SkidpadCar};
+pub use cars::{
+    CarControls, CarMotion, CarRegistry, CarSpawn, CarTelemetry, SkidpadCar, join_spawned_cars,
+};
 pub use events::{CarContact, ResetCar};
 pub use ghosts::{GhostCar, GhostTrail};
 pub use input::{KeyBindings, PlayerInput, standard_reading};
@@ -85,5 +89,7 @@ pub use recording::{
     RecordingError, SkidpadRecording, extract_ring, finish_recording, finish_stream,
     start_recording, start_ring, start_stream, stop_ring,
 };
+#[cfg(feature = "rollback")]
+pub use rollback::{SkidpadRollback, world_checksum};
 pub use transform_sync::{PoseExtrapolation, PoseInterpolation};
 pub use wheels::{CarWheel, CarWheels};

@@ -73,7 +73,7 @@ impl SkidpadPlugin {
 /// The skidpad world the plugin steps. Insert one before adding the
 /// plugin to choose the ground and settings; otherwise the plugin makes
 /// one on flat ground with the default settings.
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 pub struct SkidpadWorld(pub World);
 
 impl std::ops::Deref for SkidpadWorld {
