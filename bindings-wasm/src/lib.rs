@@ -51,7 +51,7 @@ pub use input::{
     AxisFinder, DeviceProfile, ForceFeedback, GearSelector, InputMixer, KeyboardControls,
     car_input_from,
 };
-pub use netplay::{NetClient, NetInterpolator, NetSchema};
+pub use netplay::{NetClient, NetInterpolator, NetSchema, RaceMap};
 pub use player::ReplayPlayer;
 pub use race::{RaceTiming, grid_pose};
 pub use replay::{Replay, ReplayRecorder};

@@ -148,6 +148,9 @@ fn decode(schema: &net::Schema, bytes: &JsValue) -> JsResult<net::Frame> {
 
 /// The player's own car, predicted ahead of the server and checked bit
 /// for bit against every state the server sends.
+///
+/// The race's track and car come from its map message: see
+/// [`RaceMap`] and [`NetClient::for_race`].
 #[wasm_bindgen]
 pub struct NetClient {
     inner: net::NetClient,
@@ -166,15 +169,36 @@ impl NetClient {
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] first_shot: JsValue,
     ) -> JsResult<NetClient> {
         let track = Track::builtin(&args::string(&track, "track")?).map_err(core_error)?;
-        let ground: Arc<dyn skidpad_core::Ground> = Arc::new(track.ground().map_err(core_error)?);
         let def = preset(&args::string(&car, "car")?).map_err(core_error)?;
-        let hz = args::whole(&tick_hz, "tickHz", 1000.0)?;
+        NetClient::on(&track, &def, &tick_hz, &first_shot)
+    }
+
+    /// A client for the race its map message describes (a built-in or own
+    /// track, a preset or own car), at `tickHz`, from the first shot's
+    /// payload.
+    #[wasm_bindgen(js_name = forRace)]
+    pub fn for_race(
+        race: &RaceMap,
+        #[wasm_bindgen(unchecked_param_type = "number")] tick_hz: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] first_shot: JsValue,
+    ) -> JsResult<NetClient> {
+        NetClient::on(&race.track, &race.car, &tick_hz, &first_shot)
+    }
+
+    fn on(
+        track: &Track,
+        def: &skidpad_core::CarDefinition,
+        tick_hz: &JsValue,
+        first_shot: &JsValue,
+    ) -> JsResult<NetClient> {
+        let ground: Arc<dyn skidpad_core::Ground> = Arc::new(track.ground().map_err(core_error)?);
+        let hz = args::whole(tick_hz, "tickHz", 1000.0)?;
         if hz < 1.0 {
             return Err(range_error("tickHz must be 1 to 1000"));
         }
         let schema = net::race_schema();
-        let frame = decode(&schema, &first_shot)?;
-        let inner = net::NetClient::new(WorldConfig::default(), ground, &def, 1.0 / hz, &frame)
+        let frame = decode(&schema, first_shot)?;
+        let inner = net::NetClient::new(WorldConfig::default(), ground, def, 1.0 / hz, &frame)
             .map_err(net_error)?;
         Ok(NetClient { inner, schema })
     }
@@ -406,5 +430,52 @@ impl NetInterpolator {
             out.push(&o);
         }
         Ok(out)
+    }
+}
+
+/// The race a server's map message (channel 3) describes: its track and
+/// car, built in or the race's own, read as the Rust client reads them
+/// (`MapData::race_track`, `MapData::race_car`).
+#[wasm_bindgen]
+pub struct RaceMap {
+    track: Track,
+    car: skidpad_core::CarDefinition,
+}
+
+#[wasm_bindgen]
+impl RaceMap {
+    /// Reads the map message's JSON text; a track or car that does not
+    /// check out is refused with the reason.
+    pub fn parse(
+        #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
+    ) -> JsResult<RaceMap> {
+        let text = args::string(&text, "map")?;
+        // An own track's definition is the bulk of a map.
+        if text.len() > 2 * skidpad_core::MAX_TRACK_FILE_BYTES {
+            return Err(range_error(format!(
+                "the map message is {} bytes, over {}",
+                text.len(),
+                2 * skidpad_core::MAX_TRACK_FILE_BYTES
+            )));
+        }
+        let map: net::payloads::MapData = serde_json::from_str(&text)
+            .map_err(|e| range_error(format!("the map message: {e}")))?;
+        Ok(RaceMap {
+            track: map.race_track().map_err(core_error)?,
+            car: map.race_car().map_err(core_error)?,
+        })
+    }
+
+    /// The race's track, to draw and measure.
+    #[wasm_bindgen(js_name = trackView)]
+    pub fn track_view(&self) -> crate::track::TrackView {
+        crate::track::TrackView::of(self.track.clone())
+    }
+
+    /// The race's car definition as JSON (what `presetDefinition` gives
+    /// for a preset).
+    #[wasm_bindgen(js_name = carDefinition)]
+    pub fn car_definition(&self) -> String {
+        self.car.to_json()
     }
 }

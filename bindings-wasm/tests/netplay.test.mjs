@@ -148,3 +148,24 @@ test('netChannels gives the wire\'s channel bytes by name, as FORMAT.md tables t
   );
   assert.equal(new Set(Object.values(ch)).size, Object.keys(ch).length, 'no two names share a byte');
 });
+
+test('a RaceMap reads the race\'s own track and car from the map message, or refuses it with the reason', () => {
+  const csv = readFileSync(join(repoRoot, 'track-import/tests/data/tum/BrandsHatch.csv'), 'utf8');
+  const circuit = sk.TrackView.fromTumCsv(csv, 'Brands Hatch');
+  const car = { ...JSON.parse(sk.presetDefinition('rwd_sports')), name: 'Club racer' };
+  const map = {
+    track: 'Brands Hatch', car: 'Club racer', laps: 3, seat: 0,
+    track_definition: JSON.parse(circuit.definitionJson()), car_definition: car,
+  };
+  const race = sk.RaceMap.parse(JSON.stringify(map));
+  const track = race.trackView();
+  assert.equal(track.fingerprint, circuit.fingerprint, 'the same circuit');
+  assert.equal(JSON.parse(race.carDefinition()).name, 'Club racer');
+  // A built-in race names its track and preset only.
+  const builtin = sk.RaceMap.parse(JSON.stringify({ track: 'hillcrest', car: 'kart', laps: 1, seat: null }));
+  assert.equal(builtin.trackView().fingerprint, new sk.TrackView('hillcrest').fingerprint);
+  assert.equal(JSON.parse(builtin.carDefinition()).name, JSON.parse(sk.presetDefinition('kart')).name);
+  assert.throws(() => sk.RaceMap.parse('{"track": "nowhere", "car": "kart", "laps": 1, "seat": 0}'), /nowhere/);
+  assert.throws(() => sk.RaceMap.parse(JSON.stringify({ ...map, car_definition: { ...car, chassis: { ...car.chassis, mass: -1 } } })), /mass/);
+  assert.throws(() => sk.RaceMap.parse('not json'), /the map message/);
+});

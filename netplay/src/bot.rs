@@ -16,7 +16,6 @@ use std::time::{Duration, Instant};
 use futures_util::{SinkExt, StreamExt};
 use skidpad_core::{Track, WorldConfig};
 
-use crate::race_config::{race_car, race_track};
 use tokio_tungstenite::tungstenite::Message;
 
 use crate::client::{Misprediction, NetClient};
@@ -24,11 +23,11 @@ use crate::error::{NetError, Result};
 use crate::frame::{Block, decode_frame};
 use crate::interpolation::{InterpolationSettings, Interpolator};
 use crate::messages::{Channel, start_tick_of};
+use crate::payloads::{AuthAnswer, ClientConfig, MapData, message};
 use crate::pilot::AiPilot;
 use crate::race_config::held_at;
 use crate::race_schema::{CARS_KEY, LAP_KEY};
 use crate::schema::Schema;
-use crate::service::payloads::{AuthAnswer, ClientConfig, MapData, message};
 
 /// What a bot does.
 #[derive(Clone, Debug)]
@@ -265,7 +264,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         };
                         let frame = decode_frame(schema, payload)?;
                         let core = |e: skidpad_core::CoreError| NetError::Refused { reason: e.to_string() };
-                        let track = Arc::new(race_track(&map.track, map.track_definition.as_ref()).map_err(core)?);
+                        let track = Arc::new(map.race_track().map_err(core)?);
                         let (track, ground): (Arc<Track>, Arc<dyn skidpad_core::Ground>) = match &options.preloaded {
                             Some((loaded, ground)) if loaded.fingerprint() == track.fingerprint() => (loaded.clone(), ground.clone()),
                             _ => {
@@ -273,7 +272,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                                 (track, ground)
                             }
                         };
-                        let def = race_car(&map.car, map.car_definition.as_ref()).map_err(core)?;
+                        let def = map.race_car().map_err(core)?;
                         let mut c = NetClient::new(WorldConfig::default(), ground.clone(), &def, dt, &frame)?;
                         c.set_max_input_lead(max_input_lead);
                         c.set_start_tick(start_tick);

@@ -68,6 +68,7 @@ mod link;
 pub mod link_proxy;
 mod loopback;
 mod messages;
+pub mod payloads;
 mod pilot;
 mod race_config;
 mod race_schema;

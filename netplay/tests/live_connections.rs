@@ -9,7 +9,7 @@ use std::time::Duration;
 use futures_util::SinkExt;
 use skidpad_core::CarInput;
 use skidpad_netplay::bot::{BotOptions, run_bot};
-use skidpad_netplay::service::payloads::{message, tech_codes};
+use skidpad_netplay::payloads::{message, tech_codes};
 use skidpad_netplay::{
     Block, CARS_KEY, Channel, InputMessage, PLAYER_KEY, decode_frame, race_schema,
 };

@@ -72,6 +72,8 @@ class RacePage {
     this.gamepads = new GamepadSource();
     this.client = null;
     this.remote = null;
+    /** @type {sk.RaceMap | null} the race's track and car, from the map */
+    this.race = null;
     /** @type {MissLog | null} the prediction's misses, once seated */
     this.misses = null;
     this.standings = new Map();
@@ -165,7 +167,7 @@ class RacePage {
         break;
       }
       case CH.map:
-        this.join(json(payload));
+        this.join(text(payload));
         break;
       case CH.firstShot:
         this.firstShot(payload);
@@ -222,17 +224,23 @@ class RacePage {
     if (line) this.send(message(CH.chatSend, new TextEncoder().encode(line)));
   }
 
-  join(map) {
+  /** The map message (its JSON text): the seat, and the race's track and
+   * car, built in or the race's own (read by the wasm `RaceMap`). */
+  join(mapText) {
+    const map = JSON.parse(mapText);
     this.map = map;
+    this.race?.free();
+    this.race = sk.RaceMap.parse(mapText);
     this.shown.seat = map.seat;
     this.spectating = map.seat === null;
     if (!this.spectating) this.misses = new MissLog(map.seat);
-    const track = new sk.TrackView(map.track);
+    const track = this.race.trackView();
     const data = trackGeometry(track, map.track);
     this.scene.setTrack(data);
     this.cameras.setTrack(data);
-    this.carShape = describeCar(JSON.parse(sk.presetDefinition(map.car)));
-    this.topGear = JSON.parse(sk.presetDefinition(map.car)).gearbox.ratios.length;
+    const car = JSON.parse(this.race.carDefinition());
+    this.carShape = describeCar(car);
+    this.topGear = car.gearbox.ratios.length;
     this.gears = new sk.GearSelector('automatic', this.topGear);
     $('#hud-laps').textContent = String(map.laps);
     $('#hud').hidden = false;
@@ -324,7 +332,7 @@ class RacePage {
     if (this.shown.state === 'reconnecting') this.shown.reconnected += 1;
     this.reconnectTries = 0;
     this.client?.free();
-    this.client = new sk.NetClient(this.map.track, this.map.car, this.config.tickHz, payload);
+    this.client = sk.NetClient.forRace(this.race, this.config.tickHz, payload);
     this.client.setLeadSafety(LEAD_SAFETY);
     this.client.setMaxInputLead(this.config.maxInputLead);
     this.client.setStartTick(this.startTick);

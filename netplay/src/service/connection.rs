@@ -14,8 +14,8 @@ use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::messages::{Channel, Command, InputMessage};
+use crate::payloads::{AuthAnswer, AuthForm, json_message, message, tech_codes};
 use crate::race_schema::RemovalReason;
-use crate::service::payloads::{AuthAnswer, AuthForm, json_message, message, tech_codes};
 use crate::service::race_loop::{JoinRefusal, Member, Outbound, RaceCommand};
 use crate::service::{ServiceOptions, Shared};
 

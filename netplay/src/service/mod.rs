@@ -3,7 +3,7 @@
 //! (`race_loop.rs`); each connection (`connection.rs`) signs in with a seat
 //! token, then sends inputs and receives frames, HUD and standings, or
 //! with a spectator token, then watches and switches the player it follows
-//! (`payloads.rs` has the JSON channels). `GET /entry` hands each driver
+//! (`../payloads.rs` has the JSON channels). `GET /entry` hands each driver
 //! their leaderboard entry once the race is over (`entry_desk.rs`).
 //!
 //! **Architecture Invariant:** the race logic stays in `server/` and
@@ -11,7 +11,7 @@
 
 mod connection;
 mod entry_desk;
-pub mod payloads;
+
 mod race_loop;
 mod recording;
 
@@ -33,9 +33,9 @@ use crate::error::Result;
 use crate::frame::SNAPSHOT_FORMAT_VERSION;
 use crate::interpolation::InterpolationSettings;
 use crate::messages::Channel;
+use crate::payloads::{ClientConfig, json_message};
 use crate::race_config::RaceConfig;
 use crate::server::RaceServer;
-use payloads::{ClientConfig, json_message};
 use race_loop::RaceCommand;
 
 /// How the service runs its race and treats its connections.

@@ -13,12 +13,12 @@ use serde_json::json;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::messages::{Channel, Command, InputMessage, KeyAction};
+use crate::payloads::{MapData, json_message, message};
 use crate::race_config::{SeatId, SeatStanding};
 use crate::race_schema::RemovalReason;
 use crate::server::RaceServer;
 use crate::service::connection::Ending;
 use crate::service::entry_desk::{self, EntryDesk};
-use crate::service::payloads::{MapData, json_message, message};
 use crate::service::recording::Recording;
 
 /// Messages waiting for one connection; a slow reader beyond this misses

@@ -11,7 +11,7 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use skidpad_netplay::Channel;
 use skidpad_netplay::bot::{BotOptions, BotReport};
-use skidpad_netplay::service::payloads::message;
+use skidpad_netplay::payloads::message;
 use tokio_tungstenite::tungstenite::Message;
 
 pub const PACE: f64 = 4.0;

@@ -88,6 +88,20 @@ pub struct MapData {
     pub seat: Option<u8>,
 }
 
+impl MapData {
+    /// The race's track: its own definition (checked), or the built-in
+    /// one it names.
+    pub fn race_track(&self) -> skidpad_core::Result<skidpad_core::Track> {
+        crate::race_config::race_track(&self.track, self.track_definition.as_ref())
+    }
+
+    /// The car every player drives: its own definition (checked), or the
+    /// preset it names.
+    pub fn race_car(&self) -> skidpad_core::Result<skidpad_core::CarDefinition> {
+        crate::race_config::race_car(&self.car, self.car_definition.as_ref())
+    }
+}
+
 /// Channel 8 codes, also used as the WebSocket close code of a kick.
 pub mod tech_codes {
     /// The sign-in failed (no such token, seat taken, no answer in time).
