@@ -69,6 +69,7 @@ mod playback;
 mod plugin;
 mod race;
 mod recording;
+mod rival;
 #[cfg(feature = "rollback")]
 mod rollback;
 mod transform_sync;
@@ -89,6 +90,7 @@ pub use recording::{
     RecordingError, SkidpadRecording, extract_ring, finish_recording, finish_stream,
     start_recording, start_ring, start_stream, stop_ring,
 };
+pub use rival::{GhostRival, GhostSplit};
 #[cfg(feature = "rollback")]
 pub use rollback::{SkidpadRollback, world_checksum};
 pub use transform_sync::{PoseExtrapolation, PoseInterpolation};

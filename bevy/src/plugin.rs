@@ -16,6 +16,7 @@ use crate::ghosts;
 use crate::input;
 use crate::playback;
 use crate::race::{self, CarFinished, CarRetired, LapCompleted};
+use crate::rival::{self, GhostSplit};
 use crate::transform_sync;
 use crate::wheels;
 
@@ -155,6 +156,7 @@ impl Plugin for SkidpadPlugin {
         .add_message::<CarFinished>()
         .add_message::<CarRetired>()
         .add_message::<CarContact>()
+        .add_message::<GhostSplit>()
         .add_message::<ResetCar>()
         .add_observer(cars::note_removal);
         if !app.world().contains_resource::<SkidpadWorld>() {
@@ -198,6 +200,7 @@ impl Plugin for SkidpadPlugin {
                     cars::write_motion,
                     wheels::spawn_wheels,
                     wheels::turn_wheels,
+                    rival::race_ghosts,
                 )
                     .chain()
                     .in_set(SkidpadSystems::Writeback),
