@@ -20,7 +20,6 @@ use skidpad_core::{CarDefinition, CarId, CarInput, Track, World, WorldConfig};
 
 use crate::error::{NetError, Result};
 use crate::frame::{Block, Frame, Row, Value, encode_frame};
-use crate::messages::InputMessage;
 use crate::race_config::{
     AiStint, DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, SeatStats,
     ServerStats, held_at,
@@ -30,10 +29,11 @@ use crate::race_schema::{
 };
 use crate::schema::Schema;
 
+mod away;
 mod blocks;
+mod inputs;
 mod resets;
 mod start;
-mod stints;
 
 /// An input waiting for its tick.
 #[derive(Clone, Copy, Debug)]
@@ -101,7 +101,7 @@ pub struct RaceServer {
     watch_frame: Option<Vec<u8>>,
     watched: bool,
     stats: ServerStats,
-    /// Stretches the AI drove a car whose player was away (`stints.rs`).
+    /// Stretches the AI drove a car whose player was away (`away.rs`).
     ai_stints: Vec<AiStint>,
 }
 
@@ -401,55 +401,6 @@ impl RaceServer {
         self.seat(seat).map(|s| s.name.as_str())
     }
 
-    /// A player's link dropped (not a kick, not a finish): the seat stays
-    /// theirs for `reconnect_grace_s`, the built-in AI driving the car
-    /// from the start on (recorded like any input), and [`join`] with the
-    /// seat's token takes it back. A grace of 0 takes the car out at once,
-    /// as [`leave`] does.
-    ///
-    /// [`join`]: Self::join
-    /// [`leave`]: Self::leave
-    pub fn drop_link(&mut self, seat: SeatId) -> Result<()> {
-        if self.config.reconnect_grace_s <= 0.0 {
-            return self.leave(seat, RemovalReason::Left);
-        }
-        let tick = self.tick;
-        let held = self.taken_mut(seat)?;
-        held.away_since = Some(tick);
-        held.scheduled.clear();
-        let car = held.car;
-        self.stint_begins(car);
-        Ok(())
-    }
-
-    /// True when `token`'s seat waits for its player to come back.
-    #[must_use]
-    pub fn holds_for(&self, token: &str) -> bool {
-        self.config
-            .seat_tokens
-            .iter()
-            .position(|t| t == token)
-            .and_then(|index| self.seats.get(index)?.as_ref())
-            .is_some_and(|s| s.away_since.is_some())
-    }
-
-    /// Seats whose player has been away longer than the grace: the
-    /// service takes their cars out ([`leave`](Self::leave)).
-    #[must_use]
-    pub fn expired_seats(&self) -> Vec<SeatId> {
-        let grace =
-            libm::ceil(self.config.reconnect_grace_s * f64::from(self.config.tick_hz)) as u32;
-        self.seats
-            .iter()
-            .enumerate()
-            .filter_map(|(index, seat)| {
-                let since = seat.as_ref()?.away_since?;
-                (self.tick.saturating_sub(since) > grace)
-                    .then(|| SeatId(u8::try_from(index).expect("at most 255 seats")))
-            })
-            .collect()
-    }
-
     /// Takes a player's car out of the race.
     pub fn leave(&mut self, seat: SeatId, reason: RemovalReason) -> Result<()> {
         let Some(taken) = self
@@ -471,96 +422,6 @@ impl RaceServer {
             .push(vec![Value::U8(seat.0), Value::U8(reason as u8)]);
         self.gone.push(seat.0);
         Ok(())
-    }
-
-    /// Schedules a seat's input. Refused: an empty seat, seq 0 (it means
-    /// "none"), a seq not above the last, a tick beyond `max_input_lead`,
-    /// an analog field past the wire's ±2 ([`InputMessage::WIRE_LIMIT`]),
-    /// more than the seat's allowance (`input_burst`). A refusal changes
-    /// nothing.
-    pub fn input(&mut self, seat: SeatId, message: InputMessage) -> Result<()> {
-        let next = self.tick + 1;
-        let lead = self.config.max_input_lead;
-        let top_gear = i32::try_from(self.def.gearbox.ratios.len()).unwrap_or(i32::MAX);
-        let refused = |reason: String| NetError::Refused { reason };
-        let outcome = (|| {
-            let Some(s) = self
-                .seats
-                .get_mut(usize::from(seat.0))
-                .and_then(Option::as_mut)
-            else {
-                return Err(refused(format!("seat {} is empty", seat.0)));
-            };
-            if message.seq == 0 {
-                return Err(refused(
-                    "input seq 0 means none: inputs count from 1".into(),
-                ));
-            }
-            let fields = message.input.to_array();
-            if let Some((name, value)) = CarInput::FIELD_NAMES[..5]
-                .iter()
-                .zip(fields)
-                .find(|(_, v)| v.abs() > InputMessage::WIRE_LIMIT)
-            {
-                return Err(refused(format!(
-                    "input {name} {value} is past the wire's ±{}: not a number an input takes",
-                    InputMessage::WIRE_LIMIT
-                )));
-            }
-            if s.last_received.is_some_and(|last| message.seq <= last) {
-                return Err(refused(format!(
-                    "input seq {} does not follow {}",
-                    message.seq,
-                    s.last_received.unwrap_or(0)
-                )));
-            }
-            if message.tick > next.saturating_add(lead) {
-                return Err(refused(format!(
-                    "input for tick {} is more than {lead} ticks ahead of {next}",
-                    message.tick
-                )));
-            }
-            if s.input_allowance == 0 {
-                return Err(refused("inputs faster than two a tick: a flood".into()));
-            }
-            let input = message
-                .input
-                .sanitized(top_gear)
-                .map_err(|e| refused(e.to_string()))?;
-            let at = message.tick.max(next);
-            let arrived = next;
-            s.scheduled.insert(
-                at,
-                Scheduled {
-                    seq: message.seq,
-                    input,
-                    arrived,
-                },
-            );
-            s.last_received = Some(message.seq);
-            s.input_allowance -= 1;
-            if at > message.tick {
-                s.late_inputs = s.late_inputs.saturating_add(1);
-            }
-            Ok(at > message.tick)
-        })();
-        match outcome {
-            Ok(late) => {
-                self.stats.late_inputs += u64::from(late);
-                Ok(())
-            }
-            Err(e) => {
-                self.stats.refused_inputs += 1;
-                if let Some(s) = self
-                    .seats
-                    .get_mut(usize::from(seat.0))
-                    .and_then(Option::as_mut)
-                {
-                    s.refused_inputs = s.refused_inputs.saturating_add(1);
-                }
-                Err(e)
-            }
-        }
     }
 
     /// Steps one tick: applies the inputs due, steps the world, collects
