@@ -205,7 +205,7 @@ pub(crate) fn leave_world(
     Ok(())
 }
 
-/// Spawned cars join the world in entity order; the recording and the
+/// Spawned cars join the world in spawn order; the recording and the
 /// race take them in as arrivals.
 pub(crate) fn join_world(
     mut commands: Commands,
@@ -226,7 +226,10 @@ pub(crate) fn join_world(
         .filter_map(|&e| spawns.get(e).ok())
         .chain(unqueued)
         .collect();
-    for (entity, spawn) in joining {
+    for (k, &(entity, spawn)) in joining.iter().enumerate() {
+        // A refusal ends this step's joins: the cars after it keep their
+        // place in the queue for the next.
+        registry.joining = joining[k + 1..].iter().map(|&(e, _)| e).collect();
         // Taken off first: a car the world refuses is not tried again at
         // every step.
         commands.entity(entity).remove::<CarSpawn>();

@@ -80,3 +80,47 @@ fn spawned_and_despawned_cars_are_recorded_and_replay() {
         );
     }
 }
+
+/// A car the world refuses (a definition out of range) goes to the app's
+/// error handler with the core's reason; the cars spawned before and
+/// after it join in their order, and the world keeps stepping.
+#[test]
+fn a_refused_car_is_reported_and_the_others_join_in_order() {
+    static REFUSED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    fn keep(error: BevyError, _: bevy_ecs::error::ErrorContext) {
+        REFUSED.lock().unwrap().push(error.to_string());
+    }
+    let mut app = common::headless_app(common::frames_of(60.0));
+    app.set_error_handler(keep);
+    let good = preset("kart").unwrap();
+    let mut bad = good.clone();
+    bad.chassis.mass = -1.0;
+    let at = |x: f64| skidpad_core::InitialPose {
+        x,
+        ..Default::default()
+    };
+    let first = app
+        .world_mut()
+        .spawn(CarSpawn::new(good.clone(), at(0.0)))
+        .id();
+    let refused = app.world_mut().spawn(CarSpawn::new(bad, at(10.0))).id();
+    let third = app
+        .world_mut()
+        .spawn(CarSpawn::new(good.clone(), at(20.0)))
+        .id();
+    let last = app.world_mut().spawn(CarSpawn::new(good, at(30.0))).id();
+    run_until(&mut app, 5);
+    let id = |e: Entity| app.world().get::<SkidpadCar>(e).map(|c| c.id());
+    let ids = [first, third, last].map(|e| id(e).expect("joined").to_raw());
+    assert!(
+        ids[0] < ids[1] && ids[1] < ids[2],
+        "in spawn order: {ids:?}"
+    );
+    assert!(
+        id(refused).is_none() && app.world().get::<CarSpawn>(refused).is_none(),
+        "not tried again"
+    );
+    let reasons = REFUSED.lock().unwrap();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(reasons[0].contains("mass"), "{}", reasons[0]);
+}
