@@ -57,7 +57,7 @@ impl CarSpawn {
 /// The car's id in the skidpad world. Read it; the plugin owns it.
 /// Despawning the entity (or removing this component) removes the car.
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SkidpadCar(CarId);
+pub struct SkidpadCar(pub(crate) CarId);
 
 impl SkidpadCar {
     /// The car's id, for the world's own calls (`world.car(id)`).
@@ -89,7 +89,7 @@ pub struct CarMotion {
 }
 
 impl CarMotion {
-    fn read(world: &World, car: CarId) -> skidpad_core::Result<CarMotion> {
+    pub(crate) fn read(world: &World, car: CarId) -> skidpad_core::Result<CarMotion> {
         let view = world.car(car)?;
         let pose = view.pose();
         Ok(CarMotion {
@@ -124,6 +124,14 @@ impl CarTelemetry {
         CarTelemetry {
             channels: channels.into_iter().map(|c| (c, 0.0)).collect(),
         }
+    }
+
+    fn read(&mut self, world: &World, car: CarId) -> skidpad_core::Result<()> {
+        let view = world.car(car)?;
+        for (channel, value) in &mut self.channels {
+            *value = view.channel(*channel);
+        }
+        Ok(())
     }
 
     /// A channel's value after the last step; `None` for a channel not
@@ -170,7 +178,12 @@ impl CarRegistry {
         self.cars.get(&entity).copied()
     }
 
-    fn insert(&mut self, entity: Entity, car: CarId) {
+    /// No car is in the world or on its way in.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entities.is_empty() && self.joining.is_empty()
+    }
+
+    pub(crate) fn insert(&mut self, entity: Entity, car: CarId) {
         self.entities.insert(car, entity);
         self.cars.insert(entity, car);
     }
@@ -300,10 +313,22 @@ pub(crate) fn write_motion(
             ..CarMotion::read(&world, car.0)?
         };
         if let Some(mut telemetry) = telemetry {
-            let view = world.car(car.0)?;
-            for (channel, value) in &mut telemetry.channels {
-                *value = view.channel(*channel);
-            }
+            telemetry.read(&world, car.0)?;
+        }
+    }
+    Ok(())
+}
+
+/// Each car's motion read afresh after the world jumped (a flashback):
+/// no step to interpolate from, so the car is drawn where it now is.
+pub(crate) fn snap_motion(
+    mut cars: Query<(&SkidpadCar, &mut CarMotion, Option<&mut CarTelemetry>)>,
+    world: Res<SkidpadWorld>,
+) -> Result {
+    for (car, mut motion, telemetry) in &mut cars {
+        *motion = CarMotion::read(&world, car.0)?;
+        if let Some(mut telemetry) = telemetry {
+            telemetry.read(&world, car.0)?;
         }
     }
     Ok(())

@@ -6,8 +6,11 @@
 use bevy_ecs::prelude::*;
 use bevy_time::{Fixed, Time};
 use bevy_transform::components::Transform;
+use skidpad_core::World;
 use skidpad_core::glam::DVec3;
-use skidpad_ghost::{Ghost, GhostError, GhostPlayer, GhostPose, GhostRecorder, ghost_quaternion};
+use skidpad_ghost::{
+    Ghost, GhostError, GhostMark, GhostPlayer, GhostPose, GhostRecorder, ghost_quaternion,
+};
 
 use crate::axes::{bevy_rotation, bevy_translation};
 use crate::cars::SkidpadCar;
@@ -18,7 +21,7 @@ use crate::plugin::{SimulationRate, SkidpadWorld};
 /// added) on, frame 0 its pose before that step. Take
 /// the ghost with [`ghost`](Self::ghost) (it keeps recording); cut laps
 /// from it with `skidpad_ghost::slice_ghost` or a `LapCutter`.
-#[derive(Component, Debug, Default)]
+#[derive(Component, Debug, Default, Clone)]
 pub struct GhostTrail {
     recorder: Option<GhostRecorder>,
     /// The world's step count of the last frame kept.
@@ -35,6 +38,36 @@ impl GhostTrail {
                 reason: "the car has not joined the world yet".into(),
             }),
         }
+    }
+}
+
+impl GhostTrail {
+    /// Where the trail stands (for a flashback to come back to), once
+    /// started: its recorder's mark and the world's step of its last frame.
+    pub(crate) fn mark(&self) -> Option<(GhostMark, u64)> {
+        self.recorder.as_ref().map(|r| (r.mark(), self.step))
+    }
+
+    /// Back to `mark` (taken by [`mark`](Self::mark)), or not started at
+    /// all for `None`: it starts again at the next step.
+    pub(crate) fn go_back(&mut self, mark: Option<&(GhostMark, u64)>) -> Result<(), GhostError> {
+        match (mark, &mut self.recorder) {
+            (Some((mark, step)), Some(recorder)) => {
+                recorder.go_back(mark)?;
+                self.step = *step;
+            }
+            _ => *self = GhostTrail::default(),
+        }
+        Ok(())
+    }
+
+    /// Takes a step the world re-took in a flashback.
+    pub(crate) fn retake_step(&mut self, world: &World) -> Result<(), GhostError> {
+        if let Some(recorder) = &mut self.recorder {
+            recorder.after_step(world)?;
+            self.step = world.step_count();
+        }
+        Ok(())
     }
 }
 

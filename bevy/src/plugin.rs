@@ -12,11 +12,13 @@ use skidpad_core::{World, WorldConfig};
 
 use crate::cars::{self, CarRegistry};
 use crate::events::{self, CarContact, ResetCar};
+use crate::flashback::{self, FlashbackPoints, Rewound};
 use crate::ghosts;
 use crate::input;
 use crate::playback;
 use crate::race::{self, CarFinished, CarRetired, LapCompleted};
 use crate::rival::{self, GhostSplit};
+use crate::take_over;
 use crate::transform_sync;
 use crate::wheels;
 
@@ -152,12 +154,14 @@ impl Plugin for SkidpadPlugin {
         .insert_resource(Time::<Fixed>::from_hz(f64::from(hz)))
         .init_resource::<SimulationPaused>()
         .init_resource::<CarRegistry>()
+        .init_resource::<FlashbackPoints>()
         .add_message::<LapCompleted>()
         .add_message::<CarFinished>()
         .add_message::<CarRetired>()
         .add_message::<CarContact>()
         .add_message::<GhostSplit>()
         .add_message::<ResetCar>()
+        .add_message::<Rewound>()
         .add_observer(cars::note_removal);
         if !app.world().contains_resource::<SkidpadWorld>() {
             let world =
@@ -183,8 +187,10 @@ impl Plugin for SkidpadPlugin {
                     cars::leave_world,
                     cars::join_world,
                     cars::apply_controls,
+                    take_over::drive_followers,
                     events::apply_resets,
                     ghosts::start_trails,
+                    flashback::keep_points,
                 )
                     .chain()
                     .in_set(SkidpadSystems::Prepare),
@@ -201,6 +207,7 @@ impl Plugin for SkidpadPlugin {
                     wheels::spawn_wheels,
                     wheels::turn_wheels,
                     rival::race_ghosts,
+                    flashback::keep_points,
                 )
                     .chain()
                     .in_set(SkidpadSystems::Writeback),

@@ -84,6 +84,14 @@ impl SkidpadRace {
         &self.timing
     }
 
+    /// Observes a step the world re-took in a flashback: the timing moves
+    /// on, its events are not news (they were reported the first time).
+    pub(crate) fn retake_step(&mut self, world: &World) -> skidpad_core::Result<()> {
+        self.timing.after_step(world)?;
+        self.observed_step = world.step_count();
+        Ok(())
+    }
+
     /// Takes a car that joined the world into the race, timed from where
     /// it is now.
     pub(crate) fn join(&mut self, world: &World, car: CarId) -> skidpad_core::Result<()> {

@@ -135,6 +135,25 @@ impl SkidpadRecording {
         }
     }
 
+    /// The replay recorder, while one runs.
+    pub(crate) fn replay_recorder(&mut self) -> Option<&mut ReplayRecorder<'static>> {
+        match &mut self.replay {
+            Slot::Running(recorder) => Some(recorder),
+            Slot::Off | Slot::Waiting(_) => None,
+        }
+    }
+
+    /// Any recording runs or waits for its first cars.
+    pub(crate) fn any_running(&self) -> bool {
+        !(self.replay.is_off() && self.stream.is_off() && self.ring.is_off())
+    }
+
+    /// A stream or a ring is running (their steps are out of the
+    /// recorder's hands: a rewind could not take them back).
+    pub(crate) fn streams_or_ring(&self) -> bool {
+        !(self.stream.is_off() && self.ring.is_off())
+    }
+
     pub(crate) fn after_step(&mut self, world: &World) -> Result<(), ReplayError> {
         self.replay.after_step(world)?;
         self.stream.after_step(world)?;

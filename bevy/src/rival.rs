@@ -21,7 +21,8 @@ use crate::plugin::{SimulationRate, SkidpadWorld};
 #[derive(Component, Debug, Clone)]
 pub struct GhostRival {
     track: Arc<Track>,
-    reference: LapReference,
+    /// Shared: a flashback keeps copies of the rival, not of the ghost.
+    reference: Arc<LapReference>,
     splits: SplitTracker,
     /// World time the rival began (the split tracker's clock starts
     /// there), s.
@@ -39,7 +40,7 @@ impl GhostRival {
     /// sector boundaries and the line.
     #[must_use]
     pub fn new(ghost: &Ghost, track: Arc<Track>) -> Self {
-        let reference = LapReference::new(ghost, &track);
+        let reference = Arc::new(LapReference::new(ghost, &track));
         let mut checkpoints = track.sectors().to_vec();
         checkpoints.push(reference.lap_length());
         let splits = SplitTracker::new(&reference, &checkpoints, 0.0);
@@ -68,6 +69,56 @@ pub struct GhostSplit {
     pub delta: Option<f64>,
 }
 
+impl GhostRival {
+    /// The same rival, not started yet: its lap begins at the next step.
+    pub(crate) fn started_afresh(&self) -> GhostRival {
+        GhostRival {
+            splits: SplitTracker::new(&self.reference, self.splits.checkpoints(), 0.0),
+            origin: None,
+            lap_start: 0.0,
+            gap: None,
+            ..self.clone()
+        }
+    }
+
+    /// Takes the car's place `(x, y)` after the step that ended at world
+    /// time `now`, s (each `dt` long): updates the gap and returns the
+    /// boundaries passed, as (checkpoint, lap time, delta).
+    pub(crate) fn observe(
+        &mut self,
+        x: f64,
+        y: f64,
+        now: f64,
+        dt: f64,
+    ) -> Vec<(usize, f64, Option<f64>)> {
+        let origin = match self.origin {
+            Some(origin) => origin,
+            None => {
+                // First seen after its first step: the lap began one step
+                // ago, when the car was where the ghost's frame 0 is.
+                let began = now - dt;
+                self.lap_start = began;
+                *self.origin.insert(began)
+            }
+        };
+        let events = self
+            .splits
+            .update(&self.reference, &self.track, x, y, now - origin);
+        let line = self.splits.checkpoints().len() - 1;
+        let mut passed = Vec::with_capacity(events.len());
+        for event in events {
+            passed.push((event.checkpoint, event.player_time, event.delta()));
+            // The split tracker's times run from its lap's start: at the
+            // line the next lap starts.
+            if event.checkpoint == line {
+                self.lap_start += event.player_time;
+            }
+        }
+        self.gap = self.reference.gap(&self.track, x, y, now - self.lap_start);
+        passed
+    }
+}
+
 /// Each rival's gap and splits after the step the world took.
 pub(crate) fn race_ghosts(
     mut rivals: Query<(Entity, &CarMotion, &mut GhostRival), With<SkidpadCar>>,
@@ -80,37 +131,14 @@ pub(crate) fn race_ghosts(
         if motion.step != world.step_count() {
             continue;
         }
-        let rival = &mut *rival;
-        let origin = match rival.origin {
-            Some(origin) => origin,
-            None => {
-                // First seen after its first step: the lap began one step
-                // ago, when the car was where the ghost's frame 0 is.
-                let began = now - rate.dt;
-                rival.lap_start = began;
-                *rival.origin.insert(began)
-            }
-        };
         let (x, y) = (motion.pose.position.x, motion.pose.position.y);
-        let events = rival
-            .splits
-            .update(&rival.reference, &rival.track, x, y, now - origin);
-        let line = rival.splits.checkpoints().len() - 1;
-        for event in events {
+        for (checkpoint, time, delta) in rival.observe(x, y, now, rate.dt) {
             splits.write(GhostSplit {
                 entity,
-                checkpoint: event.checkpoint,
-                time: event.player_time,
-                delta: event.delta(),
+                checkpoint,
+                time,
+                delta,
             });
-            // The split tracker's times run from its lap's start: at the
-            // line the next lap starts.
-            if event.checkpoint == line {
-                rival.lap_start += event.player_time;
-            }
         }
-        rival.gap = rival
-            .reference
-            .gap(&rival.track, x, y, now - rival.lap_start);
     }
 }

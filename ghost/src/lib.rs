@@ -48,5 +48,5 @@ pub use ghost::{Ghost, GhostFrame, GhostPose};
 pub use lap::{LapReference, SplitEvent, SplitTracker};
 pub use orientation::{ghost_quaternion, lerp_angle, wrap_angle};
 pub use player::{GhostPlayer, GhostSet};
-pub use recorder::{GhostRecorder, GhostRecorderOptions, check_timestep, pose_of};
+pub use recorder::{GhostMark, GhostRecorder, GhostRecorderOptions, check_timestep, pose_of};
 pub use slice::{slice_ghost, slice_ghost_frames};

@@ -56,6 +56,21 @@ pub struct GhostRecorder {
     frames: Vec<GhostFrame>,
     /// The most recent pose sampled, kept or not: `restart` makes it frame 0.
     latest: Option<GhostPose>,
+    /// Times [`restart`](Self::restart) ran: a mark from before a restart
+    /// is no place to go back to.
+    restarts: u64,
+}
+
+/// Where a [`GhostRecorder`] stood ([`GhostRecorder::mark`]): a flashback
+/// that takes the world back takes the ghost being recorded back to the
+/// mark made at the same step, then on step by step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GhostMark {
+    frames: usize,
+    elapsed: f64,
+    pending_steps: u32,
+    latest: Option<GhostPose>,
+    restarts: u64,
 }
 
 impl GhostRecorder {
@@ -80,6 +95,7 @@ impl GhostRecorder {
             elapsed: 0.0,
             frames: Vec::new(),
             latest: None,
+            restarts: 0,
         })
     }
 
@@ -164,9 +180,39 @@ impl GhostRecorder {
         Ghost::from_frames(frames)
     }
 
+    /// Where the recorder stands now, to [`go_back`](Self::go_back) to.
+    #[must_use]
+    pub fn mark(&self) -> GhostMark {
+        GhostMark {
+            frames: self.frames.len(),
+            elapsed: self.elapsed,
+            pending_steps: self.pending_steps,
+            latest: self.latest,
+            restarts: self.restarts,
+        }
+    }
+
+    /// Forgets every frame since `mark`, so the recorder is exactly as it
+    /// was then. Refused, changing nothing, for a mark made before the
+    /// last [`restart`](Self::restart) or one ahead of the recorder.
+    pub fn go_back(&mut self, mark: &GhostMark) -> Result<()> {
+        if mark.restarts != self.restarts || mark.frames > self.frames.len() {
+            return Err(GhostError::InvalidArgument {
+                what: "ghost mark",
+                reason: "made before the recorder restarted, or ahead of it".into(),
+            });
+        }
+        self.frames.truncate(mark.frames);
+        self.elapsed = mark.elapsed;
+        self.pending_steps = mark.pending_steps;
+        self.latest = mark.latest;
+        Ok(())
+    }
+
     /// Starts the next lap: the latest sampled pose becomes frame 0 at
     /// t = 0, and time counts from there.
     pub fn restart(&mut self) {
+        self.restarts += 1;
         self.frames.clear();
         self.elapsed = 0.0;
         self.pending_steps = 0;

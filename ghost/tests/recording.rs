@@ -108,3 +108,57 @@ fn bad_arguments_are_errors() {
     ));
     assert_eq!(recorder.finish().unwrap_err(), GhostError::Empty);
 }
+
+#[test]
+fn going_back_to_a_mark_and_on_again_records_what_an_unbroken_run_records() {
+    let track = track();
+    let (mut world, car) = ai_world("fwd_hatchback", &track);
+    let options = GhostRecorderOptions { every: 3 };
+    let mut recorder = GhostRecorder::with_options(car, options).unwrap();
+    for _ in 0..40 {
+        world.step(DT).unwrap();
+        recorder.after_step(&world).unwrap();
+    }
+    let (at_mark, mark) = (world.clone(), recorder.mark());
+    let unbroken = {
+        let (mut world, mut recorder) = (world.clone(), recorder.clone());
+        for _ in 0..50 {
+            world.step(DT).unwrap();
+            recorder.after_step(&world).unwrap();
+        }
+        recorder.finish().unwrap()
+    };
+    // Somewhere else for a while (the player brakes, a run abandoned),
+    // then back.
+    world.set_driver(car, None).unwrap();
+    for _ in 0..70 {
+        world
+            .set_input(
+                car,
+                skidpad_core::CarInput {
+                    brake: 1.0,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+        world.step(DT).unwrap();
+        recorder.after_step(&world).unwrap();
+    }
+    recorder.go_back(&mark).unwrap();
+    let mut world = at_mark;
+    for _ in 0..50 {
+        world.step(DT).unwrap();
+        recorder.after_step(&world).unwrap();
+    }
+    assert_eq!(recorder.finish().unwrap(), unbroken);
+
+    // A mark from before a restart is no place to go back to.
+    recorder.restart();
+    assert!(matches!(
+        recorder.go_back(&mark),
+        Err(GhostError::InvalidArgument {
+            what: "ghost mark",
+            ..
+        })
+    ));
+}

@@ -350,6 +350,12 @@ impl<'a> ReplayRecorder<'a> {
         self.replay.header.step_count
     }
 
+    /// Steps between keyframes (`RecorderOptions::keyframe_every`).
+    #[must_use]
+    pub fn keyframe_every(&self) -> u32 {
+        self.replay.header.keyframe_every
+    }
+
     /// Ends the recording; `world` must be as the last recorded step left
     /// it. Adds the final keyframe if the last step was not one.
     pub fn finish(mut self, world: &World) -> Result<Replay> {

@@ -37,34 +37,31 @@ impl ReplayRecorder<'_> {
     ///
     /// [`RecorderOptions::rewind_window`]: crate::RecorderOptions::rewind_window
     pub fn rewind(&mut self, world: &mut World, to: u64) -> Result<()> {
-        self.check_position(world, 0)?;
-        self.check_no_pending_reset(world)?;
-        self.note_removals(world);
+        self.rewind_observed(world, to, |_| {})
+    }
+
+    /// [`rewind`](Self::rewind), showing `each_step` the world after every
+    /// step it re-simulates (from the keyframe [`check_rewind`] names to
+    /// `to`), for a game whose own state follows the world step by step (a
+    /// race's timing, a ghost being recorded): it puts that state back as
+    /// it was at the keyframe, then feeds it these steps. Not called when
+    /// the rewind is refused.
+    ///
+    /// [`check_rewind`]: Self::check_rewind
+    pub fn rewind_observed(
+        &mut self,
+        world: &mut World,
+        to: u64,
+        mut each_step: impl FnMut(&World),
+    ) -> Result<()> {
+        let from = self.check_rewind(world, to)?;
         let now = self.replay.header.step_count;
-        if to >= now {
-            return Err(refused(format!(
-                "step {to} is not before the recording's step {now}"
-            )));
-        }
-        if now - to > self.rewind_window {
-            return Err(refused(format!(
-                "step {to} is {} steps back, past the rewind window of {} (RecorderOptions::rewind_window)",
-                now - to,
-                self.rewind_window
-            )));
-        }
-        if self.ghosts.is_some() || self.keyframe_state.is_some() {
-            return Err(refused(
-                "a recording that embeds ghosts or keeps the game's own keyframe state cannot rewind".into(),
-            ));
-        }
         let key = self
             .replay
             .keyframes
             .iter()
-            .rposition(|k| k.step <= to)
+            .rposition(|k| k.step == from)
             .ok_or(ReplayError::NoKeyframe { step: to })?;
-        let from = self.replay.keyframes[key].step;
         let present = self.cars_in_step_since(world, from)?;
 
         // Inputs are kept step by step for the cars present: those of steps
@@ -94,6 +91,7 @@ impl ReplayRecorder<'_> {
                 .at(step)
                 .ok_or(ReplayError::StreamTooShort { stream: "dt", step })?;
             world.step(dt)?;
+            each_step(world);
         }
 
         drop_last_inputs(
@@ -120,6 +118,51 @@ impl ReplayRecorder<'_> {
             seconds,
         });
         Ok(())
+    }
+
+    /// Whether `world` may go back to recorded step `to`: the recorded
+    /// step the rewind would restart from (its last keyframe at or before
+    /// `to`), or why it would be refused. Changes nothing a rewind would
+    /// not keep.
+    pub fn check_rewind(&mut self, world: &World, to: u64) -> Result<u64> {
+        self.check_position(world, 0)?;
+        self.check_no_pending_reset(world)?;
+        self.note_removals(world);
+        let now = self.replay.header.step_count;
+        if to >= now {
+            return Err(refused(format!(
+                "step {to} is not before the recording's step {now}"
+            )));
+        }
+        if now - to > self.rewind_window {
+            return Err(refused(format!(
+                "step {to} is {} steps back, past the rewind window of {} (RecorderOptions::rewind_window)",
+                now - to,
+                self.rewind_window
+            )));
+        }
+        if self.ghosts.is_some() || self.keyframe_state.is_some() {
+            return Err(refused(
+                "a recording that embeds ghosts or keeps the game's own keyframe state cannot rewind".into(),
+            ));
+        }
+        let from = self
+            .replay
+            .keyframes
+            .iter()
+            .rev()
+            .map(|k| k.step)
+            .find(|&step| step <= to)
+            .ok_or(ReplayError::NoKeyframe { step: to })?;
+        self.cars_in_step_since(world, from)?;
+        Ok(from)
+    }
+
+    /// How many steps back a rewind may go
+    /// ([`RecorderOptions::rewind_window`](crate::RecorderOptions::rewind_window)).
+    #[must_use]
+    pub fn rewind_window(&self) -> u64 {
+        self.rewind_window
     }
 
     /// The recorded cars (by index) present since step `from`, when they
