@@ -56,7 +56,7 @@ pub use player::ReplayPlayer;
 pub use race::{RaceTiming, grid_pose};
 pub use replay::{Replay, ReplayRecorder};
 pub use stream::StreamFollower;
-pub use take_over::TakeOver;
+pub use take_over::{TakeOver, sector_starts};
 pub use track::{LapReference, TrackView};
 pub use world::World;
 
@@ -129,6 +129,9 @@ export interface TelemetryExportOptions { stride?: number; laps?: string; fileNa
 /** What the cars the player does not drive do after a take-over, and the
  * work budget the source replay is checked against first. */
 export interface TakeOverOptions { followers?: "recorded" | "ai"; limits?: Limits }
+/** A step of a replay just before its car entered sector `sector` (from
+ * 1; 1 is the line) of lap `lap`: where "start at a sector" takes it over. */
+export interface SectorStart { lap: number; sector: number; step: number; time: number }
 /** Rewinds to one step of a recording: how many, and what they abandoned. */
 export interface RewindRecord { at: number; count: number; steps: number; seconds: number }
 /** A take-over's recorder: metadata added to its own, and the keyframe

@@ -144,3 +144,30 @@ impl TakeOver {
         world.with_mut(|w| self.followers.prepare(w).map_err(replay_error))
     }
 }
+
+/// Where a take-over of the replay's car `car` can begin at a boundary:
+/// `[{lap, sector, step, time}]`, the step just before the car entered
+/// each sector of its completed laps (sector 1: the line), in order, as
+/// the race layer times the replay. `limits`: the work budget the replay
+/// is checked against first.
+#[wasm_bindgen(js_name = sectorStarts, unchecked_return_type = "SectorStart[]")]
+pub fn sector_starts(
+    replay: &Replay,
+    #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+    #[wasm_bindgen(unchecked_optional_param_type = "Limits")] limits: JsValue,
+) -> JsResult<js_sys::Array> {
+    let car = u32_arg(&car, "car")? as usize;
+    let limits = crate::limits::limits(&limits)?;
+    let starts =
+        skidpad_replay::sector_starts(&replay.inner, car, &limits).map_err(replay_error)?;
+    let out = js_sys::Array::new();
+    for start in starts {
+        out.push(&args::object_of_numbers(&[
+            ("lap", f64::from(start.lap)),
+            ("sector", f64::from(start.sector)),
+            ("step", start.step as f64),
+            ("time", start.time),
+        ])?);
+    }
+    Ok(out)
+}

@@ -247,3 +247,46 @@ fn a_start_state_with_a_nan_is_refused_before_any_step() {
         "{refused}"
     );
 }
+
+/// "Start at a sector": for the golden long run's car, each sector start
+/// is the step after which the car is still short of the boundary and
+/// after the next step is past it, by the race layer's own distance.
+#[test]
+fn sector_starts_are_the_steps_just_before_each_boundary() {
+    use skidpad_core::race::{RaceRules, RaceTiming};
+    let source = golden("long_run.skr");
+    let track = Arc::new(source.header.track().expect("a track").expect("named"));
+    let starts = skidpad_replay::sector_starts(&source, 0, &Limits::default()).expect("found");
+    let sectors = track.sectors().len() + 1;
+    assert!(
+        starts.len() >= sectors,
+        "at least a lap's boundaries: {starts:?}"
+    );
+
+    let mut player = ReplayPlayer::new(
+        create_replay_world(&source).unwrap(),
+        source.clone(),
+        NoHooks,
+    )
+    .expect("a player");
+    let id = player.car_ids()[0];
+    let mut timing = RaceTiming::new(track.clone(), RaceRules::default(), player.world());
+    let mut progress = vec![None];
+    while player.advance().expect("plays") {
+        timing.after_step(player.world()).expect("timed");
+        progress.push(timing.progress(id));
+    }
+    for start in &starts {
+        let boundary = f64::from(start.lap - 1) * track.length()
+            + match start.sector {
+                1 => 0.0,
+                k => track.sectors()[k as usize - 2],
+            };
+        let before = progress[start.step as usize].expect("timed");
+        let after = progress[start.step as usize + 1].expect("timed");
+        assert!(
+            before < boundary && boundary <= after,
+            "{start:?}: {before} m then {after} m around {boundary} m"
+        );
+    }
+}

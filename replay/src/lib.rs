@@ -59,6 +59,7 @@ mod replay;
 mod ring;
 mod runs;
 mod seal;
+mod sector_starts;
 mod source;
 mod stream_recorder;
 mod take_over;
@@ -93,6 +94,7 @@ pub use replay::{
 pub use ring::{InstantReplayRing, RingOptions};
 pub use runs::Runs;
 pub use seal::{SEAL_CONTEXT, SealingKey, check_seal, seal_replay};
+pub use sector_starts::{SectorStart, sector_starts};
 pub use source::ReplaySource;
 pub use stream_recorder::{DEFAULT_CHUNK_STEPS, StreamRecorder, StreamSink, SyncPolicy};
 pub use take_over::{Followers, TakeOver, TakeOverFollowers, TakeOverOrigin};

@@ -90,12 +90,37 @@ class PlayPage {
         select.value = '';
         select.disabled = true;
       }
-      $('#status').textContent = `driving on from step ${this.takeOver.step} of a replay, car ${this.takeOver.car}, beside the car as it was driven; hold Backspace to rewind`;
+      this.offerSectorStarts();
+      this.sayTakeOver();
     } else {
       for (const select of [$('#track'), $('#car')]) select.addEventListener('change', () => this.preview());
       this.preview();
     }
     requestAnimationFrame((t) => this.draw(t));
+  }
+
+  /** The record's sector starts (the step before its car entered each
+   * sector, as the core times it) as places to begin, beside the step
+   * the link named. */
+  offerSectorStarts() {
+    const replay = sk.decodeReplay(this.takeOver.bytes);
+    const starts = replay.track() ? sk.sectorStarts(replay, this.takeOver.car) : [];
+    replay.free();
+    const select = $('#start-at');
+    select.append(new Option(`step ${this.takeOver.step}`, String(this.takeOver.step)));
+    for (const s of starts) {
+      select.append(new Option(`lap ${s.lap} · sector ${s.sector} (${formatTime(s.time)})`, String(s.step)));
+    }
+    select.value = String(this.takeOver.step);
+    select.onchange = () => {
+      this.takeOver.step = Number(select.value);
+      this.sayTakeOver();
+    };
+    $('#start-at-label').hidden = false;
+  }
+
+  sayTakeOver() {
+    $('#status').textContent = `driving on from step ${this.takeOver.step} of a replay, car ${this.takeOver.car}, beside the car as it was driven; hold Backspace to rewind`;
   }
 
   fail(e) {
@@ -151,6 +176,7 @@ class PlayPage {
     this.frames = [];
     this.shown = { state: 'countdown', laps: [], hud: null, verdict: null, frameTimes: [], ghostBest: best?.time ?? null };
     $('#start').disabled = true;
+    $('#start-at').disabled = true;
     $('#finish').disabled = false;
     $('#result').hidden = true;
     $('#hud').hidden = false;
@@ -173,7 +199,7 @@ class PlayPage {
         this.previewPose = null;
         this.scene.setTrack(data.track);
         this.cameras.setTrack(data.track);
-        this.scene.setCars([data.car]);
+        this.scene.setCars([data.car, ...data.others]);
         // A taken-over run races the replay's own car as its ghost.
         this.scene.setGhosts(this.shown.ghostBest === null && !data.takenOver ? 0 : 1, data.car);
         this.shown.takenOver = data.takenOver;
@@ -192,6 +218,8 @@ class PlayPage {
         if (this.shown.state === 'countdown' && data.step > 0) this.shown.state = 'driving';
         this.frames.push({ ...data, arrived: performance.now() });
         this.shown.pose = data.pose;
+        this.shown.ghost = data.ghost;
+        this.shown.others = data.others;
         this.shown.step = data.step;
         if (this.frames.length > 2) this.frames.shift();
         this.showHud(data.hud);
@@ -316,6 +344,7 @@ class PlayPage {
     const t = Math.min(1, (performance.now() - b.arrived) / span);
     const pose = between(a.pose, b.pose, t);
     if (this.scene.ghosts.length && b.ghost) this.scene.place(this.scene.ghosts[0], b.ghost);
+    b.others.forEach((other, k) => this.scene.place(this.scene.cars[k + 1], between(a.others[k] ?? other, other, t)));
     this.drawStill(pose);
     const times = this.shown.frameTimes;
     if (this.lastDraw !== undefined) times.push(time - this.lastDraw);
@@ -353,6 +382,7 @@ class PlayPage {
     });
     $('#finish').disabled = true;
     $('#start').disabled = false;
+    $('#start-at').disabled = false;
     $('#result').hidden = false;
     $('#result-laps').textContent = laps.length
       ? laps.map((l) => `lap ${l.lap}: ${formatTime(l.time)}${invalidity(l)}`).join(' · ')
@@ -417,6 +447,9 @@ const page = new PlayPage();
     pose: page.shown.pose, steer: page.shown.hud?.steer, step: page.shown.step,
     laps: page.shown.laps.length, feedback: page.shown.feedback ?? 0,
   }),
+  /** Cars the scene draws (the player's first, then a taken-over
+   * race's others). */
+  drawnCars: () => page.scene.cars.length,
   /** Asks the worker for its step costs and input latencies (they
    * arrive in `shown().perf`). */
   requestStats: () => page.worker?.postMessage({ kind: 'stats' }),

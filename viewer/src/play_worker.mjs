@@ -165,8 +165,21 @@ function start({ track: trackName, car: preset, player, ghost, countdown = 3, ra
     handWheelLock: definition.steering.feel?.hand_wheel_lock ?? (450 * Math.PI) / 180,
     track: trackGeometry(track, trackName),
     takenOver: run.origin ?? null,
+    // A taken-over race's other cars, drawn where their recordings (or
+    // the AI) take them.
+    others: otherCars(world, car).map((id) => describeCar(JSON.parse(world.definition(id)))),
   });
   game.timer = setInterval(tick, 4);
+}
+
+/** The world's cars but the player's, in id order. */
+function otherCars(world, car) {
+  return Array.from(world.carIds()).filter((id) => id !== car);
+}
+
+/** A pose as the page's frames carry it. */
+function poseArray(p) {
+  return [p.x, p.y, p.z, p.yaw, p.pitch, p.roll, p.steer, p.speed];
 }
 
 function ghostReference(bytes, track) {
@@ -351,19 +364,18 @@ function postFrame() {
   let delta = null;
   if (g.shadow) {
     // The source run's own car, where it was at this step.
-    const p = g.shadow.player.pose(g.shadow.car);
-    ghost = [p.x, p.y, p.z, p.yaw, p.pitch, p.roll, p.steer, p.speed];
+    ghost = poseArray(g.shadow.player.pose(g.shadow.car));
   } else if (g.reference && g.recorder) {
-    const p = g.reference.player.poseAt(lapTime);
-    ghost = [p.x, p.y, p.z, p.yaw, p.pitch, p.roll, p.steer, p.speed];
+    ghost = poseArray(g.reference.player.poseAt(lapTime));
     delta = g.reference.lap.gap(pose.x, pose.y, lapTime) ?? null;
   }
   self.postMessage({
     kind: 'frame',
     step: g.step,
     time,
-    pose: [pose.x, pose.y, pose.z, pose.yaw, pose.pitch, pose.roll, pose.steer, pose.speed],
+    pose: poseArray(pose),
     ghost,
+    others: otherCars(g.world, g.car).map((id) => poseArray(g.world.pose(id))),
     hud: {
       speed: pose.speed,
       gear: g.world.channel(g.car, 'gear'),

@@ -288,18 +288,29 @@ export async function checkPlay(browser, base) {
   await checkGamepad(browser, base);
 }
 
-/** "Drive from here" on a leaderboard's run: the play page takes run
- * `id` over at step 600 (10 s in), the replay's own car driving beside as
- * the ghost, and the leaderboard refuses the new run at the door (a
- * take-over ranks only on a practice board). */
+/** "Drive from here" on a leaderboard's run: the play page opens run
+ * `id` at step 600 (10 s in) and offers the record's sector starts; the
+ * player starts at sector 2 of its first lap, level with the record's own
+ * car (the ghost beside them), and the leaderboard refuses the new run at
+ * the door (a take-over ranks only on a practice board). */
 async function checkTakeOver(browser, base, id) {
   browser.expectErrors(/status of 422/, 'the leaderboard refuses a taken-over run at the door');
   const { page, logs } = await openPlay(browser.context, base, `&from=/runs/${id}/replay&step=600&seat=0`);
   await page.waitForFunction(() => document.querySelector('#status').textContent.includes('driving on from step 600'), undefined, { timeout: 30_000 });
+  const offered = await page.$$eval('#start-at option', (all) => all.map((o) => ({ text: o.textContent, step: o.value })));
+  const sector = offered.find((o) => o.text.startsWith('lap 1 · sector 2'));
+  assert.ok(sector, `the record's sector starts are offered: ${JSON.stringify(offered)}`);
+  await page.selectOption('#start-at', sector.step);
+  await page.waitForFunction((step) => document.querySelector('#status').textContent.includes(`driving on from step ${step} `), sector.step, { timeout: 10_000 });
   await page.click('#start');
+  // On the grid (the countdown), the player's car is the record's car at
+  // that step, bit for bit where the ghost is.
+  await page.waitForFunction(() => { const s = window.skidpadPlay.shown(); return s.step === 0 && s.pose && s.ghost; }, undefined, { timeout: 30_000 });
+  const grid = await shown(page);
+  assert.deepEqual(grid.pose, grid.ghost, 'the player starts where the record\'s car was');
   await page.waitForFunction(() => window.skidpadPlay.shown().state === 'driving', undefined, { timeout: 30_000 });
   const started = await shown(page);
-  assert.equal(started.takenOver?.step, 600, JSON.stringify(started.takenOver));
+  assert.equal(started.takenOver?.step, Number(sector.step), JSON.stringify(started.takenOver));
   await page.keyboard.down('ArrowUp');
   await page.waitForTimeout(1500);
   await page.keyboard.up('ArrowUp');
@@ -311,7 +322,7 @@ async function checkTakeOver(browser, base, id) {
   await page.waitForFunction(() => window.skidpadPlay.shown().error, undefined, { timeout: 60_000 });
   const { error } = await shown(page);
   assert.match(String(error), /taken over from another run/);
-  ok(`play: drive from here on the leaderboard's run ${id.slice(0, 8)}… at step 600 (${driven} steps driven beside its own car); the leaderboard refused it at the door: a take-over ranks only on a practice board`);
+  ok(`play: drive from here on the leaderboard's run ${id.slice(0, 8)}… at ${sector.text}, step ${sector.step} of ${offered.length - 1} sector starts offered, level with the record's car (${driven} steps driven beside it); the leaderboard refused it at the door: a take-over ranks only on a practice board`);
   await page.close();
 }
 

@@ -173,7 +173,18 @@ export async function checkScrubbing(browser, race) {
       const said = await play.textContent('#status');
       const step = Number(said.match(/from step (\d+)/)?.[1]);
       assert.ok(Math.abs(step - 600) <= 10, said);
-      ok(`drive from here: the play page opens on step ${step} of the replay ("${said.slice(0, 60)}…")`);
+      // Driving on, the race's other cars are drawn, following their
+      // recordings.
+      await play.click('#start');
+      await play.waitForFunction(() => window.skidpadPlay.shown().state === 'driving', undefined, { timeout: 30_000 });
+      const before = await play.evaluate(() => window.skidpadPlay.shown().others);
+      await play.waitForFunction(() => window.skidpadPlay.shown().step > 60, undefined, { timeout: 30_000 });
+      const after = await play.evaluate(() => window.skidpadPlay.shown().others);
+      const drawn = await play.evaluate(() => window.skidpadPlay.drawnCars());
+      assert.equal(drawn, report.cars, `every car of the race drawn (${drawn})`);
+      const moved = after.filter((p, k) => Math.hypot(p[0] - before[k][0], p[1] - before[k][1]) > 1).length;
+      assert.ok(moved >= report.cars / 2, `the other cars drive on (${moved} of ${after.length} moved)`);
+      ok(`drive from here: the play page opens on step ${step} of the replay ("${said.slice(0, 60)}…"), draws all ${drawn} cars and ${moved} of the ${after.length} others drive on`);
       await play.close();
       return report;
     });
