@@ -28,6 +28,7 @@ mod error;
 mod fixtures;
 mod ghost;
 mod ground;
+mod highlights;
 mod hooks;
 mod input;
 mod limits;
@@ -47,6 +48,7 @@ mod world;
 use wasm_bindgen::prelude::*;
 
 pub use ghost::{Ghost, GhostPlayer, GhostRecorder};
+pub use highlights::HighlightFinder;
 pub use input::{
     AxisFinder, DeviceProfile, ForceFeedback, GearSelector, InputMixer, KeyboardControls,
     car_input_from,
@@ -132,6 +134,13 @@ export interface TakeOverOptions { followers?: "recorded" | "ai"; limits?: Limit
 /** A step of a replay just before its car entered sector `sector` (from
  * 1; 1 is the line) of lap `lap`: where "start at a sector" takes it over. */
 export interface SectorStart { lap: number; sector: number; step: number; time: number }
+/** A highlight as `HighlightFinder.observe` finds it: cars by index
+ * (`'ground'` for the ground), with the contact's impulse (N·s), the
+ * slide's angle (rad) or the record lap's time (s). */
+export interface Highlight {
+  kind: 'overtake' | 'slide' | 'record' | 'contact'; step: number;
+  cars: (number | 'ground')[]; impulse?: number; angle?: number; time?: number;
+}
 /** Rewinds to one step of a recording: how many, and what they abandoned. */
 export interface RewindRecord { at: number; count: number; steps: number; seconds: number }
 /** A take-over's recorder: metadata added to its own, and the keyframe

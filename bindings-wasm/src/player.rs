@@ -25,6 +25,11 @@ pub struct ReplayPlayer {
 }
 
 impl ReplayPlayer {
+    /// The native player (its world and cars), for another binding.
+    pub(crate) fn core(&self) -> &CorePlayer {
+        &self.inner
+    }
+
     /// Runs `f`, then throws the first exception a hook threw during it.
     fn run<R>(
         &mut self,

@@ -27,6 +27,13 @@ pub struct RaceTiming {
     cars: usize,
 }
 
+impl RaceTiming {
+    /// The native timing, for another binding.
+    pub(crate) fn core(&self) -> &race::RaceTiming {
+        &self.inner
+    }
+}
+
 #[wasm_bindgen]
 impl RaceTiming {
     /// Starts timing on `track` from the cars' poses at race time 0

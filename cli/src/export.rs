@@ -17,7 +17,11 @@
 //! `"ground"`, impulse in N·s, point; one per contact and step),
 //! `removed` (car), `arrived` (car: one that joined the recording late,
 //! in the world from this step's row on), `reset` (car, pose: x, y, yaw,
-//! speed, made before the event's step), `keyframe`, `desync`.
+//! speed, made before the event's step), `keyframe`, `desync`, and the
+//! highlights the viewer shows (`skidpad_replay::HighlightFinder`):
+//! `overtake` (car passed other), `slide` (car, angle at its start),
+//! `record` (car, time: the fastest valid lap yet) and `hard_contact`
+//! (car, other, impulse at its start).
 
 use std::io::Write;
 use std::path::Path;
@@ -26,9 +30,9 @@ use std::sync::Arc;
 use anyhow::{Result, bail};
 use indicatif::ProgressBar;
 use serde::Serialize;
-use skidpad_core::CarId;
-use skidpad_core::race::{RaceEvent, RaceRules, RaceTiming};
-use skidpad_replay::Limits;
+use skidpad_core::race::{Lap, RaceEvent, RaceRules, RaceTiming};
+use skidpad_core::{CarId, World};
+use skidpad_replay::{CarSample, HighlightFinder, HighlightKind, HighlightOptions, Limits};
 
 use crate::beside::Beside;
 use crate::files::{self, GameLogic};
@@ -125,6 +129,9 @@ struct Event {
     /// A reset's pose: x, y (m), yaw (rad), speed (m/s).
     #[serde(skip_serializing_if = "Option::is_none")]
     pose: Option<[f64; 4]>,
+    /// A slide's body slip at its start, rad.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    angle: Option<f64>,
 }
 
 impl Event {
@@ -140,6 +147,7 @@ impl Event {
             impulse: None,
             point: None,
             pose: None,
+            angle: None,
         }
     }
 }
@@ -166,6 +174,7 @@ pub fn export_json(
     let index_of = |id: CarId| ids.iter().position(|&c| c == id).map(|i| i as u32);
     let mut race = track.map(|t| RaceTiming::new(t, RaceRules::default(), player.world()));
     let mut events = Vec::new();
+    let mut highlights = HighlightFinder::new(HighlightOptions::default())?;
     let names: Vec<&str> = replay.definitions.iter().map(|d| d.name.as_str()).collect();
     write!(
         out,
@@ -190,6 +199,7 @@ pub fn export_json(
             .map(|r| r.after_step(world))
             .transpose()?
             .unwrap_or_default();
+        let mut laps = Vec::new();
         for event in race_events {
             if let RaceEvent::Lap { car, lap } = event {
                 events.push(Event {
@@ -199,8 +209,18 @@ pub fn export_json(
                     valid: Some(lap.is_valid()),
                     ..Event::at(step, "lap")
                 });
+                laps.push((car, lap));
             }
         }
+        highlight_events(
+            &mut highlights,
+            step,
+            world,
+            &ids,
+            race.as_ref(),
+            &laps,
+            &mut events,
+        );
         let written = (step - 1) % options.stride == 0;
         let mut rows = Vec::with_capacity(ids.len());
         for (c, &id) in ids.iter().enumerate() {
@@ -281,4 +301,68 @@ pub fn export_json(
     write!(out, "],\"events\":{}}}", serde_json::to_string(&events)?)?;
     out.flush()?;
     Ok(player.step())
+}
+
+/// The step's highlights (the replay crate's rules, which the viewer
+/// shows too) as events naming cars by replay index: `overtake` (`car`
+/// passed `other`), `slide` (with its `angle` at the start), `record` (a
+/// lap faster than every earlier valid one, its `time`) and
+/// `hard_contact` (with its `impulse` at the start).
+fn highlight_events(
+    finder: &mut HighlightFinder,
+    step: u64,
+    world: &World,
+    ids: &[CarId],
+    race: Option<&RaceTiming>,
+    laps: &[(CarId, Lap)],
+    events: &mut Vec<Event>,
+) {
+    let cars: Vec<CarSample> = ids
+        .iter()
+        .filter_map(|&id| match race {
+            Some(race) => CarSample::read(world, id, id, race),
+            None => CarSample::untimed(world, id, id),
+        })
+        .collect();
+    let contacts: Vec<_> = world
+        .contacts()
+        .iter()
+        .map(|c| (c.first, c.second, c.impulse))
+        .collect();
+    let index_of = |id: CarId| ids.iter().position(|&c| c == id).map(|i| i as u32);
+    let other = |id: Option<CarId>| {
+        Some(match id.and_then(index_of) {
+            Some(car) => car.into(),
+            None => "ground".into(),
+        })
+    };
+    for h in finder.observe(step, &cars, &contacts, laps) {
+        events.push(match h.kind {
+            HighlightKind::Overtake { car, passed } => Event {
+                car: index_of(car),
+                other: other(Some(passed)),
+                ..Event::at(step, "overtake")
+            },
+            HighlightKind::BigSlide { car, angle } => Event {
+                car: index_of(car),
+                angle: Some(angle),
+                ..Event::at(step, "slide")
+            },
+            HighlightKind::LapRecord { car, time } => Event {
+                car: index_of(car),
+                time: Some(time),
+                ..Event::at(step, "record")
+            },
+            HighlightKind::Contact {
+                car,
+                other: with,
+                impulse,
+            } => Event {
+                car: index_of(car),
+                other: other(with),
+                impulse: Some(impulse),
+                ..Event::at(step, "hard_contact")
+            },
+        });
+    }
 }

@@ -80,7 +80,13 @@ fn export_laps(path: &Path) -> Vec<LapRow> {
 /// Lap records must be laps the race layer timed: each at its time.
 fn check_highlights(bytes: &[u8], track: &Track, laps: &[LapRow]) {
     let replay = decode_replay(bytes).unwrap();
-    let records = find_highlights(&replay, track, HighlightOptions::default()).unwrap();
+    let records = find_highlights(
+        &replay,
+        track,
+        HighlightOptions::default(),
+        &Limits::default(),
+    )
+    .unwrap();
     let mut best = i64::MAX;
     let mut seen = 0;
     for h in records {

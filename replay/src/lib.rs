@@ -79,7 +79,9 @@ pub use format::{
     read_resets_any_version, read_stream, read_stream_arrival, read_stream_arrivals,
     read_stream_chunk, read_stream_header, split_chunk_piece,
 };
-pub use highlights::{Highlight, HighlightKind, HighlightOptions, find_highlights};
+pub use highlights::{
+    CarSample, Highlight, HighlightFinder, HighlightKind, HighlightOptions, find_highlights,
+};
 pub use hooks::{NoHooks, ReplayHooks};
 pub use limits::{Limits, Work};
 pub use playback::{MAX_PLAYBACK_SPEED, MIN_PLAYBACK_SPEED, PlaybackClock};

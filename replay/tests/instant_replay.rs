@@ -174,7 +174,13 @@ fn highlights_find_the_overtake_the_slide_and_the_lap_record() {
         recorder.step(&mut world, DT).unwrap();
     }
     let replay = recorder.finish(&world).unwrap();
-    let found = find_highlights(&replay, &track, HighlightOptions::default()).unwrap();
+    let found = find_highlights(
+        &replay,
+        &track,
+        HighlightOptions::default(),
+        &Limits::default(),
+    )
+    .unwrap();
     let overtake = found.iter().find(|h| {
         matches!(
             h.kind,
@@ -201,7 +207,13 @@ fn highlights_find_the_overtake_the_slide_and_the_lap_record() {
     // In step order, and the same on a second run.
     assert!(found.windows(2).all(|w| w[0].step <= w[1].step));
     assert_eq!(
-        find_highlights(&replay, &track, HighlightOptions::default()).unwrap(),
+        find_highlights(
+            &replay,
+            &track,
+            HighlightOptions::default(),
+            &Limits::default()
+        )
+        .unwrap(),
         found
     );
 }
@@ -282,7 +294,13 @@ fn highlights_report_a_hard_contact_once_with_its_largest_impulse() {
         }
     }
     let replay = recorder.finish(&world).unwrap();
-    let found = find_highlights(&replay, &track, HighlightOptions::default()).unwrap();
+    let found = find_highlights(
+        &replay,
+        &track,
+        HighlightOptions::default(),
+        &Limits::default(),
+    )
+    .unwrap();
     let contacts: Vec<_> = found
         .iter()
         .filter_map(|h| match h.kind {

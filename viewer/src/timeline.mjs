@@ -6,7 +6,7 @@
 import { SPEEDS } from './clock.mjs';
 import { invalidity } from './laps.mjs';
 
-const MARKER_COLOURS = { lap: '#f5f5f5', desync: '#ff3b30', contact: '#ffcc00', overtake: '#2e86de', reset: '#34c759' };
+const MARKER_COLOURS = { lap: '#f5f5f5', desync: '#ff3b30', contact: '#ffcc00', overtake: '#2e86de', reset: '#34c759', slide: '#af52de' };
 
 function formatTime(t) {
   const m = Math.floor(t / 60);
@@ -102,6 +102,7 @@ export function describeEvent(e) {
     return `car ${e.car}: lap ${e.lap} completed in ${e.lapTime.toFixed(3)} s${invalidity(e)}${e.record ? ', the fastest yet' : ''}`;
   }
   if (e.kind === 'overtake') return `car ${e.cars[0]} passes car ${e.cars[1]}`;
+  if (e.kind === 'slide') return `car ${e.cars[0]} slides, ${Math.round((e.angle * 180) / Math.PI)}° of body slip`;
   if (e.kind === 'reset') return `car ${e.car} put back on the track (reset: its lap does not count)`;
   if (e.kind === 'contact') {
     const [a, b] = e.cars;

@@ -21,7 +21,6 @@
 import init, * as sk from '/pkg/web/skidpad_wasm.js';
 import { spectate } from '/pkg/spectator.mjs';
 import { RaceLaps } from './laps.mjs';
-import { PassFinder, markRecords } from './race_events.mjs';
 import { describeCar, trackGeometry } from './scene_data.mjs';
 import { loadArchivedCore } from './archived.mjs';
 
@@ -31,9 +30,6 @@ import { loadArchivedCore } from './archived.mjs';
 const SAMPLE_BUDGET = 384 * 1024 * 1024;
 /** Samples per posted batch. */
 const BATCH = 600;
-// Normal impulse (N·s) that makes a contact worth a timeline marker: the
-// replay crate's `HighlightOptions::contact_impulse` default.
-const CONTACT_IMPULSE = 500;
 
 const ready = init();
 /** The replay being played (current simulation version), for clips. */
@@ -248,16 +244,12 @@ function playReplay(replay, name, budget, groundFile = null) {
   const laps = track ? new RaceLaps(sk, track.view, player.poses()) : null;
   let batch = newBatch(0, Math.min(BATCH, samples), cars, channels.length, !!track);
   let desyncs = 0;
-  // Hard contacts, as the replay crate's highlights find them: one event
-  // when a contact's impulse first passes the threshold, none while the
-  // same pair (or car and ground) stays in touch.
-  let touching = new Map();
   // Events seen on steps that are not sampled wait for the next sample's
   // batch.
   let events = [];
-  // Overtakes and lap records, beside the race layer's laps.
-  const passes = new PassFinder(cars);
-  const best = { time: null };
+  // Overtakes, slides, lap records and hard contacts, by the replay
+  // crate's rules (`find_highlights` finds the same).
+  const highlights = new sk.HighlightFinder();
   const record = (step) => {
     if (batch.filled === batch.count) {
       post(batch);
@@ -297,30 +289,14 @@ function playReplay(replay, name, budget, groundFile = null) {
     if (!more) break;
     step += 1;
     events.push(...resetsBefore(step));
-    if (laps) {
-      events.push(...markRecords(laps.observe(step, stepTimes[step], player.poses()), best));
-      for (const { passer, passed } of passes.observe((car) => laps.timing.progress(car))) {
-        events.push({ kind: 'overtake', step, time: stepTimes[step], cars: [passer, passed] });
-      }
-    }
+    if (laps) events.push(...laps.observe(step, stepTimes[step], player.poses()));
+    events.push(...highlightEvents(laps ? highlights.observe(step, player, laps.timing) : highlights.observeUntimed(step, player), events, stepTimes[step]));
     if (player.desyncs > desyncs) {
       desyncs = player.desyncs;
       // Only the first report is kept by the player; later desyncs name no cars.
       const report = player.firstDesync;
       events.push({ kind: 'desync', step, time: stepTimes[step], cars: report?.step === step ? report.cars : [] });
     }
-    // Contact → whether this stretch of touching was reported yet.
-    const now = new Map();
-    for (const c of player.contacts()) {
-      const key = `${c.first}:${c.second}`;
-      let reported = touching.get(key) ?? false;
-      if (!reported && c.impulse >= CONTACT_IMPULSE) {
-        events.push({ kind: 'contact', step, time: stepTimes[step], cars: [c.first, c.second ?? 'ground'], impulse: c.impulse });
-        reported = true;
-      }
-      now.set(key, reported);
-    }
-    touching = now;
     if (step % stride === 0 || step === steps) record(step);
   }
   post(batch);
@@ -332,6 +308,22 @@ function playReplay(replay, name, budget, groundFile = null) {
     simulateMs,
     readMs: readMs + lap(),
   });
+}
+
+/** The page's events for the highlights of a step: a lap record marks
+ * the lap event among `events` it was (`record: true`); the rest become
+ * events of their own. */
+function highlightEvents(found, events, time) {
+  const out = [];
+  for (const h of found) {
+    if (h.kind === 'record') {
+      const lap = events.findLast((e) => e.kind === 'lap' && e.car === h.cars[0] && e.step === h.step);
+      if (lap) lap.record = true;
+    } else {
+      out.push({ ...h, time });
+    }
+  }
+  return out;
 }
 
 /** Plays a replay of an older simulation version in that version's

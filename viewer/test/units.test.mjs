@@ -3,8 +3,7 @@
 // events from the wasm package's race layer (laps.mjs), the deep
 // link's checks (sources.mjs), the chart's channel groups and angle
 // wraps (telemetry.mjs), the standings (race_info.mjs) and laps on a
-// distance axis (lap_overlay.mjs), overtakes and lap records
-// (race_events.mjs), events in words (timeline.mjs), the device calibration (calibration.mjs) and the
+// distance axis (lap_overlay.mjs), events in words (timeline.mjs), the device calibration (calibration.mjs) and the
 // WebHID wheel reports (wheel_hid.mjs), drivers' names (scene_data.mjs), the
 // entry desk's address (race_entry.mjs). The page as a
 // whole is tested in Chromium (run.mjs).
@@ -20,7 +19,6 @@ import { angleWraps, groupChannels } from '../src/telemetry.mjs';
 import { gapText, resetThisLap, standingsAt, timeAtRaced } from '../src/race_info.mjs';
 import { atDistances, lapSamples, timeAtDistance } from '../src/lap_overlay.mjs';
 import { carTitle, withDrivers } from '../src/scene_data.mjs';
-import { PassFinder, markRecords } from '../src/race_events.mjs';
 import { describeEvent } from '../src/timeline.mjs';
 import { decodeDriver, entryFileName, entryUrl } from '../src/race_entry.mjs';
 
@@ -312,36 +310,6 @@ test('laps on a distance axis: each lap from its line, another lap carried onto 
   assert.ok(Math.abs(Math.abs(angle) - (3.0 + (2 * Math.PI - 6) / 2)) < 1e-12, `${angle}`);
 });
 
-test('overtakes: a pass counts once a car is a metre past another, side by side does not, a lapped car far off does not', () => {
-  const finder = new PassFinder(3);
-  const at = (d) => finder.observe((car) => d[car]);
-  assert.deepEqual(at([10, 5, 200]), []);
-  // Car 1 draws level (within a metre): no pass yet, however it flickers.
-  assert.deepEqual(at([10, 10.5, 205]), []);
-  assert.deepEqual(at([10, 9.6, 210]), []);
-  assert.deepEqual(at([10, 11.2, 215]), [{ passer: 1, passed: 0 }]);
-  assert.deepEqual(at([10, 12, 220]), [], 'once');
-  // Car 0 takes the place back.
-  assert.deepEqual(at([14, 12.5, 225]), [{ passer: 0, passed: 1 }]);
-  // A car out of the race (NaN) passes no one and is passed by no one.
-  assert.deepEqual(at([15, NaN, 230]), []);
-  assert.deepEqual(at([300, NaN, 235]), [], 'car 2 is 65 m away: not a pass for a place on track');
-});
-
-test('lap records: the valid laps faster than every earlier one', () => {
-  const best = { time: null };
-  const laps = [
-    { kind: 'lap', valid: true, lapTime: 70 },
-    { kind: 'lap', valid: false, lapTime: 60 },
-    { kind: 'lap', valid: true, lapTime: 71 },
-    { kind: 'lap', valid: true, lapTime: 65 },
-  ];
-  markRecords(laps.slice(0, 2), best);
-  markRecords(laps.slice(2), best);
-  assert.deepEqual(laps.map((e) => !!e.record), [true, false, false, true]);
-  assert.equal(best.time, 65);
-});
-
 test('a clip link: clip=A-B marks steps A to B when they are a stretch of the recording', () => {
   const meta = { cars: [{}], steps: 1000, duration: 1000 / 60 };
   const link = readLink('?clip=600-720');
@@ -459,6 +427,7 @@ test('the race page files a misprediction by the nearest car at its tick', async
 test('events in words: a reset says which car and that its lap does not count', () => {
   assert.equal(describeEvent({ kind: 'reset', car: 2, step: 700, time: 11.7 }), 'car 2 put back on the track (reset: its lap does not count)');
   assert.equal(describeEvent({ kind: 'overtake', cars: [1, 0] }), 'car 1 passes car 0');
+  assert.equal(describeEvent({ kind: 'slide', cars: [2], angle: 0.4 }), 'car 2 slides, 23° of body slip');
   assert.equal(describeEvent({ kind: 'contact', cars: [3, 'ground'], impulse: 812.4 }), 'car 3 hit the ground, 812 N·s');
 });
 
