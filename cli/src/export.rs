@@ -32,7 +32,7 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 use skidpad_core::race::{Lap, RaceEvent, RaceRules, RaceTiming};
 use skidpad_core::{CarId, World};
-use skidpad_replay::{CarSample, HighlightFinder, HighlightKind, HighlightOptions, Limits};
+use skidpad_replay::{HighlightFinder, HighlightKind, HighlightOptions, Limits};
 
 use crate::beside::Beside;
 use crate::files::{self, GameLogic};
@@ -317,18 +317,6 @@ fn highlight_events(
     laps: &[(CarId, Lap)],
     events: &mut Vec<Event>,
 ) {
-    let cars: Vec<CarSample> = ids
-        .iter()
-        .filter_map(|&id| match race {
-            Some(race) => CarSample::read(world, id, id, race),
-            None => CarSample::untimed(world, id, id),
-        })
-        .collect();
-    let contacts: Vec<_> = world
-        .contacts()
-        .iter()
-        .map(|c| (c.first, c.second, c.impulse))
-        .collect();
     let index_of = |id: CarId| ids.iter().position(|&c| c == id).map(|i| i as u32);
     let other = |id: Option<CarId>| {
         Some(match id.and_then(index_of) {
@@ -336,7 +324,7 @@ fn highlight_events(
             None => "ground".into(),
         })
     };
-    for h in finder.observe(step, &cars, &contacts, laps) {
+    for h in finder.observe_world(step, world, ids, race, laps) {
         events.push(match h.kind {
             HighlightKind::Overtake { car, passed } => Event {
                 car: index_of(car),

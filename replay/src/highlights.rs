@@ -213,6 +213,32 @@ impl HighlightFinder {
         &self.found[first_new..]
     }
 
+    /// [`observe`](Self::observe) for cars `cars` of `world` (which name
+    /// them; `race`, when a race is timed, keys them the same), its
+    /// contacts, and the laps `race` completed in the step.
+    pub fn observe_world(
+        &mut self,
+        step: u64,
+        world: &World,
+        cars: &[CarId],
+        race: Option<&RaceTiming>,
+        laps: &[(CarId, Lap)],
+    ) -> &[Highlight] {
+        let samples: Vec<CarSample> = cars
+            .iter()
+            .filter_map(|&id| match race {
+                Some(race) => CarSample::read(world, id, id, race),
+                None => CarSample::untimed(world, id, id),
+            })
+            .collect();
+        let contacts: Vec<_> = world
+            .contacts()
+            .iter()
+            .map(|c| (c.first, c.second, c.impulse))
+            .collect();
+        self.observe(step, &samples, &contacts, laps)
+    }
+
     /// Every highlight so far, slides and contacts at their largest.
     #[must_use]
     pub fn found(&self) -> &[Highlight] {
@@ -340,17 +366,8 @@ impl ReplayHooks for Watcher {
                 _ => None,
             })
             .collect();
-        let cars: Vec<CarSample> = self
-            .cars
-            .iter()
-            .filter_map(|&id| CarSample::read(world, id, id, &self.race))
-            .collect();
-        let contacts: Vec<_> = world
-            .contacts()
-            .iter()
-            .map(|c| (c.first, c.second, c.impulse))
-            .collect();
-        self.finder.observe(step, &cars, &contacts, &laps);
+        self.finder
+            .observe_world(step, world, &self.cars, Some(&self.race), &laps);
     }
 }
 
