@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use js_sys::{Array, Object, Reflect};
+use js_sys::{Array, Float64Array, Object, Reflect};
 use skidpad_core::CarId;
 use skidpad_core::glam::DVec2;
 use skidpad_core::race::{self, CarStatus, LapStart, RaceEvent, RaceRules, Standing};
@@ -150,6 +150,27 @@ impl RaceTiming {
             out.push(&lap_object(CarId::from_raw(car), lap)?);
         }
         Ok(out)
+    }
+
+    /// The standings packed for a viewer's per-step tables: `2 × cars`
+    /// numbers, first the cars' indices in race order (leader first; NaN
+    /// past the cars timed), then each car's gap to the leader by index
+    /// (s; 0 for the leader, NaN before its first timing point or for a
+    /// car not timed). The same order and gaps as `standings()`.
+    #[wasm_bindgen(js_name = orderAndGaps)]
+    pub fn order_and_gaps(&self, cars: u32) -> Float64Array {
+        let cars = cars as usize;
+        let mut out = vec![f64::NAN; 2 * cars];
+        for (k, s) in self.inner.standings().iter().enumerate() {
+            let car = s.car.to_raw() as usize;
+            if k < cars {
+                out[k] = car as f64;
+            }
+            if car < cars {
+                out[cars + car] = s.gap.unwrap_or(f64::NAN);
+            }
+        }
+        Float64Array::from(out.as_slice())
     }
 
     /// The standings: `{position, car, laps, progress, gap, lastLap,

@@ -25,17 +25,24 @@ export class RaceLaps {
     return out;
   }
 
-  /** Writes every car's distance along the track (NaN for a removed car)
-   * into `distances[offset + car]`, and the distance it has raced from the
-   * line (the race layer's progress: negative on the grid, growing a
-   * track length a lap; NaN once retired) into `progress[offset + car]`. */
-  distances(poses, distances, progress, offset) {
+  /** Writes sample `i` of `batch` from the race layer, for the cars'
+   * `poses`: each car's distance along the track (NaN for a removed car)
+   * in `distances`, the distance it has raced from the line (progress:
+   * negative on the grid, growing a track length a lap; NaN once
+   * retired) in `progress`, the race order (car indices, leader first,
+   * NaN past the cars timed) in `order` and each car's gap to the leader
+   * (s, NaN while unknown) in `gaps`. */
+  sample(poses, batch, i) {
     const cars = poses.length / 8;
+    const offset = i * cars;
     for (let car = 0; car < cars; car++) {
       const x = poses[car * 8];
-      distances[offset + car] = Number.isNaN(x) ? NaN : this.track.locate(x, poses[car * 8 + 1])[0];
-      progress[offset + car] = Number.isNaN(x) ? NaN : this.timing.progress(car);
+      batch.distances[offset + car] = Number.isNaN(x) ? NaN : this.track.locate(x, poses[car * 8 + 1])[0];
+      batch.progress[offset + car] = Number.isNaN(x) ? NaN : this.timing.progress(car);
     }
+    const standing = this.timing.orderAndGaps(cars);
+    batch.order.set(standing.subarray(0, cars), offset);
+    batch.gaps.set(standing.subarray(cars), offset);
   }
 }
 

@@ -12,31 +12,40 @@ import { invalidity } from './laps.mjs';
 
 /**
  * The standings at sample `i`: `[{ car, position, raced, laps, gap,
- * lapped, reset }]` in race order, where `raced` is the distance raced from the
+ * lapped, reset }]` in the race layer's order (its `standings`, recorded
+ * per sample by the worker), where `raced` is the distance raced from the
  * line (m), `laps` the laps completed by the sample's time, `gap` the
- * seconds since the leader was where the car is now (null for the leader
- * or when unknown), `lapped` how many laps the leader is ahead and
- * `reset` false (the caller marks a lap a reset voids, `resetThisLap`). Cars
- * out of the race (no progress) come last, with `position` null.
+ * race layer's time behind the leader (null for the leader or while
+ * unknown), `lapped` how many laps the leader is ahead and `reset` false
+ * (the caller marks a lap a reset voids, `resetThisLap`). Cars out of the
+ * race (no progress) come last, with `position` null.
  */
 export function standingsAt(rec, i, lapTimes, trackLength) {
   const t = rec.times[i];
-  const rows = [];
-  for (let car = 0; car < rec.cars; car++) {
-    const raced = rec.raced(i, car);
-    const laps = countAtOrBefore(lapTimes[car] ?? [], t);
-    rows.push({ car, position: null, raced, laps, gap: null, lapped: 0, reset: false });
-  }
-  const running = rows.filter((r) => Number.isFinite(r.raced)).sort((a, b) => b.raced - a.raced);
-  const out = rows.filter((r) => !Number.isFinite(r.raced));
-  const leader = running[0];
-  running.forEach((row, k) => {
-    row.position = k + 1;
-    if (k === 0) return;
-    row.lapped = trackLength > 0 ? Math.floor((leader.raced - row.raced) / trackLength) : 0;
-    const when = timeAtRaced(rec, leader.car, row.raced, i);
-    row.gap = when === null ? null : t - when;
+  const running = [];
+  const out = [];
+  const listed = new Set();
+  const row = (car) => ({
+    car, position: null, raced: rec.raced(i, car), laps: countAtOrBefore(lapTimes[car] ?? [], t),
+    gap: null, lapped: 0, reset: false,
   });
+  for (const car of rec.orderAt(i)) {
+    if (Number.isNaN(car)) continue;
+    listed.add(car);
+    const r = row(car);
+    if (!Number.isFinite(r.raced)) {
+      out.push(r);
+      continue;
+    }
+    r.position = running.length + 1;
+    if (r.position > 1) {
+      const gap = rec.gap(i, car);
+      r.gap = Number.isFinite(gap) ? gap : null;
+      r.lapped = trackLength > 0 ? Math.floor((running[0].raced - r.raced) / trackLength) : 0;
+    }
+    running.push(r);
+  }
+  for (let car = 0; car < rec.cars; car++) if (!listed.has(car)) out.push(row(car));
   return [...running, ...out];
 }
 
@@ -60,29 +69,6 @@ function countAtOrBefore(times, t) {
     else hi = mid;
   }
   return lo;
-}
-
-/**
- * The time `car` first reached `raced` metres from the line, searching
- * samples 0 to `upto` (progress grows as a car races; a car that backs up
- * a little is still found near where it passed), interpolated between the
- * two samples around it; null if it never had.
- */
-export function timeAtRaced(rec, car, raced, upto) {
-  if (!(rec.raced(upto, car) >= raced)) return null;
-  let lo = 0;
-  let hi = upto;
-  if (rec.raced(0, car) >= raced) return rec.times[0];
-  // Invariant: raced(lo) < raced ≤ raced(hi).
-  while (hi - lo > 1) {
-    const mid = (lo + hi) >> 1;
-    if (rec.raced(mid, car) >= raced) hi = mid;
-    else lo = mid;
-  }
-  const a = rec.raced(lo, car);
-  const b = rec.raced(hi, car);
-  const u = b > a ? (raced - a) / (b - a) : 1;
-  return rec.times[lo] + (rec.times[hi] - rec.times[lo]) * Math.min(Math.max(u, 0), 1);
 }
 
 /** Gap text: `+1.234` s, `+2 laps`, or empty for the leader. */

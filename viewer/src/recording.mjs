@@ -59,6 +59,8 @@ export class Recording {
     this.poses = new Float64Array(capacity * this.cars * POSE);
     this.distances = meta.track ? new Float64Array(capacity * this.cars) : null;
     this.progress = meta.track ? new Float64Array(capacity * this.cars) : null;
+    this.order = meta.track ? new Float64Array(capacity * this.cars) : null;
+    this.gaps = meta.track ? new Float64Array(capacity * this.cars) : null;
     this.cuts = new Uint8Array(capacity * this.cars);
     this.telemetry = new Float32Array(capacity * this.cars * this.channels.length);
     this.events = [];
@@ -83,6 +85,10 @@ export class Recording {
       this.distances.set(batch.distances, at * cars);
       this.progress = grown(this.progress, n * cars);
       this.progress.set(batch.progress, at * cars);
+      this.order = grown(this.order, n * cars);
+      this.order.set(batch.order, at * cars);
+      this.gaps = grown(this.gaps, n * cars);
+      this.gaps.set(batch.gaps, at * cars);
     }
     if (batch.telemetry.length > 0) {
       const rowWidth = cars * this.channels.length;
@@ -112,6 +118,8 @@ export class Recording {
     this.poses = widen(this.poses, POSE, NaN);
     this.distances = widen(this.distances, 1, NaN);
     this.progress = widen(this.progress, 1, NaN);
+    this.order = widen(this.order, 1, NaN);
+    this.gaps = widen(this.gaps, 1, NaN);
     this.cuts = widen(this.cuts, 1, 0);
     this.telemetry = widen(this.telemetry, this.channels.length, NaN);
     this.meta.cars = cars;
@@ -206,6 +214,18 @@ export class Recording {
   /** Track distance of `car` at sample `i`, or NaN without a track. */
   distance(i, car) {
     return this.distances ? this.distances[i * this.cars + car] : NaN;
+  }
+
+  /** The race layer's order at sample `i`: car indices, leader first,
+   * NaN past the cars it timed (empty without a track). */
+  orderAt(i) {
+    return this.order ? this.order.subarray(i * this.cars, (i + 1) * this.cars) : new Float64Array(0);
+  }
+
+  /** `car`'s gap to the leader at sample `i` (the race layer's, s), or
+   * NaN while unknown. */
+  gap(i, car) {
+    return this.gaps ? this.gaps[i * this.cars + car] : NaN;
   }
 
   /** The distance `car` has raced from the line at sample `i` (the race

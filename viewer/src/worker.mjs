@@ -262,7 +262,7 @@ function playReplay(replay, name, budget, groundFile = null) {
     batch.times[i] = time;
     batch.poses.set(poses, i * cars * 8);
     batch.telemetry.set(player.telemetryAll(), i * cars * channels.length);
-    if (laps) laps.distances(poses, batch.distances, batch.progress, i * cars);
+    if (laps) laps.sample(poses, batch, i);
     batch.events.push(...events);
     events = [];
     batch.filled += 1;
@@ -376,7 +376,7 @@ async function playArchived(bytes, version, name, budget) {
     batch.steps[i] = at;
     batch.times[i] = stepTimes[at];
     batch.poses.set(poses, i * cars * 8);
-    if (laps) laps.distances(poses, batch.distances, batch.progress, i * cars);
+    if (laps) laps.sample(poses, batch, i);
     batch.events.push(...events);
     events = [];
     batch.filled += 1;
@@ -456,6 +456,8 @@ function newBatch(from, count, cars, channelCount, withDistances) {
     poses: new Float64Array(count * cars * 8),
     distances: withDistances ? new Float64Array(count * cars) : null,
     progress: withDistances ? new Float64Array(count * cars) : null,
+    order: withDistances ? new Float64Array(count * cars) : null,
+    gaps: withDistances ? new Float64Array(count * cars) : null,
     telemetry: new Float32Array(count * cars * channelCount),
     events: [],
   };
@@ -463,7 +465,7 @@ function newBatch(from, count, cars, channelCount, withDistances) {
 
 function post(batch) {
   const transfer = [batch.steps.buffer, batch.times.buffer, batch.poses.buffer, batch.telemetry.buffer];
-  if (batch.distances) transfer.push(batch.distances.buffer, batch.progress.buffer);
+  if (batch.distances) transfer.push(batch.distances.buffer, batch.progress.buffer, batch.order.buffer, batch.gaps.buffer);
   self.postMessage(batch, transfer);
 }
 
@@ -537,7 +539,7 @@ async function followLive(url) {
       if (laps) {
         if (laps.timing === null) laps.timing = new RaceLaps(sk, laps.view, poses);
         else batch.events.push(...laps.timing.observe(firstStep + i, batch.times[i], poses));
-        laps.timing.distances(poses, batch.distances, batch.progress, i * cars);
+        laps.timing.sample(poses, batch, i);
       }
     }
     post(batch);

@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { RaceLaps, invalidity } from '../src/laps.mjs';
 import { checkPosition, checkSettings, readLink } from '../src/sources.mjs';
 import { angleWraps, groupChannels } from '../src/telemetry.mjs';
-import { gapText, resetThisLap, standingsAt, timeAtRaced } from '../src/race_info.mjs';
+import { gapText, resetThisLap, standingsAt } from '../src/race_info.mjs';
 import { atDistances, lapSamples, timeAtDistance } from '../src/lap_overlay.mjs';
 import { carTitle, withDrivers } from '../src/scene_data.mjs';
 import { describeEvent } from '../src/timeline.mjs';
@@ -182,12 +182,16 @@ test('lap events come from the race layer: standing lap 1, interpolated crossing
   assert.ok(Math.abs(events[0].lapTime - (L + 6) / 20) < 1e-6, `${events[0].lapTime}`);
   assert.ok(Math.abs(events[1].lapTime - (L + 14) / 20) < 1e-6, `${events[1].lapTime}`);
   assert.ok(Math.abs(events[0].time - events[0].lapTime) < 1e-9, 'the lap began at the start');
-  const out = new Float64Array(2);
-  const raced = new Float64Array(2);
-  laps.distances(poses(0.5, NaN), out, raced, 0);
+  const sample = { distances: new Float64Array(2), progress: new Float64Array(2), order: new Float64Array(2), gaps: new Float64Array(2) };
+  laps.sample(poses(0.5, NaN), sample, 0);
+  const { distances: out, progress: raced } = sample;
   assert.ok(Math.abs(out[0] - 0.5) < 1e-6 && Number.isNaN(out[1]), `${out}`);
   // The race layer's progress after its last observation: past a lap.
   assert.ok(raced[0] > L && raced[0] === laps.timing.progress(0) && Number.isNaN(raced[1]), `${raced}`);
+  // And its standings: car 0 leads (gap 0), car 1 a timing point behind.
+  const standings = laps.timing.standings();
+  assert.deepEqual(Array.from(sample.order), standings.map((s) => s.car));
+  assert.deepEqual(Array.from(sample.gaps), [0, standings[1].gap]);
   // Car 1 leaves the race: it completes no lap.
   drive(2 * L + 1, step * 0.5);
   assert.deepEqual(events.map((e) => [e.car, e.lap]), [[0, 1], [1, 1], [0, 2]]);
@@ -251,37 +255,35 @@ test('an angle wraps where the shorter way between two samples crosses ±π', ()
   assert.deepEqual(angleWraps([0, 3.0, NaN, -3.0]), []);
 });
 
-test('standings: race order by distance raced, gaps as the time since the leader was there', () => {
-  // Three cars from the line at 20, 19 and 10 m/s, sampled at 10 Hz; car
-  // 2 retires at 5 s. Track 150 m long.
-  const speeds = [20, 19, 10];
-  const n = 201;
-  const times = Float64Array.from({ length: n }, (_, i) => i / 10);
+test('standings: the race layer\'s order and gaps, cars out of the race last, a lapped car said so', () => {
+  // Three cars, two samples; the order and gaps are the race layer's
+  // (recorded per sample by the worker), car 2 out of the race at sample 1.
+  // Track 150 m long.
   const rec = {
     cars: 3,
-    times,
-    raced: (i, car) => (car === 2 && times[i] >= 5 ? NaN : speeds[car] * times[i]),
+    times: Float64Array.of(4, 16),
+    raced: (i, car) => [[80, 76, 40], [320, 304, NaN]][i][car],
+    orderAt: (i) => Float64Array.from([[0, 1, 2], [0, 1, 2]][i]),
+    gap: (i, car) => [[0, 0.2, 4], [0, 0.8, NaN]][i][car],
   };
   const lapTimes = [[7.5, 15], [150 / 19], []];
-  const at = (t) => standingsAt(rec, Math.round(t * 10), lapTimes, 150);
-  const rows = at(4);
+  const rows = standingsAt(rec, 0, lapTimes, 150);
   assert.deepEqual(rows.map((r) => [r.car, r.position, r.laps]), [[0, 1, 0], [1, 2, 0], [2, 3, 0]]);
-  // Car 1 is at 76 m; car 0 was there at 3.8 s.
-  assert.ok(Math.abs(rows[1].gap - 0.2) < 1e-9, `${rows[1].gap}`);
+  assert.equal(rows[1].gap, 0.2);
   assert.equal(gapText(rows[1]), '+0.200');
   assert.equal(gapText(rows[0]), '');
   // Later: car 2 is out and listed last; car 0 has done two laps.
-  const later = at(16);
+  const later = standingsAt(rec, 1, lapTimes, 150);
   assert.deepEqual(later.map((r) => [r.car, r.position, r.laps]), [[0, 1, 2], [1, 2, 1], [2, null, 0]]);
   assert.equal(gapText(later[2]), '');
-  // At 20 s car 0 (400 m) is a lap (150 m) ahead of a car at 200 m or less.
-  const slow = { ...rec, raced: (i, car) => [20, 9.5, NaN][car] * times[i] };
-  const lapped = standingsAt(slow, 200, lapTimes, 150);
+  // A car the leader is a lap (150 m) or more ahead of says so.
+  const slow = { ...rec, raced: (i, car) => [400, 190, NaN][car] };
+  const lapped = standingsAt(slow, 1, lapTimes, 150);
   assert.equal(lapped[1].lapped, 1);
   assert.equal(gapText(lapped[1]), '+1 lap');
-  // A distance the car never reached has no time.
-  assert.equal(timeAtRaced(rec, 0, 1000, 200), null);
-  assert.equal(timeAtRaced(rec, 0, 0, 200), 0);
+  // A car the race layer did not time is listed, out.
+  const untimed = standingsAt({ ...rec, orderAt: () => Float64Array.of(1, 0, NaN) }, 0, lapTimes, 150);
+  assert.deepEqual(untimed.map((r) => [r.car, r.position]), [[1, 1], [0, 2], [2, null]]);
 });
 
 test('laps on a distance axis: each lap from its line, another lap carried onto its distances', () => {
