@@ -3,9 +3,11 @@
 // the ghost cutter), fed every simulated step by the worker, its laps
 // turned into the page's lap events, and each sample's track distances.
 
+import { POSE } from './recording.mjs';
+
 export class RaceLaps {
   /** `sk` is the wasm package, `track` a TrackView, `startPoses` the
-   * cars' poses at race time 0 (eight numbers per car). */
+   * cars' poses at race time 0 (`POSE` numbers per car). */
   constructor(sk, track, startPoses) {
     this.track = track;
     this.timing = new sk.RaceTiming(track, startPoses);
@@ -33,11 +35,11 @@ export class RaceLaps {
    * NaN past the cars timed) in `order` and each car's gap to the leader
    * (s, NaN while unknown) in `gaps`. */
   sample(poses, batch, i) {
-    const cars = poses.length / 8;
+    const cars = poses.length / POSE;
     const offset = i * cars;
     for (let car = 0; car < cars; car++) {
-      const x = poses[car * 8];
-      batch.distances[offset + car] = Number.isNaN(x) ? NaN : this.track.locate(x, poses[car * 8 + 1])[0];
+      const x = poses[car * POSE];
+      batch.distances[offset + car] = Number.isNaN(x) ? NaN : this.track.locate(x, poses[car * POSE + 1])[0];
       batch.progress[offset + car] = Number.isNaN(x) ? NaN : this.timing.progress(car);
     }
     const standing = this.timing.orderAndGaps(cars);

@@ -7,8 +7,11 @@
 // speed allows, e.g. a reset), where the pose snaps to the sample after
 // the cut.
 
-/** Values per car in a pose: x, y, z, yaw, pitch, roll, steer, speed. */
-export const POSE = 8;
+/** A car's pose as the package lays it out (`poseFields()`, which a unit
+ * test holds this to): what the interpolation below is written for. */
+export const POSE_FIELDS = ['x', 'y', 'z', 'yaw', 'pitch', 'roll', 'steer', 'speed'];
+/** Values per car in a pose. */
+export const POSE = POSE_FIELDS.length;
 
 /** A step counts as a cut for a car that moved more than this factor of
  * its speed × dt plus `CUT_SLACK` metres. */

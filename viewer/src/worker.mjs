@@ -21,6 +21,7 @@
 import init, * as sk from '/pkg/web/skidpad_wasm.js';
 import { spectate } from '/pkg/spectator.mjs';
 import { RaceLaps } from './laps.mjs';
+import { POSE } from './recording.mjs';
 import { describeCar, trackGeometry } from './scene_data.mjs';
 import { loadArchivedCore } from './archived.mjs';
 
@@ -260,7 +261,7 @@ function playReplay(replay, name, budget, groundFile = null) {
     const time = stepTimes[step];
     batch.steps[i] = step;
     batch.times[i] = time;
-    batch.poses.set(poses, i * cars * 8);
+    batch.poses.set(poses, i * cars * POSE);
     batch.telemetry.set(player.telemetryAll(), i * cars * channels.length);
     if (laps) laps.sample(poses, batch, i);
     batch.events.push(...events);
@@ -375,7 +376,7 @@ async function playArchived(bytes, version, name, budget) {
     const i = batch.filled;
     batch.steps[i] = at;
     batch.times[i] = stepTimes[at];
-    batch.poses.set(poses, i * cars * 8);
+    batch.poses.set(poses, i * cars * POSE);
     if (laps) laps.sample(poses, batch, i);
     batch.events.push(...events);
     events = [];
@@ -438,10 +439,11 @@ function resetCursor(resets, stepTimes, laps) {
 }
 
 /** Bytes a sample of `cars` cars takes in the page: step and time, then
- * per car a pose (8 f64), a track distance and a race progress (f64
- * each), a cut flag and the telemetry (f32 per channel). */
+ * per car a pose (f64 each), a track distance, a race progress, a place
+ * in the order and a gap (f64 each), a cut flag and the telemetry (f32
+ * per channel). */
 function sampleBytes(cars, channels) {
-  return 16 + cars * (8 * 8 + 16 + 1 + 4 * channels);
+  return 16 + cars * (POSE * 8 + 32 + 1 + 4 * channels);
 }
 
 /** Room for `count` samples from sample index `from`. */
@@ -453,7 +455,7 @@ function newBatch(from, count, cars, channelCount, withDistances) {
     filled: 0,
     steps: new Float64Array(count),
     times: new Float64Array(count),
-    poses: new Float64Array(count * cars * 8),
+    poses: new Float64Array(count * cars * POSE),
     distances: withDistances ? new Float64Array(count * cars) : null,
     progress: withDistances ? new Float64Array(count * cars) : null,
     order: withDistances ? new Float64Array(count * cars) : null,
@@ -522,7 +524,7 @@ async function followLive(url) {
       const definitions = Array.from({ length: cars }, (_, k) => follower.definition(k));
       self.postMessage({ kind: 'cars', cars: carsOf(definitions) });
     }
-    const width = 1 + cars * 8;
+    const width = 1 + cars * POSE;
     const count = values.length / width;
     // The chunk held steps follower.step - count + 1 ..= follower.step.
     const firstStep = follower.step - count + 1;
@@ -535,7 +537,7 @@ async function followLive(url) {
       batch.steps[i] = firstStep + i;
       batch.times[i] = time;
       const poses = values.subarray(i * width + 1, (i + 1) * width);
-      batch.poses.set(poses, i * cars * 8);
+      batch.poses.set(poses, i * cars * POSE);
       if (laps) {
         if (laps.timing === null) laps.timing = new RaceLaps(sk, laps.view, poses);
         else batch.events.push(...laps.timing.observe(firstStep + i, batch.times[i], poses));

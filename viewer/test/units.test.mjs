@@ -10,7 +10,7 @@
 
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { Recording, POSE } from '../src/recording.mjs';
+import { Recording, POSE, POSE_FIELDS } from '../src/recording.mjs';
 import { Clock, EventCursor, LIVE_DELAY } from '../src/clock.mjs';
 import { createRequire } from 'node:module';
 import { RaceLaps, invalidity } from '../src/laps.mjs';
@@ -145,6 +145,10 @@ test('events fire once when crossed forward, never after a seek or backwards', (
   cursor.reset();
   assert.deepEqual(cursor.crossed(events, 2.2), [], 'after a seek the first frame only sets the time');
   assert.deepEqual(cursor.crossed(events, 9), [events[2]], 'a long frame still fires what it crossed');
+});
+
+test('the pose layout the viewer is written for is the package\'s', () => {
+  assert.deepEqual(sk.poseFields(), POSE_FIELDS);
 });
 
 test('lap events come from the race layer: standing lap 1, interpolated crossings, no lap for backing over the line', () => {
