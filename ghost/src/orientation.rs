@@ -1,39 +1,11 @@
-//! Angles and orientation: shortest-arc interpolation and the quaternion of
-//! a ghost pose.
-
-use std::f32::consts::PI;
+//! Orientation: the quaternion of a ghost pose, and the shortest-arc
+//! angle interpolation ghosts are drawn with.
 
 use crate::GhostPose;
 
-const TWO_PI: f32 = 2.0 * PI;
-
-/// Wraps an angle into (−π, π].
-#[must_use]
-pub fn wrap_angle(a: f32) -> f32 {
-    // Playback only ever wraps values within one turn of the range, where a
-    // conditional add is exact and far cheaper than fmod.
-    if a.abs() <= 3.0 * PI {
-        return wrap_once(a);
-    }
-    wrap_once(a % TWO_PI)
-}
-
-/// Wraps an angle within (−3π, 3π] into (−π, π].
-fn wrap_once(a: f32) -> f32 {
-    if a > PI {
-        a - TWO_PI
-    } else if a <= -PI {
-        a + TWO_PI
-    } else {
-        a
-    }
-}
-
-/// Interpolates from angle `a` to `b` along the shorter arc; `u` in [0, 1].
-#[must_use]
-pub fn lerp_angle(a: f32, b: f32, u: f32) -> f32 {
-    wrap_angle(a + wrap_angle(b - a) * u)
-}
+/// The shorter-arc angle arithmetic ghosts are drawn with (the core's,
+/// shared with every crate that draws between samples).
+pub use skidpad_core::{lerp_angle, wrap_angle};
 
 /// The body-to-world rotation of a pose as a unit quaternion
 /// `[qx, qy, qz, qw]`: yaw about z, then pitch about the new y, then roll

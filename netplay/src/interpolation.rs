@@ -9,6 +9,8 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use skidpad_core::lerp_angle;
+
 use crate::frame::{Block, Frame, Row, Value};
 use crate::schema::{BlockClass, Interp, Schema};
 
@@ -151,7 +153,7 @@ impl Interpolator {
                     Value::F32(lerp(f64::from(a), f64::from(b), alpha) as f32)
                 }
                 (Interp::LerpAngle, Value::F32(a), Value::F32(b)) => {
-                    Value::F32(lerp_angle(f64::from(a), f64::from(b), alpha) as f32)
+                    Value::F32(lerp_angle(a, b, alpha as f32))
                 }
                 _ => *a,
             })
@@ -197,23 +199,4 @@ impl Interpolator {
 
 fn lerp(a: f64, b: f64, alpha: f64) -> f64 {
     a + (b - a) * alpha
-}
-
-/// From `a` toward `b` along the shorter arc, the result in (−π, π].
-#[must_use]
-pub fn lerp_angle(a: f64, b: f64, alpha: f64) -> f64 {
-    use std::f64::consts::{PI, TAU};
-    let mut d = (b - a) % TAU;
-    if d > PI {
-        d -= TAU;
-    } else if d < -PI {
-        d += TAU;
-    }
-    let mut v = (a + d * alpha) % TAU;
-    if v > PI {
-        v -= TAU;
-    } else if v <= -PI {
-        v += TAU;
-    }
-    v
 }

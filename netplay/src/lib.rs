@@ -98,7 +98,7 @@ pub use frame::{
     Block, Frame, HEADER_LEN, MAX_FRAME_LEN, Row, SNAPSHOT_FORMAT_VERSION, Value, decode_frame,
     encode_frame, round2,
 };
-pub use interpolation::{EntityKey, InterpolationSettings, Interpolator, lerp_angle};
+pub use interpolation::{EntityKey, InterpolationSettings, Interpolator};
 pub use pilot::AiPilot;
 pub use race_schema::{
     CARS_KEY, CONTACT_KEY, CarRow, FIRST_GAME_KEY_ID, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY,

@@ -24,6 +24,7 @@
 // honest about what they read.
 #![forbid(unsafe_code)]
 
+mod angles;
 mod error;
 mod ground;
 mod ids;
@@ -43,6 +44,7 @@ mod world;
 /// The vector types of this crate's API (f64, `libm`, `scalar-math`).
 pub use glam;
 
+pub use angles::{lerp_angle, wrap_angle};
 pub use error::{CoreError, Result};
 pub use ground::{
     FlatGround, Ground, GroundHint, GroundHit, GroundRay, GroundSlope, GroundSource, Heightfield,
