@@ -11,7 +11,7 @@ use js_sys::{Object, Reflect, Uint8Array};
 use skidpad_replay::{NoHooks, PlayerOptions, ReplayPlayer, create_replay_world};
 use skidpad_telemetry::motec::LogInfo;
 use skidpad_telemetry::rows::{Row, RowFilter, Walked, walk};
-use skidpad_telemetry::{csv, motec_csv, motec_ld};
+use skidpad_telemetry::{Result, TelemetryError, csv, motec_csv, motec_ld};
 use wasm_bindgen::prelude::*;
 
 use crate::args::{self, field};
@@ -69,7 +69,7 @@ impl<'r> Export<'r> {
     }
 
     /// Walks the replay once, giving `each` every row the filter keeps.
-    fn walk(&self, each: &mut dyn FnMut(&Row<'_>) -> anyhow::Result<()>) -> anyhow::Result<Walked> {
+    fn walk(&self, each: &mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<Walked> {
         let world = create_replay_world(self.replay)?;
         let options = PlayerOptions {
             cache_budget: 0,
@@ -91,8 +91,8 @@ fn text(bytes: Vec<u8>) -> JsResult<String> {
     String::from_utf8(bytes).map_err(|e| error(e.to_string()))
 }
 
-fn thrown(e: anyhow::Error) -> JsValue {
-    error(format!("{e:#}"))
+fn thrown(e: TelemetryError) -> JsValue {
+    error(e.to_string())
 }
 
 /// Car `car`'s telemetry as CSV: two header rows (names, units), then a

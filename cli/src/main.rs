@@ -453,7 +453,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 laps: laps
                     .as_deref()
                     .map(telemetry::RowFilter::parse_laps)
-                    .transpose()?,
+                    .transpose()
+                    .map_err(telemetry::flagged)?,
             };
             if cli.json {
                 anyhow::bail!("--json does not apply to `telemetry`, which always writes CSV");

@@ -12,8 +12,8 @@ use anyhow::{Context, Result};
 use indicatif::ProgressBar;
 use skidpad_replay::{Limits, Replay};
 pub use skidpad_telemetry::rows::RowFilter;
-use skidpad_telemetry::rows::{Row, Walked, walk};
-use skidpad_telemetry::{csv, motec::LogInfo, motec_csv, motec_ld};
+use skidpad_telemetry::rows::{Row, Walk, walk};
+use skidpad_telemetry::{TelemetryError, csv, motec::LogInfo, motec_csv, motec_ld};
 
 use crate::atomic;
 use crate::beside::Beside;
@@ -26,18 +26,31 @@ fn with_walk<T>(
     car: u32,
     filter: &RowFilter,
     (limits, beside, game_logic, progress): (&Limits, &Beside, GameLogic, &ProgressBar),
-    write: impl FnOnce(
-        &Replay,
-        &mut dyn FnMut(&mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<Walked>,
-    ) -> Result<T>,
+    write: impl FnOnce(&Replay, &mut Walk<'_>) -> Result<T>,
 ) -> Result<T> {
     let replay = files::load_replay(replay_path, limits, beside)?;
     progress.set_length(replay.header.step_count);
-    let mut walk_rows = |each: &mut dyn FnMut(&Row<'_>) -> Result<()>| {
-        let player = files::straight_player(&replay, limits, game_logic)?;
+    // A writer walks the rows once.
+    let mut player = Some(files::straight_player(&replay, limits, game_logic)?);
+    let mut walk_rows = |each: &mut dyn FnMut(&Row<'_>) -> skidpad_telemetry::Result<()>| {
+        let player = player.take().expect("a writer walks the rows once");
         walk(&replay, player, car, filter, &mut || progress.inc(1), each)
     };
     write(&replay, &mut walk_rows)
+}
+
+/// A telemetry error in the command's words: the flag that set what was
+/// refused, where one did.
+pub fn flagged(e: TelemetryError) -> anyhow::Error {
+    match &e {
+        TelemetryError::Laps { .. } | TelemetryError::NoRowsInLaps { .. } => {
+            anyhow::anyhow!("--laps: {e}")
+        }
+        TelemetryError::Stride => anyhow::anyhow!("--stride: {e}"),
+        TelemetryError::Rate { stride, .. } => anyhow::anyhow!("--stride {stride}: {e}"),
+        TelemetryError::TooLong { .. } => anyhow::anyhow!("{e} (--laps, --stride)"),
+        _ => e.into(),
+    }
 }
 
 /// What a log says about car `car` of the replay at `replay_path`.
@@ -69,7 +82,7 @@ pub fn export_csv(
         car,
         filter,
         (limits, beside, game_logic, progress),
-        |_, walk| csv::write_csv(out, walk),
+        |_, walk| csv::write_csv(out, walk).map_err(flagged),
     )
 }
 
@@ -91,7 +104,7 @@ pub fn export_motec_csv(
         (limits, beside, game_logic, progress),
         |replay, walk| {
             let info = log_info(replay, car, replay_path);
-            motec_csv::write_motec_csv(out, &info, filter, &mut spool()?, walk)
+            motec_csv::write_motec_csv(out, &info, filter, &mut spool()?, walk).map_err(flagged)
         },
     )
 }
@@ -124,7 +137,7 @@ pub fn export_ld(
         |replay, walk| {
             let info = log_info(replay, car, replay_path);
             atomic::write_atomic_file(ld_path, |file, _| {
-                motec_ld::write_ld(file, &info, filter.stride, &mut spool()?, walk)
+                motec_ld::write_ld(file, &info, filter.stride, &mut spool()?, walk).map_err(flagged)
             })
         },
     )?;

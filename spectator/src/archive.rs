@@ -10,7 +10,7 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use crate::error::{Result, SpectatorError, file};
 use skidpad_replay::{StreamPieceKind, StreamSplitter};
 
 use crate::api::Races;
@@ -32,9 +32,8 @@ pub fn set_aside(dir: &Path, id: &str) -> Result<Option<String>> {
     let free = (1u32..)
         .map(|n| format!("{id}-{n}"))
         .find(|new| !file_of(dir, new).exists())
-        .context("no free race id")?;
-    std::fs::rename(&current, file_of(dir, &free))
-        .with_context(|| format!("cannot set {} aside", current.display()))?;
+        .ok_or_else(|| SpectatorError::NoFreeId(id.to_owned()))?;
+    std::fs::rename(&current, file_of(dir, &free)).map_err(file("set aside", &current))?;
     Ok(Some(free))
 }
 
@@ -44,7 +43,7 @@ pub fn set_aside(dir: &Path, id: &str) -> Result<Option<String>> {
 /// record the rest.
 pub fn restore(dir: &Path, races: &Races) -> Result<Vec<String>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot read {}", dir.display()))?
+        .map_err(file("read", dir))?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "sks"))
         .collect();
@@ -54,13 +53,15 @@ pub fn restore(dir: &Path, races: &Races) -> Result<Vec<String>> {
         let Some(id) = path.file_stem().and_then(|s| s.to_str()).map(str::to_owned) else {
             continue;
         };
-        let bytes =
-            std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+        let bytes = std::fs::read(&path).map_err(file("read", &path))?;
         let race = Race::new();
         let mut ended = false;
-        let pieces = StreamSplitter::default()
-            .push(&bytes)
-            .with_context(|| format!("{} is not a readable race", path.display()))?;
+        let pieces = StreamSplitter::default().push(&bytes).map_err(|source| {
+            SpectatorError::Unreadable {
+                path: path.clone(),
+                source,
+            }
+        })?;
         for (kind, piece) in pieces {
             ended |= kind == StreamPieceKind::End;
             race.publish(kind, piece)?;
@@ -85,7 +86,7 @@ pub fn create(dir: &Path, id: &str) -> Result<File> {
         .write(true)
         .create_new(true)
         .open(&path)
-        .with_context(|| format!("cannot create {}", path.display()))
+        .map_err(file("create", &path))
 }
 
 /// Publishes into a new race that a stream also being written to `file`

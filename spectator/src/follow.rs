@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use crate::error::{Result, SpectatorError, file};
 use skidpad_replay::{StreamPieceKind, StreamSplitter};
 
 use crate::api::Races;
@@ -77,7 +77,7 @@ impl Follower {
     pub fn look(&mut self) -> Result<Look> {
         let mut look = Look::default();
         let mut paths: Vec<PathBuf> = std::fs::read_dir(&self.dir)
-            .with_context(|| format!("cannot read {}", self.dir.display()))?
+            .map_err(file("read", &self.dir))?
             .filter_map(|e| e.ok().map(|e| e.path()))
             .filter(|p| p.extension().is_some_and(|e| e == "sks"))
             .collect();
@@ -123,7 +123,7 @@ impl Follower {
                         let _ = followed.race.publish(StreamPieceKind::End, Vec::new());
                         look.ended.push(id);
                     }
-                    look.refused.push(format!("{}: {e:#}", path.display()));
+                    look.refused.push(format!("{}: {e}", path.display()));
                 }
             }
         }
@@ -134,13 +134,13 @@ impl Follower {
 /// Reads what `path` gained since the last look and publishes the pieces
 /// it completes; true once the stream's end record came.
 fn read_on(path: &Path, followed: &mut Followed) -> Result<bool> {
-    let mut file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let mut file = File::open(path).map_err(file("open", path))?;
     let len = file.metadata()?.len();
     if len < followed.read {
-        anyhow::bail!("the file shrank: it is not a stream being appended to");
+        return Err(SpectatorError::Shrank);
     }
     if len > MOST_BYTES {
-        anyhow::bail!("larger than {MOST_BYTES} bytes");
+        return Err(SpectatorError::TooLarge(MOST_BYTES));
     }
     let take = (len - followed.read).min(READ_PER_LOOK);
     if take == 0 {

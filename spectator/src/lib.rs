@@ -11,6 +11,7 @@
 
 pub mod api;
 pub mod archive;
+mod error;
 pub mod follow;
 pub mod limits;
 pub mod metrics;
@@ -18,6 +19,7 @@ pub mod publish;
 pub mod race;
 
 pub use api::{Races, router};
+pub use error::{Result, SpectatorError};
 pub use limits::ServiceLimits;
 pub use publish::RaceSink;
 pub use race::{Progress, Race, RaceInfo};

@@ -11,6 +11,8 @@ use axum::body::Bytes;
 use skidpad_replay::{Limits, StreamPieceKind, read_stream_header};
 use tokio::sync::watch;
 
+use crate::error::{Result, SpectatorError};
+
 /// What a live tail is told: chunks sealed so far, and whether the race
 /// ended.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,11 +76,8 @@ impl Race {
     }
 
     /// Stores a piece of the stream, in the order the recorder wrote it.
-    pub fn publish(&self, kind: StreamPieceKind, bytes: Vec<u8>) -> anyhow::Result<()> {
-        let mut stored = self
-            .stored
-            .write()
-            .map_err(|_| anyhow::anyhow!("race state poisoned"))?;
+    pub fn publish(&self, kind: StreamPieceKind, bytes: Vec<u8>) -> Result<()> {
+        let mut stored = self.stored.write().map_err(|_| SpectatorError::Poisoned)?;
         let mut progress = *self.progress.borrow();
         match kind {
             StreamPieceKind::Header => {

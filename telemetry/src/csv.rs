@@ -13,7 +13,7 @@
 
 use std::io::Write;
 
-use anyhow::Result;
+use crate::Result;
 use skidpad_core::CHANNELS;
 
 use crate::rows::Walk;

@@ -14,12 +14,15 @@
 //! and the i2 channel names.
 
 pub mod csv;
+mod error;
 pub mod motec;
 pub mod motec_csv;
 pub mod motec_ld;
 pub mod rows;
 
 use std::io::{Read, Seek, Write};
+
+pub use error::{Result, TelemetryError};
 
 /// Where rows wait while a walk runs: written, then read back from the
 /// start.

@@ -24,7 +24,7 @@
 
 use std::io::{SeekFrom, Write};
 
-use anyhow::Result;
+use crate::Result;
 
 use crate::Spool;
 use crate::motec::{self, LogInfo};

@@ -25,7 +25,7 @@
 
 use std::io::{SeekFrom, Write};
 
-use anyhow::{Result, bail};
+use crate::{Result, TelemetryError};
 
 use crate::motec::{self, Column, LogInfo};
 use crate::rows::{Walk, Walked};
@@ -100,10 +100,7 @@ pub fn write_ld(
         walked
     };
     if written == 0 {
-        bail!(
-            "car {} has no rows to log: the recording removed it before its first step (or it joined after the last)",
-            info.car
-        );
+        return Err(TelemetryError::NoRows { car: info.car });
     }
     let rate = sample_rate(&walked, stride)?;
     let data_start = META_START + columns.len() * META_SIZE;
@@ -113,10 +110,10 @@ pub fn write_ld(
         .checked_mul(written)
         .and_then(|bytes| bytes.checked_add(data_start as u64));
     if end.is_none_or(|end| u32::try_from(end).is_err()) {
-        bail!(
-            "{written} rows of {} channels do not fit a .ld file's 32-bit offsets: export fewer laps (--laps) or a --stride",
-            columns.len()
-        );
+        return Err(TelemetryError::TooLong {
+            rows: written,
+            channels: columns.len(),
+        });
     }
     let mut comment = format!(
         "skidpad replay {}, car {}, simulation version {}; channels as skidpad's CHANNELS.md, lap columns 0 on an out-lap.",
@@ -164,15 +161,16 @@ pub fn write_ld(
 /// as the format stores it.
 fn sample_rate(walked: &Walked, stride: u64) -> Result<u16> {
     let Some(dt) = walked.dt else {
-        bail!("a .ld log needs a fixed rate: this replay's steps are not all the same length");
+        return Err(TelemetryError::VariableRate);
     };
     let rate = 1.0 / (dt * stride as f64);
     let whole = rate.round();
     if (rate - whole).abs() > 1e-6 * rate || !(1.0..=f64::from(u16::MAX)).contains(&whole) {
-        bail!(
-            "--stride {stride} gives {rate:.4} Hz, and a .ld log's rate is a whole number of Hz: pick a stride that divides the step rate ({:.4} Hz)",
-            1.0 / dt
-        );
+        return Err(TelemetryError::Rate {
+            stride,
+            rate,
+            step_rate: 1.0 / dt,
+        });
     }
     Ok(whole as u16)
 }

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use anyhow::{Result, bail};
+use crate::{Result, TelemetryError};
 use skidpad_core::race::{Lap, RaceRules, RaceTiming};
 use skidpad_replay::{Replay, ReplayHooks, ReplayPlayer};
 
@@ -46,23 +46,25 @@ impl Default for RowFilter {
 }
 
 impl RowFilter {
-    /// Parses `--laps A-B` (or `A`): laps from 1, A ≤ B.
+    /// Parses a range of laps, `A-B` (or `A`): laps from 1, A ≤ B.
     pub fn parse_laps(text: &str) -> Result<(u32, u32)> {
+        let refused = |reason| TelemetryError::Laps {
+            text: text.to_owned(),
+            reason,
+        };
         let parse = |t: &str| -> Result<u32> {
             t.trim()
                 .parse::<u32>()
                 .ok()
                 .filter(|&n| n >= 1)
-                .ok_or_else(|| {
-                    anyhow::anyhow!("--laps {text:?}: laps are numbered from 1 (e.g. 2-4)")
-                })
+                .ok_or_else(|| refused("laps are numbered from 1 (e.g. 2-4)"))
         };
         let (first, last) = match text.split_once('-') {
             Some((a, b)) => (parse(a)?, parse(b)?),
             None => (parse(text)?, parse(text)?),
         };
         if first > last {
-            bail!("--laps {text:?}: the first lap is after the last");
+            return Err(refused("the first lap is after the last"));
         }
         Ok((first, last))
     }
@@ -102,19 +104,16 @@ pub fn walk<H: ReplayHooks>(
     each: &mut dyn FnMut(&Row<'_>) -> Result<()>,
 ) -> Result<Walked> {
     if filter.stride == 0 {
-        bail!("--stride must be at least 1");
+        return Err(TelemetryError::Stride);
     }
     let cars = replay.cars.len();
     let Some(index) = usize::try_from(car).ok().filter(|&c| c < cars) else {
-        bail!(
-            "the replay has {cars} car(s) (0 to {}): no car {car}",
-            cars.saturating_sub(1)
-        );
+        return Err(TelemetryError::NoCar { car, cars });
     };
     let track = replay.header.track()?.map(Arc::new);
     let length = track.as_ref().map(|t| t.length());
     if filter.laps.is_some() && track.is_none() {
-        bail!("the replay names no track (metadata `track`), so it has no laps to choose");
+        return Err(TelemetryError::NoTrack);
     }
     let mut walked = Walked {
         track: replay.header.metadata_value("track").map(str::to_owned),
@@ -184,10 +183,12 @@ pub fn walk<H: ReplayHooks>(
     if let Some((first, last)) = filter.laps
         && walked.rows == 0
     {
-        bail!(
-            "car {car} has no rows in laps {first}-{last}: it started {} lap(s)",
-            walked.laps.len() + 1
-        );
+        return Err(TelemetryError::NoRowsInLaps {
+            car,
+            first,
+            last,
+            started: walked.laps.len() + 1,
+        });
     }
     Ok(walked)
 }
