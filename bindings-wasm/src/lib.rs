@@ -59,7 +59,7 @@ pub use race::{RaceTiming, grid_pose};
 pub use replay::{Replay, ReplayRecorder};
 pub use stream::StreamFollower;
 pub use take_over::{TakeOver, sector_starts};
-pub use track::{LapReference, TrackView};
+pub use track::{LapReference, SplitTracker, TrackView};
 pub use world::World;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -141,6 +141,10 @@ export interface Highlight {
   kind: 'overtake' | 'slide' | 'record' | 'contact'; step: number;
   cars: (number | 'ground')[]; impulse?: number; angle?: number; time?: number;
 }
+/** A boundary a car passed racing a ghost lap (`SplitTracker.update`):
+ * sectors from 0 in lap order, `line` at the lap line, the car's lap time
+ * there and its time minus the ghost's (null where the ghost did not reach). */
+export interface Split { checkpoint: number; line: boolean; time: number; delta: number | null }
 /** Rewinds to one step of a recording: how many, and what they abandoned. */
 export interface RewindRecord { at: number; count: number; steps: number; seconds: number }
 /** A take-over's recorder: metadata added to its own, and the keyframe

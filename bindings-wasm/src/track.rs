@@ -251,3 +251,67 @@ impl LapReference {
         self.inner.time_at(distance).map(f64::from)
     }
 }
+
+/// Splits against a ghost lap as a car drives (`skidpad_ghost::SplitTracker`):
+/// at each of the track's sector boundaries and at the line, the car's
+/// time since its lap began and the ghost's there.
+#[wasm_bindgen]
+pub struct SplitTracker {
+    inner: skidpad_ghost::SplitTracker,
+}
+
+#[wasm_bindgen]
+impl SplitTracker {
+    /// Splits at `reference`'s track's sector boundaries and its line, for
+    /// a first lap that began at time `start` (s, the clock `update` is
+    /// given).
+    #[wasm_bindgen(constructor)]
+    pub fn new(reference: &LapReference, start: f64) -> SplitTracker {
+        let mut checkpoints = reference.track.sectors().to_vec();
+        checkpoints.push(reference.inner.lap_length());
+        SplitTracker {
+            inner: skidpad_ghost::SplitTracker::new(&reference.inner, &checkpoints, start),
+        }
+    }
+
+    /// A copy of the tracker as it is now, to go back to (a rewind).
+    pub fn copy(&self) -> SplitTracker {
+        SplitTracker {
+            inner: self.inner.clone(),
+        }
+    }
+
+    /// Takes the car's position at time `time` (s, not decreasing);
+    /// returns the boundaries passed since the last call: `{checkpoint,
+    /// line, time, delta}` (`checkpoint` from 0 in lap order, `line` true
+    /// at the lap line, `time` the car's lap time there, `delta` its time
+    /// minus the ghost's, s, or null where the ghost did not reach).
+    #[wasm_bindgen(unchecked_return_type = "Split[]")]
+    pub fn update(
+        &mut self,
+        reference: &LapReference,
+        x: f64,
+        y: f64,
+        time: f64,
+    ) -> JsResult<js_sys::Array> {
+        let out = js_sys::Array::new();
+        if !(x.is_finite() && y.is_finite() && time.is_finite()) {
+            return Ok(out);
+        }
+        let line = self.inner.checkpoints().len() - 1;
+        for event in self
+            .inner
+            .update(&reference.inner, &reference.track, x, y, time)
+        {
+            let object = crate::args::object_of_numbers(&[
+                ("checkpoint", event.checkpoint as f64),
+                ("time", event.player_time),
+            ])?;
+            let delta = event.delta().map_or(JsValue::NULL, JsValue::from_f64);
+            js_sys::Reflect::set(&object, &"delta".into(), &delta)?;
+            js_sys::Reflect::set(&object, &"line".into(), &(event.checkpoint == line).into())?;
+            out.push(&object);
+        }
+        Ok(out)
+    }
+}

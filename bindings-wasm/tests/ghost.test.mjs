@@ -111,3 +111,25 @@ test('a replay can embed every car\'s ghost', () => {
   assert.equal(ghost.frameCount, 61, 'the start pose plus one frame per step');
   assert.throws(() => replay.embeddedGhost(1), RangeError);
 });
+
+// Splits against a ghost lap: the golden flat lap raced against its own
+// lap's ghost passes each sector boundary and the line level with it.
+test('SplitTracker: a lap against its own ghost splits level at every sector and the line', () => {
+  const dir = join(import.meta.dirname, `../../golden/v${sk.simulationVersion()}`);
+  const replay = sk.decodeReplay(new Uint8Array(readFileSync(join(dir, 'flat_lap.skr'))));
+  const ghost = sk.decodeGhost(new Uint8Array(readFileSync(join(dir, 'flat_lap.skg'))));
+  const track = replay.track();
+  const reference = new sk.LapReference(ghost, track);
+  const player = new sk.ReplayPlayer(sk.createReplayWorld(replay), replay);
+  const splits = new sk.SplitTracker(reference, 0);
+  const passed = [];
+  let time = 0;
+  while (player.advance()) {
+    time += DT;
+    const [x, y] = player.poses();
+    passed.push(...splits.update(reference, x, y, time));
+  }
+  assert.deepEqual(passed.map((s) => [s.checkpoint, s.line]), [[0, false], [1, false], [2, true]], JSON.stringify(passed));
+  for (const s of passed) assert.ok(Math.abs(s.delta) < 0.02, `level with its own ghost: ${JSON.stringify(s)}`);
+  assert.ok(passed[2].time > passed[1].time && passed[1].time > passed[0].time);
+});

@@ -156,6 +156,11 @@ class PlayPage {
     const track = $('#track').value;
     const car = $('#car').value;
     const best = this.takeOver ? null : await loadBest(track, car);
+    const record = this.takeOver ? null : await this.loadRecord(track, car).catch(() => null);
+    // The faster of the board's record and the player's own best.
+    const chase = record && (!best || record.time <= best.time)
+      ? { ...record, source: `the record, ${record.player}` }
+      : best && { ...best, source: 'your best' };
     this.worker?.terminate();
     this.worker = new Worker(new URL('./play_worker.mjs', import.meta.url), { type: 'module' });
     this.worker.onmessage = ({ data }) => this.receive(data);
@@ -164,7 +169,7 @@ class PlayPage {
     this.player = $('#player').value.trim();
     this.worker.postMessage({
       kind: 'start', track, car, player: this.player,
-      ghost: best?.bytes ?? null,
+      ghost: chase?.bytes ?? null,
       countdown: Number(q.get('countdown') ?? 3),
       profile: this.panel.json,
       gears: this.panel.gears,
@@ -174,7 +179,11 @@ class PlayPage {
     this.track = track;
     this.car = car;
     this.frames = [];
-    this.shown = { state: 'countdown', laps: [], hud: null, verdict: null, frameTimes: [], ghostBest: best?.time ?? null };
+    this.shown = {
+      state: 'countdown', laps: [], hud: null, verdict: null, frameTimes: [],
+      ghostBest: chase?.time ?? null, ghostSource: chase?.source ?? null,
+    };
+    $('#hud-ghost-of').textContent = chase ? ` (${chase.source})` : '';
     $('#start').disabled = true;
     $('#start-at').disabled = true;
     $('#finish').disabled = false;
@@ -265,6 +274,11 @@ class PlayPage {
     $('#hud-delta').textContent = h.delta !== null
       ? `${h.delta >= 0 ? '+' : ''}${h.delta.toFixed(2)} s`
       : h.ghostWaits ? 'after your first valid lap' : '–';
+    // Each sector of the lap in progress against the ghost's.
+    $('#hud-splits-row').hidden = h.splits.length === 0;
+    $('#hud-splits').textContent = h.splits
+      .map((s) => `S${s.checkpoint + 1} ${s.delta === null ? '–' : `${s.delta >= 0 ? '+' : ''}${s.delta.toFixed(2)}`}`)
+      .join(' · ');
     const lost = h.lapFaults.length > 0;
     $('#hud-invalid').hidden = !lost;
     $('#hud-invalid').textContent = lost ? `lap ${h.lap} invalid: ${h.lapFaults.join('; ')}` : '';
@@ -388,6 +402,19 @@ class PlayPage {
       ? laps.map((l) => `lap ${l.lap}: ${formatTime(l.time)}${invalidity(l)}`).join(' · ')
       : 'no lap completed';
     $('#verdict').textContent = '';
+  }
+
+  /** The board's record on `track` in `car` as a ghost to chase:
+   * `{ bytes, time, player }`, or null when the board has none. */
+  async loadRecord(track, car) {
+    const base = this.leaderboard;
+    const board = await fetch(`${base}/leaderboards/${encodeURIComponent(track)}/${encodeURIComponent(car)}?limit=1`);
+    if (!board.ok) return null;
+    const [entry] = (await board.json()).entries ?? [];
+    if (!entry) return null;
+    const ghost = await fetch(`${base}/runs/${entry.run_id}/ghost`);
+    if (!ghost.ok) return null;
+    return { bytes: new Uint8Array(await ghost.arrayBuffer()), time: entry.lap_time, player: entry.player };
   }
 
   /** POSTs the replay to the leaderboard and waits for its verdict. */

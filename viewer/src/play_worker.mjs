@@ -136,6 +136,10 @@ function start({ track: trackName, car: preset, player, ghost, countdown = 3, ra
     recorder: null,
     timing: null,
     ghostRecorder: new sk.GhostRecorder(car),
+    /** Splits against the ghost lap (none without one), and the lap in
+     * progress's so far: `[{ checkpoint, line, delta }]`. */
+    splits: null,
+    lapSplits: [],
     lapStart: 0,
     best: null,
     laps: [],
@@ -230,6 +234,7 @@ function keepCopy() {
   g.copies.push({
     step: g.step, time: g.time, laps: g.laps.length, best: g.best, reference: g.reference,
     lapStart: g.lapStart, timing: g.timing.copy(), ghostRecorder: g.ghostRecorder.copy(),
+    splits: g.splits?.copy() ?? null, lapSplits: [...g.lapSplits],
   });
   if (g.copies.length > REWIND_COPIES) forget(g.copies.shift());
 }
@@ -237,6 +242,7 @@ function keepCopy() {
 function forget(copy) {
   copy.timing.free();
   copy.ghostRecorder.free();
+  copy.splits?.free();
 }
 
 /** Goes back to the keyframe before the current step, if the window
@@ -250,9 +256,11 @@ function rewindOnce() {
   while (g.copies.at(-1) !== back) forget(g.copies.pop());
   g.timing.free();
   g.ghostRecorder.free();
+  g.splits?.free();
   Object.assign(g, {
     step: back.step, time: back.time, best: back.best, reference: back.reference, lapStart: back.lapStart,
     timing: back.timing.copy(), ghostRecorder: back.ghostRecorder.copy(),
+    splits: back.splits?.copy() ?? null, lapSplits: [...back.lapSplits],
   });
   g.laps.length = back.laps;
   g.rewinds += 1;
@@ -276,6 +284,7 @@ function begin() {
   }
   // An open session: laps until the player finishes.
   g.timing = new sk.RaceTiming(g.track, g.world.poses());
+  g.splits = g.reference ? new sk.SplitTracker(g.reference.lap, g.time) : null;
   keepCopy();
 }
 
@@ -313,6 +322,12 @@ function stepOnce() {
   g.scriptAt += 1;
   g.time += DT;
   const time = g.time;
+  if (g.splits) {
+    const pose = g.world.pose(g.car);
+    for (const s of g.splits.update(g.reference.lap, pose.x, pose.y, time)) {
+      g.lapSplits.push({ checkpoint: s.checkpoint, line: s.line, delta: s.delta });
+    }
+  }
   for (const event of g.timing.observe(time, g.world.poses())) {
     if (event.kind === 'lap' && event.car === g.seat) lapDone(event, time);
   }
@@ -350,8 +365,12 @@ function lapDone(event, time) {
     // The new best lap becomes the ghost to race from the next lap on.
     const bytes = sk.encodeGhost(ghost);
     g.reference = ghostReference(bytes, g.track);
+    g.splits?.free();
+    g.splits = new sk.SplitTracker(g.reference.lap, event.end);
     self.postMessage({ kind: 'ghost', bytes, time: event.time });
   }
+  // Splits are the lap in progress's.
+  g.lapSplits = [];
   self.postMessage({ kind: 'lap', lap: event.lap, time: event.time, valid: event.valid, faults: event.faults, best: g.best, at: time });
 }
 
@@ -391,6 +410,7 @@ function postFrame() {
       // Why the lap being driven will not count, the moment it is lost.
       lapFaults: g.timing ? g.timing.lapFaults(g.seat) : [],
       ghostWaits: !g.shadow && !g.reference,
+      splits: g.lapSplits,
       rewinds: g.rewinds,
     },
   });

@@ -256,9 +256,11 @@ export async function checkPlay(browser, base) {
   await again.page.waitForFunction(() => window.skidpadPlay.shown().ghostBest != null, undefined, { timeout: 30_000 });
   const next = await shown(again.page);
   assert.ok(Math.abs(next.ghostBest - lap.time) < 1e-9, `ghost ${next.ghostBest} is the lap ${lap.time}`);
+  // Downloaded from the board: the record's ghost (the same lap here).
+  assert.match(String(next.ghostSource), /^the record, /, 'the ghost chased is the board\'s record');
   await again.page.keyboard.down('ArrowUp');
   await again.page.waitForFunction(() => window.skidpadPlay.shown().hud?.delta !== null && window.skidpadPlay.shown().hud?.delta !== undefined, undefined, { timeout: 30_000 });
-  ok(`play: the best lap is raced as a ghost next time (gap ${(await shown(again.page)).hud.delta.toFixed(2)} s)`);
+  ok(`play: the board's record is downloaded and raced as a ghost next time (${next.ghostSource}; gap ${(await shown(again.page)).hud.delta.toFixed(2)} s)`);
   // A flashback: on for three seconds, then the rewind key held for half
   // a second goes back whole seconds, and the leaderboard says why the
   // run is not ranked.
