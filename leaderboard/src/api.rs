@@ -16,7 +16,7 @@ use skidpad_replay::{Limits, ReplayError, gunzip, is_gzip, read_replay_header};
 use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
 
-use crate::boards::{Boards, builtin_only_refusal};
+use crate::boards::{Boards, builtin_only_refusal, listing};
 use crate::budget::BoardBudget;
 use crate::identity::{self, caller, check_metadata_player};
 use crate::judge::PLAYER_KEY;
@@ -143,6 +143,7 @@ pub fn router(store: Store, options: ApiOptions, metrics: Arc<Metrics>) -> Route
         .route("/runs/{id}/replay", get(replay))
         .route("/runs/{id}/reverify", post(reverify_run))
         .route("/versions", get(versions))
+        .route("/boards", get(boards_listing))
         .route("/runs/{id}/ghost", get(run_ghost))
         .route("/leaderboards/{track}/{class}", get(leaderboard))
         .route(
@@ -371,6 +372,12 @@ async fn leaderboard(
     let limit = query.limit.unwrap_or(100).min(MAX_LEADERBOARD_ROWS);
     let entries = state.store.leaderboard(&track, &class, limit).await?;
     Ok(Json(json!({ "track": track, "class": class, "entries": entries })).into_response())
+}
+
+/// `GET /boards`: the tracks and cars this service ranks, as a client
+/// needs them to race there (`boards::listing`).
+async fn boards_listing(State(state): State<ApiState>) -> Json<serde_json::Value> {
+    Json(listing(state.boards.as_deref()))
 }
 
 /// Ghost bytes as a download.

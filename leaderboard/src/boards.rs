@@ -97,13 +97,24 @@ pub struct BoardRules {
 }
 
 /// A class of cars ranked together.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CarClass {
     /// Its name, as in the leaderboard's URL.
     pub name: String,
     /// The fingerprints of its cars, each taken with an automatic gearbox
     /// ([`class_fingerprint`]).
     pub cars: Vec<[u8; 32]>,
+    /// The cars themselves, for a client that drives them (`GET /boards`).
+    pub members: Vec<ClassCar>,
+}
+
+/// A car of a class as the boards file names it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClassCar {
+    /// A preset's name, or `None` for a game's own car.
+    pub preset: Option<String>,
+    /// Its definition.
+    pub definition: CarDefinition,
 }
 
 /// A car's fingerprint as classes compare it: its definition with an
@@ -241,7 +252,8 @@ impl Boards {
         let name = board.track.name();
         if !board.practice && header.metadata_value(ReplayHeader::TAKE_OVER_KEY).is_some() {
             return Some(format!(
-                "the run was taken over from another run; the {name} board ranks whole runs only                  (a practice board takes it: \"practice\": true in --boards)"
+                "the run was taken over from another run; the {name} board ranks whole runs only \
+                 (a practice board takes it: \"practice\": true in --boards)"
             ));
         }
         let allowed = u64::from(board.rivals) + 1;
@@ -276,6 +288,59 @@ impl BoardRules {
     pub fn ground_named(&self, fingerprint: &[u8; 32]) -> Option<Arc<dyn Ground>> {
         (self.ground.fingerprint() == *fingerprint).then(|| self.ground.clone() as Arc<dyn Ground>)
     }
+}
+
+/// What a client needs to race on the boards: each board's key, its
+/// track's name (and definition, for a game's own track), and its classes
+/// with their cars (a preset's name, or the definition of a game's own
+/// car); without a boards file, every built-in track with each preset
+/// its own class. `GET /boards` answers it.
+#[must_use]
+pub fn listing(boards: Option<&Boards>) -> serde_json::Value {
+    let preset_classes = || -> Vec<serde_json::Value> {
+        skidpad_core::preset_names()
+            .iter()
+            .map(|p| serde_json::json!({ "name": p, "cars": [{ "preset": p }] }))
+            .collect()
+    };
+    let Some(boards) = boards else {
+        return track_names()
+            .iter()
+            .map(|t| serde_json::json!({ "key": t, "track": t, "classes": preset_classes() }))
+            .collect();
+    };
+    boards
+        .rules
+        .iter()
+        .map(|b| {
+            let classes = b.classes.as_ref().map_or_else(preset_classes, |classes| {
+                classes
+                    .iter()
+                    .map(|c| {
+                        let cars: Vec<serde_json::Value> = c
+                            .members
+                            .iter()
+                            .map(|m| match &m.preset {
+                                Some(p) => serde_json::json!({ "preset": p }),
+                                None => serde_json::json!({ "definition": m.definition }),
+                            })
+                            .collect();
+                        serde_json::json!({ "name": c.name, "cars": cars })
+                    })
+                    .collect()
+            });
+            let mut board = serde_json::json!({
+                "key": b.key,
+                "track": b.track.name(),
+                "classes": classes,
+                "practice": b.practice,
+            });
+            if !track_names().contains(&b.key.as_str()) {
+                board["track_definition"] = serde_json::json!(b.track.definition());
+            }
+            board
+        })
+        .collect()
 }
 
 /// Why a run on `header`'s track is refused by a service without a boards
@@ -327,21 +392,31 @@ fn read_classes(
             if cars.is_empty() {
                 return Err(format!("class {name:?} lists no car"));
             }
-            let cars = cars
+            let members = cars
                 .iter()
                 .map(|car| {
-                    let definition = if car.ends_with(".json") {
+                    Ok(if car.ends_with(".json") {
                         let text = read_bounded(&folder.join(car))?;
-                        CarDefinition::from_json(&text).map_err(|e| format!("{car}: {e}"))?
+                        ClassCar {
+                            preset: None,
+                            definition: CarDefinition::from_json(&text)
+                                .map_err(|e| format!("{car}: {e}"))?,
+                        }
                     } else {
-                        preset(car).map_err(|e| format!("class {name:?}: {e}"))?
-                    };
-                    Ok(class_fingerprint(&definition))
+                        ClassCar {
+                            preset: Some(car.clone()),
+                            definition: preset(car).map_err(|e| format!("class {name:?}: {e}"))?,
+                        }
+                    })
                 })
-                .collect::<Result<_, String>>()?;
+                .collect::<Result<Vec<ClassCar>, String>>()?;
             Ok(CarClass {
                 name: name.clone(),
-                cars,
+                cars: members
+                    .iter()
+                    .map(|m| class_fingerprint(&m.definition))
+                    .collect(),
+                members,
             })
         })
         .collect()

@@ -85,6 +85,32 @@ async fn an_imported_circuit_is_ranked_on_its_board(database: &str, dir: &Path) 
     assert_eq!(board["entries"][0]["player"], "circuit racer", "{board}");
     assert_eq!(board["entries"][0]["lap_time"].as_f64(), Some(lap));
 
+    // What a client needs to race there: the registered tracks, the own
+    // one with its definition (the same fingerprint), each preset a class.
+    let (code, listing) = service.get("/boards").await;
+    assert_eq!(code, 200);
+    let keys: Vec<&str> = listing
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["key"].as_str().unwrap())
+        .collect();
+    assert_eq!(keys, ["brandwood", key.as_str()], "{listing}");
+    let served: TrackDefinition =
+        serde_json::from_value(listing[1]["track_definition"].clone()).unwrap();
+    assert_eq!(
+        Track::from_definition(served).unwrap().fingerprint_hex(),
+        key
+    );
+    assert!(
+        listing[0].get("track_definition").is_none(),
+        "a built-in track by name"
+    );
+    assert_eq!(
+        listing[1]["classes"][0]["cars"][0]["preset"],
+        listing[1]["classes"][0]["name"]
+    );
+
     // The record's ghost downloads: the re-simulated best lap, cut at the
     // circuit's line; every sector timed. The player's neighbourhood.
     let ghost = reqwest::get(format!(
@@ -198,6 +224,13 @@ async fn a_board_ranks_the_cars_of_its_own_classes() {
     let verdict = service.verdict(body["id"].as_str().unwrap()).await;
     assert_eq!(verdict["status"], "verified", "{verdict}");
     assert_eq!(verdict["outcome"]["class"], "club");
+    // The class's cars as a client drives them: the own car's definition
+    // and the preset's name.
+    let (_, listing) = service.get("/boards").await;
+    let cars = &listing[0]["classes"][0]["cars"];
+    assert_eq!(listing[0]["classes"][0]["name"], "club");
+    assert_eq!(cars[0]["definition"]["name"], "Club racer", "{listing}");
+    assert_eq!(cars[1]["preset"], "kart");
 
     // A preset the board's classes do not list.
     let hatch = skidpad_core::preset("fwd_hatchback").unwrap();
