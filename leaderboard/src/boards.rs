@@ -306,7 +306,11 @@ pub fn listing(boards: Option<&Boards>) -> serde_json::Value {
     let Some(boards) = boards else {
         return track_names()
             .iter()
-            .map(|t| serde_json::json!({ "key": t, "track": t, "classes": preset_classes() }))
+            .map(|&t| {
+                let name = Track::builtin(t)
+                    .map_or_else(|_| t.to_owned(), |track| track.name().to_owned());
+                serde_json::json!({ "key": t, "track": name, "classes": preset_classes() })
+            })
             .collect();
     };
     boards

@@ -24,6 +24,7 @@ import { wrapAngle } from './recording.mjs';
 import { GamepadSource, KeyboardSource, rumble } from './devices.mjs';
 import { DevicePanel } from './device_panel.mjs';
 import { loadBest, saveIfBest } from './ghost_store.mjs';
+import { boardsOffered, carsOf, choiceOf, trackOf, worldWith } from './run_setup.mjs';
 import { forgetToken, playerToken } from './leaderboard_token.mjs';
 
 const $ = (selector) => document.querySelector(selector);
@@ -67,11 +68,7 @@ class PlayPage {
     this.ffb = new sk.ForceFeedback({ gain: 0.15 });
     this.panel = new DevicePanel({ onError: (e) => this.fail(e) });
     this.panel.refresh();
-    for (const name of sk.trackNames()) $('#track').append(new Option(name, name));
-    for (const name of sk.presetNames()) $('#car').append(new Option(name, name));
     const q = new URLSearchParams(location.search);
-    if (q.get('track')) $('#track').value = q.get('track');
-    if (q.get('car')) $('#car').value = q.get('car');
     if (q.get('player')) $('#player').value = q.get('player');
     // `?from=URL&step=S&seat=K`: drive on from step S of a replay (a
     // leaderboard's run, or one the viewer hands over), in its car K
@@ -93,10 +90,36 @@ class PlayPage {
       this.offerSectorStarts();
       this.sayTakeOver();
     } else {
-      for (const select of [$('#track'), $('#car')]) select.addEventListener('change', () => this.preview());
+      // The tracks and cars the leaderboard serving the page ranks.
+      this.boards = await boardsOffered(sk, this.leaderboard);
+      for (const b of this.boards) $('#track').append(new Option(b.track, b.key));
+      if (q.get('track')) $('#track').value = q.get('track');
+      this.offerCars();
+      if (q.get('car')) $('#car').value = q.get('car');
+      $('#track').addEventListener('change', () => {
+        this.offerCars();
+        this.preview();
+      });
+      $('#car').addEventListener('change', () => this.preview());
       this.preview();
     }
     requestAnimationFrame((t) => this.draw(t));
+  }
+
+  /** The chosen board's cars in the car select. */
+  offerCars() {
+    const board = this.board();
+    $('#car').replaceChildren(...carsOf(board).map((c) => new Option(c.text, c.value)));
+  }
+
+  /** The board chosen in the track select. */
+  board() {
+    return this.boards.find((b) => b.key === $('#track').value) ?? this.boards[0];
+  }
+
+  /** The run the selects choose (`run_setup.mjs`). */
+  choice() {
+    return choiceOf(this.board(), $('#car').value);
   }
 
   /** The record's sector starts (the step before its car entered each
@@ -133,14 +156,12 @@ class PlayPage {
     // A run being driven keeps its picture; a finished one gives way.
     if (this.shown.state === 'countdown' || this.shown.state === 'driving') return;
     this.frames = [];
-    const name = $('#track').value;
-    const track = new sk.TrackView(name);
-    const data = trackGeometry(track, name);
+    const choice = this.choice();
+    const track = trackOf(sk, choice);
+    const data = trackGeometry(track);
     this.scene.setTrack(data);
     this.cameras.setTrack(data);
-    const world = new sk.World();
-    world.setTrackGround(name);
-    const car = world.addPresetCar($('#car').value, sk.gridPose(track, 0));
+    const { world, car } = worldWith(sk, track, choice, sk.gridPose(track, 0));
     const shape = describeCar(JSON.parse(world.definition(car)));
     this.scene.setCars([shape]);
     this.scene.setGhosts(0, shape);
@@ -153,10 +174,11 @@ class PlayPage {
   /** Starts a run; a test's `script` (keys per physics step) drives it
    * instead of the devices and ends it after its last step. */
   async start({ script = null } = {}) {
-    const track = $('#track').value;
+    const choice = this.takeOver ? null : this.choice();
+    const track = choice?.key ?? '';
     const car = $('#car').value;
-    const best = this.takeOver ? null : await loadBest(track, car);
-    const record = this.takeOver ? null : await this.loadRecord(track, car).catch(() => null);
+    const best = choice ? await loadBest(track, car) : null;
+    const record = choice ? await this.loadRecord(track, choice.className).catch(() => null) : null;
     // The faster of the board's record and the player's own best.
     const chase = record && (!best || record.time <= best.time)
       ? { ...record, source: `the record, ${record.player}` }
@@ -168,7 +190,7 @@ class PlayPage {
     const q = new URLSearchParams(location.search);
     this.player = $('#player').value.trim();
     this.worker.postMessage({
-      kind: 'start', track, car, player: this.player,
+      kind: 'start', choice, player: this.player,
       ghost: chase?.bytes ?? null,
       countdown: Number(q.get('countdown') ?? 3),
       profile: this.panel.json,
@@ -404,11 +426,11 @@ class PlayPage {
     $('#verdict').textContent = '';
   }
 
-  /** The board's record on `track` in `car` as a ghost to chase:
-   * `{ bytes, time, player }`, or null when the board has none. */
-  async loadRecord(track, car) {
+  /** The board's record on `track` (its key) in class `className` as a
+   * ghost to chase: `{ bytes, time, player }`, or null when it has none. */
+  async loadRecord(track, className) {
     const base = this.leaderboard;
-    const board = await fetch(`${base}/leaderboards/${encodeURIComponent(track)}/${encodeURIComponent(car)}?limit=1`);
+    const board = await fetch(`${base}/leaderboards/${encodeURIComponent(track)}/${encodeURIComponent(className)}?limit=1`);
     if (!board.ok) return null;
     const [entry] = (await board.json()).entries ?? [];
     if (!entry) return null;

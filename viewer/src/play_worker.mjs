@@ -1,5 +1,6 @@
-// The play page's simulation thread: one car on a built-in track's own
-// surface, stepped at a fixed 60 Hz by this thread's clock (never by the
+// The play page's simulation thread: one car on its track's own surface
+// (a built-in track, or a game's own that the serving leaderboard
+// registered), stepped at a fixed 60 Hz by this thread's clock (never by the
 // page's frames), driven through the input layer by the devices the page
 // reports, recorded as a replay, timed lap by lap by the race layer and
 // raced against the best lap's ghost. Holding the rewind key takes the
@@ -7,7 +8,7 @@
 // the recording through `ReplayRecorder.rewind`, the lap timing, the
 // lap's ghost and the laps from copies kept at each keyframe.
 //
-//   → { kind: 'start', track, car, player, ghost?: Uint8Array, countdown?: s,
+//   → { kind: 'start', choice (run_setup.mjs's), player, ghost?: Uint8Array, countdown?: s,
 //       rate?: steps per second, profile?: device profile JSON, gears?: mode,
 //       script?: keys per step, takeOver?: { bytes, step, car } (drive on
 //       from a replay's step: track and car are the replay's) }
@@ -29,6 +30,7 @@
 
 import init, * as sk from '/pkg/web/skidpad_wasm.js';
 import { describeCar, trackGeometry } from './scene_data.mjs';
+import { trackOf, worldWith } from './run_setup.mjs';
 
 const DT = 1 / 60;
 /** Most steps one tick may run to catch up; beyond it the game slows
@@ -77,22 +79,12 @@ self.onmessage = async ({ data }) => {
   }
 };
 
-/** A fresh run: `preset` on the grid of built-in track `trackName`. */
-function freshRun(trackName, preset, gears) {
-  const track = new sk.TrackView(trackName);
-  const world = new sk.World();
-  world.setTrackGround(trackName);
-  // Sequential and H-pattern gears drive the preset with a manual box
-  // (an automatic box takes only drive or reverse from the player); the
-  // leaderboard ranks it in the preset's class all the same.
-  let car;
-  if (gears === 'automatic') car = world.addPresetCar(preset, sk.gridPose(track, 0));
-  else {
-    const manual = JSON.parse(sk.presetDefinition(preset));
-    manual.gearbox.mode = 'manual';
-    car = world.addCar(JSON.stringify(manual), sk.gridPose(track, 0));
-  }
-  return { track, trackName, world, car, takeOver: null, shadow: null };
+/** A fresh run: the choice's car (`run_setup.mjs`) on the grid of its
+ * track. */
+function freshRun(choice, gears) {
+  const track = trackOf(sk, choice);
+  const { world, car } = worldWith(sk, track, choice, sk.gridPose(track, 0), gears);
+  return { track, trackName: choice.key, trackDefinition: choice.trackDefinition, world, car, takeOver: null, shadow: null };
 }
 
 /** A run taken over at `step` of a replay, the player in car `index`, the
@@ -115,17 +107,16 @@ function takenOverRun({ bytes, step, car: index }) {
   };
 }
 
-function start({ track: trackName, car: preset, player, ghost, countdown = 3, rate = 60, profile = null, gears = 'automatic', script = null, takeOver = null }) {
-  const run = takeOver ? takenOverRun(takeOver) : freshRun(trackName, preset, gears);
-  const { track, world, car } = run;
-  trackName = run.trackName;
+function start({ choice, player, ghost, countdown = 3, rate = 60, profile = null, gears = 'automatic', script = null, takeOver = null }) {
+  const run = takeOver ? takenOverRun(takeOver) : freshRun(choice, gears);
+  const { track, world, car, trackName } = run;
   const definition = JSON.parse(world.definition(car));
   // The player's car in the pose arrays the race timing reads.
   const seat = Array.from(world.carIds()).indexOf(car);
   const topGear = definition.gearbox.ratios.length;
   const reference = ghost ? ghostReference(ghost, track) : null;
   game = {
-    track, trackName, world, car, seat, topGear, reference,
+    track, trackName, trackDefinition: run.trackDefinition ?? null, world, car, seat, topGear, reference,
     takeOver: run.takeOver, shadow: run.shadow,
     player: player || 'anonymous',
     keyboard: new sk.KeyboardControls(),
@@ -167,7 +158,7 @@ function start({ track: trackName, car: preset, player, ghost, countdown = 3, ra
     // steer reading into its speed for the force feedback's runaway
     // latch.
     handWheelLock: definition.steering.feel?.hand_wheel_lock ?? (450 * Math.PI) / 180,
-    track: trackGeometry(track, trackName),
+    track: trackGeometry(track),
     takenOver: run.origin ?? null,
     // A taken-over race's other cars, drawn where their recordings (or
     // the AI) take them.
@@ -277,9 +268,13 @@ function begin() {
       metadata: { player: g.player, player_car: String(g.takeOver.origin().car), source: 'play page' },
     });
   } else {
+    // A built-in track is named; a game's own travels as its definition
+    // (the recorder names it by its fingerprint, as the boards do).
+    const named = g.trackDefinition ? {} : { track: g.trackName };
     g.recorder = new sk.ReplayRecorder(g.world, {
       keyframeEvery: KEYFRAME_STEPS,
-      metadata: { track: g.trackName, player: g.player, player_car: PLAYER_CAR, source: 'play page' },
+      trackDefinition: g.trackDefinition ?? undefined,
+      metadata: { ...named, player: g.player, player_car: PLAYER_CAR, source: 'play page' },
     });
   }
   // An open session: laps until the player finishes.

@@ -29,6 +29,8 @@
 //    at once, the reset key, reverse and back to drive with quick taps
 //    (play_rules_checks.mjs); whole pages at 1280×800 and 800×480 against
 //    references, the 3D view at least half the window (page_checks.mjs);
+//    a game's own circuit and car class the leaderboard registered,
+//    offered, driven and verified there (board_checks.mjs);
 // 10. the online race page (race_checks.mjs): two pages and a Rust bot
 //    race a lap on a real skidpad-netplay server through the link
 //    emulator, predicted exactly; a chat line; the recording verifies;
@@ -45,6 +47,7 @@ import { checkArrivals, checkPoses, checkRemovals, checkResets, checkScreenshots
 import { checkPlay, leaderboard } from './play_checks.mjs';
 import { checkLapRules } from './play_rules_checks.mjs';
 import { checkPages } from './page_checks.mjs';
+import { checkOwnBoards } from './board_checks.mjs';
 import { checkDevices, checkFixedRate } from './device_checks.mjs';
 import { checkRace } from './race_checks.mjs';
 import { checkReconnect } from './reconnect_checks.mjs';
@@ -94,6 +97,7 @@ try {
   } finally {
     board.child.kill('SIGTERM');
   }
+  await timed('own boards', () => checkOwnBoards(browser));
   await timed('online race', () => checkRace(browser));
   await timed('reconnect', () => checkReconnect(browser));
   // No page said anything wrong to its console that a check did not cause.
