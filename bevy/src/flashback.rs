@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 
 use bevy_ecs::prelude::*;
-use bevy_ecs::system::RunSystemOnce;
+use bevy_ecs::system::{Command, RunSystemOnce};
 use bevy_ecs::world::World as BevyWorld;
 use skidpad_ghost::GhostMark;
 use skidpad_replay::ReplayError;
@@ -181,6 +181,48 @@ pub fn rewind(world: &mut BevyWorld, to_step: u64) -> Result<Rewound, FlashbackE
         Ok(Ok(())) => Ok(rewound),
         Ok(Err(e)) => Err(FlashbackError::Follow(e.to_string())),
         Err(e) => Err(FlashbackError::Follow(e.to_string())),
+    }
+}
+
+/// [`rewind`] as a command, for a system that holds `Commands` (a rewind
+/// key's system): `commands.queue(RewindTo(step))` goes back before the
+/// next step, and a refusal goes to the app's error handler.
+///
+/// ```
+/// use bevy_app::{App, TaskPoolPlugin, Update};
+/// use bevy_ecs::prelude::*;
+/// use bevy_time::{TimePlugin, TimeUpdateStrategy};
+/// use skidpad_bevy::{CarSpawn, RewindTo, SkidpadPlugin, SkidpadWorld, start_recording};
+/// use skidpad_core::{InitialPose, preset};
+///
+/// /// Two seconds back whenever the world reaches step 300.
+/// fn flashback(world: Res<SkidpadWorld>, mut commands: Commands) {
+///     if world.step_count() == 300 {
+///         commands.queue(RewindTo(180));
+///     }
+/// }
+///
+/// let mut app = App::new();
+/// app.add_plugins((TaskPoolPlugin::default(), TimePlugin, SkidpadPlugin::default()))
+///     .insert_resource(TimeUpdateStrategy::FixedTimesteps(1))
+///     .add_systems(Update, flashback);
+/// let rolling = InitialPose { speed: 20.0, ..InitialPose::default() };
+/// app.world_mut().spawn(CarSpawn::new(preset("kart")?, rolling));
+/// start_recording(app.world_mut(), Default::default())?;
+/// for _ in 0..302 {
+///     app.update();
+/// }
+/// assert!(app.world().resource::<SkidpadWorld>().step_count() < 300);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RewindTo(pub u64);
+
+impl Command for RewindTo {
+    type Out = Result<(), FlashbackError>;
+
+    fn apply(self, world: &mut BevyWorld) -> Result<(), FlashbackError> {
+        rewind(world, self.0).map(|_| ())
     }
 }
 

@@ -82,7 +82,7 @@ pub use cars::{
     CarControls, CarMotion, CarRegistry, CarSpawn, CarTelemetry, SkidpadCar, join_spawned_cars,
 };
 pub use events::{CarContact, ResetCar};
-pub use flashback::{FlashbackError, Rewound, rewind};
+pub use flashback::{FlashbackError, RewindTo, Rewound, rewind};
 pub use ghosts::{GhostCar, GhostTrail};
 pub use input::{KeyBindings, PlayerInput, standard_reading};
 pub use level::{BakeError, BakedGround, bake_ground};
@@ -96,6 +96,6 @@ pub use recording::{
 pub use rival::{GhostRival, GhostSplit};
 #[cfg(feature = "rollback")]
 pub use rollback::{SkidpadRollback, world_checksum};
-pub use take_over::{TakeOverError, TakeOverRun, TakeOverStart, take_over};
+pub use take_over::{StartTakeOver, TakeOverError, TakeOverRun, TakeOverStart, take_over};
 pub use transform_sync::{PoseExtrapolation, PoseInterpolation};
 pub use wheels::{CarWheel, CarWheels};

@@ -9,6 +9,7 @@
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
+use bevy_ecs::system::Command;
 use bevy_ecs::world::World as BevyWorld;
 use bevy_transform::components::Transform;
 use skidpad_core::Track;
@@ -232,6 +233,20 @@ pub fn take_over(world: &mut BevyWorld, start: TakeOverStart) -> Result<Entity, 
         }),
     })?;
     Ok(world.resource::<TakeOverRun>().player())
+}
+
+/// [`take_over`] as a command, for a system that holds `Commands` (a
+/// menu's "drive from here"): `commands.queue(StartTakeOver(start))`;
+/// the player's car is then [`TakeOverRun::player`], and a refusal goes
+/// to the app's error handler.
+pub struct StartTakeOver(pub TakeOverStart);
+
+impl Command for StartTakeOver {
+    type Out = Result<(), TakeOverError>;
+
+    fn apply(self, world: &mut BevyWorld) -> Result<(), TakeOverError> {
+        take_over(world, self.0).map(|_| ())
+    }
 }
 
 /// The followers' inputs for the step about to run (after the game's
