@@ -25,7 +25,6 @@ use crate::metrics::{Metrics, count_requests, exposition};
 use crate::reverify::reverify;
 use crate::store::Store;
 use crate::store::Submitted;
-use skidpad_cli::view::page_assets;
 
 /// Largest upload accepted by default, bytes (a gzip replay of a one-hour
 /// race with one car is about 1 MB).
@@ -34,18 +33,19 @@ pub const DEFAULT_MAX_UPLOAD: usize = 16 << 20;
 pub const MAX_LEADERBOARD_ROWS: u32 = 1000;
 
 /// Upload bounds, and the web app to serve beside the API.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct ApiOptions {
     /// Largest request body, bytes; larger uploads get 413.
     pub max_upload: usize,
     /// Largest decompressed replay, bytes (the gzip bomb guard; the
     /// workers' decode limits bound the rest).
     pub max_decoded: usize,
-    /// A checkout holding the web app (`viewer/`, `bindings-wasm/pkg/`):
-    /// its pages are served on the API's origin (`/play`, `/view`; see
-    /// `skidpad_cli::view::page_assets`), so the play page submits runs
-    /// to this API without crossing origins.
-    pub pages: Option<std::path::PathBuf>,
+    /// The web app's pages (`/play`, `/view` and what they load), served
+    /// on the API's origin so the play page submits runs to this API
+    /// without crossing origins. The binary builds them from a checkout
+    /// (`skidpad_cli::view::page_assets`); the library serves whatever it
+    /// is given and knows nothing of where they come from.
+    pub pages: Option<Router>,
     /// Deadline of a whole request (headers, body, answer); a slower one
     /// gets 408.
     pub request_timeout: std::time::Duration,
@@ -168,14 +168,8 @@ pub fn router(store: Store, options: ApiOptions, metrics: Arc<Metrics>) -> Route
             .allow_methods([Method::GET]),
     )
     .with_state(state);
-    match options.pages.as_deref().map(page_assets) {
-        Some(Ok(pages)) => api.merge(pages),
-        // The binary checks the assets before it starts; a library caller
-        // whose assets went missing gets the API alone.
-        Some(Err(e)) => {
-            tracing::warn!("not serving the web app: {e:#}");
-            api
-        }
+    match options.pages {
+        Some(pages) => api.merge(pages),
         None => api,
     }
 }

@@ -253,11 +253,10 @@ async fn run() -> Result<()> {
             "{flag} must be 0.001 to 86400 seconds"
         );
     }
+    // Built (and so checked) now, so a missing build is said before
+    // anything starts.
     let pages = if args.play {
-        let root = skidpad_cli::view::default_root();
-        // Checked now, so a missing build is said before anything starts.
-        let _checked = skidpad_cli::view::page_assets::<()>(&root)?;
-        Some(root)
+        Some(skidpad_cli::view::page_assets(&skidpad_cli::view::default_root())?)
     } else {
         None
     };
