@@ -32,7 +32,7 @@ export const ENGINES = {
     // failed inside ReplayPlayer.advance, once with an out-of-bounds
     // memory trap (which safe Rust cannot cause: an engine fault, most
     // likely its optimizing tier entered mid-loop from a background
-    // compile) and once with a desync; compiled synchronously, 4 of 4
+    // compile) and once with a desync; compiled synchronously, 7 of 7
     // passed. Issue #64 item 2 keeps the hunt for the cause open.
     { name: 'default', describe: 'JavaScriptCore, IPInt then BBQ then OMG', env: { JSC_useConcurrentJIT: 'false' } },
     { name: 'nojit', describe: 'JavaScriptCore with the JIT off (wasm interpreted)', env: { JSC_useJIT: 'false' } },
