@@ -256,7 +256,9 @@ async fn run() -> Result<()> {
     // Built (and so checked) now, so a missing build is said before
     // anything starts.
     let pages = if args.play {
-        Some(skidpad_cli::view::page_assets(&skidpad_cli::view::default_root())?)
+        Some(skidpad_cli::view::page_assets(
+            &skidpad_cli::view::default_root(),
+        )?)
     } else {
         None
     };

@@ -174,13 +174,7 @@ fn highlights_find_the_overtake_the_slide_and_the_lap_record() {
         recorder.step(&mut world, DT).unwrap();
     }
     let replay = recorder.finish(&world).unwrap();
-    let found = find_highlights(
-        &replay,
-        &track,
-        HighlightOptions::default(),
-        &Limits::default(),
-    )
-    .unwrap();
+    let found = highlights(&replay, &track);
     let overtake = found.iter().find(|h| {
         matches!(
             h.kind,
@@ -294,13 +288,7 @@ fn highlights_report_a_hard_contact_once_with_its_largest_impulse() {
         }
     }
     let replay = recorder.finish(&world).unwrap();
-    let found = find_highlights(
-        &replay,
-        &track,
-        HighlightOptions::default(),
-        &Limits::default(),
-    )
-    .unwrap();
+    let found = highlights(&replay, &track);
     let contacts: Vec<_> = found
         .iter()
         .filter_map(|h| match h.kind {
@@ -318,4 +306,15 @@ fn highlights_report_a_hard_contact_once_with_its_largest_impulse() {
     assert_eq!((car.to_raw(), other.map(|c| c.to_raw())), (0, Some(1)));
     // Equal masses, 14 m/s, restitution 0.3: about 1.3 × 1 350 kg × 7 m/s.
     assert!((8_000.0..16_000.0).contains(&impulse), "{impulse} N·s");
+}
+
+/// The replay's highlights with the default thresholds and limits.
+fn highlights(replay: &skidpad_replay::Replay, track: &Track) -> Vec<skidpad_replay::Highlight> {
+    find_highlights(
+        replay,
+        track,
+        HighlightOptions::default(),
+        &Limits::default(),
+    )
+    .unwrap()
 }
