@@ -200,16 +200,7 @@ fn highlights_find_the_overtake_the_slide_and_the_lap_record() {
     assert!((50.0..100.0).contains(&record), "{record}");
     // In step order, and the same on a second run.
     assert!(found.windows(2).all(|w| w[0].step <= w[1].step));
-    assert_eq!(
-        find_highlights(
-            &replay,
-            &track,
-            HighlightOptions::default(),
-            &Limits::default()
-        )
-        .unwrap(),
-        found
-    );
+    assert_eq!(highlights(&replay, &track), found);
 }
 
 #[test]
