@@ -240,7 +240,8 @@ fn rewind_recorded(
     let sim = world
         .get_resource::<SkidpadWorld>()
         .ok_or(FlashbackError::NoWorld)?;
-    let start = sim.step_count() - recorder.step_count();
+    // A world not where the recording left it is refused by check_rewind.
+    let start = sim.step_count().saturating_sub(recorder.step_count());
     let to = to_step
         .checked_sub(start)
         .ok_or(FlashbackError::BeforeRecording { to: to_step, start })?;

@@ -105,7 +105,8 @@ impl TakeOverRun {
 
     /// A flashback took the world back to its step count `to_step`.
     pub(crate) fn rewound_to(&mut self, to_step: u64) {
-        self.followers.rewound_to(to_step - self.start_step);
+        self.followers
+            .rewound_to(to_step.saturating_sub(self.start_step));
     }
 }
 
