@@ -14,17 +14,19 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
-use skidpad_core::{Track, WorldConfig};
+use skidpad_core::Track;
 
 use tokio_tungstenite::tungstenite::Message;
 
-use crate::client::{Misprediction, NetClient};
+use crate::client::Misprediction;
 use crate::error::{NetError, Result};
 use crate::frame::{Block, decode_frame};
 use crate::interpolation::{InterpolationSettings, Interpolator};
 use crate::messages::{Channel, start_tick_of};
-use crate::payloads::{AuthAnswer, ClientConfig, MapData, message};
+use crate::payloads::{AuthAnswer, ClientConfig, MapData, Prediction, message};
 use crate::pilot::AiPilot;
+use crate::predictor::Predictor;
+use crate::race_client::RaceStats;
 use crate::race_config::held_at;
 use crate::race_schema::{CARS_KEY, LAP_KEY};
 use crate::schema::Schema;
@@ -67,6 +69,9 @@ pub struct BotOptions {
     /// seat back within the server's grace (netplay/FORMAT.md, "a dropped
     /// link"); zero gives up at once.
     pub reconnect_for: Duration,
+    /// Which cars it predicts: its own (the default) or every car from
+    /// the server's confirmations.
+    pub predict: Prediction,
 }
 
 fn no_nudge(_: u32) -> f64 {
@@ -89,6 +94,7 @@ impl Default for BotOptions {
             reset_when_stuck_s: None,
             preloaded: None,
             reconnect_for: Duration::from_secs(25),
+            predict: Prediction::Own,
         }
     }
 }
@@ -142,6 +148,12 @@ pub struct BotReport {
     /// its own first shot), and laps the AI drove while the bot was away
     /// are not counted: their events went to no one.
     pub reconnects: u32,
+    /// With `predict` all: how the whole-race prediction fared (the last
+    /// connection's, up to the bot's last lap).
+    pub race: Option<RaceStats>,
+    /// With `predict` all: first shots it asked for again after a frame
+    /// it could not take (a lost frame).
+    pub resyncs: u32,
 }
 
 fn io(e: impl std::fmt::Display) -> NetError {
@@ -185,7 +197,8 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
     let mut report = BotReport::default();
     let mut schema: Option<Schema> = None;
     let mut map: Option<MapData> = None;
-    let mut client: Option<(NetClient, AiPilot)> = None;
+    let mut client: Option<(Predictor, AiPilot)> = None;
+    let mut ticks_per_frame = 2;
     // The race's start as the last countdown inform told it.
     let mut start_tick = Some(0);
     let mut dt = 1.0 / 60.0;
@@ -245,6 +258,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         schema = Some(Schema::from_json(&config.schema.to_string())?);
                         dt = 1.0 / f64::from(config.tick_hz);
                         max_input_lead = config.max_input_lead;
+                        ticks_per_frame = config.ticks_per_frame;
                         ticker = tokio::time::interval(Duration::from_secs_f64(dt / options.pace));
                         let settings = InterpolationSettings {
                             delay_ms: config.interpolation_delay_ms,
@@ -253,7 +267,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         drawn = schema.clone().map(|s| Interpolator::new(s, settings));
                     }
                     Some(Channel::Auth) => {
-                        let answer = AuthAnswer { token: options.token.clone(), name: options.name.clone() };
+                        let answer = AuthAnswer { token: options.token.clone(), name: options.name.clone(), predict: options.predict };
                         let m = message(Channel::Auth, serde_json::to_string(&answer).map_err(io)?.as_bytes());
                         let _ = sink.send(Message::Binary(m.into())).await;
                     }
@@ -273,7 +287,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                             }
                         };
                         let def = map.race_car().map_err(core)?;
-                        let mut c = NetClient::new(WorldConfig::default(), ground.clone(), &def, dt, &frame)?;
+                        let mut c = Predictor::new(options.predict, ground.clone(), &def, dt, ticks_per_frame, &frame)?;
                         c.set_max_input_lead(max_input_lead);
                         c.set_start_tick(start_tick);
                         c.advance_to(frame.tick + options.lead_ticks)?;
@@ -302,7 +316,17 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         }
                         report.frame_bytes += bytes.len() as u64;
                         report.last_frame_ms = Some(frame.server_time_ms);
-                        c.on_frame(&frame)?;
+                        if let Err(e) = c.on_frame(&frame) {
+                            let Predictor::All(_) = c else { return Err(e) };
+                            // A lost frame: the whole race starts again from
+                            // a first shot, which the command asks for.
+                            tracing::warn!("asking for a first shot again: {e}");
+                            report.resyncs += 1;
+                            let command = format!("{}:down:resync", report.resets_sent + report.resyncs);
+                            let _ = sink.send(Message::Binary(message(Channel::Shot, command.as_bytes()).into())).await;
+                            client = None;
+                            continue;
+                        }
                         if drawn.as_mut().is_some_and(|d| d.push(&frame)) {
                             clock = Some((f64::from(frame.server_time_ms), Instant::now()));
                         }
@@ -311,6 +335,14 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                             report.laps += mine as u32;
                         }
                         if report.laps >= options.laps && finished_at.is_none() {
+                            finished_at = Some(Instant::now());
+                            let c = match c {
+                                Predictor::Own(c) => c,
+                                Predictor::All(c) => {
+                                    report.race = Some(c.stats().clone());
+                                    continue;
+                                }
+                            };
                             let stats = c.stats();
                             report.checked = stats.checked;
                             report.mispredicted = stats.mispredicted;
@@ -318,7 +350,6 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                             report.reset_corrections = stats.reset_corrections;
                             report.last_miss = stats.last.clone();
                             report.largest_correction = stats.largest_correction;
-                            finished_at = Some(Instant::now());
                         }
                     }
                     Some(Channel::GameInform) => {
@@ -355,11 +386,11 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                 if wants_reset(options, c, &mut stuck_ticks, report.resets_sent, dt) {
                     report.resets_sent += 1;
                     // Seed 001's command string; its seq counts the bot's commands.
-                    let command = format!("{}:down:reset", report.resets_sent);
+                    let command = format!("{}:down:reset", report.resets_sent + report.resyncs);
                     let _ = sink.send(Message::Binary(message(Channel::Shot, command.as_bytes()).into())).await;
                 }
                 for _ in 0..c.ticks_due() {
-                    let input = pilot.input(c, dt)?;
+                    let input = pilot.input_for(c.world(), c.car(), c.tick(), dt)?;
                     let m = c.drive(input)?;
                     let bytes = message(Channel::Input, &m.encode());
                     // A failed send ends nothing by itself: the stream then
@@ -376,7 +407,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
 /// counted again from zero after asking).
 fn wants_reset(
     options: &BotOptions,
-    client: &NetClient,
+    client: &Predictor,
     stuck_ticks: &mut u32,
     sent: u32,
     dt: f64,

@@ -22,6 +22,7 @@ use skidpad_replay::{FieldDiff, diff_car};
 use crate::error::{NetError, Result, frame_error};
 use crate::frame::{Block, Frame};
 use crate::messages::InputMessage;
+use crate::own_inputs::OwnInputs;
 use crate::race_config::{HELD_INPUT, RaceConfig, held_at};
 use crate::race_schema::{PLAYER_KEY, PlayerRow};
 
@@ -73,16 +74,12 @@ pub struct NetClient {
     dt: f64,
     /// The tick the world is at.
     tick: u32,
-    next_seq: u32,
-    /// Sent inputs (tick they apply from, seq, input) that start after the
-    /// newest server state, oldest first.
-    inputs: VecDeque<(u32, u32, CarInput)>,
+    /// Inputs sent that the newest server state does not hold yet.
+    inputs: OwnInputs,
     /// Predicted snapshots by tick, oldest first.
     predicted: VecDeque<(u32, Vec<u8>)>,
     /// The newest server tick seen.
     server_tick: u32,
-    /// The server's count of this player's late inputs, as last seen.
-    late_inputs: u32,
     /// A late input was counted and no prediction has matched since.
     late_pending: bool,
     /// The server's count of this car's resets, as last seen, and whether
@@ -92,85 +89,12 @@ pub struct NetClient {
     /// The drawn position's offset from the physics, m.
     offset: DVec3,
     stats: PredictionStats,
-    lead: LeadControl,
     /// Ticks past the newest server state the client predicts at most:
     /// the server's `max_input_lead`.
     max_ahead: u32,
     /// The race's start tick, as the server last told it (`None`: not yet
     /// known); the car is held before it.
     start_tick: Option<u32>,
-}
-
-/// Ticks of margin the client keeps its inputs arriving ahead of their
-/// tick, by default: the jitter eats into it, so the minimum over a window
-/// is kept at least this. A client whose own ticks are irregular (a
-/// browser page that draws on the same thread) sets more
-/// ([`NetClient::set_lead_safety`]).
-pub const DEFAULT_LEAD_SAFETY: u32 = 3;
-/// Most lead safety a client may ask for, ticks.
-pub const MAX_LEAD_SAFETY: u32 = 30;
-/// Margin beyond the safety the client gives back (one tick at a time).
-const LEAD_SLACK: i64 = 4;
-/// Acknowledgements a decision waits for, all of inputs sent after the
-/// last change of lead, so a change is judged by its own effect.
-const LEAD_SAMPLES: u32 = 30;
-/// Most ticks a lead grows by at once.
-const LEAD_MAX_GROWTH: i64 = 10;
-
-/// Keeps the client's inputs arriving a little before their ticks: a
-/// client ahead of the server by too little sends late inputs (the server
-/// applies them later than predicted), by too much it shows the player's
-/// own input late and holds more to re-simulate.
-#[derive(Clone, Debug)]
-struct LeadControl {
-    /// Margins of inputs from this seq on count.
-    since_seq: u32,
-    samples: u32,
-    min_margin: i64,
-    /// Ticks still to give back, one per call.
-    skip: u32,
-    /// The margin kept, ticks.
-    safety: i64,
-}
-
-impl LeadControl {
-    fn note(&mut self, seq: u32, margin: i64) {
-        if seq >= self.since_seq {
-            self.samples += 1;
-            self.min_margin = self.min_margin.min(margin);
-        }
-    }
-
-    /// Ticks to predict now (normally 1): more to grow the lead, 0 to give
-    /// one back. `next_seq` is the seq the next input will carry.
-    fn ticks_due(&mut self, next_seq: u32) -> u32 {
-        if self.skip > 0 {
-            self.skip -= 1;
-            return 0;
-        }
-        if self.samples < LEAD_SAMPLES {
-            return 1;
-        }
-        let (margin, safety) = (self.min_margin, self.safety);
-        *self = LeadControl {
-            since_seq: next_seq,
-            samples: 0,
-            min_margin: i64::MAX,
-            skip: 0,
-            safety,
-        };
-        if margin < safety {
-            1 + (safety - margin).min(LEAD_MAX_GROWTH) as u32
-        } else if margin > safety + LEAD_SLACK {
-            // Half the way back to the middle of the band: a lead far too
-            // long shrinks quickly, one near it a tick at a time.
-            let excess = margin - (safety + LEAD_SLACK / 2);
-            self.skip = (excess / 2).max(1) as u32 - 1;
-            0
-        } else {
-            1
-        }
-    }
 }
 
 impl NetClient {
@@ -200,23 +124,14 @@ impl NetClient {
             car,
             dt,
             tick,
-            next_seq: 1,
-            inputs: VecDeque::new(),
+            inputs: OwnInputs::new(player.late_inputs),
             predicted: VecDeque::from([(tick, player.state)]),
             server_tick: tick,
-            late_inputs: player.late_inputs,
             late_pending: false,
             resets: player.resets,
             reset_pending: false,
             offset: DVec3::ZERO,
             stats: PredictionStats::default(),
-            lead: LeadControl {
-                since_seq: 1,
-                samples: 0,
-                min_margin: i64::MAX,
-                skip: 0,
-                safety: i64::from(DEFAULT_LEAD_SAFETY),
-            },
             max_ahead: RaceConfig::default().max_input_lead,
             start_tick: Some(0),
         })
@@ -276,7 +191,7 @@ impl NetClient {
         if self.tick.saturating_sub(self.server_tick) >= self.max_ahead {
             return 0;
         }
-        self.lead.ticks_due(self.next_seq)
+        self.inputs.ticks_due()
     }
 
     /// Tells the client the race's start tick (the map message and the
@@ -303,13 +218,7 @@ impl NetClient {
     /// input's arrival and its tick (default [`DEFAULT_LEAD_SAFETY`]; at
     /// most [`MAX_LEAD_SAFETY`]).
     pub fn set_lead_safety(&mut self, ticks: u32) -> Result<()> {
-        if ticks > MAX_LEAD_SAFETY {
-            return Err(NetError::Refused {
-                reason: format!("a lead safety of {ticks} ticks is over {MAX_LEAD_SAFETY}"),
-            });
-        }
-        self.lead.safety = i64::from(ticks);
-        Ok(())
+        self.inputs.set_lead_safety(ticks)
     }
 
     /// Predicts one tick with `input` and returns the message that asks
@@ -320,17 +229,9 @@ impl NetClient {
                 reason: format!("{MAX_PREDICTED_TICKS} ticks ahead of the server's last state"),
             });
         }
-        let tick = self.tick + 1;
-        let message = InputMessage {
-            seq: self.next_seq,
-            tick,
-            input,
-        };
         // What the server will run: the message's grid values.
-        let sent = InputMessage::decode(&message.encode())?;
-        self.next_seq += 1;
-        self.inputs.push_back((tick, message.seq, sent.input));
-        self.step_predicted(Some(sent.input))?;
+        let (message, sent) = self.inputs.send(self.tick + 1, input)?;
+        self.step_predicted(Some(sent))?;
         Ok(message)
     }
 
@@ -381,57 +282,13 @@ impl NetClient {
         // frame that counts it already shows its effect; the correction may
         // take more than one frame (later inputs of the same burst), so the
         // flag holds until a prediction matches again.
-        if player.late_inputs != self.late_inputs {
+        if self.inputs.acknowledge(&player, frame.tick) {
             self.late_pending = true;
         }
-        self.late_inputs = player.late_inputs;
         if player.resets != self.resets {
             self.reset_pending = true;
         }
         self.resets = player.resets;
-        // The inputs the server had applied by then: an acknowledged input
-        // may have applied later than it asked (it came late).
-        if player.last_input_seq > 0
-            && let Some(entry) = self
-                .inputs
-                .iter_mut()
-                .find(|(_, seq, _)| *seq == player.last_input_seq)
-        {
-            // How early it came, in ticks; negative when late.
-            let margin = if player.input_tick > entry.0 {
-                -i64::from(player.input_tick - entry.0)
-            } else {
-                i64::from(player.input_wait)
-            };
-            self.lead.note(player.last_input_seq, margin);
-            entry.0 = player.input_tick;
-            // Older inputs are applied or replaced; newer ones that asked
-            // for earlier ticks than this one ran at can only run later.
-            let (acked, ran_at) = (player.last_input_seq, player.input_tick);
-            self.inputs.retain(|(_, seq, _)| *seq >= acked);
-            for entry in &mut self.inputs {
-                entry.0 = entry.0.max(ran_at);
-            }
-        }
-        // An input the server has not applied although its tick is past
-        // is late (still on its way): it will run at a later tick, the
-        // next one at the earliest.
-        let acked = player.last_input_seq;
-        for entry in &mut self.inputs {
-            if entry.1 > acked && entry.0 <= frame.tick {
-                entry.0 = frame.tick + 1;
-                self.late_pending = true;
-            }
-        }
-        // The server's state holds the input in force at its tick; keep
-        // the inputs that start after it.
-        while self
-            .inputs
-            .front()
-            .is_some_and(|(t, _, _)| *t <= frame.tick)
-        {
-            self.inputs.pop_front();
-        }
         while self.predicted.front().is_some_and(|(t, _)| *t < frame.tick) {
             self.predicted.pop_front();
         }
@@ -489,12 +346,7 @@ impl NetClient {
             let next = self.tick + 1;
             // The restored state carries the input in force; a sent input
             // replaces it from its tick on.
-            let input = self
-                .inputs
-                .iter()
-                .rev()
-                .find(|(t, _, _)| *t == next)
-                .map(|e| e.2);
+            let input = self.inputs.starting_at(next);
             self.step_predicted(input)?;
         }
         let after = self.world.pose(self.car).map_err(core)?.position;

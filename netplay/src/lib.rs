@@ -59,6 +59,7 @@
 #[cfg(feature = "service")]
 pub mod bot;
 mod client;
+mod confirmed;
 mod entry;
 mod error;
 mod frame;
@@ -68,8 +69,11 @@ mod link;
 pub mod link_proxy;
 mod loopback;
 mod messages;
+mod own_inputs;
 pub mod payloads;
 mod pilot;
+mod predictor;
+mod race_client;
 mod race_config;
 mod race_schema;
 mod schema;
@@ -77,15 +81,18 @@ mod server;
 #[cfg(feature = "service")]
 pub mod service;
 
-pub use client::{
-    DEFAULT_LEAD_SAFETY, MAX_LEAD_SAFETY, MAX_PREDICTED_TICKS, Misprediction, NetClient,
-    PredictionStats,
+pub use client::{MAX_PREDICTED_TICKS, Misprediction, NetClient, PredictionStats};
+pub use confirmed::{
+    Confirmation, HASHES_KEY, INPUTS_KEY, InputChange, PLACED_KEY, PlacedCar, Placement,
+    STATES_KEY, same_input, state_hash,
 };
 pub use link::{Link, LinkModel};
 pub use loopback::{LoopbackPlayer, LoopbackRace, PlayerPlan};
 pub use messages::{
     Channel, Command, InputMessage, KeyAction, MAX_COMMAND_NAME, start_inform, start_tick_of,
 };
+pub use own_inputs::{DEFAULT_LEAD_SAFETY, MAX_LEAD_SAFETY};
+pub use race_client::{Centimetres, Desync, MAX_RACE_AHEAD, RaceClient, RaceStats};
 pub use race_config::{
     AiStint, DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, SeatStats,
     ServerStats, held_at,
@@ -100,6 +107,7 @@ pub use frame::{
 };
 pub use interpolation::{EntityKey, InterpolationSettings, Interpolator};
 pub use pilot::AiPilot;
+pub use predictor::Predictor;
 pub use race_schema::{
     CARS_KEY, CONTACT_KEY, CarRow, FIRST_GAME_KEY_ID, LAP_KEY, PLAYER_KEY, PlayerRow, REMOVED_KEY,
     RemovalReason, STATE_WORDS, flags, race_schema,

@@ -15,6 +15,7 @@ use crate::frame::decode_frame;
 use crate::link::{Link, LinkModel};
 use crate::messages::{Channel, InputMessage, start_tick_of};
 use crate::pilot::AiPilot;
+use crate::race_client::RaceClient;
 use crate::race_config::{RaceConfig, SeatId};
 use crate::race_schema::PlayerRow;
 use crate::server::RaceServer;
@@ -31,6 +32,9 @@ pub struct PlayerPlan {
     pub adaptive_lead: bool,
     /// Steering added to the AI's at a tick.
     pub nudge: fn(u32) -> f64,
+    /// Predict every car with a [`RaceClient`] (the server sends this
+    /// player the confirmations); off, only its own with a [`NetClient`].
+    pub predict_all: bool,
 }
 
 fn no_nudge(_: u32) -> f64 {
@@ -44,6 +48,7 @@ impl Default for PlayerPlan {
             lead_ticks: 17,
             adaptive_lead: false,
             nudge: no_nudge,
+            predict_all: false,
         }
     }
 }
@@ -54,6 +59,7 @@ pub struct LoopbackPlayer {
     token: String,
     seat: Option<SeatId>,
     client: Option<(NetClient, AiPilot)>,
+    race_client: Option<(RaceClient, AiPilot)>,
     up: Link<Vec<u8>>,
     down: Link<(Channel, Vec<u8>)>,
     /// Inputs sent and not yet acknowledged: (seq, virtual ms sent).
@@ -79,6 +85,13 @@ impl LoopbackPlayer {
     #[must_use]
     pub fn client(&self) -> Option<&NetClient> {
         self.client.as_ref().map(|(c, _)| c)
+    }
+
+    /// The player's whole-race client, once it has its first shot (with
+    /// [`PlayerPlan::predict_all`]).
+    #[must_use]
+    pub fn race_client(&self) -> Option<&RaceClient> {
+        self.race_client.as_ref().map(|(c, _)| c)
     }
 }
 
@@ -111,6 +124,7 @@ impl LoopbackRace {
                         .unwrap_or_default(),
                     seat: None,
                     client: None,
+                    race_client: None,
                     up: Link::new(seeded(2 * i as u64 + 1)),
                     down: Link::new(seeded(2 * i as u64 + 2)),
                     unacked: VecDeque::new(),
@@ -160,7 +174,11 @@ impl LoopbackRace {
             let player = &mut self.players[index];
             if player.seat.is_none() && self.server.tick() >= player.plan.join_at_tick {
                 let waiting = self.server.start_tick().is_none();
-                player.seat = Some(self.server.join(&player.token, "bot")?);
+                let seat = self.server.join(&player.token, "bot")?;
+                player.seat = Some(seat);
+                if player.plan.predict_all {
+                    self.server.set_predicts_all(seat, true)?;
+                }
                 // As the service does: the newcomer's welcome says where
                 // the start stands, and a join that starts the countdown
                 // tells everyone seated.
@@ -220,12 +238,27 @@ impl LoopbackRace {
                         if let Some((client, _)) = &mut player.client {
                             client.set_start_tick(start);
                         }
+                        if let Some((client, _)) = &mut player.race_client {
+                            client.set_start_tick(start);
+                        }
                     }
                     continue;
                 }
                 let frame = decode_frame(server.schema(), &bytes)?;
                 player.frames += 1;
                 player.frame_bytes += bytes.len() as u64 + 1;
+                if let Some(acked) =
+                    crate::client::player_row(&frame)?.map(|p: PlayerRow| p.last_input_seq)
+                {
+                    while player.unacked.front().is_some_and(|(seq, _)| *seq <= acked) {
+                        let (_, sent) = player.unacked.pop_front().unwrap_or_default();
+                        player.ack_latencies_ms.push(now - sent);
+                    }
+                }
+                if player.plan.predict_all {
+                    take_whole_race_frame(server, player, channel, &frame)?;
+                    continue;
+                }
                 match (channel, &mut player.client) {
                     (Channel::FirstShot, None) => {
                         let def = server.config().car_definition().map_err(|e| {
@@ -250,14 +283,6 @@ impl LoopbackRace {
                     }
                     (Channel::Shot, Some((client, _))) => {
                         client.on_frame(&frame)?;
-                        if let Some(acked) =
-                            crate::client::player_row(&frame)?.map(|p: PlayerRow| p.last_input_seq)
-                        {
-                            while player.unacked.front().is_some_and(|(seq, _)| *seq <= acked) {
-                                let (_, sent) = player.unacked.pop_front().unwrap_or_default();
-                                player.ack_latencies_ms.push(now - sent);
-                            }
-                        }
                     }
                     _ => {}
                 }
@@ -270,6 +295,24 @@ impl LoopbackRace {
                 };
                 for _ in 0..ticks {
                     let input = pilot.input(client, server.dt())?;
+                    let message = client.drive(input)?;
+                    player.unacked.push_back((message.seq, now));
+                    player.up.send(now, message.encode().to_vec());
+                }
+            }
+            if let Some((client, pilot)) = &mut player.race_client {
+                let ticks = if player.plan.adaptive_lead {
+                    client.ticks_due()
+                } else {
+                    1
+                };
+                for _ in 0..ticks {
+                    let input = pilot.input_for(
+                        client.world(),
+                        client.car(),
+                        client.tick(),
+                        server.dt(),
+                    )?;
                     let message = client.drive(input)?;
                     player.unacked.push_back((message.seq, now));
                     player.up.send(now, message.encode().to_vec());
@@ -306,4 +349,44 @@ impl LoopbackRace {
                 .is_some_and(|done| done >= laps)
         })
     }
+}
+
+/// A whole-race client's frame: its first shot builds the client, the
+/// others confirm (a desync is kept in the client's stats).
+fn take_whole_race_frame(
+    server: &RaceServer,
+    player: &mut LoopbackPlayer,
+    channel: Channel,
+    frame: &crate::Frame,
+) -> Result<()> {
+    match (channel, &mut player.race_client) {
+        (Channel::FirstShot, None) => {
+            let def = server
+                .config()
+                .car_definition()
+                .map_err(|e| crate::NetError::Refused {
+                    reason: e.to_string(),
+                })?;
+            let ground = server.world().ground().clone();
+            let mut client = RaceClient::new(
+                WorldConfig::default(),
+                ground.clone(),
+                &def,
+                server.dt(),
+                server.config().ticks_per_frame,
+                frame,
+            )?;
+            client.set_max_input_lead(server.config().max_input_lead);
+            client.set_start_tick(player.start_tick);
+            client.advance_to(frame.tick + player.plan.lead_ticks)?;
+            let pilot =
+                AiPilot::new(ground, &def, server.track().clone())?.with_nudge(player.plan.nudge);
+            player.race_client = Some((client, pilot));
+        }
+        (Channel::Shot, Some((client, _))) => {
+            client.on_frame(frame)?;
+        }
+        _ => {}
+    }
+    Ok(())
 }

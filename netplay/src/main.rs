@@ -195,6 +195,17 @@ struct BotArgs {
     /// again once a second for this long, s (0: give up at once).
     #[arg(long, default_value_t = 25)]
     reconnect_for_s: u64,
+    /// Predict every car from the server's confirmations (`all`) or only
+    /// its own (`own`, drawing the others from the cars block).
+    #[arg(long, value_enum, default_value_t = PredictArg::Own)]
+    predict: PredictArg,
+}
+
+/// `--predict`'s values.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PredictArg {
+    Own,
+    All,
 }
 
 fn reset_seconds(text: &str) -> Result<f64, String> {
@@ -426,6 +437,10 @@ async fn run() -> Result<()> {
                 pace: args.pace,
                 reset_when_stuck_s: args.reset_when_stuck,
                 reconnect_for: std::time::Duration::from_secs(args.reconnect_for_s),
+                predict: match args.predict {
+                    PredictArg::Own => skidpad_netplay::payloads::Prediction::Own,
+                    PredictArg::All => skidpad_netplay::payloads::Prediction::All,
+                },
                 ..BotOptions::default()
             })
             .await?;
@@ -442,6 +457,15 @@ async fn run() -> Result<()> {
                     })),
                     "frameBytes": report.frame_bytes, "closed": report.closed,
                     "reconnects": report.reconnects,
+                    "resyncs": report.resyncs,
+                    "race": report.race.as_ref().map(|r| serde_json::json!({
+                        "frames": r.frames, "confirmedTicks": r.confirmed_ticks,
+                        "wrongTicks": r.wrong_ticks, "rollbacks": r.rollbacks,
+                        "resimulatedTicks": r.resimulated_ticks, "desyncs": r.desyncs,
+                        "corrections": r.corrections.count(),
+                        "correctionP99M": r.corrections.quantile(0.99),
+                        "drawnCorrectionP99M": r.drawn_corrections.quantile(0.99),
+                    })),
                 })
             );
             Ok(())

@@ -65,6 +65,28 @@ pub struct AuthAnswer {
     pub token: String,
     /// The name to race under (at most 32 characters are kept).
     pub name: String,
+    /// `"all"`: the client predicts every car, and its frames carry the
+    /// confirmations (FORMAT.md, "Predicting every car"); absent or
+    /// `"own"`: only its own car.
+    #[serde(default, skip_serializing_if = "Prediction::is_own")]
+    pub predict: Prediction,
+}
+
+/// Which cars a client predicts.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Prediction {
+    /// Its own car; the others are drawn from the cars block.
+    #[default]
+    Own,
+    /// Every car, from the confirmed inputs.
+    All,
+}
+
+impl Prediction {
+    fn is_own(&self) -> bool {
+        *self == Prediction::Own
+    }
 }
 
 /// Channel 3: the race the client joined.

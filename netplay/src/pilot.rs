@@ -50,14 +50,21 @@ impl AiPilot {
 
     /// The input for the client's next tick.
     pub fn input(&mut self, client: &NetClient, dt: f64) -> Result<CarInput> {
+        self.input_for(client.world(), client.car(), client.tick(), dt)
+    }
+
+    /// The input for `car` of a predicted `world` at `tick`, for its next
+    /// tick (a [`RaceClient`](crate::RaceClient)'s world holds every car;
+    /// the AI here sees only this one).
+    pub fn input_for(&mut self, world: &World, car: CarId, tick: u32, dt: f64) -> Result<CarInput> {
         let core = |e: skidpad_core::CoreError| NetError::Refused {
             reason: e.to_string(),
         };
-        let state = client.world().snapshot(client.car()).map_err(core)?;
+        let state = world.snapshot(car).map_err(core)?;
         self.shadow.restore(self.car, &state).map_err(core)?;
         self.shadow.step(dt).map_err(core)?;
         let mut input = self.shadow.last_step_record(self.car).map_err(core)?.input;
-        input.steer = (input.steer + (self.nudge)(client.tick() + 1)).clamp(-1.0, 1.0);
+        input.steer = (input.steer + (self.nudge)(tick + 1)).clamp(-1.0, 1.0);
         Ok(input)
     }
 }

@@ -7,6 +7,12 @@
 //! | `contact` | 3  | list16   | event | car–car contacts begun this frame             |
 //! | `lap`     | 4  | list16   | event | laps completed this frame                     |
 //! | `removed` | 5  | list16   | event | cars that left the race this frame            |
+//! | `inputs`  | 6  | list16   | event | confirmed input changes (predicting clients)  |
+//! | `placed`  | 7  | list16   | event | cars joined, reset or gone, at a tick, exact  |
+//! | `hashes`  | 8  | indexed8 | event | every car's state hash at the frame's tick    |
+//! | `states`  | 9  | indexed8 | event | every car's full state (their first shot)     |
+//!
+//! Keys 6 to 9 go only to clients that predict every car (`confirmed.rs`).
 //!
 //! A game adds its own keys with [`Schema::extended`], using ids from
 //! [`FIRST_GAME_KEY_ID`] on so that skidpad can add keys without taking
@@ -141,7 +147,9 @@ pub fn race_schema() -> Schema {
         ],
     );
     let removed = event("removed", REMOVED_KEY, vec![d("car", U8), d("reason", U8)]);
-    Schema::new(vec![cars, player, contact, lap, removed]).expect("skidpad's own schema is valid")
+    let mut keys = vec![cars, player, contact, lap, removed];
+    keys.extend(crate::confirmed::key_specs());
+    Schema::new(keys).expect("skidpad's own schema is valid")
 }
 
 /// What the cars block says of one car.

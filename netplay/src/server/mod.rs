@@ -18,6 +18,7 @@ use std::sync::Arc;
 use skidpad_core::race::{RaceRules, RaceTiming, grid_pose};
 use skidpad_core::{CarDefinition, CarId, CarInput, Track, World, WorldConfig};
 
+use crate::confirmed::STATES_KEY;
 use crate::error::{NetError, Result};
 use crate::frame::{Block, Frame, Row, Value, encode_frame};
 use crate::race_config::{
@@ -31,6 +32,7 @@ use crate::schema::Schema;
 
 mod away;
 mod blocks;
+mod confirm;
 mod inputs;
 mod resets;
 mod start;
@@ -72,6 +74,8 @@ struct Seat {
     /// come back (`drop_link`); the AI drives the car meanwhile.
     away_since: Option<u32>,
     needs_first_shot: bool,
+    /// Its client predicts every car (`confirm.rs`).
+    predicts_all: bool,
 }
 
 /// The authoritative race.
@@ -103,6 +107,12 @@ pub struct RaceServer {
     stats: ServerStats,
     /// Stretches the AI drove a car whose player was away (`away.rs`).
     ai_stints: Vec<AiStint>,
+    /// Since the last frame, for clients that predict every car
+    /// (`confirm.rs`): input changes and placements, as rows.
+    confirmed_inputs: Vec<Row>,
+    placed: Vec<Row>,
+    /// The input each car ran with at the last tick, as confirmed.
+    in_force: BTreeMap<CarId, CarInput>,
 }
 
 impl RaceServer {
@@ -162,6 +172,9 @@ impl RaceServer {
             watched: true,
             stats: ServerStats::default(),
             ai_stints: Vec::new(),
+            confirmed_inputs: Vec::new(),
+            placed: Vec::new(),
+            in_force: BTreeMap::new(),
         })
     }
 
@@ -349,8 +362,10 @@ impl RaceServer {
             last_reset: None,
             needs_first_shot: true,
             away_since: None,
+            predicts_all: false,
         });
         let seat = u8::try_from(index).expect("at most 255 seats");
+        self.confirm_join(seat, pose);
         self.gone.retain(|&s| s != seat);
         self.count_towards_start();
         Ok(SeatId(seat))
@@ -418,6 +433,7 @@ impl RaceServer {
                 reason: e.to_string(),
             })?;
         self.stint_ends(taken.car);
+        self.confirm_leave(seat.0, taken.car);
         self.removed
             .push(vec![Value::U8(seat.0), Value::U8(reason as u8)]);
         self.gone.push(seat.0);
@@ -468,6 +484,7 @@ impl RaceServer {
         let dt = self.dt();
         self.world.step(dt).map_err(core)?;
         self.tick = next;
+        self.confirm_step();
         self.collect_events().map_err(core)?;
         if self.tick.is_multiple_of(self.config.ticks_per_frame) {
             self.frames()
@@ -488,6 +505,7 @@ impl RaceServer {
             shared.push((key, Block::List(rows)));
         }
         self.gone.clear();
+        let (confirmation, states) = self.confirmation_blocks()?;
         let server_time_ms = (u64::from(self.tick) * 1000 / u64::from(self.config.tick_hz)) as u32;
         // Spectators take the frame every player takes, less the player
         // block: the same cars and events, and nothing to predict.
@@ -532,6 +550,14 @@ impl RaceServer {
                     Block::Indexed(vec![(index as u32, Some(player.to_row()?))]),
                 ),
             );
+            if seat.predicts_all {
+                blocks.extend(confirmation.iter().cloned());
+                if seat.needs_first_shot
+                    && let Some(states) = &states
+                {
+                    blocks.push((STATES_KEY, states.clone()));
+                }
+            }
             let frame = Frame {
                 tick: self.tick,
                 server_time_ms,

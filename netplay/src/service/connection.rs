@@ -101,6 +101,7 @@ pub(crate) async fn serve(socket: WebSocket, shared: Arc<Shared>) {
     let join = RaceCommand::Join {
         token: answer.token,
         name: answer.name,
+        predict_all: answer.predict == crate::payloads::Prediction::All,
         reply,
     };
     if shared.commands.send(join).await.is_err() {

@@ -70,6 +70,8 @@ pub(crate) enum RaceCommand {
     Join {
         token: String,
         name: String,
+        /// The client predicts every car (the sign-in's `predict`).
+        predict_all: bool,
         reply: oneshot::Sender<std::result::Result<Joined, JoinRefusal>>,
     },
     Chat {
@@ -217,9 +219,14 @@ pub(crate) fn run(
                 let frame_tick = race.tick().is_multiple_of(race.config().ticks_per_frame);
                 for out in frames {
                     if let Some(link) = links.seats.get(&out.seat.0) {
-                        let _ = link
+                        let sent = link
                             .queue
                             .try_send(Outbound::Message(shot(out.first_shot, &out.frame)));
+                        // A predicting client cannot go on past a lost
+                        // frame: its next one is a first shot.
+                        if sent.is_err() && race.predicts_all(out.seat) {
+                            let _ = race.resend_first_shot(out.seat);
+                        }
                     }
                 }
                 if frame_tick {
@@ -331,7 +338,12 @@ fn handle(
     command: RaceCommand,
 ) {
     match command {
-        RaceCommand::Join { token, name, reply } => {
+        RaceCommand::Join {
+            token,
+            name,
+            predict_all,
+            reply,
+        } => {
             if watching.tokens.contains(&token) {
                 let _ = reply.send(spectator_link(race, links, watching, name));
                 return;
@@ -343,7 +355,11 @@ fn handle(
                 return;
             }
             let waiting = race.start_tick().is_none();
-            let joined = match race.join(&token, &name) {
+            let joined = race.join(&token, &name).and_then(|seat| {
+                race.set_predicts_all(seat, predict_all)?;
+                Ok(seat)
+            });
+            let joined = match joined {
                 Ok(seat) if back => {
                     tracing::info!(seat = seat.0, "a player came back to their seat");
                     Ok(seat_link(race, links, seat))
@@ -410,8 +426,16 @@ fn handle(
         // Commands act on key down; other names are checked and dropped.
         RaceCommand::Command { who, command } if command.action == KeyAction::Down => match who {
             Member::Seat(seat) => {
-                if command.name == "reset" {
-                    race.ask_reset(seat);
+                match command.name.as_str() {
+                    "reset" => {
+                        race.ask_reset(seat);
+                    }
+                    // A predicting client that lost a frame (or whose
+                    // race went wrong) starts again from a first shot.
+                    "resync" if race.predicts_all(seat) => {
+                        let _ = race.resend_first_shot(seat);
+                    }
+                    _ => {}
                 }
             }
             Member::Spectator(spectator) => {

@@ -1,0 +1,95 @@
+//! Every car predicted from confirmed inputs (`RaceClient`), in one
+//! process through the seeded link emulator at 100 ms ± 20 ms each way
+//! (`LoopbackRace`): 8 players in a pack for the first 25 s of a race,
+//! pushing into each other, one joining two seconds late and one reset
+//! by its player; every client's confirmed race equals the server's
+//! hashes at every frame (no desync). The players drive as the AI would
+//! (`AiPilot`), whose steering changes almost every tick, so nearly every
+//! frame goes back a few ticks: the figures are printed here, and the
+//! 3-lap figures are `examples/netplay_figures.rs`'s (BENCHMARKS.md).
+
+use skidpad_core::race::GridLayout;
+use skidpad_netplay::{LinkModel, LoopbackRace, PlayerPlan, RaceConfig};
+
+fn tokens(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("seat-token-{i}")).collect()
+}
+
+/// Odd players lean left for a second after the start, into the car
+/// beside them; even ones lean right a little later.
+fn lean_left(tick: u32) -> f64 {
+    if (60..120).contains(&tick) { -0.3 } else { 0.0 }
+}
+
+fn lean_right(tick: u32) -> f64 {
+    if (150..200).contains(&tick) { 0.3 } else { 0.0 }
+}
+
+/// Ticks the race runs: 25 s.
+const RACE_TICKS: u32 = 25 * 60;
+
+#[test]
+fn a_pack_of_eight_predicted_whole_never_desyncs() {
+    let config = RaceConfig {
+        seat_tokens: tokens(8),
+        grid: GridLayout {
+            column_spacing: 3.5,
+            row_spacing: 7.0,
+            ..GridLayout::default()
+        },
+        laps: 1,
+        ..RaceConfig::default()
+    };
+    let plans: Vec<PlayerPlan> = (0..8)
+        .map(|i| PlayerPlan {
+            predict_all: true,
+            adaptive_lead: true,
+            nudge: if i % 2 == 1 { lean_left } else { lean_right },
+            // The last player joins a running race.
+            join_at_tick: if i == 7 { 120 } else { 0 },
+            ..PlayerPlan::default()
+        })
+        .collect();
+    let mut race = LoopbackRace::new(config, LinkModel::default(), &plans).unwrap();
+    // A reset in the middle of the pack at 10 s: every client must take
+    // it from the confirmations.
+    for _ in 0..600 {
+        race.tick().unwrap();
+    }
+    assert!(race.ask_reset(3), "the reset was refused");
+    for _ in 600..RACE_TICKS {
+        race.tick().unwrap();
+    }
+    assert!(race.server().stats().contacts > 0, "the pack never touched");
+    let (mut confirmed, mut wrong, mut frames, mut rollbacks) = (0, 0, 0, 0);
+    for player in race.players() {
+        let client = player.race_client().expect("a whole-race client");
+        let stats = client.stats();
+        assert_eq!(stats.desyncs, 0, "{:?}", stats.last_desync);
+        assert_eq!(client.cars().count(), 8, "every car is predicted");
+        // A frame every 2 ticks from the first shot (at 2 s at the latest)
+        // to the last that arrived (a round trip before the end).
+        assert!(stats.frames > 650, "only {} frames taken", stats.frames);
+        eprintln!(
+            "seat {}: {} ticks confirmed, {} guessed wrong; {} of {} frames rolled back \
+             ({} ticks again); {} corrections, p99 {:.2} m (drawn {:.2} m), largest {:.2} m",
+            client.seat(),
+            stats.confirmed_ticks,
+            stats.wrong_ticks,
+            stats.rollbacks,
+            stats.frames,
+            stats.resimulated_ticks,
+            stats.corrections.count(),
+            stats.corrections.quantile(0.99),
+            stats.drawn_corrections.quantile(0.99),
+            stats.largest_correction,
+        );
+        confirmed += stats.confirmed_ticks;
+        wrong += stats.wrong_ticks;
+        frames += stats.frames;
+        rollbacks += stats.rollbacks;
+    }
+    eprintln!(
+        "all: {wrong} of {confirmed} ticks guessed wrong, {rollbacks} of {frames} frames rolled back"
+    );
+}
