@@ -19,7 +19,11 @@
 //!   settings and reports in `race_config.rs`.
 //! - [`NetClient`] (`client.rs`): prediction of the player's car, checked
 //!   bit for bit against the server's state, and re-simulation;
-//!   [`AiPilot`] (`pilot.rs`) drives one as the AI would.
+//!   [`RaceClient`] (`race_client.rs`): every car predicted from the
+//!   server's confirmations (`confirmed.rs`), rolled back to the first
+//!   tick guessed wrong and checked against the server's hashes; both
+//!   send their inputs through `own_inputs.rs`, and [`Predictor`] is
+//!   either; [`AiPilot`] (`pilot.rs`) drives one as the AI would.
 //! - [`Link`] (`link.rs`): a seeded link emulator (latency, jitter,
 //!   stalls, bounded); [`LoopbackRace`] (`loopback.rs`) runs a whole
 //!   online race through it in one process on a virtual clock.
