@@ -35,6 +35,7 @@ mod limits;
 mod netplay;
 mod player;
 mod race;
+mod race_client;
 mod read;
 mod replay;
 mod replay_file;
@@ -56,6 +57,7 @@ pub use input::{
 pub use netplay::{NetClient, NetInterpolator, NetSchema, RaceMap};
 pub use player::ReplayPlayer;
 pub use race::{RaceTiming, grid_pose};
+pub use race_client::RaceClient;
 pub use replay::{Replay, ReplayRecorder};
 pub use stream::StreamFollower;
 pub use take_over::{TakeOver, sector_starts};
@@ -87,6 +89,14 @@ export interface NetFrame {
 export interface NetMisprediction { tick: number; fields: Array<{ field: string; server: number; predicted: number }> }
 /** How the prediction fares (`NetClient.stats`). */
 export interface NetStats { checked: number; mispredicted: number; lateCorrections: number; resetCorrections: number; largestCorrection: number }
+/** The confirmed race differed from the server's (`RaceClient.onFrame`):
+ * the seats whose hash differed, the player's own car's fields. */
+export interface NetDesync { tick: number; seats: number[]; fields: Array<{ field: string; server: number; client: number }> }
+/** How the whole-race prediction fares (`RaceClient.stats`), distances in m. */
+export interface NetRaceStats {
+  frames: number; confirmedTicks: number; wrongTicks: number; rollbacks: number; resimulatedTicks: number;
+  lateFrames: number; desyncs: number; corrections: number; correctionP99: number; drawnCorrectionP99: number; largestCorrection: number;
+}
 /** A hot entity as drawn (`NetInterpolator.sample`). */
 export interface NetEntity { key: string; id: number; row: Record<string, number> }
 /** A ground a replay carries, as triangles to draw (`Replay.carriedGround`):

@@ -15,7 +15,7 @@ use crate::args::{self, object_of_numbers};
 use crate::error::{JsResult, core_error, range_error};
 use crate::world::car_input;
 
-fn net_error(e: net::NetError) -> JsValue {
+pub(crate) fn net_error(e: net::NetError) -> JsValue {
     range_error(e.to_string())
 }
 
@@ -141,7 +141,7 @@ impl NetSchema {
     }
 }
 
-fn decode(schema: &net::Schema, bytes: &JsValue) -> JsResult<net::Frame> {
+pub(crate) fn decode(schema: &net::Schema, bytes: &JsValue) -> JsResult<net::Frame> {
     let bytes = args::bytes(bytes, "frame")?;
     net::decode_frame(schema, &bytes).map_err(net_error)
 }
@@ -192,102 +192,18 @@ impl NetClient {
         first_shot: &JsValue,
     ) -> JsResult<NetClient> {
         let ground: Arc<dyn skidpad_core::Ground> = Arc::new(track.ground().map_err(core_error)?);
-        let hz = args::whole(tick_hz, "tickHz", 1000.0)?;
-        if hz < 1.0 {
-            return Err(range_error("tickHz must be 1 to 1000"));
-        }
+        let dt = tick_seconds(tick_hz)?;
         let schema = net::race_schema();
         let frame = decode(&schema, first_shot)?;
-        let inner = net::NetClient::new(WorldConfig::default(), ground, def, 1.0 / hz, &frame)
+        let inner = net::NetClient::new(WorldConfig::default(), ground, def, dt, &frame)
             .map_err(net_error)?;
         Ok(NetClient { inner, schema })
-    }
-
-    /// The tick the prediction has reached.
-    #[wasm_bindgen(getter)]
-    pub fn tick(&self) -> u32 {
-        self.inner.tick()
     }
 
     /// The newest server tick seen.
     #[wasm_bindgen(getter, js_name = serverTick)]
     pub fn server_tick(&self) -> u32 {
         self.inner.server_tick()
-    }
-
-    /// Predicts up to `tick` holding the last input (a client starting
-    /// ahead of the server).
-    #[wasm_bindgen(js_name = advanceTo)]
-    pub fn advance_to(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "number")] tick: JsValue,
-    ) -> JsResult<()> {
-        let tick = args::u32_arg(&tick, "tick")?;
-        self.inner.advance_to(tick).map_err(net_error)
-    }
-
-    /// The margin in ticks the lead control keeps between an input's
-    /// arrival and its tick (default 3, at most 30): a page that predicts
-    /// on its drawing thread, whose ticks come irregularly, keeps more.
-    #[wasm_bindgen(js_name = setLeadSafety)]
-    pub fn set_lead_safety(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "number")] ticks: JsValue,
-    ) -> JsResult<()> {
-        let ticks = args::u32_arg(&ticks, "ticks")?;
-        self.inner.set_lead_safety(ticks).map_err(net_error)
-    }
-
-    /// Tells the client the server's `maxInputLead` (from its config
-    /// message; 60 by default): it predicts no further past the newest
-    /// server state, so a stalled server does not leave it running away.
-    #[wasm_bindgen(js_name = setMaxInputLead)]
-    pub fn set_max_input_lead(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "number")] ticks: JsValue,
-    ) -> JsResult<()> {
-        let ticks = args::u32_arg(&ticks, "ticks")?;
-        self.inner.set_max_input_lead(ticks);
-        Ok(())
-    }
-
-    /// Tells the client the race's start tick, from the countdown game
-    /// inform `[0, {startTick}]` (`null`: the race waits for players).
-    /// Until then its car runs the held input (full brake), as on the
-    /// server; a new client predicts a race that has started.
-    #[wasm_bindgen(js_name = setStartTick)]
-    pub fn set_start_tick(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "number | null")] tick: JsValue,
-    ) -> JsResult<()> {
-        let tick = if tick.is_null() {
-            None
-        } else {
-            Some(args::u32_arg(&tick, "start tick")?)
-        };
-        self.inner.set_start_tick(tick);
-        Ok(())
-    }
-
-    /// How many ticks to predict now (1 normally; more or 0 to keep the
-    /// inputs arriving just before their ticks; 0 while the prediction is
-    /// the server's input lead past its newest state).
-    #[wasm_bindgen(js_name = ticksDue)]
-    pub fn ticks_due(&mut self) -> u32 {
-        self.inner.ticks_due()
-    }
-
-    /// Predicts one tick with `input` and returns the whole input message
-    /// to send (channel byte included).
-    pub fn drive(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "CarInput")] input: JsValue,
-    ) -> JsResult<Uint8Array> {
-        let input = car_input(&input)?;
-        let message = self.inner.drive(input).map_err(net_error)?;
-        let mut bytes = vec![net::Channel::Input as u8];
-        bytes.extend_from_slice(&message.encode());
-        Ok(Uint8Array::from(bytes.as_slice()))
     }
 
     /// Takes a shot's payload: checks the prediction against the player
@@ -324,17 +240,7 @@ impl NetClient {
             .world()
             .pose(self.inner.car())
             .map_err(core_error)?;
-        let offset = self.inner.drawn_offset();
-        object_of_numbers(&[
-            ("x", p.position.x + offset.x),
-            ("y", p.position.y + offset.y),
-            ("z", p.position.z + offset.z),
-            ("yaw", p.yaw),
-            ("pitch", p.pitch),
-            ("roll", p.roll),
-            ("steer", p.steer_angle),
-            ("speed", p.speed),
-        ])
+        drawn_pose(&p, self.inner.drawn_offset())
     }
 
     /// `{checked, mispredicted, lateCorrections, resetCorrections,
@@ -350,6 +256,127 @@ impl NetClient {
             ("largestCorrection", s.largest_correction),
         ])
     }
+}
+
+/// The methods both clients share (`NetClient`: the player's car;
+/// `RaceClient`: every car): the lead, the start, and driving. Each
+/// client's `inner` has the same methods in Rust.
+macro_rules! client_controls {
+    ($client:ty) => {
+        #[wasm_bindgen]
+        impl $client {
+            /// The tick the prediction has reached.
+            #[wasm_bindgen(getter)]
+            pub fn tick(&self) -> u32 {
+                self.inner.tick()
+            }
+
+            /// Predicts up to `tick` holding the last input (a client starting
+            /// ahead of the server).
+            #[wasm_bindgen(js_name = advanceTo)]
+            pub fn advance_to(
+                &mut self,
+                #[wasm_bindgen(unchecked_param_type = "number")] tick: JsValue,
+            ) -> JsResult<()> {
+                let tick = args::u32_arg(&tick, "tick")?;
+                self.inner.advance_to(tick).map_err(net_error)
+            }
+
+            /// The margin in ticks the lead control keeps between an input's
+            /// arrival and its tick (default 3, at most 30): a page that predicts
+            /// on its drawing thread, whose ticks come irregularly, keeps more.
+            #[wasm_bindgen(js_name = setLeadSafety)]
+            pub fn set_lead_safety(
+                &mut self,
+                #[wasm_bindgen(unchecked_param_type = "number")] ticks: JsValue,
+            ) -> JsResult<()> {
+                let ticks = args::u32_arg(&ticks, "ticks")?;
+                self.inner.set_lead_safety(ticks).map_err(net_error)
+            }
+
+            /// Tells the client the server's `maxInputLead` (from its config
+            /// message; 60 by default): it predicts no further past the newest
+            /// server state, so a stalled server does not leave it running away.
+            #[wasm_bindgen(js_name = setMaxInputLead)]
+            pub fn set_max_input_lead(
+                &mut self,
+                #[wasm_bindgen(unchecked_param_type = "number")] ticks: JsValue,
+            ) -> JsResult<()> {
+                let ticks = args::u32_arg(&ticks, "ticks")?;
+                self.inner.set_max_input_lead(ticks);
+                Ok(())
+            }
+
+            /// Tells the client the race's start tick, from the countdown game
+            /// inform `[0, {startTick}]` (`null`: the race waits for players).
+            /// Until then its car runs the held input (full brake), as on the
+            /// server; a new client predicts a race that has started.
+            #[wasm_bindgen(js_name = setStartTick)]
+            pub fn set_start_tick(
+                &mut self,
+                #[wasm_bindgen(unchecked_param_type = "number | null")] tick: JsValue,
+            ) -> JsResult<()> {
+                let tick = if tick.is_null() {
+                    None
+                } else {
+                    Some(args::u32_arg(&tick, "start tick")?)
+                };
+                self.inner.set_start_tick(tick);
+                Ok(())
+            }
+
+            /// How many ticks to predict now (1 normally; more or 0 to keep the
+            /// inputs arriving just before their ticks; 0 while the prediction is
+            /// the server's input lead past its newest state).
+            #[wasm_bindgen(js_name = ticksDue)]
+            pub fn ticks_due(&mut self) -> u32 {
+                self.inner.ticks_due()
+            }
+
+            /// Predicts one tick with `input` and returns the whole input message
+            /// to send (channel byte included).
+            pub fn drive(
+                &mut self,
+                #[wasm_bindgen(unchecked_param_type = "CarInput")] input: JsValue,
+            ) -> JsResult<Uint8Array> {
+                let input = car_input(&input)?;
+                let message = self.inner.drive(input).map_err(net_error)?;
+                let mut bytes = vec![net::Channel::Input as u8];
+                bytes.extend_from_slice(&message.encode());
+                Ok(Uint8Array::from(bytes.as_slice()))
+            }
+        }
+    };
+}
+pub(crate) use client_controls;
+
+client_controls!(NetClient);
+
+/// A car's pose to draw: the physics pose moved by the correction still
+/// being eased.
+pub(crate) fn drawn_pose(
+    p: &skidpad_core::CarPose,
+    offset: skidpad_core::glam::DVec3,
+) -> JsResult<JsValue> {
+    object_of_numbers(&[
+        ("x", p.position.x + offset.x),
+        ("y", p.position.y + offset.y),
+        ("z", p.position.z + offset.z),
+        ("yaw", p.yaw),
+        ("pitch", p.pitch),
+        ("roll", p.roll),
+        ("steer", p.steer_angle),
+        ("speed", p.speed),
+    ])
+}
+
+/// Reads a `tickHz` argument (1 to 1000) as seconds per tick.
+pub(crate) fn tick_seconds(tick_hz: &JsValue) -> JsResult<f64> {
+    let hz = args::whole(tick_hz, "tickHz", 1000.0)?;
+    if hz < 1.0 {
+        return Err(range_error("tickHz must be 1 to 1000"));
+    }
+    Ok(1.0 / hz)
 }
 
 /// Remote cars drawn at server time − delay with each field's
@@ -438,8 +465,8 @@ impl NetInterpolator {
 /// (`MapData::race_track`, `MapData::race_car`).
 #[wasm_bindgen]
 pub struct RaceMap {
-    track: Track,
-    car: skidpad_core::CarDefinition,
+    pub(crate) track: Track,
+    pub(crate) car: skidpad_core::CarDefinition,
 }
 
 #[wasm_bindgen]

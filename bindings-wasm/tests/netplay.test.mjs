@@ -107,7 +107,8 @@ test('a client told the race waits holds its car, and a start tick must be a tic
 test('the schema, the frame decoder and the interpolation buffer', () => {
   const schema = sk.NetSchema.race();
   const json = JSON.parse(schema.toJson());
-  assert.deepEqual(json.map((k) => k.key), ['cars', 'player', 'contact', 'lap', 'removed']);
+  // The last four go only to clients that predict every car.
+  assert.deepEqual(json.map((k) => k.key), ['cars', 'player', 'contact', 'lap', 'removed', 'inputs', 'placed', 'hashes', 'states']);
   assert.equal(sk.NetSchema.fromJson(schema.toJson()).toJson(), schema.toJson());
   assert.throws(() => sk.NetSchema.fromJson('[{"key":"a","id":1,"kind":"list16","class":"event","fields":[]}]'), /"a".*fields/);
   assert.throws(() => sk.NetSchema.fromJson(42), RangeError);
@@ -168,4 +169,9 @@ test('a RaceMap reads the race\'s own track and car from the map message, or ref
   assert.throws(() => sk.RaceMap.parse('{"track": "nowhere", "car": "kart", "laps": 1, "seat": 0}'), /nowhere/);
   assert.throws(() => sk.RaceMap.parse(JSON.stringify({ ...map, car_definition: { ...car, chassis: { ...car.chassis, mass: -1 } } })), /mass/);
   assert.throws(() => sk.RaceMap.parse('not json'), /the map message/);
+  // The whole-race client needs a first shot with every car's state: the
+  // recorded session's client predicted its own car only.
+  const own = sk.RaceMap.parse(JSON.stringify({ track: 'brandwood', car: 'rwd_sports', laps: 3, seat: 0 }));
+  assert.throws(() => sk.RaceClient.forRace(own, TICK_HZ, 2, records()[0].bytes), /no states block/);
+  assert.throws(() => sk.RaceClient.forRace(own, TICK_HZ, 0, records()[0].bytes), /ticks_per_frame/);
 });

@@ -1,6 +1,8 @@
 //! A bot player over a real WebSocket: signs in, predicts its car with
-//! [`NetClient`], drives it with [`AiPilot`], answers pings, and reports
-//! what the prediction and the server did. The tests race bots against the
+//! [`NetClient`](crate::NetClient) (or every car with
+//! [`RaceClient`](crate::RaceClient): `predict`), drives it with
+//! [`AiPilot`], answers pings, and reports what the prediction and the
+//! server did. The tests race bots against the
 //! real server process, and `skidpad-netplay bot` runs one by hand.
 //!
 //! Known limit: without `preloaded`, the bot builds the race's track and

@@ -215,8 +215,9 @@ impl NetClient {
     }
 
     /// Sets the margin, in ticks, the lead control keeps between an
-    /// input's arrival and its tick (default [`DEFAULT_LEAD_SAFETY`]; at
-    /// most [`MAX_LEAD_SAFETY`]).
+    /// input's arrival and its tick (default
+    /// [`DEFAULT_LEAD_SAFETY`](crate::DEFAULT_LEAD_SAFETY); at most
+    /// [`MAX_LEAD_SAFETY`](crate::MAX_LEAD_SAFETY)).
     pub fn set_lead_safety(&mut self, ticks: u32) -> Result<()> {
         self.inputs.set_lead_safety(ticks)
     }

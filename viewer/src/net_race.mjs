@@ -1,7 +1,13 @@
 // The online race page: join a race on a skidpad-netplay server, drive
 // with the keyboard or a gamepad, see the other players interpolated.
 //
-//   /race?server=ws://HOST:PORT/race&token=SEAT_TOKEN&name=NAME[&pace=P]
+//   /race?server=ws://HOST:PORT/race&token=SEAT_TOKEN&name=NAME[&pace=P][&predict=all]
+//
+// With `predict=all` the page signs in for the server's confirmations and
+// runs the whole race itself (the npm package's RaceClient): every car is
+// predicted from the inputs the server confirms and drawn from that
+// prediction, and every frame's hashes check it (netplay/FORMAT.md,
+// "Predicting every car"); a lost frame asks for a first shot again.
 //
 // With a spectator token the page watches instead: no car of its own,
 // every car interpolated, the camera on the player the server says it
@@ -65,6 +71,8 @@ class RacePage {
     this.token = q.get('token') ?? '';
     this.name = q.get('name') ?? 'player';
     this.pace = Number(q.get('pace') ?? 1);
+    /** Predict every car (RaceClient), not only this player's (NetClient). */
+    this.predictAll = q.get('predict') === 'all';
     this.canvas = $('#view');
     this.scene = new Scene(this.canvas);
     this.cameras = new Cameras(this.canvas);
@@ -80,7 +88,7 @@ class RacePage {
     // The race's start tick (0: on from the first join, null: waiting for
     // players), from the countdown game inform.
     this.startTick = 0;
-    this.shown = { state: 'connecting', seat: null, laps: 0, panel: {}, ping: null, informs: [], remoteDrawn: [], error: null, chat: [], following: null, entry: null };
+    this.shown = { state: 'connecting', seat: null, laps: 0, panel: {}, ping: null, informs: [], remoteDrawn: [], error: null, chat: [], following: null, entry: null, desyncs: [], resyncs: 0 };
     /** True once the server seated this page as a spectator. */
     this.spectating = false;
     /** The seq of the last key command sent. */
@@ -159,7 +167,9 @@ class RacePage {
         break;
       }
       case CH.auth:
-        this.send(message(CH.auth, new TextEncoder().encode(JSON.stringify({ token: this.token, name: this.name }))));
+        this.send(message(CH.auth, new TextEncoder().encode(JSON.stringify({
+          token: this.token, name: this.name, ...(this.predictAll ? { predict: 'all' } : {}),
+        }))));
         break;
       case CH.authResult: {
         const result = json(payload);
@@ -332,7 +342,9 @@ class RacePage {
     if (this.shown.state === 'reconnecting') this.shown.reconnected += 1;
     this.reconnectTries = 0;
     this.client?.free();
-    this.client = sk.NetClient.forRace(this.race, this.config.tickHz, payload);
+    this.client = this.predictAll
+      ? sk.RaceClient.forRace(this.race, this.config.tickHz, this.config.ticksPerFrame, payload)
+      : sk.NetClient.forRace(this.race, this.config.tickHz, payload);
     this.client.setLeadSafety(LEAD_SAFETY);
     this.client.setMaxInputLead(this.config.maxInputLead);
     this.client.setStartTick(this.startTick);
@@ -356,15 +368,39 @@ class RacePage {
       return;
     }
     if (!this.client) return;
-    const miss = this.client.onFrame(payload);
     const frame = this.schema.decodeFrame(payload);
-    this.misses?.frame(frame);
-    if (miss) this.misses?.miss(miss, frame);
+    if (this.client instanceof sk.RaceClient) {
+      if (!this.confirm(payload)) return;
+    } else {
+      const miss = this.client.onFrame(payload);
+      this.misses?.frame(frame);
+      if (miss) this.misses?.miss(miss, frame);
+    }
     if (this.remote.push(payload)) {
       this.clock = { serverMs: frame.serverTimeMs, at: performance.now() };
       // The lap events: anonymous rows of {car, lap, timeMs, valid}.
       const laps = /** @type {Array<Record<string, number>>} */ (frame.blocks.lap ?? []);
       for (const row of laps) if (row.car === this.map.seat) this.shown.laps += 1;
+    }
+  }
+
+  /** A frame's confirmations into the whole race; false when the frame
+   * could not be taken (one was lost): the page asks for a first shot and
+   * drives nothing until it comes. */
+  confirm(payload) {
+    try {
+      const desync = this.client.onFrame(payload);
+      if (desync) this.shown.desyncs.push(desync);
+      return true;
+    } catch (e) {
+      console.warn(`asking for a first shot again: ${e}`);
+      clearInterval(this.timer);
+      this.client.free();
+      this.client = null;
+      this.shown.resyncs += 1;
+      this.commandSeq += 1;
+      this.send(message(CH.shot, new TextEncoder().encode(`${this.commandSeq}:down:resync`)));
+      return false;
     }
   }
 
@@ -460,13 +496,16 @@ class RacePage {
     if (!this.client) return;
     const serverNow = this.clock.serverMs + (performance.now() - this.clock.at) * this.pace;
     const cars = this.remote.sample(serverNow).filter((e) => e.key === 'cars');
-    const others = cars.filter((e) => e.id !== this.map.seat);
+    // The other cars: predicted with the whole race, or as the server
+    // sent them, a delay behind.
+    const others = this.client instanceof sk.RaceClient
+      ? this.client.poses().filter((c) => c.seat !== this.map.seat).map((c) => ({ id: c.seat, pose: poseArray(c.pose) }))
+      : cars.filter((e) => e.id !== this.map.seat).map(({ id, row: r }) => ({ id, pose: [r.x, r.y, r.z, r.yaw, r.pitch, r.roll, r.steer, r.speed] }));
     if (this.scene.cars.length !== 1 + others.length) this.scene.setCars(Array(1 + others.length).fill(this.carShape));
     const own = poseArray(this.client.pose());
     this.scene.place(this.scene.cars[0], own);
     others.forEach((e, k) => {
-      const r = e.row;
-      this.scene.place(this.scene.cars[k + 1], [r.x, r.y, r.z, r.yaw, r.pitch, r.roll, r.steer, r.speed]);
+      this.scene.place(this.scene.cars[k + 1], e.pose);
       if (!this.shown.remoteDrawn.includes(e.id)) this.shown.remoteDrawn.push(e.id);
     });
     this.scene.cars[0].group.visible = this.cameras.mode !== 'cockpit';
