@@ -90,9 +90,7 @@ fn main() {
     let wall = Instant::now();
     for _ in 0..TICKS {
         let started = ThreadTime::now();
-        let message = client
-            .drive(input_at(client.tick() + 1))
-            .expect("a tick");
+        let message = client.drive(input_at(client.tick() + 1)).expect("a tick");
         spent += started.elapsed();
         server.input(SeatId(0), message).expect("an input");
         for shot in server.step().expect("a step") {
