@@ -154,8 +154,11 @@ pub struct BotReport {
     /// connection's, up to the bot's last lap).
     pub race: Option<RaceStats>,
     /// With `predict` all: first shots it asked for again after a frame
-    /// it could not take (a lost frame).
+    /// it could not take (a lost frame) or a desync.
     pub resyncs: u32,
+    /// With `predict` all: desyncs found, over every connection (each
+    /// followed by a resync).
+    pub desyncs: u32,
 }
 
 fn io(e: impl std::fmt::Display) -> NetError {
@@ -318,11 +321,19 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         }
                         report.frame_bytes += bytes.len() as u64;
                         report.last_frame_ms = Some(frame.server_time_ms);
-                        if let Err(e) = c.on_frame(&frame) {
-                            let Predictor::All(_) = c else { return Err(e) };
-                            // A lost frame: the whole race starts again from
-                            // a first shot, which the command asks for.
-                            tracing::warn!("asking for a first shot again: {e}");
+                        // A lost frame or a desync: the whole race starts
+                        // again from a first shot, which the command asks for.
+                        let went_wrong = match c.on_frame(&frame) {
+                            Ok(true) => {
+                                report.desyncs += 1;
+                                Some("a desync".to_owned())
+                            }
+                            Ok(false) => None,
+                            Err(e) if matches!(c, Predictor::All(_)) => Some(e.to_string()),
+                            Err(e) => return Err(e),
+                        };
+                        if let Some(why) = went_wrong {
+                            tracing::warn!("asking for a first shot again: {why}");
                             report.resyncs += 1;
                             let command = format!("{}:down:resync", report.resets_sent + report.resyncs);
                             let _ = sink.send(Message::Binary(message(Channel::Shot, command.as_bytes()).into())).await;

@@ -457,7 +457,7 @@ async fn run() -> Result<()> {
                     })),
                     "frameBytes": report.frame_bytes, "closed": report.closed,
                     "reconnects": report.reconnects,
-                    "resyncs": report.resyncs,
+                    "resyncs": report.resyncs, "desyncs": report.desyncs,
                     "race": report.race.as_ref().map(|r| serde_json::json!({
                         "frames": r.frames, "confirmedTicks": r.confirmed_ticks,
                         "wrongTicks": r.wrong_ticks, "rollbacks": r.rollbacks,

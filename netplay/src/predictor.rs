@@ -126,10 +126,12 @@ impl Predictor {
     }
 
     /// Takes a frame (its findings are kept in the client's stats).
-    pub fn on_frame(&mut self, frame: &Frame) -> Result<()> {
+    /// Returns true when the whole race went wrong (a desync, which must
+    /// never happen): the client cannot go on and needs a first shot.
+    pub fn on_frame(&mut self, frame: &Frame) -> Result<bool> {
         match self {
-            Predictor::Own(c) => c.on_frame(frame).map(drop),
-            Predictor::All(c) => c.on_frame(frame).map(drop),
+            Predictor::Own(c) => c.on_frame(frame).map(|_| false),
+            Predictor::All(c) => c.on_frame(frame).map(|d| d.is_some()),
         }
     }
 }

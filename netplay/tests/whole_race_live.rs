@@ -32,6 +32,10 @@ async fn two_bots_predicting_every_car_never_desync() {
         assert!(report.laps >= 1, "seat {} did no lap", report.seat);
         let race = report.race.as_ref().expect("whole-race figures");
         assert_eq!(race.desyncs, 0, "{:?}", race.last_desync);
+        assert_eq!(
+            report.desyncs, 0,
+            "no desync on an earlier connection either"
+        );
         // A lap at the race's pace: over a thousand ticks confirmed, two
         // a frame.
         assert!(race.confirmed_ticks > 1000, "{race:?}");
@@ -49,5 +53,51 @@ async fn two_bots_predicting_every_car_never_desync() {
             report.resyncs,
         );
     }
+    server.terminate();
+}
+
+/// A player signed in with `predict: "all"`, from the raw wire: its first
+/// shot has every car's state and the confirmations, a player without it
+/// gets neither, and the `resync` command brings a first shot again (a
+/// client that lost a frame). A `predict` of another value is refused as
+/// any answer that does not read.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_predicting_sign_in_gets_every_state_and_resync_sends_them_again() {
+    use skidpad_netplay::{Channel, Confirmation, decode_frame, race_schema};
+    use tokio_tungstenite::tungstenite::Message;
+
+    let (tokens_path, tokens) = tokens_file(2);
+    let mut server = server(&tokens_path, 1, &[]);
+    let answer = |token: &str, predict: Option<&str>| {
+        let mut answer = serde_json::json!({ "token": token, "name": "x" });
+        if let Some(predict) = predict {
+            answer["predict"] = predict.into();
+        }
+        let bytes =
+            skidpad_netplay::payloads::message(Channel::Auth, answer.to_string().as_bytes());
+        Some(Message::Binary(bytes.into()))
+    };
+    let mut own = signed_in(&server, &tokens[0], answer(&tokens[0], Some("own"))).await;
+    let mut all = signed_in(&server, &tokens[1], answer(&tokens[1], Some("all"))).await;
+    let schema = race_schema();
+    let read = |bytes: Vec<u8>| Confirmation::of(&decode_frame(&schema, &bytes).unwrap()).unwrap();
+    let first = read(next_bytes_on(&mut all, Channel::FirstShot).await);
+    assert_eq!(first.states.len(), 2, "every car's state: {first:?}");
+    assert_eq!(first.hashes.len(), 2);
+    let shot = read(next_bytes_on(&mut all, Channel::Shot).await);
+    assert!(shot.states.is_empty() && shot.hashes.len() == 2, "{shot:?}");
+    let mine = read(next_bytes_on(&mut own, Channel::Shot).await);
+    assert_eq!(
+        mine,
+        Confirmation::default(),
+        "no confirmations without predict all"
+    );
+    command(&mut all, "1:down:resync").await;
+    let again = read(next_bytes_on(&mut all, Channel::FirstShot).await);
+    assert_eq!(again.states.len(), 2);
+    // A sign-in whose predict is neither is refused, as any bad answer.
+    let mut bad = signed_in(&server, &tokens[0], answer(&tokens[0], Some("some"))).await;
+    let result = next_on(&mut bad, Channel::AuthResult).await;
+    assert!(result.contains("unknown variant `some`"), "{result}");
     server.terminate();
 }

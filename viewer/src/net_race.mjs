@@ -385,23 +385,27 @@ class RacePage {
   }
 
   /** A frame's confirmations into the whole race; false when the frame
-   * could not be taken (one was lost): the page asks for a first shot and
-   * drives nothing until it comes. */
+   * could not be taken (one was lost) or the race went wrong (a desync):
+   * the page asks for a first shot and drives nothing until it comes. */
   confirm(payload) {
+    let why;
     try {
-      const desync = this.client.onFrame(payload);
-      if (desync) this.shown.desyncs.push(desync);
-      return true;
+      const desync = /** @type {sk.RaceClient} */ (this.client).onFrame(payload);
+      if (!desync) return true;
+      // It must never happen; the race starts again from the server's.
+      this.shown.desyncs.push(desync);
+      why = `a desync at tick ${desync.tick} (seats ${desync.seats.join(', ')})`;
     } catch (e) {
-      console.warn(`asking for a first shot again: ${e}`);
-      clearInterval(this.timer);
-      this.client.free();
-      this.client = null;
-      this.shown.resyncs += 1;
-      this.commandSeq += 1;
-      this.send(message(CH.shot, new TextEncoder().encode(`${this.commandSeq}:down:resync`)));
-      return false;
+      why = String(e);
     }
+    console.warn(`asking for a first shot again: ${why}`);
+    clearInterval(this.timer);
+    this.client.free();
+    this.client = null;
+    this.shown.resyncs += 1;
+    this.commandSeq += 1;
+    this.send(message(CH.shot, new TextEncoder().encode(`${this.commandSeq}:down:resync`)));
+    return false;
   }
 
   /** Standings: `[rows, heads, full?]`, rows `[seat, 0, cells | null, 0]`. */
