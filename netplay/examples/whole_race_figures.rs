@@ -5,12 +5,20 @@
 //! the start. Printed: desyncs, the share of confirmed ticks guessed wrong
 //! and of frames that went back, the re-simulated ticks a frame, the
 //! corrections (physics and drawn, p50/p99/largest) and the bytes a player
-//! receives a second.
+//! receives a second. Then the server's CPU a tick with 8, 32 and 64
+//! players whose inputs change at every tick, every player predicting its
+//! own car and every player predicting every car (the confirmations, the
+//! hashes and each player's larger frame): the cost of the mode.
 //!
 //! Run: `cargo run --release -p skidpad-netplay --example whole_race_figures`
+//! (`-- server`: the server's figures only).
 
+use cpu_time::ThreadTime;
+use skidpad_core::CarInput;
 use skidpad_core::race::GridLayout;
-use skidpad_netplay::{LinkModel, LoopbackRace, PlayerPlan, RaceConfig};
+use skidpad_netplay::{
+    InputMessage, LinkModel, LoopbackRace, PlayerPlan, RaceConfig, RaceServer, SeatId,
+};
 
 fn lean_left(tick: u32) -> f64 {
     if (60..120).contains(&tick) { -0.3 } else { 0.0 }
@@ -20,7 +28,64 @@ fn lean_right(tick: u32) -> f64 {
     if (150..200).contains(&tick) { 0.3 } else { 0.0 }
 }
 
+/// The server's thread CPU a tick, µs, over `ticks` ticks of `players`
+/// seats whose inputs change at every tick (a steering sweep each, out of
+/// step with the others), all predicting every car or none.
+fn server_us_per_tick(players: usize, all: bool, ticks: u32) -> f64 {
+    let config = RaceConfig {
+        seat_tokens: (0..players).map(|i| format!("token-{i}")).collect(),
+        laps: 100,
+        ..RaceConfig::default()
+    };
+    let mut server = RaceServer::new(config).expect("a race");
+    for i in 0..players {
+        let seat = server.join(&format!("token-{i}"), "p").expect("a seat");
+        server.set_predicts_all(seat, all).expect("a seat");
+    }
+    let mut spent = std::time::Duration::ZERO;
+    for tick in 1..=ticks {
+        let started = ThreadTime::now();
+        for seat in 0..players {
+            // A triangle sweep of the wheel, ±0.3, 90 ticks a period.
+            let phase = (tick as usize + seat * 7) % 90;
+            let steer = (phase as f64 / 45.0 - 1.0).abs() * 0.6 - 0.3;
+            let input = CarInput {
+                throttle: 0.6,
+                steer,
+                ..CarInput::default()
+            };
+            let message = InputMessage {
+                seq: tick,
+                tick: server.tick() + 1,
+                input,
+            };
+            server.input(SeatId(seat as u8), message).expect("an input");
+        }
+        server.step().expect("a step");
+        spent += started.elapsed();
+    }
+    spent.as_secs_f64() * 1e6 / f64::from(ticks)
+}
+
 fn main() {
+    if std::env::args().nth(1).as_deref() != Some("server") {
+        pack_race();
+    }
+    for players in [8, 32, 64] {
+        let own = server_us_per_tick(players, false, 1200);
+        let all = server_us_per_tick(players, true, 1200);
+        println!(
+            "server, {players} players: {own:.0} µs a tick predicting their own car, \
+             {all:.0} µs predicting every car ({:.1} % and {:.1} % of a core at 60 ticks)",
+            own * 60.0 / 1e4,
+            all * 60.0 / 1e4,
+        );
+    }
+}
+
+/// 8 players in a pack for 3 laps, every car predicted: the prediction's
+/// figures.
+fn pack_race() {
     const PLAYERS: usize = 8;
     let config = RaceConfig {
         seat_tokens: (0..PLAYERS).map(|i| format!("token-{i}")).collect(),

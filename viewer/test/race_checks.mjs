@@ -74,7 +74,9 @@ async function openRace(context, base, server, token, name, state = 'racing') {
   const logs = [];
   page.on('console', (m) => logs.push(m.text()));
   page.on('pageerror', (e) => logs.push(`page error: ${e.message}`));
-  await page.goto(`${base}/race?server=${encodeURIComponent(server)}&token=${token}&name=${name}&pace=${PACE}`);
+  // The pages predict their own car only (`predict=own`): the check of
+  // that mode; the whole race is reconnect_checks.mjs's.
+  await page.goto(`${base}/race?server=${encodeURIComponent(server)}&token=${token}&name=${name}&pace=${PACE}&predict=own`);
   await page.waitForFunction((s) => window.skidpadRace?.shown().state === s, state, { timeout: 60_000 });
   return { page, logs };
 }

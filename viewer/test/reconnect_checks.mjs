@@ -2,8 +2,8 @@
 // in headless Chromium against a real `skidpad-netplay serve` and link
 // emulator. The race is on Brands Hatch imported from the TUM database
 // with an own car (`--track FILE --car FILE`): the page reads both from
-// the map message (the wasm `RaceMap`). It predicts every car
-// (`&predict=all`, the wasm `RaceClient`): its own and a Rust bot's 40 m
+// the map message (the wasm `RaceMap`). It predicts every car (the
+// page's default, the wasm `RaceClient`): its own and a Rust bot's 40 m
 // ahead (`bot --predict all`), both from the server's confirmations, and
 // every frame's hashes check the confirmed race (no desync: a different
 // track or car, or a client that went wrong, would show as one). Then the
@@ -66,7 +66,7 @@ export async function checkReconnect(browser) {
   const page = await browser.context.newPage();
   try {
     await page.setViewportSize({ width: 480, height: 320 });
-    await page.goto(`${pages.url}race?server=${encodeURIComponent(`ws://127.0.0.1:${port}/race`)}&token=token-ann&name=ann&pace=${PACE}&predict=all`);
+    await page.goto(`${pages.url}race?server=${encodeURIComponent(`ws://127.0.0.1:${port}/race`)}&token=token-ann&name=ann&pace=${PACE}`);
     const shown = () => page.evaluate(() => window.skidpadRace.shown());
     await page.waitForFunction(() => window.skidpadRace?.shown().state === 'racing', undefined, { timeout: 60_000 });
     const before = await shown();
