@@ -242,9 +242,24 @@ struct LinkArgs {
     /// Each stall's length, ms.
     #[arg(long, default_value_t = 0.0)]
     stall_ms: f64,
+    /// Share of sends lost, percent (0 to 50): each is sent again after
+    /// `--retransmit-ms` (doubling), the stream behind it waiting, as
+    /// TCP does.
+    #[arg(long, default_value_t = 0.0, value_parser = loss_percent)]
+    loss_percent: f64,
+    /// The retransmission timeout, ms.
+    #[arg(long, default_value_t = 200.0)]
+    retransmit_ms: f64,
     /// Seed of the delays.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+}
+
+fn loss_percent(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(p) if (0.0..=50.0).contains(&p) => Ok(p),
+        _ => Err("a percentage from 0 to 50".into()),
+    }
 }
 
 /// A file of tokens, one per line (blank lines skipped): 1 to 255 of them.
@@ -517,6 +532,8 @@ async fn run() -> Result<()> {
                 jitter_ms: args.jitter_ms,
                 stall_every_ms: args.stall_every_ms,
                 stall_ms: args.stall_ms,
+                loss: args.loss_percent / 100.0,
+                retransmit_ms: args.retransmit_ms,
                 seed: args.seed,
                 ..LinkModel::default()
             };
