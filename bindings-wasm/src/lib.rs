@@ -95,7 +95,7 @@ export interface NetDesync { tick: number; seats: number[]; fields: Array<{ fiel
 /** How the whole-race prediction fares (`RaceClient.stats`), distances in m. */
 export interface NetRaceStats {
   frames: number; confirmedTicks: number; wrongTicks: number; rollbacks: number; resimulatedTicks: number;
-  lateFrames: number; desyncs: number; corrections: number; correctionP99: number; drawnCorrectionP99: number; largestCorrection: number;
+  lateFrames: number; resets: number; desyncs: number; corrections: number; correctionP99: number; drawnCorrectionP99: number; largestCorrection: number;
 }
 /** A hot entity as drawn (`NetInterpolator.sample`). */
 export interface NetEntity { key: string; id: number; row: Record<string, number> }

@@ -129,8 +129,9 @@ impl RaceClient {
     }
 
     /// `{frames, confirmedTicks, wrongTicks, rollbacks, resimulatedTicks,
-    /// lateFrames, desyncs, corrections, correctionP99, drawnCorrectionP99,
-    /// largestCorrection}` (distances in m).
+    /// lateFrames, resets, desyncs, corrections, correctionP99,
+    /// drawnCorrectionP99, largestCorrection}` (distances in m; `resets`:
+    /// the player's car's, from the confirmations).
     #[wasm_bindgen(unchecked_return_type = "NetRaceStats")]
     pub fn stats(&self) -> JsResult<JsValue> {
         let s = self.inner.stats();
@@ -141,6 +142,7 @@ impl RaceClient {
             ("rollbacks", s.rollbacks as f64),
             ("resimulatedTicks", s.resimulated_ticks as f64),
             ("lateFrames", s.late_frames as f64),
+            ("resets", s.own_resets as f64),
             ("desyncs", s.desyncs as f64),
             ("corrections", s.corrections.count() as f64),
             ("correctionP99", s.corrections.quantile(0.99)),

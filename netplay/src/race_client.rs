@@ -80,6 +80,9 @@ pub struct RaceStats {
     pub resimulated_ticks: u64,
     /// Frames that found the player's own input late at the server.
     pub late_frames: u64,
+    /// Resets of the player's own car the confirmations brought (its
+    /// `reset` command, or the AI's while the player was away).
+    pub own_resets: u64,
     /// Confirmed states whose hashes differed from the server's.
     pub desyncs: u64,
     /// The most recent desync.
@@ -154,6 +157,7 @@ impl Default for RaceStats {
             rollbacks: 0,
             resimulated_ticks: 0,
             late_frames: 0,
+            own_resets: 0,
             desyncs: 0,
             last_desync: None,
             corrections: Centimetres::default(),

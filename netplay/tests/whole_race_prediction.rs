@@ -67,6 +67,8 @@ fn a_pack_of_eight_predicted_whole_never_desyncs() {
         let stats = client.stats();
         assert_eq!(stats.desyncs, 0, "{:?}", stats.last_desync);
         assert_eq!(client.cars().count(), 8, "every car is predicted");
+        let resets = u64::from(client.seat() == 3);
+        assert_eq!(stats.own_resets, resets, "the reset came confirmed");
         // A frame every 2 ticks from the first shot (at 2 s at the latest)
         // to the last that arrived (a round trip before the end).
         assert!(stats.frames > 650, "only {} frames taken", stats.frames);

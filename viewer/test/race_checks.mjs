@@ -7,13 +7,16 @@
 // driver on the road; the AI bot races one lap in front and leaves, since
 // lapping the pages it met ann: 69 mispredictions in one run):
 //
-// - each page's wasm client and the bot predict their cars against the
-//   native server's states: no misprediction without another car within
-//   touching distance (a page's client simulates its own car alone),
-//   late corrections under 5 %;
-// - each page draws the other player (interpolated), shows its position,
-//   gap and ping, and got the race's game informs; a chat line typed on
-//   one page shows on both;
+// - ann's page predicts every car (the page's default, the wasm
+//   RaceClient): its confirmed race equals the native server's hashes at
+//   every frame (no desync), and it draws the others from its prediction;
+//   bob's predicts only its own car (`predict=own`, the wasm NetClient)
+//   against the server's states, no misprediction without another car
+//   within touching distance, and draws the others interpolated; the bot
+//   predicts its own car exactly;
+// - each page draws the other player, shows its position, gap and ping,
+//   and got the race's game informs; a chat line typed on one page shows
+//   on both;
 // - a spectator page draws the cars and switches the player it follows
 //   with N and P;
 // - the race waits for all three (`--start-seats 3`), holding the cars on
@@ -68,15 +71,13 @@ function raceBot(url, token, name) {
   return { child, report };
 }
 
-async function openRace(context, base, server, token, name, state = 'racing') {
+async function openRace(context, base, server, token, name, state = 'racing', predict = 'all') {
   const page = await context.newPage();
   await page.setViewportSize({ width: 480, height: 320 });
   const logs = [];
   page.on('console', (m) => logs.push(m.text()));
   page.on('pageerror', (e) => logs.push(`page error: ${e.message}`));
-  // The pages predict their own car only (`predict=own`): the check of
-  // that mode; the whole race is reconnect_checks.mjs's.
-  await page.goto(`${base}/race?server=${encodeURIComponent(server)}&token=${token}&name=${name}&pace=${PACE}&predict=own`);
+  await page.goto(`${base}/race?server=${encodeURIComponent(server)}&token=${token}&name=${name}&pace=${PACE}${predict === 'own' ? '&predict=own' : ''}`);
   await page.waitForFunction((s) => window.skidpadRace?.shown().state === s, state, { timeout: 60_000 });
   return { page, logs };
 }
@@ -108,7 +109,7 @@ export async function checkRace(browser) {
   const bot = raceBot(via, 'token-cat', 'cat');
   try {
     const ann = await openRace(browser.context, pages.url, via, 'token-ann', 'ann');
-    const bob = await openRace(browser.context, pages.url, via, 'token-bob', 'bob');
+    const bob = await openRace(browser.context, pages.url, via, 'token-bob', 'bob', 'racing', 'own');
     // The check is of the wire, not of lap times: both drive gently
     // (traced runs spun the rear-wheel-drive car at full throttle on the
     // first bend into the barrier), bob 40 m behind at nine tenths of
@@ -127,19 +128,27 @@ export async function checkRace(browser) {
     for (const [who, state, logs, other] of [['ann', a, ann.logs, 2], ['bob', b, bob.logs, 1]]) {
       const detail = `${who}: ${JSON.stringify({ ...state, pose: undefined })} (logs: ${logs.join(' | ')})`;
       assert.ok(state.laps >= LAPS, `a lap done: ${detail}`);
-      // The page simulates its own car alone, so a car touching it is the
-      // one allowed cause of a miss (the drivers keep apart, yet one CI run
-      // counted 555 misses on ann's page, with nothing recorded to say
-      // why). Every miss must have another car within touching distance
-      // at its tick; the page names the nearest car of any other.
-      assert.equal(state.misses.unexplained, 0, `a miss with no car near: ${detail}`);
-      assert.equal(state.misses.explained + state.misses.unexplained, state.stats.mispredicted, detail);
-      // Late inputs are the page's timers held up by its own drawing
-      // (SwiftShader on the same two cores): corrected, counted apart and
-      // printed below, not bounded, since their share is the machine's
-      // scheduling (measured 1–2 % with the page's lead margin of 6
-      // ticks, 2.5–4 % with the native default of 3).
-      assert.ok(state.stats.checked > LAPS * 40 * 30, detail);
+      if (who === 'ann') {
+        // The whole race: every frame's hashes check it.
+        assert.equal(state.stats.desyncs, 0, `a desync: ${detail}`);
+        assert.deepEqual(state.desyncs, [], detail);
+        assert.equal(state.resyncs, 0, `no frame lost: ${detail}`);
+        assert.ok(state.stats.frames > LAPS * 40 * 30, detail);
+      } else {
+        // The page simulates its own car alone, so a car touching it is
+        // the one allowed cause of a miss (the drivers keep apart, yet one
+        // CI run counted 555 misses on a page, with nothing recorded to
+        // say why). Every miss must have another car within touching
+        // distance at its tick; the page names the nearest car of any other.
+        assert.equal(state.misses.unexplained, 0, `a miss with no car near: ${detail}`);
+        assert.equal(state.misses.explained + state.misses.unexplained, state.stats.mispredicted, detail);
+        // Late inputs are the page's timers held up by its own drawing
+        // (SwiftShader on the same two cores): corrected, counted apart
+        // and printed below, not bounded, since their share is the
+        // machine's scheduling (measured 1–2 % with the page's lead margin
+        // of 6 ticks, 2.5–4 % with the native default of 3).
+        assert.ok(state.stats.checked > LAPS * 40 * 30, detail);
+      }
       assert.ok(state.remoteDrawn.includes(other) && state.remoteDrawn.includes(0), `draws the other player and the bot: ${detail}`);
       assert.ok(state.panel.pos && state.ping !== null, `position and ping shown: ${detail}`);
       assert.ok(Number.isInteger(state.gear), `the engaged gear shown: ${detail}`);
@@ -164,24 +173,31 @@ export async function checkRace(browser) {
       await download.saveAs(downloaded[who]);
       assert.equal(readFileSync(downloaded[who]).length, entry.bytes);
     }
-    // A reset through a real press of the reset key (T): the server puts ann's car
-    // back on the track and her client corrects with a cut, not a miss.
-    // (The drivers may have reset a stuck car already: count from here.)
-    const missesBefore = a.stats.mispredicted;
-    const resetsBefore = a.stats.resetCorrections;
+    // A reset through a real press of the reset key (T), on each page:
+    // the server puts the car back on the track; ann's whole race takes
+    // it from the confirmations, bob's client corrects with a cut, not a
+    // miss. (The drivers may have reset a stuck car already: count from
+    // here.)
+    const annResets = a.stats.resets;
     await ann.page.keyboard.press('KeyT');
-    await ann.page.waitForFunction((before) => window.skidpadRace.shown().stats?.resetCorrections > before, resetsBefore, { timeout: 20_000 });
-    const reset = await ann.page.evaluate(() => window.skidpadRace.shown());
+    await ann.page.waitForFunction((before) => window.skidpadRace.shown().stats?.resets > before, annResets, { timeout: 20_000 });
+    const annReset = await ann.page.evaluate(() => window.skidpadRace.shown());
+    assert.equal(annReset.stats.desyncs, 0, `a reset is no desync: ${JSON.stringify(annReset.stats)}`);
+    const missesBefore = b.stats.mispredicted;
+    const resetsBefore = b.stats.resetCorrections;
+    await bob.page.keyboard.press('KeyT');
+    await bob.page.waitForFunction((before) => window.skidpadRace.shown().stats?.resetCorrections > before, resetsBefore, { timeout: 20_000 });
+    const reset = await bob.page.evaluate(() => window.skidpadRace.shown());
     assert.equal(reset.stats.mispredicted, missesBefore, `a reset is no miss: ${JSON.stringify(reset.stats)}`);
     assert.equal(reset.misses.unexplained, 0);
-    ok(`race: T reset ann's car on the server (${reset.stats.resetCorrections - resetsBefore} reset correction, no miss)`);
+    ok(`race: T reset ann's car (her whole race took it from the confirmations, no desync) and bob's (${reset.stats.resetCorrections - resetsBefore} reset correction, no miss)`);
     const cat = await bot.report;
     assert.equal(cat.error, undefined, `${cat.error}; the server said: ${server.log()}; the link said: ${link.log()}`);
     assert.ok(cat.laps >= BOT_LAPS, `the bot's laps: ${JSON.stringify(cat)}`);
     assert.equal(cat.mispredicted, 0, JSON.stringify(cat));
     ok(`race: the Rust bot raced ${cat.laps} laps in front, ${cat.checked} states predicted exactly, ${cat.lateCorrections} late corrections`);
-    const touches = (s) => `${s.stats.mispredicted} misses in contact (${s.misses.contacts} contact events)`;
-    ok(`race: two Chromium players raced ${LAPS} laps through the link (100 ± 20 ms): ${a.stats.checked} and ${b.stats.checked} states checked, ${touches(a)} and ${touches(b)}, none without a car near, ${a.stats.lateCorrections} and ${b.stats.lateCorrections} late corrections, ${a.resets} and ${b.resets} resets of a stuck car, ping ${a.ping} and ${b.ping} ms`);
+    const s = a.stats;
+    ok(`race: two Chromium players raced ${LAPS} laps through the link (100 ± 20 ms): ann's page predicted every car, ${s.frames} frames confirmed, 0 desyncs, ${s.rollbacks} went back (${(s.resimulatedTicks / Math.max(1, s.rollbacks)).toFixed(1)} ticks again each, drawn corrections p99 ${(s.drawnCorrectionP99 * 100).toFixed(0)} cm), ${s.lateFrames} late frames; bob's its own car, ${b.stats.checked} states checked, ${b.stats.mispredicted} misses in contact (${b.misses.contacts} contact events), none without a car near, ${b.stats.lateCorrections} late corrections; ${a.resets} and ${b.resets} resets of a stuck car, ping ${a.ping} and ${b.ping} ms`);
     // A spectator page: no car of its own, every seated car drawn, and
     // real N and P key presses switch the player the server has it follow.
     const eve = await openRace(browser.context, pages.url, via, 'token-eve', 'eve', 'watching');

@@ -65,6 +65,11 @@ impl RaceClient {
         }
         let confirmed = self.lay_out(frame.tick, &confirmation)?;
         self.stats.frames += 1;
+        self.stats.own_resets += confirmation
+            .placed
+            .iter()
+            .filter(|p| p.seat == self.seat && matches!(p.placement, Placement::Reset(_)))
+            .count() as u64;
         self.stats.confirmed_ticks += u64::from(frame.tick - self.confirmed_tick);
         // The first tick guessed wrong; every wrong one is counted.
         let mut wrong = None;
