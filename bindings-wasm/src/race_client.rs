@@ -14,7 +14,7 @@ use skidpad_netplay as net;
 use wasm_bindgen::prelude::*;
 
 use crate::args::{self, object_of_numbers};
-use crate::error::{JsResult, core_error};
+use crate::error::{JsResult, core_error, range_error};
 use crate::netplay::{RaceMap, client_controls, decode, drawn_pose, net_error, tick_seconds};
 use crate::world::car_input;
 
@@ -102,11 +102,11 @@ impl RaceClient {
     /// The player's car's pose to draw.
     #[wasm_bindgen(unchecked_return_type = "CarPose")]
     pub fn pose(&self) -> JsResult<JsValue> {
-        let p = self
+        let car = self
             .inner
-            .world()
-            .pose(self.inner.car())
-            .map_err(core_error)?;
+            .car()
+            .ok_or_else(|| range_error("the player's car has left the race"))?;
+        let p = self.inner.world().pose(car).map_err(core_error)?;
         drawn_pose(&p, self.inner.drawn_offset(self.inner.seat()))
     }
 

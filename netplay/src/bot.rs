@@ -403,7 +403,8 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                     let _ = sink.send(Message::Binary(message(Channel::Shot, command.as_bytes()).into())).await;
                 }
                 for _ in 0..c.ticks_due() {
-                    let input = pilot.input_for(c.world(), c.car(), c.tick(), dt)?;
+                    let Some(car) = c.car() else { break };
+                    let input = pilot.input_for(c.world(), car, c.tick(), dt)?;
                     let m = c.drive(input)?;
                     let bytes = message(Channel::Input, &m.encode());
                     // A failed send ends nothing by itself: the stream then
@@ -426,8 +427,8 @@ fn wants_reset(
     dt: f64,
 ) -> bool {
     let speed = client
-        .world()
-        .pose(client.car())
+        .car()
+        .and_then(|car| client.world().pose(car).ok())
         .map_or(0.0, |p| p.speed.abs());
     // A car held on the grid before the start is not stuck.
     let held = held_at(client.start_tick(), client.tick());

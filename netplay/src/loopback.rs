@@ -307,12 +307,9 @@ impl LoopbackRace {
                     1
                 };
                 for _ in 0..ticks {
-                    let input = pilot.input_for(
-                        client.world(),
-                        client.car(),
-                        client.tick(),
-                        server.dt(),
-                    )?;
+                    // The player's car left the race: nothing to drive.
+                    let Some(car) = client.car() else { break };
+                    let input = pilot.input_for(client.world(), car, client.tick(), server.dt())?;
                     let message = client.drive(input)?;
                     player.unacked.push_back((message.seq, now));
                     player.up.send(now, message.encode().to_vec());

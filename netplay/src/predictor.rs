@@ -58,11 +58,12 @@ impl Predictor {
         }
     }
 
-    /// The player's car in [`Predictor::world`].
+    /// The player's car in [`Predictor::world`] (`None`: the whole race
+    /// no longer has it).
     #[must_use]
-    pub fn car(&self) -> CarId {
+    pub fn car(&self) -> Option<CarId> {
         match self {
-            Predictor::Own(c) => c.car(),
+            Predictor::Own(c) => Some(c.car()),
             Predictor::All(c) => c.car(),
         }
     }

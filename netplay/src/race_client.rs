@@ -300,10 +300,11 @@ impl RaceClient {
         self.now.cars.iter().map(|(s, c)| (*s, *c))
     }
 
-    /// The player's own car.
+    /// The player's own car; `None` once the server took it out of the
+    /// race (the player left or was kicked, and frames still come).
     #[must_use]
-    pub fn car(&self) -> CarId {
-        self.now.cars[&self.seat]
+    pub fn car(&self) -> Option<CarId> {
+        self.car_of(self.seat)
     }
 
     /// The prediction's record.

@@ -95,3 +95,96 @@ fn a_pack_of_eight_predicted_whole_never_desyncs() {
         "all: {wrong} of {confirmed} ticks guessed wrong, {rollbacks} of {frames} frames rolled back"
     );
 }
+
+/// Confirmations that do not fit the race are refused with the reason,
+/// never a panic, and a hash that differs is a desync naming the seat.
+#[test]
+fn confirmations_that_do_not_fit_are_refused_and_a_wrong_hash_is_a_desync() {
+    use skidpad_core::{InitialPose, WorldConfig, preset};
+    use skidpad_netplay::{
+        Block, Frame, HASHES_KEY, INPUTS_KEY, InputChange, PLACED_KEY, PlacedCar, Placement,
+        RaceClient, RaceServer, Value, decode_frame,
+    };
+
+    let mut server = RaceServer::new(RaceConfig {
+        seat_tokens: tokens(2),
+        ..RaceConfig::default()
+    })
+    .unwrap();
+    let seat = server.join("seat-token-0", "a").unwrap();
+    server.join("seat-token-1", "b").unwrap();
+    server.set_predicts_all(seat, true).unwrap();
+    let mut frames = Vec::new();
+    while frames.len() < 4 {
+        for out in server.step().unwrap() {
+            if out.seat == seat {
+                frames.push(decode_frame(server.schema(), &out.frame).unwrap());
+            }
+        }
+    }
+    let def = preset(&server.config().car).unwrap();
+    let client = || {
+        let ground = server.world().ground().clone();
+        RaceClient::new(
+            WorldConfig::default(),
+            ground,
+            &def,
+            server.dt(),
+            2,
+            &frames[0],
+        )
+        .unwrap()
+    };
+    let with = |frame: &Frame, key: u8, row: Vec<Value>| {
+        let mut frame = frame.clone();
+        match frame.blocks.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, Block::List(rows))) => rows.push(row),
+            _ => frame.blocks.push((key, Block::List(vec![row]))),
+        }
+        frame
+    };
+    let refused = |frame: &Frame| client().on_frame(frame).unwrap_err().to_string();
+    // A frame missing between the first shot and this one.
+    assert!(refused(&frames[2]).contains("frames were lost"));
+    // An input for a tick the frame does not confirm.
+    let late = InputChange {
+        seat: 1,
+        tick: frames[1].tick + 5,
+        input: Default::default(),
+    };
+    let message = refused(&with(&frames[1], INPUTS_KEY, late.to_row()));
+    assert!(message.contains("outside ticks"), "{message}");
+    // A seat that has no car leaves; a seated one joins again.
+    for (seat, placement) in [
+        (7, Placement::Left),
+        (1, Placement::Joined(InitialPose::default())),
+    ] {
+        let row = PlacedCar {
+            seat,
+            tick: frames[1].tick,
+            placement,
+        };
+        let message = refused(&with(&frames[1], PLACED_KEY, row.to_row()));
+        assert!(message.contains(&format!("seat {seat}")), "{message}");
+    }
+    // The other car's hash changed: a desync naming its seat.
+    let mut wrong = frames[1].clone();
+    if let Some((_, Block::Indexed(rows))) = wrong.blocks.iter_mut().find(|(k, _)| *k == HASHES_KEY)
+        && let Some(row) = rows[1].1.as_mut()
+        && let Value::U32(word) = &mut row[0]
+    {
+        *word ^= 1;
+    }
+    let mut c = client();
+    let desync = c.on_frame(&wrong).unwrap().expect("a desync");
+    assert_eq!(
+        (desync.tick, desync.seats.as_slice()),
+        (frames[1].tick, &[1][..])
+    );
+    assert!(desync.fields.is_empty(), "the player's own car is fine");
+    // The true frames go on from there.
+    let mut c = client();
+    for frame in &frames[1..] {
+        assert_eq!(c.on_frame(frame).unwrap(), None);
+    }
+}
