@@ -188,3 +188,85 @@ fn confirmations_that_do_not_fit_are_refused_and_a_wrong_hash_is_a_desync() {
         assert_eq!(c.on_frame(frame).unwrap(), None);
     }
 }
+
+mod hostile {
+    use proptest::prelude::*;
+    use skidpad_core::{CarInput, InitialPose, WorldConfig, preset};
+    use skidpad_netplay::{
+        Block, Frame, INPUTS_KEY, InputChange, PLACED_KEY, PlacedCar, Placement, RaceClient,
+        RaceConfig, RaceServer, decode_frame,
+    };
+
+    /// A first shot and the frame after it, of a 2-car race.
+    fn race() -> (RaceServer, Frame, Frame) {
+        let mut server = RaceServer::new(RaceConfig {
+            seat_tokens: super::tokens(2),
+            ..RaceConfig::default()
+        })
+        .unwrap();
+        let seat = server.join("seat-token-0", "a").unwrap();
+        server.join("seat-token-1", "b").unwrap();
+        server.set_predicts_all(seat, true).unwrap();
+        let mut frames = Vec::new();
+        while frames.len() < 2 {
+            for out in server.step().unwrap() {
+                if out.seat == seat {
+                    frames.push(decode_frame(server.schema(), &out.frame).unwrap());
+                }
+            }
+        }
+        let second = frames.pop().unwrap();
+        (server, frames.pop().unwrap(), second)
+    }
+
+    fn any_f64() -> impl Strategy<Value = f64> {
+        prop_oneof![
+            -1e3..1e3_f64,
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(-0.0),
+            any::<u64>().prop_map(f64::from_bits),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(100))]
+
+        /// Whatever a server's confirmations say (seats, ticks, inputs and
+        /// poses of any bits), the client takes them or refuses them with
+        /// a reason: it never panics.
+        #[test]
+        fn any_confirmations_are_taken_or_refused(
+            inputs in prop::collection::vec((0_u8..4, 0_u32..8, prop::array::uniform6(any_f64())), 0..6),
+            placed in prop::collection::vec((0_u8..4, 0_u32..8, 0_u8..3, prop::array::uniform4(any_f64())), 0..4),
+            ahead in 0_u32..5,
+        ) {
+            let (server, first, second) = race();
+            let def = preset(&server.config().car).unwrap();
+            let ground = server.world().ground().clone();
+            let mut client =
+                RaceClient::new(WorldConfig::default(), ground, &def, server.dt(), 2, &first).unwrap();
+            client.advance_to(first.tick + ahead).unwrap();
+            let mut frame = second.clone();
+            let tick = |t: u32| first.tick + t.min(3);
+            let input_rows = inputs.iter().map(|(seat, t, v)| {
+                InputChange { seat: *seat, tick: tick(*t), input: CarInput::from_array(*v) }.to_row()
+            });
+            let placed_rows = placed.iter().map(|(seat, t, what, p)| {
+                let pose = InitialPose { x: p[0], y: p[1], yaw: p[2], speed: p[3] };
+                let placement = match what {
+                    0 => Placement::Joined(pose),
+                    1 => Placement::Reset(pose),
+                    _ => Placement::Left,
+                };
+                PlacedCar { seat: *seat, tick: tick(*t), placement }.to_row()
+            });
+            frame.blocks.retain(|(k, _)| *k != INPUTS_KEY && *k != PLACED_KEY);
+            frame.blocks.push((INPUTS_KEY, Block::List(input_rows.collect())));
+            frame.blocks.push((PLACED_KEY, Block::List(placed_rows.collect())));
+            // Taken (perhaps as a desync) or refused; the next true frame
+            // may be refused too, never a panic.
+            let _ = client.on_frame(&frame);
+        }
+    }
+}
