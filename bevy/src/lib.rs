@@ -88,7 +88,7 @@ pub use input::{KeyBindings, PlayerInput, standard_reading};
 pub use level::{BakeError, BakedGround, bake_ground};
 pub use playback::{ReplayCar, ReplayPlayback};
 pub use plugin::{SimulationPaused, SimulationRate, SkidpadPlugin, SkidpadSystems, SkidpadWorld};
-pub use race::{CarFinished, CarRetired, LapCompleted, SkidpadRace};
+pub use race::{CarFinished, CarRetired, LapCompleted, SectorPassed, SkidpadRace};
 pub use recording::{
     RecordingError, SkidpadRecording, extract_ring, finish_recording, finish_stream,
     start_recording, start_ring, start_stream, stop_ring,

@@ -16,7 +16,7 @@ use crate::flashback::{self, FlashbackPoints, Rewound};
 use crate::ghosts;
 use crate::input;
 use crate::playback;
-use crate::race::{self, CarFinished, CarRetired, LapCompleted};
+use crate::race::{self, CarFinished, CarRetired, LapCompleted, SectorPassed};
 use crate::rival::{self, GhostSplit};
 use crate::take_over;
 use crate::transform_sync;
@@ -156,6 +156,7 @@ impl Plugin for SkidpadPlugin {
         .init_resource::<CarRegistry>()
         .init_resource::<FlashbackPoints>()
         .add_message::<LapCompleted>()
+        .add_message::<SectorPassed>()
         .add_message::<CarFinished>()
         .add_message::<CarRetired>()
         .add_message::<CarContact>()

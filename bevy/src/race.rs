@@ -2,6 +2,7 @@
 //! skidpad's `RaceTiming` (the same laps, sectors and standings every
 //! skidpad tool gives) and turns its events into Bevy messages.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use bevy_ecs::prelude::*;
@@ -113,6 +114,26 @@ pub struct LapCompleted {
     pub lap: Lap,
 }
 
+/// A car ended a sector of its timed lap: passed one of the track's
+/// sector boundaries, or the line (the lap's last sector, with its
+/// [`LapCompleted`]). The time is the one the lap will carry in
+/// `Lap::sectors`, live, so a HUD shows it without a ghost to race.
+#[derive(Message, Debug, Clone, Copy, PartialEq)]
+pub struct SectorPassed {
+    /// The car's entity (`None` if it was despawned in the same step).
+    pub entity: Option<Entity>,
+    /// The car.
+    pub car: CarId,
+    /// The lap's number (`Lap::number`).
+    pub lap: u32,
+    /// The sector it ended, from 0.
+    pub sector: usize,
+    /// The sector's time, s.
+    pub time: f64,
+    /// Race time it ended at, s.
+    pub at: f64,
+}
+
 /// A car completed the race's laps.
 #[derive(Message, Debug, Clone, Copy, PartialEq)]
 pub struct CarFinished {
@@ -140,6 +161,7 @@ pub(crate) fn time_step(
     registry: Res<CarRegistry>,
     race: Option<ResMut<SkidpadRace>>,
     mut laps: MessageWriter<LapCompleted>,
+    mut sectors: MessageWriter<SectorPassed>,
     mut finishes: MessageWriter<CarFinished>,
     mut retirements: MessageWriter<CarRetired>,
 ) -> Result {
@@ -151,9 +173,50 @@ pub(crate) fn time_step(
         return Ok(());
     }
     race.observed_step = world.step_count();
-    for event in race.timing.after_step(&world)? {
+    // The splits each car's lap had before this step: those after it are
+    // sectors ended now.
+    let before: BTreeMap<CarId, usize> = race
+        .timing
+        .timers()
+        .map(|(car, timer)| (car, timer.splits_in_progress().len()))
+        .collect();
+    let events = race.timing.after_step(&world)?;
+    for (car, timer) in race.timing.timers() {
+        let splits = timer.splits_in_progress();
+        let (Some((start, _)), Some(&seen)) = (timer.lap_in_progress(), before.get(&car)) else {
+            continue;
+        };
+        // The lap in progress's number: the laps completed, and this one.
+        let lap = u32::try_from(timer.laps().len() + 1).unwrap_or(u32::MAX);
+        for sector in seen.min(splits.len())..splits.len() {
+            let from = if sector == 0 {
+                start
+            } else {
+                splits[sector - 1]
+            };
+            sectors.write(SectorPassed {
+                entity: registry.entity(car),
+                car,
+                lap,
+                sector,
+                time: splits[sector] - from,
+                at: splits[sector],
+            });
+        }
+    }
+    for event in events {
         match event {
             RaceEvent::Lap { car, lap } => {
+                if let Some(&time) = lap.sectors.last() {
+                    sectors.write(SectorPassed {
+                        entity: registry.entity(car),
+                        car,
+                        lap: lap.number,
+                        sector: lap.sectors.len() - 1,
+                        time,
+                        at: lap.end,
+                    });
+                }
                 laps.write(LapCompleted {
                     entity: registry.entity(car),
                     car,

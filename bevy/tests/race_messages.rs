@@ -1,14 +1,16 @@
 //! Laps arrive as Bevy messages with the race layer's own times: three AI
 //! cars lap brandwood through the plugin, and every `LapCompleted` equals
 //! the lap a plain-Rust loop's `RaceTiming` gives, naming the car's
-//! entity; the standings resource agrees too.
+//! entity; the standings resource agrees too. Each sector arrives as a
+//! `SectorPassed` when the car ends it, before the lap, with the time the
+//! lap then carries.
 
 mod common;
 
 use bevy_app::{App, Update};
 use bevy_ecs::prelude::*;
 use common::{FirstCar, brandwood, race_app_with, run_until, world_on};
-use skidpad_bevy::{CarRegistry, LapCompleted, SkidpadRace, SkidpadWorld};
+use skidpad_bevy::{CarRegistry, LapCompleted, SectorPassed, SkidpadRace, SkidpadWorld};
 use skidpad_core::race::{GridLayout, Lap, RaceRules, RaceTiming, grid_pose};
 use skidpad_core::{CarId, preset};
 
@@ -18,11 +20,31 @@ const STEPS: u64 = 6_000;
 #[derive(Resource, Default)]
 struct Heard(Vec<(CarId, Option<Entity>, Lap)>);
 
-fn listen(mut laps: MessageReader<LapCompleted>, mut heard: ResMut<Heard>) {
+/// The sectors heard, each with the frame it was heard in.
+#[derive(Resource, Default)]
+struct HeardSectors(Vec<(u32, SectorPassed)>);
+
+/// Frames run, and the frame each lap was heard in.
+#[derive(Resource, Default)]
+struct Frames(u32, Vec<u32>);
+
+fn listen(
+    mut laps: MessageReader<LapCompleted>,
+    mut sectors: MessageReader<SectorPassed>,
+    mut heard: ResMut<Heard>,
+    mut heard_sectors: ResMut<HeardSectors>,
+    mut frames: ResMut<Frames>,
+) {
+    frames.0 += 1;
+    let frame = frames.0;
+    for message in sectors.read() {
+        heard_sectors.0.push((frame, *message));
+    }
     for message in laps.read() {
         heard
             .0
             .push((message.car, message.entity, message.lap.clone()));
+        frames.1.push(frame);
     }
 }
 
@@ -61,6 +83,8 @@ fn laps_arrive_as_messages_with_the_race_layers_times() {
     );
     app.insert_resource(race)
         .init_resource::<Heard>()
+        .init_resource::<HeardSectors>()
+        .init_resource::<Frames>()
         .add_systems(Update, listen);
     run_until(&mut app, STEPS);
     app.update();
@@ -80,6 +104,36 @@ fn laps_arrive_as_messages_with_the_race_layers_times() {
     for (car, entity, _) in heard {
         assert_eq!(*entity, registry.entity(*car), "car {car}'s entity");
     }
+    // Every timed lap's sectors came one by one as the car ended them,
+    // with the times the lap carries; all but the last before the lap.
+    let sectors = &app.world().resource::<HeardSectors>().0;
+    let lap_frames = &app.world().resource::<Frames>().1;
+    let mut timed = 0;
+    for ((car, entity, lap), &lap_frame) in heard.iter().zip(lap_frames) {
+        let mine: Vec<&(u32, SectorPassed)> = sectors
+            .iter()
+            .filter(|(_, s)| s.car == *car && s.lap == lap.number)
+            .collect();
+        let times: Vec<f64> = mine.iter().map(|(_, s)| s.time).collect();
+        assert_eq!(times, lap.sectors, "car {car} lap {}", lap.number);
+        for (k, (frame, s)) in mine.iter().enumerate() {
+            assert_eq!((s.sector, s.entity), (k, *entity));
+            assert!(s.at > lap.start && s.at <= lap.end);
+            let last = k + 1 == mine.len();
+            assert!(
+                if last {
+                    *frame == lap_frame
+                } else {
+                    *frame < lap_frame
+                },
+                "sector {k} heard at frame {frame}, the lap at {lap_frame}"
+            );
+        }
+        timed += usize::from(!lap.sectors.is_empty());
+    }
+    // brandwood is cut in three: two sectors come before the lap.
+    assert_eq!(brandwood().sectors().len(), 2);
+    assert!(timed >= 1, "a lap with sectors: {heard:?}");
     let standings = app.world().resource::<SkidpadRace>().standings();
     assert_eq!(standings.len(), 3);
     assert_eq!(standings[0].position, 1);

@@ -139,6 +139,14 @@ impl LapTimer {
         self.last
     }
 
+    /// When the timed lap in progress passed each of the track's sector
+    /// boundaries so far (race time, s; empty on an out-lap): a game shows
+    /// a sector's time the moment it ends, before the lap does.
+    #[must_use]
+    pub fn splits_in_progress(&self) -> &[f64] {
+        self.sectors.splits()
+    }
+
     /// The lap in progress: when and how it began (`None` on an out-lap or
     /// before the first observation).
     #[must_use]

@@ -32,6 +32,12 @@ impl SectorSplits {
         self.cut_reached = 0;
     }
 
+    /// When the lap in progress passed each sector boundary so far (race
+    /// time, s).
+    pub(crate) fn splits(&self) -> &[f64] {
+        &self.splits
+    }
+
     /// A new lap began: no boundary passed yet.
     pub(crate) fn clear(&mut self) {
         self.splits.clear();
