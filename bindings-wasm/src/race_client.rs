@@ -83,20 +83,36 @@ impl RaceClient {
         let Some(desync) = self.inner.on_frame(&frame).map_err(net_error)? else {
             return Ok(JsValue::NULL);
         };
-        let fields = Array::new();
-        for f in &desync.fields {
-            let o = Object::new();
-            Reflect::set(&o, &"field".into(), &f.field.into())?;
-            Reflect::set(&o, &"server".into(), &f.recorded.into())?;
-            Reflect::set(&o, &"client".into(), &f.simulated.into())?;
-            fields.push(&o);
-        }
+        let fields = field_objects(&desync.fields)?;
         let seats: Array = desync.seats.iter().map(|s| JsValue::from(*s)).collect();
         let o = Object::new();
         Reflect::set(&o, &"tick".into(), &desync.tick.into())?;
         Reflect::set(&o, &"seats".into(), &seats)?;
         Reflect::set(&o, &"fields".into(), &fields)?;
         Ok(o.into())
+    }
+
+    /// After a desync (and the `resync` command): the first shot that
+    /// came, taken as any frame, and each car whose state differs from the
+    /// first shot's, field by field: `[{seat, fields: [{field, server,
+    /// client}]}]`. Build a new client from the first shot afterwards.
+    #[wasm_bindgen(
+        js_name = desyncFields,
+        unchecked_return_type = "Array<{ seat: number; fields: Array<{ field: string; server: number; client: number }> }>"
+    )]
+    pub fn desync_fields(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "Uint8Array")] first_shot: JsValue,
+    ) -> JsResult<Array> {
+        let frame = decode(&self.schema, &first_shot)?;
+        let out = Array::new();
+        for (seat, fields) in self.inner.desync_fields(&frame).map_err(net_error)? {
+            let o = Object::new();
+            Reflect::set(&o, &"seat".into(), &seat.into())?;
+            Reflect::set(&o, &"fields".into(), &field_objects(&fields)?.into())?;
+            out.push(&o);
+        }
+        Ok(out)
     }
 
     /// The player's car's pose to draw.
@@ -150,4 +166,17 @@ impl RaceClient {
             ("largestCorrection", s.largest_correction),
         ])
     }
+}
+
+/// Fields that differ as `[{field, server, client}]`.
+fn field_objects(fields: &[skidpad_replay::FieldDiff]) -> JsResult<Array> {
+    let out = Array::new();
+    for f in fields {
+        let o = Object::new();
+        Reflect::set(&o, &"field".into(), &f.field.into())?;
+        Reflect::set(&o, &"server".into(), &f.recorded.into())?;
+        Reflect::set(&o, &"client".into(), &f.simulated.into())?;
+        out.push(&o);
+    }
+    Ok(out)
 }

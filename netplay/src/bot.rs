@@ -159,6 +159,9 @@ pub struct BotReport {
     /// With `predict` all: desyncs found, over every connection (each
     /// followed by a resync).
     pub desyncs: u32,
+    /// With `predict` all: each desynced car's fields that differed from
+    /// the first shot after the desync (`RaceClient::desync_fields`).
+    pub desync_fields: Vec<(u8, Vec<skidpad_replay::FieldDiff>)>,
 }
 
 fn io(e: impl std::fmt::Display) -> NetError {
@@ -203,6 +206,8 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
     let mut schema: Option<Schema> = None;
     let mut map: Option<MapData> = None;
     let mut client: Option<(Predictor, AiPilot)> = None;
+    // A whole-race client that desynced, until the first shot it asked for.
+    let mut gone_wrong: Option<Predictor> = None;
     let mut ticks_per_frame = 2;
     // The race's start as the last countdown inform told it.
     let mut start_tick = Some(0);
@@ -282,6 +287,13 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                             return Err(io("a first shot before the config and the map"));
                         };
                         let frame = decode_frame(schema, payload)?;
+                        if let Some(Predictor::All(mut old)) = gone_wrong.take() {
+                            for (seat, fields) in old.desync_fields(&frame).unwrap_or_default() {
+                                let named: Vec<&str> = fields.iter().map(|f| f.field).collect();
+                                tracing::error!(seat, ?named, "a desync: the car's fields that differ");
+                                report.desync_fields.push((seat, fields));
+                            }
+                        }
                         let core = |e: skidpad_core::CoreError| NetError::Refused { reason: e.to_string() };
                         let track = Arc::new(map.race_track().map_err(core)?);
                         let (track, ground): (Arc<Track>, Arc<dyn skidpad_core::Ground>) = match &options.preloaded {
@@ -323,9 +335,11 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         report.last_frame_ms = Some(frame.server_time_ms);
                         // A lost frame or a desync: the whole race starts
                         // again from a first shot, which the command asks for.
+                        let mut desynced = false;
                         let went_wrong = match c.on_frame(&frame) {
                             Ok(true) => {
                                 report.desyncs += 1;
+                                desynced = true;
                                 Some("a desync".to_owned())
                             }
                             Ok(false) => None,
@@ -337,7 +351,9 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                             report.resyncs += 1;
                             let command = format!("{}:down:resync", report.resets_sent + report.resyncs);
                             let _ = sink.send(Message::Binary(message(Channel::Shot, command.as_bytes()).into())).await;
-                            client = None;
+                            // A client that desynced names the fields from
+                            // the first shot that comes.
+                            gone_wrong = client.take().filter(|_| desynced).map(|(c, _)| c);
                             continue;
                         }
                         if drawn.as_mut().is_some_and(|d| d.push(&frame)) {

@@ -189,6 +189,73 @@ fn confirmations_that_do_not_fit_are_refused_and_a_wrong_hash_is_a_desync() {
     }
 }
 
+/// A desync's field-level report: a client that ran another car with an
+/// input the server did not (a confirmation changed on its way) finds the
+/// hash of that car wrong, asks for a first shot, and names the fields of
+/// the car that differ from the first shot's full state.
+#[test]
+fn a_desync_is_reported_field_by_field_from_the_next_first_shot() {
+    use skidpad_core::{CarInput, WorldConfig, preset};
+    use skidpad_netplay::{
+        Block, INPUTS_KEY, InputChange, RaceClient, RaceServer, SeatId, decode_frame,
+    };
+
+    let mut server = RaceServer::new(RaceConfig {
+        seat_tokens: tokens(2),
+        ..RaceConfig::default()
+    })
+    .unwrap();
+    let seat = server.join("seat-token-0", "a").unwrap();
+    server.join("seat-token-1", "b").unwrap();
+    server.set_predicts_all(seat, true).unwrap();
+    let mut frames = Vec::new();
+    while frames.len() < 3 {
+        for out in server.step().unwrap() {
+            if out.seat == seat {
+                frames.push(decode_frame(server.schema(), &out.frame).unwrap());
+            }
+        }
+        // The client will ask again after the second frame.
+        if frames.len() == 2 {
+            server.resend_first_shot(SeatId(0)).unwrap();
+        }
+    }
+    let def = preset(&server.config().car).unwrap();
+    let ground = server.world().ground().clone();
+    let mut client = RaceClient::new(
+        WorldConfig::default(),
+        ground,
+        &def,
+        server.dt(),
+        2,
+        &frames[0],
+    )
+    .unwrap();
+    let mut changed = frames[1].clone();
+    let full_throttle = InputChange {
+        seat: 1,
+        tick: changed.tick - 1,
+        input: CarInput {
+            throttle: 1.0,
+            ..CarInput::default()
+        },
+    };
+    changed.blocks.retain(|(k, _)| *k != INPUTS_KEY);
+    changed
+        .blocks
+        .push((INPUTS_KEY, Block::List(vec![full_throttle.to_row()])));
+    let desync = client.on_frame(&changed).unwrap().expect("a desync");
+    assert_eq!(desync.seats, [1]);
+    let report = client.desync_fields(&frames[2]).unwrap();
+    assert_eq!(report.len(), 1, "{report:?}");
+    let (car, fields) = &report[0];
+    assert_eq!(*car, 1);
+    assert!(
+        fields.iter().any(|f| f.field.starts_with("wheel_omega")),
+        "the wheels the throttle spun: {fields:?}"
+    );
+}
+
 mod hostile {
     use proptest::prelude::*;
     use skidpad_core::{CarInput, InitialPose, WorldConfig, preset};

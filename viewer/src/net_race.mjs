@@ -83,6 +83,9 @@ class RacePage {
     this.keyboard = new KeyboardSource();
     this.gamepads = new GamepadSource();
     this.client = null;
+    /** @type {sk.RaceClient | null} a client that desynced, until the
+     * first shot that names the differing fields */
+    this.wentWrong = null;
     this.remote = null;
     /** @type {sk.RaceMap | null} the race's track and car, from the map */
     this.race = null;
@@ -345,6 +348,13 @@ class RacePage {
     }
     if (this.shown.state === 'reconnecting') this.shown.reconnected += 1;
     this.reconnectTries = 0;
+    if (this.wentWrong) {
+      const cars = this.wentWrong.desyncFields(payload);
+      this.shown.desyncs[this.shown.desyncs.length - 1].cars = cars;
+      console.error(`a desync: ${JSON.stringify(cars)}`);
+      this.wentWrong.free();
+      this.wentWrong = null;
+    }
     this.client?.free();
     this.client = this.predictAll
       ? sk.RaceClient.forRace(this.race, this.config.tickHz, this.config.ticksPerFrame, payload)
@@ -393,8 +403,9 @@ class RacePage {
    * the page asks for a first shot and drives nothing until it comes. */
   confirm(payload) {
     let why;
+    let desync = null;
     try {
-      const desync = /** @type {sk.RaceClient} */ (this.client).onFrame(payload);
+      desync = /** @type {sk.RaceClient} */ (this.client).onFrame(payload);
       if (!desync) return true;
       // It must never happen; the race starts again from the server's.
       this.shown.desyncs.push(desync);
@@ -404,7 +415,10 @@ class RacePage {
     }
     console.warn(`asking for a first shot again: ${why}`);
     clearInterval(this.timer);
-    this.client.free();
+    // A client that desynced names the differing fields from the first
+    // shot that comes (firstShot).
+    if (desync) this.wentWrong = /** @type {sk.RaceClient} */ (this.client);
+    else this.client.free();
     this.client = null;
     this.shown.resyncs += 1;
     this.commandSeq += 1;

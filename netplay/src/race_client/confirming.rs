@@ -13,7 +13,7 @@ use crate::client::player_row;
 use crate::confirmed::{Confirmation, PlacedCar, Placement, same_input, state_hash};
 use crate::error::{NetError, Result, frame_error};
 use crate::frame::Frame;
-use skidpad_replay::diff_car;
+use skidpad_replay::{FieldDiff, diff_car};
 
 /// The confirmed ticks of one frame, each with the inputs every car ran
 /// and the placements made before it.
@@ -103,6 +103,45 @@ impl RaceClient {
             self.stats.last_desync = Some(desync.clone());
         }
         Ok(desync)
+    }
+
+    /// After a desync, the field-level report of every car: takes the
+    /// first shot the client asked for (with `resync`; it is the frame
+    /// after the last one taken) as any frame, then names the fields of
+    /// each car whose state differs from the first shot's full state (a
+    /// desync persists, so its fields still differ there). A car one side
+    /// lacks is named with no fields. Build a new client from the first
+    /// shot afterwards: this one has gone wrong.
+    pub fn desync_fields(&mut self, first_shot: &Frame) -> Result<Vec<(u8, Vec<FieldDiff>)>> {
+        let states = Confirmation::of(first_shot)?.states;
+        if states.is_empty() {
+            return Err(frame_error(0, "a first shot has every car's state"));
+        }
+        self.on_frame(first_shot)?;
+        let race: &Race = self.history.front().map_or(&self.now, |s| &s.before);
+        let mut report = Vec::new();
+        for (seat, state) in &states {
+            let fields = match race.cars.get(seat) {
+                Some(car) => {
+                    let mine = race.world.snapshot(*car).map_err(core)?;
+                    let fields = diff_car(*car, state, &mine);
+                    if fields.is_empty() {
+                        continue;
+                    }
+                    fields
+                }
+                None => Vec::new(),
+            };
+            report.push((*seat, fields));
+        }
+        let servers: Vec<u8> = states.iter().map(|s| s.0).collect();
+        report.extend(
+            race.cars
+                .keys()
+                .filter(|s| !servers.contains(s))
+                .map(|s| (*s, Vec::new())),
+        );
+        Ok(report)
     }
 
     /// The ticks after the confirmed one up to `to`, each with every
