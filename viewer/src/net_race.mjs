@@ -1,15 +1,16 @@
 // The online race page: join a race on a skidpad-netplay server, drive
 // with the keyboard or a gamepad, see the other players interpolated.
 //
-//   /race?server=ws://HOST:PORT/race&token=SEAT_TOKEN&name=NAME[&pace=P][&predict=own]
+//   /race?server=ws://HOST:PORT/race&token=SEAT_TOKEN&name=NAME[&pace=P][&predict=all]
 //
-// The page signs in for the server's confirmations and runs the whole
-// race itself (the npm package's RaceClient): every car is predicted from
-// the inputs the server confirms and drawn from that prediction, and
-// every frame's hashes check it (netplay/FORMAT.md, "Predicting every
-// car"); a lost frame or a desync asks for a first shot again. With
-// `predict=own` it predicts only its own car (NetClient) and draws the
-// others as the server sent them, a delay behind.
+// With `predict=all` the page signs in for the server's confirmations and
+// runs the whole race itself (the npm package's RaceClient): every car is
+// predicted from the inputs the server confirms and drawn from that
+// prediction, and every frame's hashes check it (netplay/FORMAT.md,
+// "Predicting every car"); a lost frame or a desync asks for a first shot
+// again. It is not the default yet: it predicts on the thread it draws on,
+// and under load (a CI run: an imported circuit, pace 2, a second car) the
+// page fell so far behind that the server kicked it for its latency.
 //
 // With a spectator token the page watches instead: no car of its own,
 // every car interpolated, the camera on the player the server says it
@@ -17,10 +18,10 @@
 // player (seed 001's `nextPlayer` / `prevPlayer` commands).
 //
 // The page owns the WebSocket and the message channels (netplay/FORMAT.md);
-// with `predict=own` the npm package's NetClient predicts this player's
-// car with the core and checks every state the server sends bit for bit,
-// and NetInterpolator draws the others `delay` behind the server (a
-// spectator draws every car so). Input goes through the same
+// by default the npm package's NetClient predicts this player's car with
+// the core and checks every state the server sends bit for bit, and
+// NetInterpolator draws the others `delay` behind the server (a spectator
+// draws every car so). Input goes through the same
 // input layer as the play page (keyboard ramps, the standard gamepad
 // profile, the mixer that follows the device touched last, automatic
 // gears), one prediction tick at a time at the server's rate; T (the
@@ -74,9 +75,9 @@ class RacePage {
     this.token = q.get('token') ?? '';
     this.name = q.get('name') ?? 'player';
     this.pace = Number(q.get('pace') ?? 1);
-    /** Predict every car (RaceClient, the default), or only this
-     * player's (NetClient, `predict=own`). */
-    this.predictAll = q.get('predict') !== 'own';
+    /** Predict every car (RaceClient, `predict=all`), or only this
+     * player's (NetClient, the default). */
+    this.predictAll = q.get('predict') === 'all';
     this.canvas = $('#view');
     this.scene = new Scene(this.canvas);
     this.cameras = new Cameras(this.canvas);

@@ -7,10 +7,10 @@
 // driver on the road; the AI bot races one lap in front and leaves, since
 // lapping the pages it met ann: 69 mispredictions in one run):
 //
-// - ann's page predicts every car (the page's default, the wasm
-//   RaceClient): its confirmed race equals the native server's hashes at
-//   every frame (no desync), and it draws the others from its prediction;
-//   bob's predicts only its own car (`predict=own`, the wasm NetClient)
+// - ann's page predicts every car (`predict=all`, the wasm RaceClient):
+//   its confirmed race equals the native server's hashes at every frame
+//   (no desync), and it draws the others from its prediction; bob's
+//   predicts only its own car (the page's default, the wasm NetClient)
 //   against the server's states, no misprediction without another car
 //   within touching distance, and draws the others interpolated; the bot
 //   predicts its own car exactly;
@@ -71,13 +71,13 @@ function raceBot(url, token, name) {
   return { child, report };
 }
 
-async function openRace(context, base, server, token, name, state = 'racing', predict = 'all') {
+async function openRace(context, base, server, token, name, state = 'racing', predict = 'own') {
   const page = await context.newPage();
   await page.setViewportSize({ width: 480, height: 320 });
   const logs = [];
   page.on('console', (m) => logs.push(m.text()));
   page.on('pageerror', (e) => logs.push(`page error: ${e.message}`));
-  await page.goto(`${base}/race?server=${encodeURIComponent(server)}&token=${token}&name=${name}&pace=${PACE}${predict === 'own' ? '&predict=own' : ''}`);
+  await page.goto(`${base}/race?server=${encodeURIComponent(server)}&token=${token}&name=${name}&pace=${PACE}${predict === 'all' ? '&predict=all' : ''}`);
   await page.waitForFunction((s) => window.skidpadRace?.shown().state === s, state, { timeout: 60_000 });
   return { page, logs };
 }
@@ -108,8 +108,8 @@ export async function checkRace(browser) {
   const pages = await leaderboard(['--trust-race-server', seal.publicKey]);
   const bot = raceBot(via, 'token-cat', 'cat');
   try {
-    const ann = await openRace(browser.context, pages.url, via, 'token-ann', 'ann');
-    const bob = await openRace(browser.context, pages.url, via, 'token-bob', 'bob', 'racing', 'own');
+    const ann = await openRace(browser.context, pages.url, via, 'token-ann', 'ann', 'racing', 'all');
+    const bob = await openRace(browser.context, pages.url, via, 'token-bob', 'bob');
     // The check is of the wire, not of lap times: both drive gently
     // (traced runs spun the rear-wheel-drive car at full throttle on the
     // first bend into the barrier), bob 40 m behind at nine tenths of
