@@ -25,6 +25,54 @@ fn lean_right(tick: u32) -> f64 {
     if (150..200).contains(&tick) { 0.3 } else { 0.0 }
 }
 
+/// A two-seat race whose seat 0 predicts every car: its first `count`
+/// frames (the first a first shot), and one more first shot asked for
+/// after frame `resend_after` when given.
+fn two_seat_frames(
+    count: usize,
+    resend_after: Option<usize>,
+) -> (skidpad_netplay::RaceServer, Vec<skidpad_netplay::Frame>) {
+    use skidpad_netplay::{RaceServer, SeatId, decode_frame};
+    let mut server = RaceServer::new(RaceConfig {
+        seat_tokens: tokens(2),
+        ..RaceConfig::default()
+    })
+    .unwrap();
+    let seat = server.join("seat-token-0", "a").unwrap();
+    server.join("seat-token-1", "b").unwrap();
+    server.set_predicts_all(seat, true).unwrap();
+    let mut frames = Vec::new();
+    while frames.len() < count {
+        for out in server.step().unwrap() {
+            if out.seat == seat {
+                frames.push(decode_frame(server.schema(), &out.frame).unwrap());
+            }
+        }
+        if resend_after == Some(frames.len()) {
+            server.resend_first_shot(SeatId(0)).unwrap();
+        }
+    }
+    (server, frames)
+}
+
+/// Seat 0's whole-race client from `first_shot`.
+fn client_of(
+    server: &skidpad_netplay::RaceServer,
+    first_shot: &skidpad_netplay::Frame,
+) -> skidpad_netplay::RaceClient {
+    let def = skidpad_core::preset(&server.config().car).unwrap();
+    let ground = server.world().ground().clone();
+    skidpad_netplay::RaceClient::new(
+        skidpad_core::WorldConfig::default(),
+        ground,
+        &def,
+        server.dt(),
+        server.config().ticks_per_frame,
+        first_shot,
+    )
+    .unwrap()
+}
+
 /// Ticks the race runs: 25 s.
 const RACE_TICKS: u32 = 25 * 60;
 
@@ -100,41 +148,13 @@ fn a_pack_of_eight_predicted_whole_never_desyncs() {
 /// never a panic, and a hash that differs is a desync naming the seat.
 #[test]
 fn confirmations_that_do_not_fit_are_refused_and_a_wrong_hash_is_a_desync() {
-    use skidpad_core::{InitialPose, WorldConfig, preset};
+    use skidpad_core::InitialPose;
     use skidpad_netplay::{
-        Block, Frame, HASHES_KEY, INPUTS_KEY, InputChange, PLACED_KEY, PlacedCar, Placement,
-        RaceClient, RaceServer, Value, decode_frame,
+        Block, Frame, HASHES_KEY, INPUTS_KEY, InputChange, PLACED_KEY, PlacedCar, Placement, Value,
     };
 
-    let mut server = RaceServer::new(RaceConfig {
-        seat_tokens: tokens(2),
-        ..RaceConfig::default()
-    })
-    .unwrap();
-    let seat = server.join("seat-token-0", "a").unwrap();
-    server.join("seat-token-1", "b").unwrap();
-    server.set_predicts_all(seat, true).unwrap();
-    let mut frames = Vec::new();
-    while frames.len() < 4 {
-        for out in server.step().unwrap() {
-            if out.seat == seat {
-                frames.push(decode_frame(server.schema(), &out.frame).unwrap());
-            }
-        }
-    }
-    let def = preset(&server.config().car).unwrap();
-    let client = || {
-        let ground = server.world().ground().clone();
-        RaceClient::new(
-            WorldConfig::default(),
-            ground,
-            &def,
-            server.dt(),
-            2,
-            &frames[0],
-        )
-        .unwrap()
-    };
+    let (server, frames) = two_seat_frames(4, None);
+    let client = || client_of(&server, &frames[0]);
     let with = |frame: &Frame, key: u8, row: Vec<Value>| {
         let mut frame = frame.clone();
         match frame.blocks.iter_mut().find(|(k, _)| *k == key) {
@@ -195,42 +215,12 @@ fn confirmations_that_do_not_fit_are_refused_and_a_wrong_hash_is_a_desync() {
 /// the car that differ from the first shot's full state.
 #[test]
 fn a_desync_is_reported_field_by_field_from_the_next_first_shot() {
-    use skidpad_core::{CarInput, WorldConfig, preset};
-    use skidpad_netplay::{
-        Block, INPUTS_KEY, InputChange, RaceClient, RaceServer, SeatId, decode_frame,
-    };
+    use skidpad_core::CarInput;
+    use skidpad_netplay::{Block, INPUTS_KEY, InputChange};
 
-    let mut server = RaceServer::new(RaceConfig {
-        seat_tokens: tokens(2),
-        ..RaceConfig::default()
-    })
-    .unwrap();
-    let seat = server.join("seat-token-0", "a").unwrap();
-    server.join("seat-token-1", "b").unwrap();
-    server.set_predicts_all(seat, true).unwrap();
-    let mut frames = Vec::new();
-    while frames.len() < 3 {
-        for out in server.step().unwrap() {
-            if out.seat == seat {
-                frames.push(decode_frame(server.schema(), &out.frame).unwrap());
-            }
-        }
-        // The client will ask again after the second frame.
-        if frames.len() == 2 {
-            server.resend_first_shot(SeatId(0)).unwrap();
-        }
-    }
-    let def = preset(&server.config().car).unwrap();
-    let ground = server.world().ground().clone();
-    let mut client = RaceClient::new(
-        WorldConfig::default(),
-        ground,
-        &def,
-        server.dt(),
-        2,
-        &frames[0],
-    )
-    .unwrap();
+    // The client will ask again after the second frame.
+    let (server, frames) = two_seat_frames(3, Some(2));
+    let mut client = client_of(&server, &frames[0]);
     let mut changed = frames[1].clone();
     let full_throttle = InputChange {
         seat: 1,
@@ -258,33 +248,8 @@ fn a_desync_is_reported_field_by_field_from_the_next_first_shot() {
 
 mod hostile {
     use proptest::prelude::*;
-    use skidpad_core::{CarInput, InitialPose, WorldConfig, preset};
-    use skidpad_netplay::{
-        Block, Frame, INPUTS_KEY, InputChange, PLACED_KEY, PlacedCar, Placement, RaceClient,
-        RaceConfig, RaceServer, decode_frame,
-    };
-
-    /// A first shot and the frame after it, of a 2-car race.
-    fn race() -> (RaceServer, Frame, Frame) {
-        let mut server = RaceServer::new(RaceConfig {
-            seat_tokens: super::tokens(2),
-            ..RaceConfig::default()
-        })
-        .unwrap();
-        let seat = server.join("seat-token-0", "a").unwrap();
-        server.join("seat-token-1", "b").unwrap();
-        server.set_predicts_all(seat, true).unwrap();
-        let mut frames = Vec::new();
-        while frames.len() < 2 {
-            for out in server.step().unwrap() {
-                if out.seat == seat {
-                    frames.push(decode_frame(server.schema(), &out.frame).unwrap());
-                }
-            }
-        }
-        let second = frames.pop().unwrap();
-        (server, frames.pop().unwrap(), second)
-    }
+    use skidpad_core::{CarInput, InitialPose};
+    use skidpad_netplay::{Block, INPUTS_KEY, InputChange, PLACED_KEY, PlacedCar, Placement};
 
     fn any_f64() -> impl Strategy<Value = f64> {
         prop_oneof![
@@ -308,11 +273,9 @@ mod hostile {
             placed in prop::collection::vec((0_u8..4, 0_u32..8, 0_u8..3, prop::array::uniform4(any_f64())), 0..4),
             ahead in 0_u32..5,
         ) {
-            let (server, first, second) = race();
-            let def = preset(&server.config().car).unwrap();
-            let ground = server.world().ground().clone();
-            let mut client =
-                RaceClient::new(WorldConfig::default(), ground, &def, server.dt(), 2, &first).unwrap();
+            let (server, frames) = super::two_seat_frames(2, None);
+            let (first, second) = (&frames[0], &frames[1]);
+            let mut client = super::client_of(&server, first);
             client.advance_to(first.tick + ahead).unwrap();
             let mut frame = second.clone();
             let tick = |t: u32| first.tick + t.min(3);
