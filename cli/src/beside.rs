@@ -16,13 +16,14 @@ use crate::{files, track_cmd};
 /// The flags.
 #[derive(Args, Clone, Debug, Default)]
 pub struct BesideArgs {
-    /// A ground file (`.skgd`, written by `encode_ground_file`): the
-    /// ground replays that do not carry theirs were recorded on.
+    /// A ground file (`.skgd`, written by `encode_ground_file` or `skidpad
+    /// track import --ground-output`), or a glTF scene (`.glb`, `.gltf`):
+    /// the ground replays that do not carry theirs were recorded on.
     #[arg(long, value_name = "FILE")]
     pub ground: Option<PathBuf>,
-    /// A track file (a definition's `.json`, or a `.csv` that `skidpad
-    /// track import` reads): the own track a replay names by fingerprint
-    /// without carrying it.
+    /// A track file (a definition's `.json`, or a `.csv` or glTF scene
+    /// that `skidpad track import` reads): the own track a replay names by
+    /// fingerprint without carrying it.
     #[arg(long, value_name = "FILE")]
     pub track: Option<PathBuf>,
 }

@@ -10,7 +10,7 @@ use indicatif::ProgressBar;
 use serde::Serialize;
 use skidpad_core::hex;
 use skidpad_core::race::{AiField, Retirement, StandingClock};
-use skidpad_core::{Track, World, WorldConfig};
+use skidpad_core::{GroundSource, Track, World, WorldConfig};
 use skidpad_ghost::{CutLap, LapCutter, encode_ghost};
 use skidpad_replay::{
     Limits, RecorderOptions, ReplayRecorder, StreamRecorder, SyncPolicy, encode_replay,
@@ -43,11 +43,13 @@ pub struct DemoOptions {
     /// Laps each car drives.
     pub laps: u32,
     /// The track raced: a built-in track's name, or a track file (a
-    /// definition's `.json`, or a `.csv` `skidpad track import` reads),
-    /// which the replay then carries.
+    /// definition's `.json`, or a `.csv` or glTF scene `skidpad track
+    /// import` reads), which the replay then carries (a scene's ground
+    /// too).
     pub track: String,
-    /// Race on the track's own 3D surface (`Track::ground`: elevation,
-    /// banking, kerbs, run-off, barriers) instead of the plane z = 0.
+    /// Race on the track's own 3D surface (a scene's ground, else
+    /// `Track::ground`: elevation, banking, kerbs, run-off, barriers)
+    /// instead of the plane z = 0.
     pub on_track_surface: bool,
     /// The drivers race each other (`Racecraft`), each with skills drawn
     /// from this seed; `None`: each drives as if alone.
@@ -170,13 +172,19 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
             options.out.display()
         )
     })?;
-    let track = Arc::new(demo_track(&options.track)?);
+    let (track, scene_ground) = demo_track(&options.track)?;
+    let track = Arc::new(track);
     let mut world = World::new(WorldConfig::default())?;
+    // A scene's ground travels in the replay; a track's generated one is
+    // rebuilt from the track the replay names or carries.
+    let carried_ground = scene_ground.filter(|_| options.on_track_surface);
     if options.on_track_surface {
-        // Banked road on its elevation, kerbs, grass run-off and barriers
-        // (the replay names the ground; verification rebuilds it from the
-        // built-in track).
-        world.set_ground(Arc::new(track.ground()?))?;
+        match &carried_ground {
+            Some(source) => world.set_ground(source.build()?)?,
+            // Banked road on its elevation, kerbs, grass run-off and
+            // barriers.
+            None => world.set_ground(Arc::new(track.ground()?))?,
+        }
     }
     // On the track's surface a car pushed into a barrier must back out to
     // finish, and one wedged or rolled is put back after 10 s stuck; on the
@@ -195,6 +203,7 @@ pub fn run(options: &DemoOptions, progress: &ProgressBar) -> Result<DemoReport> 
     let options_with = |metadata: Vec<(String, String)>| RecorderOptions {
         metadata,
         track: Some(track.clone()),
+        ground: carried_ground.clone(),
         ..RecorderOptions::default()
     };
     // The same race also goes to a crash-safe stream as it runs: a chunk
@@ -352,10 +361,11 @@ fn dnf_reason(retirement: Retirement, laps_done: usize) -> String {
     }
 }
 
-/// A built-in track by name, or the track in a file.
-fn demo_track(name_or_file: &str) -> Result<Track> {
+/// A built-in track by name, or the track in a file, with the ground a
+/// glTF scene brings (`None`: the track's generated ground).
+fn demo_track(name_or_file: &str) -> Result<(Track, Option<GroundSource>)> {
     if skidpad_core::track_names().contains(&name_or_file) {
-        return Ok(Track::builtin(name_or_file)?);
+        return Ok((Track::builtin(name_or_file)?, None));
     }
     let path = Path::new(name_or_file);
     if !path.exists() {
@@ -364,7 +374,7 @@ fn demo_track(name_or_file: &str) -> Result<Track> {
             skidpad_core::track_names().join(", ")
         );
     }
-    crate::track_cmd::read_track(path)
+    crate::track_cmd::read_track_and_ground(path)
 }
 
 fn display_path(p: &Path) -> String {

@@ -17,9 +17,9 @@ pub fn read(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
-/// Reads a text file of a kind that is never larger than `max` bytes
-/// (`what` names the kind), refusing a larger one before reading it.
-pub fn read_text_capped(path: &Path, max: u64, what: &str) -> Result<String> {
+/// Reads a file of a kind that is never larger than `max` bytes (`what`
+/// names the kind), refusing a larger one before reading it.
+pub fn read_capped(path: &Path, max: u64, what: &str) -> Result<Vec<u8>> {
     let size = std::fs::metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?
         .len();
@@ -29,11 +29,22 @@ pub fn read_text_capped(path: &Path, max: u64, what: &str) -> Result<String> {
             path.display()
         );
     }
-    std::fs::read_to_string(path).with_context(|| format!("cannot read {} as text", path.display()))
+    read(path)
 }
 
-/// A ground file (`.skgd`): what a game built its ground from.
+/// [`read_capped`] of a text file.
+pub fn read_text_capped(path: &Path, max: u64, what: &str) -> Result<String> {
+    String::from_utf8(read_capped(path, max, what)?)
+        .with_context(|| format!("cannot read {} as text", path.display()))
+}
+
+/// A ground file (`.skgd`): what a game built its ground from; or a glTF
+/// scene's (`.glb`, `.gltf`) ground.
 pub fn read_ground(path: &Path) -> Result<GroundSource> {
+    if crate::track_cmd::is_scene(path) {
+        let scene = crate::track_cmd::read_scene(path, &crate::track_cmd::ImportArgs::default())?;
+        return Ok(GroundSource::Mesh(scene.ground));
+    }
     decode_ground_file(&read(path)?)
         .with_context(|| format!("{} is not a ground file", path.display()))
 }

@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -64,12 +64,14 @@ enum Command {
         #[arg(long, default_value_t = demo::DEFAULT_LAPS, value_parser = clap::value_parser!(u32).range(1..=i64::from(demo::MAX_LAPS)))]
         laps: u32,
         /// A built-in track's name or a track file: a
-        /// definition's `.json`, or a `.csv` that `skidpad track import`
-        /// reads. The replay carries a track that is not built in.
+        /// definition's `.json`, or a `.csv` or glTF scene (`.glb`,
+        /// `.gltf`) that `skidpad track import` reads. The replay carries
+        /// a track that is not built in, and a scene's ground.
         #[arg(long, default_value = demo::DEFAULT_TRACK)]
         track: String,
-        /// What the cars drive on: the track's own 3D surface (elevation,
-        /// banking, kerbs, run-off, barriers) or the plane z = 0.
+        /// What the cars drive on: the track's own 3D surface (a scene's
+        /// ground; else elevation, banking, kerbs, run-off, barriers) or
+        /// the plane z = 0.
         #[arg(long, default_value = "track", value_parser = ["track", "plane"])]
         ground: String,
         /// How the AI drives: racing the other cars (keeping a gap,
@@ -212,34 +214,73 @@ enum Command {
 enum TrackCommand {
     /// Import a track as a track definition's JSON. Reads `.csv`, the TUM
     /// racetrack database's centre line (x, y, width right, width left per
-    /// point). With `-o`, prints the track's check.
+    /// point), and glTF 2.0 scenes (`.glb`, `.gltf`): meshes whose
+    /// material (else mesh, else node) is named after a surface (`tarmac`,
+    /// `asphalt`, `road`, `kerb`, `curb`, `grass`, `gravel`, `sand`,
+    /// `snow`, `ice`, `wet_asphalt`; case and a `.001` suffix ignored) are
+    /// the ground; a node `centre_line` with a line or points gives the
+    /// centre line in driving order (y-up metres, as glTF), `start` the
+    /// start line, `sector.1`, `sector.2`… the sectors; widths are
+    /// measured where the asphalt ends (or given as `width`/`widths` in
+    /// the centre line node's extras). With `-o`, prints the track's
+    /// check.
     Import {
         /// The file to import.
         file: PathBuf,
-        /// The track's name (default: the file's name).
-        #[arg(long)]
-        name: Option<String>,
-        /// Where the start/finish line is, m along the centre line from
-        /// the file's first point.
-        #[arg(long, default_value_t = 0.0)]
-        start: f64,
-        /// Sector boundaries, m from the line, separated by commas; at
-        /// least two (default: the lap in thirds).
-        #[arg(long, value_delimiter = ',')]
-        sectors: Option<Vec<f64>>,
+        #[command(flatten)]
+        args: TrackImportArgs,
         /// Write the definition here (atomically) instead of standard
         /// output.
         #[arg(short, long)]
         output: Option<PathBuf>,
+        /// Write a glTF scene's ground here as a ground file (`.skgd`),
+        /// for `--ground` of replays that do not carry theirs.
+        #[arg(long, value_name = "FILE")]
+        ground_output: Option<PathBuf>,
     },
     /// Check a track file (a definition's JSON, or a file `import` reads):
-    /// length, widths, the tightest bend, elevation, the ground's size,
-    /// and warnings (a centre line crossing itself without the height to
-    /// pass over, a start line off the asphalt).
+    /// length, widths, the tightest bend, elevation, the ground's size
+    /// (and a scene's meshes by surface), and warnings (a centre line
+    /// crossing itself without the height to pass over, a start line off
+    /// the asphalt).
     Check {
         /// The track file.
         file: PathBuf,
+        #[command(flatten)]
+        args: TrackImportArgs,
     },
+}
+
+/// How a file is imported as a track.
+#[derive(Args, Clone, Debug)]
+struct TrackImportArgs {
+    /// The track's name (default: the file's name).
+    #[arg(long)]
+    name: Option<String>,
+    /// Where the start/finish line is, m along the centre line from the
+    /// file's first point (default: a scene's `start` node, else the first
+    /// point).
+    #[arg(long)]
+    start: Option<f64>,
+    /// Sector boundaries, m from the line, separated by commas; at least
+    /// two (default: a scene's `sector.N` nodes, else the lap in thirds).
+    #[arg(long, value_delimiter = ',')]
+    sectors: Option<Vec<f64>>,
+    /// Most triangles a glTF scene may hold; a larger one is refused
+    /// before its meshes are read.
+    #[arg(long, default_value_t = skidpad_track_import::DEFAULT_MAX_TRIANGLES)]
+    max_triangles: usize,
+}
+
+impl From<TrackImportArgs> for track_cmd::ImportArgs {
+    fn from(a: TrackImportArgs) -> track_cmd::ImportArgs {
+        track_cmd::ImportArgs {
+            name: a.name,
+            start: a.start,
+            sectors: a.sectors,
+            max_triangles: a.max_triangles,
+        }
+    }
 }
 
 /// Writes a report to standard output as text or JSON. Output goes
@@ -298,18 +339,19 @@ fn run_track(json: bool, command: TrackCommand) -> Result<()> {
     match command {
         TrackCommand::Import {
             file,
-            name,
-            start,
-            sectors,
+            args,
             output,
-        } => match track_cmd::import(&file, name, start, sectors, output.as_deref())? {
+            ground_output,
+        } => match track_cmd::import(
+            &file,
+            &args.into(),
+            output.as_deref(),
+            ground_output.as_deref(),
+        )? {
             Some(report) => print(json, &report),
             None => Ok(()),
         },
-        TrackCommand::Check { file } => {
-            let track = track_cmd::read_track(&file)?;
-            print(json, &skidpad_track_import::check(&track)?)
-        }
+        TrackCommand::Check { file, args } => print(json, &track_cmd::check(&file, &args.into())?),
     }
 }
 

@@ -158,10 +158,13 @@ pub fn create_replay_world_on(replay: &Replay, ground: Arc<dyn Ground>) -> Resul
         gravity: replay.header.gravity,
         air_density: replay.header.air_density,
     })?;
-    world.set_ground(ground)?;
+    // Each car is put down at the origin and then given its recorded state
+    // by the first keyframe, so it is put down on the plane: a game's
+    // ground need not reach the origin.
     for def in &replay.definitions {
         world.add_car(def, InitialPose::default())?;
     }
+    world.set_ground(ground)?;
     world.set_step_count(replay.header.start_step);
     Ok(world)
 }

@@ -63,7 +63,7 @@ pub use state::snapshot::{
 pub use surface::{MAX_SURFACES, Surface, SurfaceId, SurfaceTable};
 pub use track::driver::{AiDriver, DriverStyle};
 pub use track::ground::{BARRIER_HEIGHT, KERB_WIDTH, RUNOFF_WIDTH};
-pub use track::track_definition::{MAX_TRACK_CONTROL_POINTS, MAX_TRACK_FILE_BYTES};
+pub use track::track_definition::{MAX_SIDE_WIDTH, MAX_TRACK_CONTROL_POINTS, MAX_TRACK_FILE_BYTES};
 pub use track::traffic::{Racecraft, TrafficCar};
 pub use track::{
     RoadEdges, Side, Strip, SurfaceSpan, Track, TrackDefinition, TrackPosition,

@@ -32,8 +32,12 @@ pub struct TrackReport {
     pub elevation: (f64, f64),
     /// Sector boundaries, m from the line.
     pub sectors: Vec<f64>,
-    /// The generated ground's vertices and triangles.
+    /// The ground's vertices and triangles (the generated one, or an
+    /// imported scene's).
     pub ground: (usize, usize),
+    /// What an imported scene held; `None` for a generated ground.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scene: Option<crate::SceneCounts>,
     /// What would spoil a race, one sentence each.
     pub warnings: Vec<String>,
 }
@@ -45,6 +49,26 @@ pub struct TrackReport {
 /// # Errors
 /// The track's ground cannot be built.
 pub fn check(track: &Track) -> Result<TrackReport, skidpad_core::CoreError> {
+    check_on(track, &track.ground_source())
+}
+
+/// [`check`] of an imported scene: its track on its own ground, with what
+/// the scene held.
+///
+/// # Errors
+/// The scene's definition is not a track, or its ground does not build.
+pub fn check_scene(scene: &crate::SceneTrack) -> Result<TrackReport, skidpad_core::CoreError> {
+    let track = Track::from_definition(scene.definition.clone())?;
+    let mut report = check_on(&track, &scene.ground)?;
+    report.scene = Some(scene.counts.clone());
+    Ok(report)
+}
+
+/// The checks on `track` raced on the ground `source` builds.
+fn check_on(
+    track: &Track,
+    source: &skidpad_core::MeshSource,
+) -> Result<TrackReport, skidpad_core::CoreError> {
     let (narrow, wide) = track
         .edges_at_points()
         .map(|e| e.left + e.right)
@@ -63,7 +87,6 @@ pub fn check(track: &Track) -> Result<TrackReport, skidpad_core::CoreError> {
         .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &z| {
             (lo.min(z), hi.max(z))
         });
-    let source = track.ground_source();
     let mesh = skidpad_core::TriangleMesh::new(&source.vertices, &source.triangles)?
         .with_surfaces(source.surfaces.clone().unwrap_or_default())?;
     let mut warnings: Vec<String> = crossings(track)
@@ -111,6 +134,7 @@ pub fn check(track: &Track) -> Result<TrackReport, skidpad_core::CoreError> {
         elevation,
         sectors: track.sectors().to_vec(),
         ground: (source.vertices.len(), source.triangles.len()),
+        scene: None,
         warnings,
     })
 }
@@ -218,6 +242,25 @@ impl fmt::Display for TrackReport {
             "ground       {} vertices, {} triangles",
             self.ground.0, self.ground.1
         )?;
+        if let Some(scene) = &self.scene {
+            let surfaces: Vec<String> = scene
+                .ground_triangles
+                .iter()
+                .map(|(name, n)| format!("{name} {n}"))
+                .collect();
+            writeln!(
+                f,
+                "scene        {} nodes; ground triangles: {}; {} dropped as degenerate",
+                scene.nodes,
+                surfaces.join(", "),
+                scene.dropped_triangles
+            )?;
+            writeln!(
+                f,
+                "drawn        {} meshes, {} triangles ({} line or point primitives unused)",
+                scene.visual_primitives, scene.visual_triangles, scene.ignored_primitives
+            )?;
+        }
         if self.warnings.is_empty() {
             writeln!(f, "warnings     none")?;
         }

@@ -5,7 +5,11 @@
 //! race).
 //!
 //! Formats read:
-//! - the TUM racetrack database's centre-line CSV ([`from_tum_csv`]).
+//! - the TUM racetrack database's centre-line CSV ([`from_tum_csv`]);
+//! - a glTF 2.0 scene, `.gltf` or `.glb` ([`from_gltf`]): its meshes
+//!   named after surfaces become the ground, named nodes give the centre
+//!   line, start line and sectors (the rules are in `gltf_scene.rs` and
+//!   `scene_line.rs`, and in `skidpad track import --help`).
 //!
 //! ```
 //! use skidpad_track_import::{ImportOptions, check, from_tum_csv};
@@ -20,9 +24,16 @@
 //! ```
 
 mod check;
+mod gltf_data;
+mod gltf_scene;
+mod scene_line;
 mod tum_csv;
 
-pub use check::{TrackReport, check};
+pub use check::{TrackReport, check, check_scene};
+pub use gltf_scene::{
+    DEFAULT_MAX_TRIANGLES, GltfOptions, SceneCounts, SceneTrack, VisualMesh, from_gltf,
+    surface_named,
+};
 pub use tum_csv::from_tum_csv;
 
 /// What an importer cannot take from the file itself.

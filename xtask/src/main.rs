@@ -15,7 +15,7 @@
 //!   replays those recorded verified natively; the viewer's Chromium test;
 //!   the leaderboard under a quick load. Missing tools (the wasm target, a
 //!   wasm-bindgen CLI of the pinned version, the viewer's npm packages, the
-//!   wasmtime package from PyPI) are installed first. `test --only NAME…`
+//!   wasmtime and pygltflib packages from PyPI, `python.rs`) are installed first. `test --only NAME…`
 //!   runs only the checks whose names contain one of the words (`--only
 //!   viewer golden`), after the same set-up.
 //! - `architecture`: only the ARCHITECTURE.md checks (no compiling).
@@ -49,6 +49,7 @@ mod js_checks;
 mod load;
 mod platform_bench;
 mod postgres;
+mod python;
 mod second_compiler;
 mod surface_bench;
 mod tools;
@@ -297,7 +298,8 @@ const CHECKS: &[Check] = &[
 
 /// The workspace's tests in debug, against a throwaway PostgreSQL server
 /// (the leaderboard's tests need a real one; it is stopped and deleted
-/// after them), with the archive's frozen versions named so that their
+/// after them), with the glTF scenes pygltflib writes
+/// (`python::write_test_scenes`), with the archive's frozen versions named so that their
 /// corpora are not replayed again (`cores/tests/every_version.rs`).
 ///
 /// cargo-nextest runs the test binaries, two tests at a time across all of
@@ -308,10 +310,13 @@ fn workspace_tests(root: &Path) -> Result<(), String> {
     let frozen = cores::frozen_versions(root)?;
     tools::ensure_nextest()?;
     let server = postgres::TestPostgres::start()?;
+    let scenes = python::write_test_scenes(root, &python::ensure(root)?)?;
     let mut tests = Command::new(tools::cargo());
     tests
         .args(["nextest", "run", "--workspace", "--no-fail-fast"])
         .env("SKIDPAD_ARCHIVE_FROZEN", cores::frozen_env(&frozen))
+        .env("SKIDPAD_TEST_SCENES", &scenes)
+        .env("SKIDPAD_REQUIRE_SCENES", "1")
         .current_dir(root);
     server.export(&mut tests);
     run(&mut tests)?;

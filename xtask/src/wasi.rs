@@ -4,19 +4,20 @@
 //!
 //! The runtime is the PyPI `wasmtime` package (prebuilt, so nothing of
 //! wasmtime is compiled here), pinned to the major version of the
-//! `wasmtime` crate that `cores/` embeds, in a virtualenv under `target/`.
+//! `wasmtime` crate that `cores/` embeds, in the project's virtualenv
+//! (`python.rs`).
 //! cargo runs each test program through `xtask/wasi/run.py`. A check that
 //! ran no test fails: the golden tests are `#[test]` on wasip1 only
 //! because of their `cfg_attr`s, and a wrong cfg would pass silently.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 
-use crate::tools::{self, cargo};
+use crate::tools::cargo;
 
 /// The PyPI release of wasmtime the checks run under: the Cranelift
 /// generation of the `wasmtime` crate in `cores/Cargo.toml`.
-const WASMTIME: &str = "48.0.0";
+pub const WASMTIME: &str = "48.0.0";
 
 const TARGET: &str = "wasm32-wasip1";
 
@@ -31,7 +32,7 @@ pub fn golden_release(root: &Path) -> Result<(), String> {
 }
 
 fn golden(root: &Path, release: bool) -> Result<(), String> {
-    let python = ensure_runtime(root)?;
+    let python = crate::python::ensure(root)?;
     let runner = format!(
         "{} {}",
         python.display(),
@@ -76,39 +77,6 @@ pub fn both_golden_programs_ran(passed: &[usize], how: &str) -> Result<(), Strin
         ));
     }
     Ok(())
-}
-
-/// The virtualenv's python with the pinned `wasmtime` package, created or
-/// updated when it lacks that version.
-fn ensure_runtime(root: &Path) -> Result<PathBuf, String> {
-    let venv = root.join("target/wasmtime-venv");
-    let python = venv.join("bin/python");
-    let have = Command::new(&python)
-        .args([
-            "-c",
-            "import importlib.metadata as m; print(m.version('wasmtime'))",
-        ])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
-    if have.as_deref() == Some(WASMTIME) {
-        return Ok(python);
-    }
-    println!(
-        "==> installing wasmtime {WASMTIME} (PyPI) into {}",
-        venv.display()
-    );
-    tools::run(Command::new("python3").arg("-m").arg("venv").arg(&venv))?;
-    tools::run(Command::new(&python).args([
-        "-m",
-        "pip",
-        "install",
-        "--quiet",
-        "--disable-pip-version-check",
-        &format!("wasmtime=={WASMTIME}"),
-    ]))?;
-    Ok(python)
 }
 
 /// Runs a `cargo test` command with its output shown as it comes, and
