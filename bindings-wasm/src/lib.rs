@@ -43,6 +43,7 @@ mod stream;
 mod take_over;
 mod telemetry;
 mod track;
+mod track_scene;
 mod verify;
 mod world;
 
@@ -62,6 +63,7 @@ pub use replay::{Replay, ReplayRecorder};
 pub use stream::StreamFollower;
 pub use take_over::{TakeOver, sector_starts};
 pub use track::{LapReference, SplitTracker, TrackView};
+pub use track_scene::TrackScene;
 pub use world::World;
 
 #[wasm_bindgen(typescript_custom_section)]
@@ -103,6 +105,23 @@ export interface NetEntity { key: string; id: number; row: Record<string, number
  * xyz per vertex, three vertex indices per triangle, a surface id per
  * triangle or null. */
 export interface CarriedGround { positions: Float32Array; indices: Uint32Array; surfaces: Uint8Array | null; description: string }
+/** What `skidpad track check` reports of a track (`TrackView.report`,
+ * `TrackScene.report`): lengths and heights in m; `tightest` is the
+ * radius (null when straight) and where it is; `scene` only for a scene. */
+export interface TrackReport {
+  name: string; fingerprint: string; control_points: number; length: number;
+  width: [number, number]; tightest: [number | null, number]; elevation: [number, number];
+  sectors: number[]; ground: [number, number]; warnings: string[];
+  scene?: { nodes: number; visual_primitives: number; visual_triangles: number;
+    ground_triangles: Record<string, number>; dropped_triangles: number; ignored_primitives: number };
+}
+/** A glTF scene's mesh as drawn (`TrackScene.mesh`), in skidpad's z-up
+ * axes: xyz per vertex, three indices per triangle, linear RGBA colour,
+ * and the surface id it is ground of (null: only drawn). */
+export interface SceneMesh {
+  node: string; material: string; colour: Float32Array; surface: number | null;
+  positions: Float32Array; indices: Uint32Array;
+}
 /** A heightfield ground: heights row-major (x fastest), optional surface id per cell. */
 export interface HeightfieldOptions {
   x0: number; y0: number; spacing: number; columns: number; rows: number;

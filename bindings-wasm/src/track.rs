@@ -75,6 +75,14 @@ impl TrackView {
         })
     }
 
+    /// What `skidpad track check` prints of the track on its generated
+    /// ground, as an object.
+    #[wasm_bindgen(unchecked_return_type = "TrackReport")]
+    pub fn report(&self) -> JsResult<JsValue> {
+        let report = skidpad_track_import::check(&self.inner).map_err(core_error)?;
+        crate::track_scene::report_object(&report)
+    }
+
     /// The track's definition as JSON (what `fromDefinition` reads and a
     /// replay carries).
     #[wasm_bindgen(js_name = definitionJson)]
@@ -122,9 +130,9 @@ impl TrackView {
     }
 
     /// A view of a track the other bindings found.
-    pub(crate) fn of(track: Track) -> TrackView {
+    pub(crate) fn of(track: impl Into<Arc<Track>>) -> TrackView {
         TrackView {
-            inner: Arc::new(track),
+            inner: track.into(),
         }
     }
 

@@ -295,6 +295,20 @@ impl World {
         self.with_mut(|w| w.set_driver(car, track).map_err(core_error))
     }
 
+    /// Gives a car the built-in AI driver on any track's view: a game's own
+    /// (`TrackView.fromDefinition`, `fromTumCsv`, `TrackScene.track`) or a
+    /// built-in one.
+    #[wasm_bindgen(js_name = setDriverOnTrack)]
+    pub fn set_driver_on_track(
+        &self,
+        #[wasm_bindgen(unchecked_param_type = "number")] car: JsValue,
+        track: &crate::track::TrackView,
+    ) -> JsResult<()> {
+        let car = car_id(&car)?;
+        let track = track.inner().clone();
+        self.with_mut(|w| w.set_driver(car, Some(track)).map_err(core_error))
+    }
+
     /// Advances every car by `dt` seconds, in (0, 0.25]. On error nothing
     /// changes.
     pub fn step(
@@ -459,6 +473,14 @@ impl World {
         // A replay names the track, and its definition rebuilds this.
         self.ground_source.replace(None);
         Ok(())
+    }
+
+    /// Puts the world on a glTF scene's ground (`TrackScene.fromGltf`); a
+    /// recorder with `carryGround` carries it, so its replays verify
+    /// anywhere with nothing beside them.
+    #[wasm_bindgen(js_name = setSceneGround)]
+    pub fn set_scene_ground(&self, scene: &crate::track_scene::TrackScene) -> JsResult<()> {
+        self.set_ground_from(scene.ground_source())
     }
 
     /// The world's ground as a ground file (`.skgd`), for replays recorded

@@ -166,9 +166,12 @@ pub fn node_tests(root: &Path) -> Result<(), String> {
         .filter(|p| p.to_string_lossy().ends_with(".test.mjs"))
         .collect();
     files.sort();
+    let scenes = crate::python::write_test_scenes(root, &crate::python::ensure(root)?)?;
     run(Command::new("node")
         .arg("--test")
         .args(&files)
+        .env("SKIDPAD_TEST_SCENES", scenes)
+        .env("SKIDPAD_REQUIRE_SCENES", "1")
         .env("SKIDPAD_SPECTATOR_BIN", spectator)
         .env("SKIDPAD_BIN", binaries.join("skidpad"))
         .current_dir(root))
