@@ -7,15 +7,12 @@ use std::sync::Arc;
 
 use js_sys::{Float32Array, Object, Reflect, Uint32Array};
 use skidpad_core::{GroundSource, Track};
-use skidpad_track_import::{GltfOptions, SceneTrack, TrackReport};
+use skidpad_track_import::{GltfOptions, MAX_SCENE_FILE_BYTES, SceneTrack, TrackReport};
 use wasm_bindgen::prelude::*;
 
 use crate::args;
 use crate::error::{JsResult, core_error, range_error};
 use crate::track::TrackView;
-
-/// Largest scene `fromGltf` reads, bytes (as `skidpad track import`).
-const MAX_SCENE_BYTES: usize = 256 << 20;
 
 /// A glTF scene imported as a track.
 #[wasm_bindgen]
@@ -38,9 +35,9 @@ impl TrackScene {
         #[wasm_bindgen(unchecked_optional_param_type = "number")] max_triangles: JsValue,
     ) -> JsResult<TrackScene> {
         let bytes = args::bytes(&bytes, "scene")?;
-        if bytes.len() > MAX_SCENE_BYTES {
+        if bytes.len() > MAX_SCENE_FILE_BYTES {
             return Err(range_error(format!(
-                "the scene is {} bytes; a glTF scene is at most {MAX_SCENE_BYTES}",
+                "the scene is {} bytes; a glTF scene is at most {MAX_SCENE_FILE_BYTES}",
                 bytes.len()
             )));
         }

@@ -8,13 +8,9 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use skidpad_core::{GroundSource, MAX_TRACK_FILE_BYTES, Track, TrackDefinition};
 use skidpad_track_import::{
-    DEFAULT_MAX_TRIANGLES, GltfOptions, ImportOptions, SceneTrack, TrackReport, from_gltf,
-    from_tum_csv,
+    DEFAULT_MAX_TRIANGLES, GltfOptions, ImportOptions, MAX_SCENE_FILE_BYTES, SceneTrack,
+    TrackReport, from_gltf, from_tum_csv,
 };
-
-/// Largest glTF scene read, bytes: four million triangles with their
-/// positions and 32-bit indices take about 100 MB.
-pub const MAX_SCENE_FILE_BYTES: u64 = 256 << 20;
 
 /// What `import` and `check` take beyond the file.
 #[derive(Clone, Debug)]
@@ -55,7 +51,7 @@ fn stem(path: &Path) -> String {
 
 /// Reads a glTF scene as a track, its external buffers from its folder.
 pub fn read_scene(path: &Path, args: &ImportArgs) -> Result<SceneTrack> {
-    let bytes = crate::files::read_capped(path, MAX_SCENE_FILE_BYTES, "a glTF scene")?;
+    let bytes = crate::files::read_capped(path, MAX_SCENE_FILE_BYTES as u64, "a glTF scene")?;
     let options = GltfOptions {
         name: args.name.clone().unwrap_or_else(|| stem(path)),
         max_triangles: args.max_triangles,

@@ -5,8 +5,9 @@
 //! ground carried in the replay, and a replay without track or ground
 //! verified from the scene or from the imported files beside it.
 
-use std::path::PathBuf;
 use std::process::{Command, Output};
+
+use skidpad_fixtures::scenes::written_scenes;
 
 fn skidpad(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_skidpad"))
@@ -25,27 +26,9 @@ fn succeeded(out: &Output, what: &str) -> String {
     text
 }
 
-/// The folder write_scene.py wrote into, or `None` (said on stderr)
-/// unless `cargo xtask test` requires it.
-fn written_scenes() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("SKIDPAD_TEST_SCENES") {
-        return Some(PathBuf::from(dir));
-    }
-    assert!(
-        std::env::var_os("SKIDPAD_REQUIRE_SCENES").is_none(),
-        "SKIDPAD_REQUIRE_SCENES is set but SKIDPAD_TEST_SCENES is not"
-    );
-    use std::io::Write as _;
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED the command line on a glTF circuit: SKIDPAD_TEST_SCENES is not set"
-    );
-    None
-}
-
 #[test]
 fn a_scene_is_checked_imported_raced_and_verified_from_its_files() {
-    let Some(scenes) = written_scenes() else {
+    let Some(scenes) = written_scenes("the command line on a glTF circuit") else {
         return;
     };
     let glb = scenes.join("stadium.glb");
@@ -132,7 +115,7 @@ fn a_scene_is_checked_imported_raced_and_verified_from_its_files() {
 
 #[test]
 fn a_broken_or_oversized_scene_is_refused_with_exit_code_2() {
-    let Some(scenes) = written_scenes() else {
+    let Some(scenes) = written_scenes("the command line on a glTF circuit") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

@@ -7,7 +7,8 @@
 //! built-in track is open within the budget, and no other.
 //!
 //! The file is JSON, a list of boards; `track_file` is a track
-//! definition's JSON (`skidpad track import` writes one), its path
+//! definition's JSON (`skidpad track import` writes one), or a glTF scene
+//! (`.glb`, `.gltf`: its runs race on the scene's own ground), its path
 //! relative to the boards file. A replay names an own track by its
 //! fingerprint, and its board is listed under that fingerprint:
 //!
@@ -33,6 +34,7 @@ use skidpad_core::{
     CarDefinition, Ground, MAX_TRACK_FILE_BYTES, Track, TriangleMesh, preset, track_names,
 };
 use skidpad_replay::ReplayHeader;
+use skidpad_track_import::{GltfOptions, MAX_SCENE_FILE_BYTES, from_gltf};
 
 /// One board's rules as the file gives them.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
@@ -81,8 +83,8 @@ pub struct BoardRules {
     pub key: String,
     /// The track, built once.
     pub track: Arc<Track>,
-    /// Its generated ground, built once: the ground a run on it names
-    /// when it raced on the track's surface.
+    /// Its ground, built once: the generated one, or a glTF scene's own;
+    /// the ground a run on it names when it raced on the track's surface.
     pub ground: Arc<TriangleMesh>,
     /// Cars a run may carry besides the ranked one.
     pub rivals: u32,
@@ -172,16 +174,16 @@ impl Boards {
         }
         let mut rules: Vec<BoardRules> = Vec::with_capacity(files.len());
         for (k, board) in files.into_iter().enumerate() {
-            let (key, track) = match (&board.track, &board.track_file) {
+            let (key, track, ground) = match (&board.track, &board.track_file) {
                 (Some(name), None) => {
                     let track = Track::builtin(name)
                         .map_err(|_| format!("boards file: board {k}: unknown track {name:?}"))?;
-                    (name.clone(), track)
+                    (name.clone(), track, None)
                 }
                 (None, Some(file)) => {
-                    let track = read_track_file(&folder.join(file))
+                    let (track, ground) = read_track_file(&folder.join(file))
                         .map_err(|e| format!("boards file: board {k}: {e}"))?;
-                    (track.fingerprint_hex(), track)
+                    (track.fingerprint_hex(), track, Some(ground))
                 }
                 _ => {
                     return Err(format!(
@@ -202,9 +204,12 @@ impl Boards {
             if board.max_steps == 0 {
                 return Err(format!("boards file: {name}: max_steps must be positive"));
             }
-            let ground = track
-                .ground()
-                .map_err(|e| format!("boards file: {name}: {e}"))?;
+            let ground = match ground {
+                Some(ground) => ground,
+                None => track
+                    .ground()
+                    .map_err(|e| format!("boards file: {name}: {e}"))?,
+            };
             let classes = board
                 .classes
                 .as_ref()
@@ -426,10 +431,38 @@ fn read_classes(
         .collect()
 }
 
-/// A track definition file, bounded in size.
-fn read_track_file(path: &Path) -> Result<Track, String> {
-    let text = read_bounded(path)?;
-    Track::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+/// A track file with the ground its runs race on: a definition's JSON
+/// (bounded in size) with its generated ground, or a glTF scene (`.glb`,
+/// `.gltf`, as `skidpad track import` reads it) with the scene's own.
+fn read_track_file(path: &Path) -> Result<(Track, TriangleMesh), String> {
+    let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+    let is_scene = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"));
+    if !is_scene {
+        let text = read_bounded(path)?;
+        let track = Track::from_json(&text).map_err(|e| failed(&e))?;
+        let ground = track.ground().map_err(|e| failed(&e))?;
+        return Ok((track, ground));
+    }
+    let size = std::fs::metadata(path).map_err(|e| failed(&e))?.len();
+    if size > MAX_SCENE_FILE_BYTES as u64 {
+        return Err(failed(&format!(
+            "{size} bytes; a glTF scene is at most {MAX_SCENE_FILE_BYTES}"
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| failed(&e))?;
+    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+    let options = GltfOptions {
+        base_dir: path.parent().map(Path::to_owned),
+        ..GltfOptions::named(&stem)
+    };
+    let scene = from_gltf(&bytes, &options).map_err(|e| failed(&e))?;
+    let track = Track::from_definition(scene.definition).map_err(|e| failed(&e))?;
+    let ground = TriangleMesh::new(&scene.ground.vertices, &scene.ground.triangles)
+        .and_then(|mesh| mesh.with_surfaces(scene.ground.surfaces.unwrap_or_default()))
+        .map_err(|e| failed(&e))?;
+    Ok((track, ground))
 }
 
 /// A track or car file's text, refused past [`MAX_TRACK_FILE_BYTES`].

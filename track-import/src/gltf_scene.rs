@@ -34,6 +34,9 @@ use crate::gltf_data::Buffers;
 
 /// Triangles a scene may hold unless the caller allows more.
 pub const DEFAULT_MAX_TRIANGLES: usize = 4_000_000;
+/// Largest scene file a tool reads, bytes: the default budget's triangles
+/// with their positions and 32-bit indices take about 100 MB.
+pub const MAX_SCENE_FILE_BYTES: usize = 256 << 20;
 /// Deepest node hierarchy walked: deeper is taken for a cycle.
 const MAX_DEPTH: usize = 64;
 /// Most node visits (a node reachable from several parents is visited once

@@ -31,8 +31,8 @@ mod tum_csv;
 
 pub use check::{TrackReport, check, check_scene};
 pub use gltf_scene::{
-    DEFAULT_MAX_TRIANGLES, GltfOptions, SceneCounts, SceneTrack, VisualMesh, from_gltf,
-    surface_named,
+    DEFAULT_MAX_TRIANGLES, GltfOptions, MAX_SCENE_FILE_BYTES, SceneCounts, SceneTrack, VisualMesh,
+    from_gltf, surface_named,
 };
 pub use tum_csv::from_tum_csv;
 

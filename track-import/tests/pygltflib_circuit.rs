@@ -7,12 +7,13 @@
 //! on its ground, and the replay, carrying track and ground, verifies on
 //! its own.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use glam::DVec3;
 use skidpad_core::race::{AiField, CarStatus, RaceRules, RaceTiming};
 use skidpad_core::{GroundRay, GroundSource, SurfaceId, Track, World, WorldConfig};
+use skidpad_fixtures::scenes::written_scenes;
 use skidpad_replay::{
     Limits, NoHooks, RecorderOptions, ReplayRecorder, decode_replay, encode_replay, verify_replay,
 };
@@ -23,26 +24,6 @@ use skidpad_track_import::{GltfOptions, SceneTrack, check_scene, from_gltf};
 const LENGTH: f64 = 776.99;
 const RIGHT: f64 = 4.5;
 const LEFT: f64 = 5.5;
-
-/// The folder `tests/gltf/write_scene.py` wrote into (`SKIDPAD_TEST_SCENES`),
-/// or `None`, and a line saying so, without one; `cargo xtask test` sets it
-/// and `SKIDPAD_REQUIRE_SCENES`, which makes the skip a failure.
-fn written_scenes() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("SKIDPAD_TEST_SCENES") {
-        return Some(PathBuf::from(dir));
-    }
-    assert!(
-        std::env::var_os("SKIDPAD_REQUIRE_SCENES").is_none(),
-        "SKIDPAD_REQUIRE_SCENES is set but SKIDPAD_TEST_SCENES is not"
-    );
-    use std::io::Write as _;
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED the glTF circuit pygltflib writes: set SKIDPAD_TEST_SCENES to a folder \
-         `python track-import/tests/gltf/write_scene.py FOLDER` wrote (`cargo xtask test` does)"
-    );
-    None
-}
 
 fn import(path: &Path, base_dir: Option<&Path>) -> SceneTrack {
     let bytes = std::fs::read(path).unwrap();
@@ -55,7 +36,7 @@ fn import(path: &Path, base_dir: Option<&Path>) -> SceneTrack {
 
 #[test]
 fn the_scene_imports_with_its_surfaces_widths_start_and_sectors() {
-    let Some(out) = written_scenes() else {
+    let Some(out) = written_scenes("the glTF circuit pygltflib writes") else {
         return;
     };
     let scene = import(&out.join("stadium.glb"), None);
@@ -177,7 +158,7 @@ fn the_scene_imports_with_its_surfaces_widths_start_and_sectors() {
 
 #[test]
 fn ai_cars_race_a_lap_on_the_scene_and_its_replay_verifies_alone() {
-    let Some(out) = written_scenes() else {
+    let Some(out) = written_scenes("the glTF circuit pygltflib writes") else {
         return;
     };
     let scene = import(&out.join("stadium.glb"), None);
