@@ -97,6 +97,15 @@ impl Replay {
         Ok(self.inner.header.ground().map_err(replay_error)?.1)
     }
 
+    /// Hex blake3 fingerprint of the ground the replay was recorded on
+    /// (the plane's when it names none).
+    #[wasm_bindgen(getter, js_name = groundFingerprint)]
+    pub fn ground_fingerprint(&self) -> JsResult<String> {
+        Ok(skidpad_core::hex(
+            &self.inner.header.ground().map_err(replay_error)?.0,
+        ))
+    }
+
     /// The built-in track whose surface the replay was recorded on (by the
     /// ground's fingerprint), or null: the plane or a game's own ground.
     /// A viewer can draw that track's road; laps are timed only on the

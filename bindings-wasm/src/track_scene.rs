@@ -76,6 +76,14 @@ impl TrackScene {
             .map_err(crate::error::replay_error)
     }
 
+    /// Hex blake3 fingerprint of the scene's ground: what a replay raced
+    /// on it names (`Replay.groundFingerprint`).
+    #[wasm_bindgen(getter, js_name = groundFingerprint)]
+    pub fn ground_fingerprint(&self) -> JsResult<String> {
+        let ground = self.ground_source().build().map_err(core_error)?;
+        Ok(skidpad_core::hex(&ground.fingerprint()))
+    }
+
     /// How many meshes the scene draws (ground included).
     #[wasm_bindgen(getter, js_name = meshCount)]
     pub fn mesh_count(&self) -> usize {

@@ -133,10 +133,10 @@ enum Command {
     /// serves it on 127.0.0.1, prints the URL and runs until stopped
     /// (Ctrl-C). The first replay or stream plays; ghosts race against its
     /// cars; a ground file is the game's own ground for a replay that does
-    /// not carry it.
+    /// not carry it; a glTF scene is that too, and its meshes are drawn.
     View {
-        /// Replays (.skr), streams (.sks), ghosts (.skg) and ground files
-        /// (.skgd).
+        /// Replays (.skr), streams (.sks), ghosts (.skg), ground files
+        /// (.skgd) and glTF scenes (.glb, .gltf).
         files: Vec<PathBuf>,
         /// Port to listen on (0: any free port; the default stays clear
         /// of the leaderboard's 8787, the spectator service's 8788 and the

@@ -38,6 +38,10 @@ class Viewer {
     /** A ground file's bytes (`.skgd`), for replays that do not carry
      * their ground. @type {Uint8Array | null} */
     this.ground = null;
+    /** A glTF scene's bytes (`.glb`, `.gltf`): replays that do not carry
+     * their ground play on its ground, and its meshes are drawn.
+     * @type {Uint8Array | null} */
+    this.sceneFile = null;
     // Bytes of samples a replay may keep (undefined: the worker's default);
     // tests shrink it through the deep link.
     this.sampleBudget = undefined;
@@ -142,7 +146,7 @@ class Viewer {
     // Ground files first: a replay dropped with its ground plays on it.
     const grounds = [];
     const rest = [];
-    for (const file of files) (/\.skgd$/i.test(file.name) ? grounds : rest).push(file);
+    for (const file of files) (/\.(skgd|glb|gltf)$/i.test(file.name) ? grounds : rest).push(file);
     for (const file of [...grounds, ...rest]) {
       try {
         await this.openBytes(new Uint8Array(await file.arrayBuffer()), file.name);
@@ -156,8 +160,12 @@ class Viewer {
    * file (`.skgd`) is kept for the replays opened after it that do not
    * carry the ground they were recorded on. */
   async openBytes(bytes, name) {
-    const kind = sk.fileKind(bytes);
-    if (kind === 'ghost') {
+    const kind = isScene(bytes, name) ? 'scene' : sk.fileKind(bytes);
+    if (kind === 'scene') {
+      this.sceneFile = bytes;
+      this.sceneName = name;
+      this.notice(`glTF scene ${name}: replays opened after it play on its ground when they do not carry theirs, and its meshes are drawn`);
+    } else if (kind === 'ghost') {
       this.addGhost(bytes, name);
     } else if (kind === 'ground') {
       this.ground = bytes;
@@ -166,9 +174,10 @@ class Viewer {
     } else if (kind === 'replay' || kind === 'stream') {
       // Kept for "drive from here" (the worker takes the bytes over).
       this.replayBytes = kind === 'replay' ? bytes.slice() : null;
-      await this.load({ kind: 'replay', bytes, name, ground: this.ground, groundName: this.groundName, sampleBudget: this.sampleBudget }, [bytes.buffer]);
+      const scene = this.sceneFile?.slice() ?? null;
+      await this.load({ kind: 'replay', bytes, name, ground: this.ground, groundName: this.groundName, scene, sceneName: this.sceneName, sampleBudget: this.sampleBudget }, [bytes.buffer]);
     } else {
-      throw new Error(kind === 'empty' ? 'the file is empty' : 'not a skidpad replay (.skr), stream (.sks), ghost (.skg) or ground file (.skgd)');
+      throw new Error(kind === 'empty' ? 'the file is empty' : 'not a skidpad replay (.skr), stream (.sks), ghost (.skg), ground file (.skgd) or glTF scene (.glb, .gltf)');
     }
   }
 
@@ -290,7 +299,10 @@ class Viewer {
     meta.cars = withDrivers(meta.cars, meta.metadata);
     this.recording = new Recording(meta);
     // The timed track's road, or one drawn from the replay's ground alone.
-    this.scene.setGround(meta.ground);
+    // A scene's own meshes (its ground among them), else the carried
+    // ground in its surfaces' colours.
+    if (meta.sceneMeshes) this.scene.setSceneMeshes(meta.sceneMeshes);
+    else this.scene.setGround(meta.ground);
     this.scene.setTrack(meta.track ?? meta.road);
     this.cameras.setTrack(meta.track ?? meta.road);
     if (meta.notice) this.notice(meta.notice);
@@ -459,7 +471,14 @@ class Viewer {
 }
 
 /** What the status line asks for when nothing is open. */
-const OPEN_PROMPT = 'open a replay (.skr), stream (.sks), ghost (.skg) or ground file (.skgd), or drop one here';
+const OPEN_PROMPT = 'open a replay (.skr), stream (.sks), ghost (.skg), ground file (.skgd) or glTF scene (.glb), or drop one here';
+
+/** Whether a file is a glTF scene: a GLB by its first bytes, or a `.gltf`
+ * or `.glb` by its name. */
+function isScene(bytes, name) {
+  const glb = bytes.length >= 4 && bytes[0] === 0x67 && bytes[1] === 0x6c && bytes[2] === 0x54 && bytes[3] === 0x46;
+  return glb || /\.(glb|gltf)$/i.test(name ?? '');
+}
 
 /** Proportions for ghosts shown before any replay. */
 function defaultCar() {
@@ -487,9 +506,10 @@ async function main() {
   const opened = [];
   for (const url of urls) {
     const bytes = await fetchBytes(url);
-    const kind = sk.fileKind(bytes);
-    if (kind === 'ghost') viewer.addGhost(bytes, url.split('/').pop());
-    else if (kind === 'ground') await viewer.openBytes(bytes, url.split('/').pop());
+    const name = url.split('/').pop();
+    const kind = isScene(bytes, name) ? 'scene' : sk.fileKind(bytes);
+    if (kind === 'ghost') viewer.addGhost(bytes, name);
+    else if (kind === 'ground' || kind === 'scene') await viewer.openBytes(bytes, name);
     else opened.push([bytes, url]);
   }
   for (const url of ghostUrls) viewer.addGhost(await fetchBytes(url), url.split('/').pop());

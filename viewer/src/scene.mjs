@@ -187,6 +187,28 @@ export class Scene {
     this.plane.position.z = lowest - 0.5;
   }
 
+  /** Draws a glTF scene's meshes (`TrackScene.mesh`: z-up positions,
+   * triangle indices, linear base colour), its ground among them, with
+   * the grass plane moved below the lowest. Each mesh is named after its
+   * node; with ground among them, a track adds only its lines. */
+  setSceneMeshes(meshes) {
+    let lowest = Infinity;
+    for (const { node, colour, positions, indices, surface } of meshes) {
+      const geometry = new THREE.BufferGeometry();
+      geometry.setAttribute('position', new THREE.BufferAttribute(positions, 3));
+      geometry.setIndex(new THREE.BufferAttribute(indices, 1));
+      geometry.computeVertexNormals();
+      const colourOf = new THREE.Color().setRGB(colour[0], colour[1], colour[2], THREE.LinearSRGBColorSpace);
+      const mesh = new THREE.Mesh(geometry, new THREE.MeshLambertMaterial({ color: colourOf, side: THREE.DoubleSide }));
+      mesh.name = node;
+      // Scenery too is the ground's layer: it stays when a track is set.
+      this.add(mesh, 'ground');
+      if (surface !== null) this.groundMesh = mesh;
+      for (let z = 2; z < positions.length; z += 3) lowest = Math.min(lowest, positions[z]);
+    }
+    if (Number.isFinite(lowest)) this.plane.position.z = lowest - 0.5;
+  }
+
   /** One mesh per car of `cars` (the worker's descriptions), replacing
    * those of an earlier call (cars joined a live race). */
   setCars(cars) {

@@ -56,19 +56,42 @@ self.onmessage = async ({ data }) => {
 };
 
 /** Plays a replay on the ground it was recorded on: the one it names or
- * carries, or the ground file opened with it (`data.ground`); a game's
- * own ground it neither carries nor was given is asked for by file. */
+ * carries, or the one opened with it: a glTF scene's (`data.scene`, whose
+ * meshes are then drawn) or a ground file's (`data.ground`); a game's own
+ * ground it neither carries nor was given is asked for by file. */
 function playOnItsGround(replay, data, budget) {
+  const scene = data.scene ? sceneOf(data.scene, data.sceneName) : null;
+  const [groundBytes, groundName] = scene ? [scene.groundFile, data.sceneName] : [data.ground, data.groundName];
   try {
     // A replay that carries its ground keeps its own (the file is not used).
-    const fromFile = data.ground && !replay.carriedGround() ? data.groundName : null;
-    playReplay(data.ground ? replay.withGroundFile(data.ground) : replay, data.name, budget, fromFile);
+    const fromFile = groundBytes && !replay.carriedGround() ? groundName : null;
+    const played = groundBytes ? replay.withGroundFile(groundBytes) : replay;
+    // The scene's meshes are drawn only over the ground they came with.
+    const drawn = scene && scene.groundFingerprint === replay.groundFingerprint ? scene.meshes : null;
+    const sceneNotice = scene && !drawn ? `the scene ${data.sceneName} is not the ground this replay was recorded on: its meshes are not drawn` : null;
+    playReplay(played, data.name, budget, fromFile, { meshes: drawn, notice: sceneNotice });
   } catch (e) {
     if (e?.code !== 'ground_mismatch') throw e;
     const what = data.ground
       ? 'the ground file opened before it is another ground'
       : 'it does not carry that ground';
     throw new Error(`${describe(e).replace(/: play it in a world.*$/, '')}; ${what}. Open the game's ground file (.skgd) with it: drop both on the page, or \`skidpad view ${data.name} GROUND.skgd\``, { cause: e });
+  }
+}
+
+/** A glTF scene opened with a replay (the importer `skidpad track import`
+ * uses): its ground as a ground file, that ground's fingerprint, and its
+ * meshes to draw. */
+function sceneOf(bytes, name) {
+  const scene = sk.TrackScene.fromGltf(bytes, name.replace(/\.(glb|gltf)$/i, ''));
+  try {
+    return {
+      groundFile: scene.groundFile(),
+      groundFingerprint: scene.groundFingerprint,
+      meshes: Array.from({ length: scene.meshCount }, (_, k) => scene.mesh(k)),
+    };
+  } finally {
+    scene.free();
   }
 }
 
@@ -202,7 +225,7 @@ function groundRoad(recording, metadata, track, carried, groundFile = null) {
   };
 }
 
-function playReplay(replay, name, budget, groundFile = null) {
+function playReplay(replay, name, budget, groundFile = null, scene = { meshes: null, notice: null }) {
   playing = replay;
   const world = sk.createReplayWorld(replay);
   const cars = replay.carCount;
@@ -232,7 +255,8 @@ function playReplay(replay, name, budget, groundFile = null) {
     track: track?.geometry ?? null,
     road,
     ground,
-    notice,
+    sceneMeshes: scene.meshes,
+    notice: [notice, scene.notice].filter(Boolean).join('; ') || null,
     channels,
     units: sk.channelUnits(),
     groups: sk.channelGroups(),

@@ -82,8 +82,11 @@ pub fn browser_test(root: &Path) -> Result<(), String> {
         .args(["--test", "test/units.test.mjs"])
         .current_dir(root.join("viewer")))?;
     let binaries = tools::test_binaries(root)?;
+    let scenes = crate::python::write_test_scenes(root, &crate::python::ensure(root)?)?;
     run(Command::new("node")
         .arg("test/run.mjs")
+        .env("SKIDPAD_TEST_SCENES", scenes)
+        .env("SKIDPAD_REQUIRE_SCENES", "1")
         .env(
             "SKIDPAD_LEADERBOARD_BIN",
             binaries.join("skidpad-leaderboard"),
