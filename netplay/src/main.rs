@@ -561,6 +561,16 @@ fn own_or_builtin<T>(
     parse: impl FnOnce(&str) -> skidpad_core::Result<(String, T)>,
 ) -> Result<(String, Option<T>)> {
     let path = std::path::Path::new(value);
+    let lower = value.to_ascii_lowercase();
+    if lower.ends_with(".glb") || lower.ends_with(".gltf") || lower.ends_with(".csv") {
+        // Clients would need the scene's ground to predict on, which the
+        // wire does not carry yet; a CSV is imported once, not per race.
+        bail!(
+            "--{what} {value}: an online race takes a track definition's .json (`skidpad track \
+             import` writes one from a .csv); glTF scenes are not raced online yet (their \
+             ground does not travel to the clients)"
+        );
+    }
     if !value.ends_with(".json") {
         return Ok((value.to_owned(), None));
     }

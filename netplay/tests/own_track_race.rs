@@ -83,3 +83,20 @@ async fn a_race_on_an_imported_circuit_with_an_own_car_records_a_replay_that_ver
     assert!(verified.is_valid() && verified.desyncs == 0, "{verified:?}");
     eprintln!("final hash {}", hex(&verified.final_hash));
 }
+
+#[test]
+fn a_glb_scene_or_a_csv_is_refused_saying_what_an_online_race_takes() {
+    for file in ["circuit.glb", "circuit.gltf", "circuit.csv"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_skidpad-netplay"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--track", file])
+            .output()
+            .unwrap();
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{file}: {said}");
+        assert!(
+            said.contains("takes a track definition's .json")
+                && said.contains("glTF scenes are not raced online yet"),
+            "{file}: {said}"
+        );
+    }
+}
