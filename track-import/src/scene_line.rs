@@ -153,12 +153,19 @@ pub(crate) fn definition(
                 .collect();
             sectors.sort_by_key(|&(k, _)| k);
             let length = provisional.length();
-            (!sectors.is_empty()).then(|| {
-                sectors
-                    .iter()
-                    .map(|&(_, s)| (s - definition.start).rem_euclid(length))
-                    .collect()
-            })
+            let from_line: Vec<(u32, f64)> = sectors
+                .iter()
+                .map(|&(k, s)| (k, (s - definition.start).rem_euclid(length)))
+                .collect();
+            // Named here by node, before the core's check names an index.
+            if let Some(pair) = from_line.windows(2).find(|p| p[1].1 <= p[0].1) {
+                return Err(file(format!(
+                    "node `sector.{}` lies {:.0} m from the start line, not after `sector.{}` at \
+                     {:.0} m: sectors are numbered in driving order",
+                    pair[1].0, pair[1].1, pair[0].0, pair[0].1
+                )));
+            }
+            (!from_line.is_empty()).then(|| from_line.iter().map(|&(_, s)| s).collect())
         }
     };
     Ok(definition)

@@ -238,6 +238,38 @@ fn a_scene_without_ground_or_centre_line_says_what_to_name() {
 }
 
 #[test]
+fn sector_nodes_out_of_driving_order_are_named() {
+    // The ring runs counter-clockwise from (50, 0): a quarter round is
+    // (0, 50), glTF's (0, 0, −50); three quarters (0, −50), glTF's (0, 0, 50).
+    let mut s = scene();
+    let nodes = s["nodes"].as_array_mut().unwrap();
+    nodes.push(json!({"name": "sector.1", "translation": [0.0, 0.0, 50.0]}));
+    nodes.push(json!({"name": "sector.2", "translation": [0.0, 0.0, -50.0]}));
+    s["scenes"][0]["nodes"] = json!([0, 1, 2, 3]);
+    assert_names(
+        &refusal(&s),
+        &[
+            "node `sector.2` lies",
+            "not after `sector.1`",
+            "driving order",
+        ],
+    );
+    // In order, they are the boundaries, a quarter and three quarters round.
+    s["nodes"][2]["name"] = json!("sector.2");
+    s["nodes"][3]["name"] = json!("sector.1");
+    let bytes = serde_json::to_vec(&s).unwrap();
+    let track = from_gltf(&bytes, &GltfOptions::named("ring")).unwrap();
+    let sectors = track.definition.sectors.clone().unwrap();
+    let length = skidpad_core::Track::from_definition(track.definition.clone())
+        .unwrap()
+        .length();
+    assert!(
+        (sectors[0] - length / 4.0).abs() < 1.0 && (sectors[1] - 3.0 * length / 4.0).abs() < 1.0,
+        "{sectors:?} of {length}"
+    );
+}
+
+#[test]
 fn widths_given_in_the_extras_are_checked_by_the_core() {
     let mut s = scene();
     s["nodes"][1]["extras"] = json!({"width": 0.5});
