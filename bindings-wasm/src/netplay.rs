@@ -170,7 +170,8 @@ impl NetClient {
     ) -> JsResult<NetClient> {
         let track = Track::builtin(&args::string(&track, "track")?).map_err(core_error)?;
         let def = preset(&args::string(&car, "car")?).map_err(core_error)?;
-        NetClient::on(&track, &def, &tick_hz, &first_shot)
+        let ground = Arc::new(track.ground().map_err(core_error)?);
+        NetClient::on(ground, &def, &tick_hz, &first_shot)
     }
 
     /// A client for the race its map message describes (a built-in or own
@@ -182,16 +183,15 @@ impl NetClient {
         #[wasm_bindgen(unchecked_param_type = "number")] tick_hz: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Uint8Array")] first_shot: JsValue,
     ) -> JsResult<NetClient> {
-        NetClient::on(&race.track, &race.car, &tick_hz, &first_shot)
+        NetClient::on(race.ground()?, &race.car, &tick_hz, &first_shot)
     }
 
     fn on(
-        track: &Track,
+        ground: Arc<dyn skidpad_core::Ground>,
         def: &skidpad_core::CarDefinition,
         tick_hz: &JsValue,
         first_shot: &JsValue,
     ) -> JsResult<NetClient> {
-        let ground: Arc<dyn skidpad_core::Ground> = Arc::new(track.ground().map_err(core_error)?);
         let dt = tick_seconds(tick_hz)?;
         let schema = net::race_schema();
         let frame = decode(&schema, first_shot)?;
@@ -460,6 +460,14 @@ impl NetInterpolator {
     }
 }
 
+impl RaceMap {
+    /// The ground the race is driven on: its own, or the track's generated
+    /// surface (`race_ground`, as the Rust client builds it).
+    pub(crate) fn ground(&self) -> JsResult<Arc<dyn skidpad_core::Ground>> {
+        net::race_ground(&self.track, self.ground.as_ref()).map_err(core_error)
+    }
+}
+
 /// The race a server's map message (channel 3) describes: its track and
 /// car, built in or the race's own, read as the Rust client reads them
 /// (`MapData::race_track`, `MapData::race_car`).
@@ -467,6 +475,8 @@ impl NetInterpolator {
 pub struct RaceMap {
     pub(crate) track: Track,
     pub(crate) car: skidpad_core::CarDefinition,
+    /// The race's own ground (a glTF scene's), when it has one.
+    ground: Option<skidpad_core::GroundSource>,
 }
 
 #[wasm_bindgen]
@@ -477,12 +487,13 @@ impl RaceMap {
         #[wasm_bindgen(unchecked_param_type = "string")] text: JsValue,
     ) -> JsResult<RaceMap> {
         let text = args::string(&text, "map")?;
-        // An own track's definition is the bulk of a map.
-        if text.len() > 2 * skidpad_core::MAX_TRACK_FILE_BYTES {
+        // An own track's definition and an own ground are the bulk of a
+        // map.
+        let most = 2 * skidpad_core::MAX_TRACK_FILE_BYTES + net::payloads::MAX_MAP_GROUND_TEXT;
+        if text.len() > most {
             return Err(range_error(format!(
-                "the map message is {} bytes, over {}",
-                text.len(),
-                2 * skidpad_core::MAX_TRACK_FILE_BYTES
+                "the map message is {} bytes, over {most}",
+                text.len()
             )));
         }
         let map: net::payloads::MapData = serde_json::from_str(&text)
@@ -490,7 +501,15 @@ impl RaceMap {
         Ok(RaceMap {
             track: map.race_track().map_err(core_error)?,
             car: map.race_car().map_err(core_error)?,
+            ground: map.race_ground_source().map_err(core_error)?,
         })
+    }
+
+    /// Whether the race is driven on a ground of its own (a glTF scene's)
+    /// rather than the track's generated surface.
+    #[wasm_bindgen(getter, js_name = ownGround)]
+    pub fn own_ground(&self) -> bool {
+        self.ground.is_some()
     }
 
     /// The race's track, to draw and measure.

@@ -6,8 +6,6 @@
 //!
 //! [`RaceClient`]: skidpad_netplay::RaceClient
 
-use std::sync::Arc;
-
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use skidpad_core::WorldConfig;
 use skidpad_netplay as net;
@@ -41,8 +39,7 @@ impl RaceClient {
     ) -> JsResult<RaceClient> {
         let dt = tick_seconds(&tick_hz)?;
         let ticks_per_frame = args::whole(&ticks_per_frame, "ticksPerFrame", 1000.0)? as u32;
-        let ground: Arc<dyn skidpad_core::Ground> =
-            Arc::new(race.track.ground().map_err(core_error)?);
+        let ground = race.ground()?;
         let schema = net::race_schema();
         let frame = decode(&schema, &first_shot)?;
         let inner = net::RaceClient::new(

@@ -8,8 +8,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use skidpad_core::{GroundSource, MAX_TRACK_FILE_BYTES, Track, TrackDefinition};
 use skidpad_track_import::{
-    DEFAULT_MAX_TRIANGLES, GltfOptions, ImportOptions, MAX_SCENE_FILE_BYTES, SceneTrack,
-    TrackReport, from_gltf, from_tum_csv,
+    DEFAULT_MAX_TRIANGLES, GltfOptions, ImportOptions, SceneTrack, TrackReport, from_tum_csv,
+    read_scene_file,
 };
 
 /// What `import` and `check` take beyond the file.
@@ -40,8 +40,7 @@ impl Default for ImportArgs {
 
 /// Whether a path names a glTF scene (`.glb` or `.gltf`).
 pub fn is_scene(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
+    skidpad_track_import::is_scene_path(path)
 }
 
 fn stem(path: &Path) -> String {
@@ -51,15 +50,14 @@ fn stem(path: &Path) -> String {
 
 /// Reads a glTF scene as a track, its external buffers from its folder.
 pub fn read_scene(path: &Path, args: &ImportArgs) -> Result<SceneTrack> {
-    let bytes = crate::files::read_capped(path, MAX_SCENE_FILE_BYTES as u64, "a glTF scene")?;
     let options = GltfOptions {
-        name: args.name.clone().unwrap_or_else(|| stem(path)),
+        name: args.name.clone().unwrap_or_default(),
         max_triangles: args.max_triangles,
-        base_dir: path.parent().map(Path::to_owned),
+        base_dir: None,
         start: args.start,
         sectors: args.sectors.clone(),
     };
-    from_gltf(&bytes, &options).with_context(|| format!("cannot import {}", path.display()))
+    read_scene_file(path, &options).with_context(|| format!("cannot import {}", path.display()))
 }
 
 /// Reads a track file: `.glb`/`.gltf` is a glTF scene, `.csv` the TUM

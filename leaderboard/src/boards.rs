@@ -34,7 +34,7 @@ use skidpad_core::{
     CarDefinition, Ground, MAX_TRACK_FILE_BYTES, Track, TriangleMesh, preset, track_names,
 };
 use skidpad_replay::ReplayHeader;
-use skidpad_track_import::{GltfOptions, MAX_SCENE_FILE_BYTES, from_gltf};
+use skidpad_track_import::{GltfOptions, is_scene_path, read_scene_file};
 
 /// One board's rules as the file gives them.
 #[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
@@ -436,28 +436,13 @@ fn read_classes(
 /// `.gltf`, as `skidpad track import` reads it) with the scene's own.
 fn read_track_file(path: &Path) -> Result<(Track, TriangleMesh), String> {
     let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let is_scene = path
-        .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"));
-    if !is_scene {
+    if !is_scene_path(path) {
         let text = read_bounded(path)?;
         let track = Track::from_json(&text).map_err(|e| failed(&e))?;
         let ground = track.ground().map_err(|e| failed(&e))?;
         return Ok((track, ground));
     }
-    let size = std::fs::metadata(path).map_err(|e| failed(&e))?.len();
-    if size > MAX_SCENE_FILE_BYTES as u64 {
-        return Err(failed(&format!(
-            "{size} bytes; a glTF scene is at most {MAX_SCENE_FILE_BYTES}"
-        )));
-    }
-    let bytes = std::fs::read(path).map_err(|e| failed(&e))?;
-    let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-    let options = GltfOptions {
-        base_dir: path.parent().map(Path::to_owned),
-        ..GltfOptions::named(&stem)
-    };
-    let scene = from_gltf(&bytes, &options).map_err(|e| failed(&e))?;
+    let scene = read_scene_file(path, &GltfOptions::named("")).map_err(|e| failed(&e))?;
     let track = Track::from_definition(scene.definition).map_err(|e| failed(&e))?;
     let ground = TriangleMesh::new(&scene.ground.vertices, &scene.ground.triangles)
         .and_then(|mesh| mesh.with_surfaces(scene.ground.surfaces.unwrap_or_default()))

@@ -299,7 +299,7 @@ async fn race(options: &BotOptions) -> Result<BotReport> {
                         let (track, ground): (Arc<Track>, Arc<dyn skidpad_core::Ground>) = match &options.preloaded {
                             Some((loaded, ground)) if loaded.fingerprint() == track.fingerprint() => (loaded.clone(), ground.clone()),
                             _ => {
-                                let ground = Arc::new(track.ground().map_err(core)?);
+                                let ground = map.race_ground(&track).map_err(core)?;
                                 (track, ground)
                             }
                         };

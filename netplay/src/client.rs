@@ -111,10 +111,12 @@ impl NetClient {
             reason: e.to_string(),
         };
         let mut world = World::new(config).map_err(core)?;
-        world.set_ground(ground).map_err(core)?;
+        // Put down at the origin, on the plane (a game's ground need not
+        // reach it), then given the server's state on the race's ground.
         let car = world
             .add_car(def, skidpad_core::InitialPose::default())
             .map_err(core)?;
+        world.set_ground(ground).map_err(core)?;
         let player = player_row(first_shot)?
             .ok_or_else(|| frame_error(0, "the first shot has no player block"))?;
         world.restore(car, &player.state).map_err(core)?;

@@ -98,8 +98,8 @@ pub use messages::{
 pub use own_inputs::{DEFAULT_LEAD_SAFETY, MAX_LEAD_SAFETY};
 pub use race_client::{Centimetres, Desync, MAX_RACE_AHEAD, RaceClient, RaceStats};
 pub use race_config::{
-    AiStint, DriverToken, HELD_INPUT, Outgoing, RaceConfig, SeatId, SeatStanding, SeatStats,
-    ServerStats, held_at,
+    AiStint, DriverToken, HELD_INPUT, MAX_MAP_GROUND_BYTES, Outgoing, RaceConfig, SeatId,
+    SeatStanding, SeatStats, ServerStats, held_at, race_ground,
 };
 pub use server::RaceServer;
 

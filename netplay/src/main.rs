@@ -88,9 +88,10 @@ struct ServeArgs {
     /// Seats when tokens are made, 1 to 255.
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=255))]
     seats: u16,
-    /// A built-in track's name, or a track definition's `.json` (`skidpad
-    /// track import` writes one): the race, its players and its replays
-    /// take the own track.
+    /// A built-in track's name, a track definition's `.json` (`skidpad
+    /// track import` writes one) or a glTF scene (`.glb`, `.gltf`): the
+    /// race, its players and its replays take the own track (and the
+    /// scene's ground, which the map message hands every player).
     #[arg(long, default_value = "brandwood")]
     track: String,
     /// The car every player drives: a preset's name, or a car
@@ -340,10 +341,20 @@ async fn serve(args: ServeArgs) -> Result<()> {
     if let Some(both) = spectator_tokens.iter().find(|t| seat_tokens.contains(t)) {
         bail!("the token {both:?} is both a seat's and a spectator's");
     }
-    let (track, track_definition) = own_or_builtin(&args.track, "track", |text| {
-        let definition = skidpad_core::TrackDefinition::from_json(text)?;
-        Ok((definition.name.clone(), definition))
-    })?;
+    let (track, track_definition, ground) = match scene_of(&args.track)? {
+        Some(scene) => (
+            scene.definition.name.clone(),
+            Some(scene.definition),
+            Some(skidpad_core::GroundSource::Mesh(scene.ground)),
+        ),
+        None => {
+            let (name, definition) = own_or_builtin(&args.track, "track", |text| {
+                let definition = skidpad_core::TrackDefinition::from_json(text)?;
+                Ok((definition.name.clone(), definition))
+            })?;
+            (name, definition, None)
+        }
+    };
     let (car, car_definition) = own_or_builtin(&args.car, "car", |text| {
         let definition = skidpad_core::CarDefinition::from_json(text)?;
         Ok((definition.name.clone(), definition))
@@ -354,6 +365,7 @@ async fn serve(args: ServeArgs) -> Result<()> {
             car,
             track_definition,
             car_definition,
+            ground,
             laps: args.laps,
             seat_tokens: seat_tokens.clone(),
             max_input_lead: args.max_input_lead,
@@ -549,6 +561,20 @@ async fn run() -> Result<()> {
     }
 }
 
+/// A `--track` value that names a glTF scene (`.glb`, `.gltf`), imported
+/// as `skidpad track import` imports it: the race is driven on the
+/// scene's ground, which every player gets in the map message.
+fn scene_of(value: &str) -> Result<Option<skidpad_track_import::SceneTrack>> {
+    let path = std::path::Path::new(value);
+    if !skidpad_track_import::is_scene_path(path) {
+        return Ok(None);
+    }
+    let named = skidpad_track_import::GltfOptions::named("");
+    let scene = skidpad_track_import::read_scene_file(path, &named)
+        .with_context(|| format!("--track {value}"))?;
+    Ok(Some(scene))
+}
+
 /// Largest own track or car file read, bytes.
 const MAX_DEFINITION_FILE_BYTES: u64 = skidpad_core::MAX_TRACK_FILE_BYTES as u64;
 
@@ -562,13 +588,11 @@ fn own_or_builtin<T>(
 ) -> Result<(String, Option<T>)> {
     let path = std::path::Path::new(value);
     let lower = value.to_ascii_lowercase();
-    if lower.ends_with(".glb") || lower.ends_with(".gltf") || lower.ends_with(".csv") {
-        // Clients would need the scene's ground to predict on, which the
-        // wire does not carry yet; a CSV is imported once, not per race.
+    if lower.ends_with(".csv") {
+        // Imported once (`skidpad track import`), not at every start.
         bail!(
             "--{what} {value}: an online race takes a track definition's .json (`skidpad track \
-             import` writes one from a .csv); glTF scenes are not raced online yet (their \
-             ground does not travel to the clients)"
+             import` writes one from a .csv) or a glTF scene (.glb, .gltf)"
         );
     }
     if !value.ends_with(".json") {

@@ -89,6 +89,10 @@ impl Prediction {
     }
 }
 
+/// Longest `ground` a map message may carry: base64 of a ground file of
+/// [`MAX_MAP_GROUND_BYTES`](crate::race_config::MAX_MAP_GROUND_BYTES).
+pub const MAX_MAP_GROUND_TEXT: usize = crate::race_config::MAX_MAP_GROUND_BYTES.div_ceil(3) * 4;
+
 /// Channel 3: the race the client joined.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MapData {
@@ -103,6 +107,10 @@ pub struct MapData {
     /// The race's own car, when it is not a preset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub car_definition: Option<skidpad_core::CarDefinition>,
+    /// The race's own ground, when it is not the track's generated one: a
+    /// ground file (`.skgd`), base64.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ground: Option<String>,
     /// Laps in the race.
     pub laps: u32,
     /// The player's seat: its id in the `cars` and `player` blocks;
@@ -115,6 +123,40 @@ impl MapData {
     /// one it names.
     pub fn race_track(&self) -> skidpad_core::Result<skidpad_core::Track> {
         crate::race_config::race_track(&self.track, self.track_definition.as_ref())
+    }
+
+    /// The race's own ground, from the ground file the message carries;
+    /// `None` on the track's generated ground.
+    pub fn race_ground_source(&self) -> skidpad_core::Result<Option<skidpad_core::GroundSource>> {
+        let Some(text) = &self.ground else {
+            return Ok(None);
+        };
+        use base64::Engine as _;
+        let invalid = |reason: String| skidpad_core::CoreError::InvalidArgument {
+            what: "map ground",
+            reason,
+        };
+        if text.len() > MAX_MAP_GROUND_TEXT {
+            return Err(invalid(format!(
+                "{} base64 characters, over {MAX_MAP_GROUND_TEXT}",
+                text.len()
+            )));
+        }
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(text)
+            .map_err(|e| invalid(e.to_string()))?;
+        skidpad_replay::decode_ground_file(&bytes)
+            .map(Some)
+            .map_err(|e| invalid(e.to_string()))
+    }
+
+    /// The race's ground: its own, from the ground file the message
+    /// carries, or `track`'s generated one.
+    pub fn race_ground(
+        &self,
+        track: &skidpad_core::Track,
+    ) -> skidpad_core::Result<std::sync::Arc<dyn skidpad_core::Ground>> {
+        crate::race_config::race_ground(track, self.race_ground_source()?.as_ref())
     }
 
     /// The car every player drives: its own definition (checked), or the

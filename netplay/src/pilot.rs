@@ -32,8 +32,10 @@ impl AiPilot {
             reason: e.to_string(),
         };
         let mut shadow = World::new(WorldConfig::default()).map_err(core)?;
-        shadow.set_ground(ground).map_err(core)?;
+        // Put down on the plane (the race's ground need not reach the
+        // origin); the pilot gives it the real car's state before each use.
         let car = shadow.add_car(def, InitialPose::default()).map_err(core)?;
+        shadow.set_ground(ground).map_err(core)?;
         shadow.set_driver(car, Some(track)).map_err(core)?;
         Ok(AiPilot {
             shadow,

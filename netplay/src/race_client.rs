@@ -221,7 +221,6 @@ impl RaceClient {
             });
         }
         let mut world = World::new(config).map_err(core)?;
-        world.set_ground(ground).map_err(core)?;
         let player = player_row(first_shot)?
             .ok_or_else(|| frame_error(0, "the first shot has no player block"))?;
         let seat = own_seat(first_shot)?;
@@ -246,6 +245,10 @@ impl RaceClient {
                 "the first shot has no state of the player's car",
             ));
         }
+        // The cars were put down at the origin on the plane (the race's
+        // ground need not reach it) and given their states; cars that join
+        // later are put down on the race's ground where the server put them.
+        world.set_ground(ground).map_err(core)?;
         let tick = first_shot.tick;
         Ok(RaceClient {
             def: def.clone(),

@@ -3,8 +3,13 @@
 //! ([`Outgoing`]), standings ([`SeatStanding`]) and counts
 //! ([`ServerStats`]). The `server/` folder runs the race.
 
+use std::sync::Arc;
+
 use skidpad_core::race::GridLayout;
-use skidpad_core::{CarDefinition, CarId, CarInput, Result, Track, TrackDefinition, preset};
+use skidpad_core::{
+    CarDefinition, CarId, CarInput, CoreError, Ground, GroundSource, Result, Track,
+    TrackDefinition, preset,
+};
 
 /// What a race is and how the server runs it.
 #[derive(Clone, Debug)]
@@ -20,6 +25,11 @@ pub struct RaceConfig {
     pub track_definition: Option<TrackDefinition>,
     /// A game's own car instead of the preset, handed out alike.
     pub car_definition: Option<CarDefinition>,
+    /// A ground of the game's own to race on instead of the track's
+    /// generated one (a glTF scene's): handed to every player in the map
+    /// message as a ground file, at most [`MAX_MAP_GROUND_BYTES`], and
+    /// carried in the race's replays.
+    pub ground: Option<GroundSource>,
     /// Laps in the race.
     pub laps: u32,
     /// One token per seat: the token a player signs in with names its seat
@@ -86,6 +96,7 @@ impl Default for RaceConfig {
             car: "rwd_sports".into(),
             track_definition: None,
             car_definition: None,
+            ground: None,
             laps: 3,
             seat_tokens: Vec::new(),
             grid: GridLayout::default(),
@@ -112,6 +123,41 @@ impl RaceConfig {
     pub fn car_definition(&self) -> Result<CarDefinition> {
         race_car(&self.car, self.car_definition.as_ref())
     }
+}
+
+/// Largest ground file a race hands its players in the map message,
+/// bytes: a scene of about 200 000 triangles. A bigger ground would hold
+/// up every join; such a race is for players who have the scene already.
+pub const MAX_MAP_GROUND_BYTES: usize = 8 << 20;
+
+/// A race's ground from what the map message says: its own (a ground
+/// file's source), or `track`'s generated one. Server and players build it
+/// alike.
+pub fn race_ground(track: &Track, ground: Option<&GroundSource>) -> Result<Arc<dyn Ground>> {
+    match ground {
+        Some(source) => source.build(),
+        None => Ok(Arc::new(track.ground()?)),
+    }
+}
+
+/// The ground file of a race's own ground, refused past
+/// [`MAX_MAP_GROUND_BYTES`].
+pub fn map_ground_file(source: &GroundSource) -> Result<Vec<u8>> {
+    let bytes =
+        skidpad_replay::encode_ground_file(source).map_err(|e| CoreError::InvalidArgument {
+            what: "ground",
+            reason: e.to_string(),
+        })?;
+    if bytes.len() > MAX_MAP_GROUND_BYTES {
+        return Err(CoreError::InvalidArgument {
+            what: "ground",
+            reason: format!(
+                "its ground file is {} bytes; a race hands its players at most {MAX_MAP_GROUND_BYTES}",
+                bytes.len()
+            ),
+        });
+    }
+    Ok(bytes)
 }
 
 /// A race's track from what the map message says: its own definition,

@@ -126,6 +126,44 @@ pub struct SceneCounts {
     pub ignored_primitives: usize,
 }
 
+/// Whether a path names a glTF scene (`.glb` or `.gltf`).
+#[must_use]
+pub fn is_scene_path(path: &std::path::Path) -> bool {
+    path.extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("glb") || e.eq_ignore_ascii_case("gltf"))
+}
+
+/// Reads and imports a scene file as every tool does: refused past
+/// [`MAX_SCENE_FILE_BYTES`] before it is read, its external buffers read
+/// from its folder, the track named after the file unless `options` name
+/// it (an empty name), `options`' budget and overrides kept.
+///
+/// # Errors
+/// The file cannot be read or is too large, or [`from_gltf`] refuses it.
+pub fn read_scene_file(
+    path: &std::path::Path,
+    options: &GltfOptions,
+) -> Result<SceneTrack, ImportError> {
+    let failed = |e: std::io::Error| ImportError::File(format!("cannot read it: {e}"));
+    let size = std::fs::metadata(path).map_err(failed)?.len();
+    if size > MAX_SCENE_FILE_BYTES as u64 {
+        return Err(ImportError::File(format!(
+            "it is {size} bytes; a glTF scene is at most {MAX_SCENE_FILE_BYTES}"
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(failed)?;
+    let mut options = options.clone();
+    if options.name.is_empty() {
+        options.name = path
+            .file_stem()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+    }
+    options.base_dir = path.parent().map(std::path::Path::to_owned);
+    from_gltf(&bytes, &options)
+}
+
 /// A node with a name the line reader looks for, where the walk met it.
 pub(crate) struct NamedNode {
     pub name: String,

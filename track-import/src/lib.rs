@@ -32,7 +32,7 @@ mod tum_csv;
 pub use check::{TrackReport, check, check_scene};
 pub use gltf_scene::{
     DEFAULT_MAX_TRIANGLES, GltfOptions, MAX_SCENE_FILE_BYTES, SceneCounts, SceneTrack, VisualMesh,
-    from_gltf, surface_named,
+    from_gltf, is_scene_path, read_scene_file, surface_named,
 };
 pub use tum_csv::from_tum_csv;
 

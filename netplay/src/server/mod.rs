@@ -81,6 +81,9 @@ struct Seat {
 /// The authoritative race.
 pub struct RaceServer {
     config: RaceConfig,
+    /// The race's own ground as the map message carries it (base64 of its
+    /// ground file), encoded once.
+    map_ground: Option<String>,
     schema: Schema,
     track: Arc<Track>,
     def: CarDefinition,
@@ -143,7 +146,19 @@ impl RaceServer {
         let def = config.car_definition().map_err(core)?;
         let mut world = World::new(WorldConfig::default()).map_err(core)?;
         world
-            .set_ground(Arc::new(track.ground().map_err(core)?))
+            .set_ground(
+                crate::race_config::race_ground(&track, config.ground.as_ref()).map_err(core)?,
+            )
+            .map_err(core)?;
+        let map_ground = config
+            .ground
+            .as_ref()
+            .map(|source| {
+                use base64::Engine as _;
+                crate::race_config::map_ground_file(source)
+                    .map(|bytes| base64::engine::general_purpose::STANDARD.encode(bytes))
+            })
+            .transpose()
             .map_err(core)?;
         let rules = RaceRules {
             laps: Some(config.laps),
@@ -155,6 +170,7 @@ impl RaceServer {
         let start_tick = (config.start_seats == 0).then_some(0);
         Ok(RaceServer {
             config,
+            map_ground,
             schema: race_schema(),
             track,
             def,
@@ -213,6 +229,13 @@ impl RaceServer {
     #[must_use]
     pub fn world(&self) -> &World {
         &self.world
+    }
+
+    /// The race's own ground as the map message carries it (base64 of its
+    /// ground file); `None` on the track's generated ground.
+    #[must_use]
+    pub fn map_ground(&self) -> Option<&String> {
+        self.map_ground.as_ref()
     }
 
     /// The track.

@@ -505,6 +505,7 @@ fn welcome(
         car: config.car.clone(),
         track_definition: config.track_definition.clone(),
         car_definition: config.car_definition.clone(),
+        ground: race.map_ground().cloned(),
         laps: config.laps,
         seat,
     };

@@ -83,8 +83,10 @@ impl Recording {
         self.next += 1;
         let config = race.config();
         let options = RecorderOptions {
-            // The recorder names the track (carrying an own one).
+            // The recorder names the track (carrying an own one), and
+            // carries an own ground.
             track: Some(race.track().clone()),
+            ground: config.ground.clone(),
             metadata: vec![
                 ("laps".into(), config.laps.to_string()),
                 ("recorded_by".into(), "skidpad-netplay".into()),
