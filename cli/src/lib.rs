@@ -5,6 +5,7 @@
 pub mod archived;
 pub mod atomic;
 pub mod beside;
+pub mod car_cmd;
 pub mod demo;
 pub mod export;
 pub mod files;

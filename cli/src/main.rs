@@ -20,8 +20,8 @@ use serde::Serialize;
 use skidpad_cli::beside::BesideArgs;
 use skidpad_cli::limits::LimitArgs;
 use skidpad_cli::{
-    atomic, demo, export, files, ghost_cmd, inspect, recover, telemetry, tire_import, track_cmd,
-    verify, view,
+    atomic, car_cmd, demo, export, files, ghost_cmd, inspect, recover, telemetry, tire_import,
+    track_cmd, verify, view,
 };
 
 /// `skidpad telemetry --format`.
@@ -181,6 +181,17 @@ enum Command {
     Tire {
         /// The .tir file.
         file: PathBuf,
+    },
+    /// Read a game's own car: a definition's JSON, or a car package whose
+    /// tires name `.tir` files beside it (`"tires": {"front": {"tir":
+    /// "front.tir"}, …}`); print its fingerprint and where its tires came
+    /// from, and with `-o` write it out in full.
+    Car {
+        /// The car file.
+        file: PathBuf,
+        /// Write the car, every tire written out, here (atomically).
+        #[arg(short, long)]
+        output: Option<PathBuf>,
     },
     /// A game's own tracks: import them from other formats and check them.
     Track {
@@ -474,6 +485,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Track { command } => {
             run_track(cli.json, command)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Car { file, output } => {
+            print(cli.json, &car_cmd::check(&file, output.as_deref())?)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Tire { file } => {

@@ -220,3 +220,59 @@ fn a_demo_on_an_imported_circuit_carries_it_to_every_tool() {
         String::from_utf8_lossy(&cut.stderr)
     );
 }
+
+/// A car package as a user writes one: the hatchback with Project Chrono's
+/// sedan tire (`sim-core/tests/data/tir/`, a file nobody here wrote) named
+/// beside it; `skidpad car` reads it, says where each tire came from, and
+/// writes the car out in full with the same fingerprint.
+#[test]
+fn a_car_package_names_its_tir_files_and_writes_out_as_the_same_car() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        "../sim-core/tests/data/tir/Sedan_Pac02Tire.tir",
+        dir.path().join("sedan.tir"),
+    )
+    .unwrap();
+    let mut package: serde_json::Value =
+        serde_json::from_str(&skidpad_core::preset("fwd_hatchback").unwrap().to_json()).unwrap();
+    package["name"] = "Sedan".into();
+    package["tires"]["front"] = serde_json::json!({"tir": "sedan.tir"});
+    let path = dir.path().join("sedan.json");
+    std::fs::write(&path, package.to_string()).unwrap();
+    let written = dir.path().join("sedan-full.json");
+    let out = skidpad(&[
+        "car",
+        path.to_str().unwrap(),
+        "-o",
+        written.to_str().unwrap(),
+    ]);
+    let report = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{report}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(report.contains("car          Sedan"), "{report}");
+    assert!(report.contains("tires front  from sedan.tir"), "{report}");
+    assert!(report.contains("tires rear   written out"), "{report}");
+    let again = skidpad(&["car", written.to_str().unwrap()]);
+    let again = String::from_utf8_lossy(&again.stdout).into_owned();
+    let fingerprint = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("fingerprint"))
+            .unwrap()
+            .to_owned()
+    };
+    assert_eq!(fingerprint(&again), fingerprint(&report));
+    assert!(again.contains("tires front  written out"), "{again}");
+
+    package["tires"]["rear"] = serde_json::json!({"tir": "../sedan.tir"});
+    std::fs::write(&path, package.to_string()).unwrap();
+    let refused = skidpad(&["car", path.to_str().unwrap()]);
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(
+        said.contains("tires.rear") && said.contains("beside the package"),
+        "{said}"
+    );
+}

@@ -13,7 +13,8 @@
 //! fingerprint, and its board is listed under that fingerprint:
 //!
 //! A board may list its `classes`, each a name and its cars (presets by
-//! name, a game's own cars by their definition files), compared by
+//! name, a game's own cars by their definition files or car packages,
+//! whose tires may name `.tir` files beside them), compared by
 //! fingerprint; without them each preset is its own class. A run taken
 //! over from another (it names its origin) ranks only on a board marked
 //! `"practice": true`. A run whose player rewound is refused, or with
@@ -405,10 +406,9 @@ fn read_classes(
                 .iter()
                 .map(|car| {
                     Ok(if car.ends_with(".json") {
-                        let text = read_bounded(&folder.join(car))?;
                         ClassCar {
                             preset: None,
-                            definition: CarDefinition::from_json(&text)
+                            definition: read_car_file(&folder.join(car))
                                 .map_err(|e| format!("{car}: {e}"))?,
                         }
                     } else {
@@ -429,6 +429,23 @@ fn read_classes(
             })
         })
         .collect()
+}
+
+/// A car file: a definition's JSON, or a car package whose tires name
+/// `.tir` files beside it (`CarDefinition::from_package_json`), each
+/// bounded in size.
+fn read_car_file(path: &Path) -> Result<CarDefinition, String> {
+    let text = read_bounded(path)?;
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let mut read_tir = |name: &str| {
+        read_bounded(&folder.join(name)).map_err(|reason| {
+            skidpad_core::CoreError::InvalidArgument {
+                what: "tir file",
+                reason,
+            }
+        })
+    };
+    CarDefinition::from_package_json(&text, &mut read_tir).map_err(|e| e.to_string())
 }
 
 /// A track file with the ground its runs race on: a definition's JSON
@@ -491,5 +508,43 @@ mod tests {
         )
         .unwrap();
         assert_eq!(boards.rules[0].rivals, 0, "a lone car by default");
+    }
+
+    /// A class may list a car package, its tires named as real `.tir`
+    /// files (Project Chrono's, from sim-core's test data) beside it: the
+    /// class holds the car written out in full.
+    #[test]
+    fn a_class_lists_a_car_package_with_its_tir_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let tir = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../sim-core/tests/data/tir/Sedan_Pac02Tire.tir"
+        );
+        std::fs::copy(tir, dir.path().join("sedan.tir")).unwrap();
+        let mut package: serde_json::Value =
+            serde_json::from_str(&preset("fwd_hatchback").unwrap().to_json()).unwrap();
+        package["name"] = "Sedan on Chrono tires".into();
+        package["tires"] =
+            serde_json::json!({"front": {"tir": "sedan.tir"}, "rear": {"tir": "sedan.tir"}});
+        std::fs::write(dir.path().join("sedan.json"), package.to_string()).unwrap();
+        let text = r#"[{"track": "brandwood", "max_steps": 5,
+                        "classes": {"sedans": ["sedan.json"]}}]"#;
+        let boards = Boards::from_json(text, dir.path()).unwrap();
+        let class = &boards.rules[0].classes.as_ref().unwrap()[0];
+        let mut written = preset("fwd_hatchback").unwrap();
+        written.name = "Sedan on Chrono tires".into();
+        let tires = skidpad_core::parse_tir(&std::fs::read_to_string(tir).unwrap()).unwrap();
+        written.tires.front = tires.parameters.clone();
+        written.tires.rear = tires.parameters;
+        assert_eq!(class.members[0].definition, written);
+        assert_eq!(class.cars, [class_fingerprint(&written)]);
+        // A package naming a file that is not there is refused, naming it.
+        package["tires"]["rear"] = serde_json::json!({"tir": "missing.tir"});
+        std::fs::write(dir.path().join("sedan.json"), package.to_string()).unwrap();
+        let said = Boards::from_json(text, dir.path()).unwrap_err();
+        assert!(
+            said.contains("sedan.json") && said.contains("tires.rear: missing.tir"),
+            "{said}"
+        );
     }
 }

@@ -95,7 +95,8 @@ struct ServeArgs {
     #[arg(long, default_value = "brandwood")]
     track: String,
     /// The car every player drives: a preset's name, or a car
-    /// definition's `.json`.
+    /// definition's `.json` (a car package: its tires may name `.tir`
+    /// files beside it, `{"tir": "front.tir"}`).
     #[arg(long, default_value = "rwd_sports")]
     car: String,
     /// Laps in the race.
@@ -355,8 +356,28 @@ async fn serve(args: ServeArgs) -> Result<()> {
             (name, definition, None)
         }
     };
+    // A car package's tires may name `.tir` files beside it.
+    let car_folder = std::path::Path::new(&args.car)
+        .parent()
+        .map(std::path::Path::to_owned)
+        .unwrap_or_default();
     let (car, car_definition) = own_or_builtin(&args.car, "car", |text| {
-        let definition = skidpad_core::CarDefinition::from_json(text)?;
+        let mut read_tir = |name: &str| {
+            let path = car_folder.join(name);
+            let too_big =
+                std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_DEFINITION_FILE_BYTES);
+            if too_big {
+                return Err(skidpad_core::CoreError::InvalidArgument {
+                    what: "tir file",
+                    reason: format!("larger than {MAX_DEFINITION_FILE_BYTES} bytes"),
+                });
+            }
+            std::fs::read_to_string(&path).map_err(|e| skidpad_core::CoreError::InvalidArgument {
+                what: "tir file",
+                reason: e.to_string(),
+            })
+        };
+        let definition = skidpad_core::CarDefinition::from_package_json(text, &mut read_tir)?;
         Ok((definition.name.clone(), definition))
     })?;
     let options = ServiceOptions {
