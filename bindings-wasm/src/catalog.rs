@@ -70,6 +70,32 @@ pub fn preset_definition(
     preset(&name).map(|d| d.to_json()).map_err(core_error)
 }
 
+/// A car package's definition written out in full, as JSON to pass to
+/// `addCar`: `json` is a definition whose tires may name `.tir` files
+/// (`{"tir": "front.tir"}`), `tirFiles` each named file's text (as
+/// `skidpad car` reads them beside the package). The same car, with the
+/// same fingerprint, as the Rust API reads.
+#[wasm_bindgen(js_name = carFromPackage)]
+pub fn car_from_package(
+    #[wasm_bindgen(unchecked_param_type = "string")] json: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "Record<string, string>")] tir_files: JsValue,
+) -> JsResult<String> {
+    let json = args::string(&json, "car package")?;
+    let mut read_tir = |name: &str| -> skidpad_core::Result<String> {
+        let text = args::field(&tir_files, name)
+            .ok()
+            .filter(|v| !v.is_undefined())
+            .and_then(|v| v.as_string());
+        text.ok_or_else(|| skidpad_core::CoreError::InvalidArgument {
+            what: "tirFiles",
+            reason: format!("has no text for {name:?}"),
+        })
+    };
+    skidpad_core::CarDefinition::from_package_json(&json, &mut read_tir)
+        .map(|d| d.to_json())
+        .map_err(core_error)
+}
+
 /// Names of the built-in tracks.
 #[wasm_bindgen(js_name = trackNames, unchecked_return_type = "string[]")]
 pub fn track_names() -> Array {
