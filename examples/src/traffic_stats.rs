@@ -25,7 +25,7 @@ const DT: f64 = 1.0 / 60.0;
 /// One race to run.
 #[derive(Clone, Debug)]
 pub struct TrafficRace {
-    /// Built-in track.
+    /// Built-in track ([`run`]; [`run_on`] takes any track instead).
     pub track: String,
     /// Cars on the grid (presets fwd_hatchback and rwd_sports, alternating).
     pub cars: usize,
@@ -83,8 +83,14 @@ type Episodes = BTreeMap<(CarId, Option<CarId>), f64>;
 /// Runs `race` to the end (every car finished, stuck, or four minutes a
 /// lap) and counts.
 pub fn run(race: &TrafficRace) -> Result<TrafficStats, String> {
+    let track = Track::builtin(&race.track).map_err(|e| e.to_string())?;
+    run_on(Arc::new(track), race)
+}
+
+/// [`run`] on any track (a game's own, an imported circuit), on its
+/// generated surface; `race.track` is not read.
+pub fn run_on(track: Arc<Track>, race: &TrafficRace) -> Result<TrafficStats, String> {
     let err = |e: skidpad_core::CoreError| e.to_string();
-    let track = Arc::new(Track::builtin(&race.track).map_err(err)?);
     let mut world = World::new(WorldConfig::default()).map_err(err)?;
     world
         .set_ground(Arc::new(track.ground().map_err(err)?))
