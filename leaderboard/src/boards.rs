@@ -87,6 +87,9 @@ pub struct BoardRules {
     /// Its ground, built once: the generated one, or a glTF scene's own;
     /// the ground a run on it names when it raced on the track's surface.
     pub ground: Arc<TriangleMesh>,
+    /// The ground is a glTF scene's own: a run must be raced on it (a
+    /// scene's track on any other ground is another race).
+    pub own_ground: bool,
     /// Cars a run may carry besides the ranked one.
     pub rivals: u32,
     /// Most steps of a run (60 a second at the usual rate).
@@ -182,9 +185,9 @@ impl Boards {
                     (name.clone(), track, None)
                 }
                 (None, Some(file)) => {
-                    let (track, ground) = read_track_file(&folder.join(file))
+                    let (track, ground, own) = read_track_file(&folder.join(file))
                         .map_err(|e| format!("boards file: board {k}: {e}"))?;
-                    (track.fingerprint_hex(), track, Some(ground))
+                    (track.fingerprint_hex(), track, Some((ground, own)))
                 }
                 _ => {
                     return Err(format!(
@@ -205,11 +208,14 @@ impl Boards {
             if board.max_steps == 0 {
                 return Err(format!("boards file: {name}: max_steps must be positive"));
             }
-            let ground = match ground {
-                Some(ground) => ground,
-                None => track
-                    .ground()
-                    .map_err(|e| format!("boards file: {name}: {e}"))?,
+            let (ground, own_ground) = match ground {
+                Some((ground, own)) => (ground, own),
+                None => (
+                    track
+                        .ground()
+                        .map_err(|e| format!("boards file: {name}: {e}"))?,
+                    false,
+                ),
             };
             let classes = board
                 .classes
@@ -220,6 +226,7 @@ impl Boards {
             rules.push(BoardRules {
                 key,
                 track: Arc::new(track),
+                own_ground,
                 ground: Arc::new(ground),
                 rivals: board.rivals,
                 practice: board.practice,
@@ -261,6 +268,18 @@ impl Boards {
                 "the run was taken over from another run; the {name} board ranks whole runs only \
                  (a practice board takes it: \"practice\": true in --boards)"
             ));
+        }
+        if board.own_ground {
+            let raced_on = header.ground().ok()?;
+            if raced_on.0 != board.ground.fingerprint() {
+                return Some(format!(
+                    "the run was raced on {} (ground {}), not on the {name} board's own ground \
+                     (its glTF scene's, ground {})",
+                    raced_on.1,
+                    &skidpad_core::hex(&raced_on.0)[..12],
+                    &skidpad_core::hex(&board.ground.fingerprint())[..12]
+                ));
+            }
         }
         let allowed = u64::from(board.rivals) + 1;
         if u64::from(header.car_count) > allowed {
@@ -451,20 +470,21 @@ fn read_car_file(path: &Path) -> Result<CarDefinition, String> {
 /// A track file with the ground its runs race on: a definition's JSON
 /// (bounded in size) with its generated ground, or a glTF scene (`.glb`,
 /// `.gltf`, as `skidpad track import` reads it) with the scene's own.
-fn read_track_file(path: &Path) -> Result<(Track, TriangleMesh), String> {
+/// The flag says which: `true` for a scene's own ground.
+fn read_track_file(path: &Path) -> Result<(Track, TriangleMesh, bool), String> {
     let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
     if !is_scene_path(path) {
         let text = read_bounded(path)?;
         let track = Track::from_json(&text).map_err(|e| failed(&e))?;
         let ground = track.ground().map_err(|e| failed(&e))?;
-        return Ok((track, ground));
+        return Ok((track, ground, false));
     }
     let scene = read_scene_file(path, &GltfOptions::named("")).map_err(|e| failed(&e))?;
     let track = Track::from_definition(scene.definition).map_err(|e| failed(&e))?;
     let ground = TriangleMesh::new(&scene.ground.vertices, &scene.ground.triangles)
         .and_then(|mesh| mesh.with_surfaces(scene.ground.surfaces.unwrap_or_default()))
         .map_err(|e| failed(&e))?;
-    Ok((track, ground))
+    Ok((track, ground, true))
 }
 
 /// A track or car file's text, refused past [`MAX_TRACK_FILE_BYTES`].

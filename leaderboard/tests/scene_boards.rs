@@ -3,7 +3,8 @@
 //! into `SKIDPAD_TEST_SCENES`) registered as a `track_file` in the boards
 //! file. A lap raced on the scene's own ground, the replay naming the
 //! track but not carrying the ground, is verified on the registered
-//! scene's ground, timed on its line and ranked (SQLite).
+//! scene's ground, timed on its line and ranked (SQLite); the same track
+//! raced on another ground is refused at the door.
 
 mod common;
 
@@ -74,5 +75,35 @@ async fn a_lap_on_a_scene_is_verified_on_its_registered_ground_and_ranked() {
         .await;
     assert_eq!(code, 200);
     assert_eq!(board["entries"][0]["player"], "stadium racer", "{board}");
+
+    // The same track raced on its generated surface is another race:
+    // refused at the door, naming both grounds.
+    let mut world = World::new(WorldConfig::default()).unwrap();
+    world.set_ground(Arc::new(track.ground().unwrap())).unwrap();
+    AiField::new(1)
+        .on_track_surface(None)
+        .line_up(&mut world, &track)
+        .unwrap();
+    let mut elsewhere = ReplayRecorder::new(
+        &world,
+        RecorderOptions {
+            track: Some(track.clone()),
+            metadata: vec![("player".into(), "elsewhere".into())],
+            ..RecorderOptions::default()
+        },
+    )
+    .unwrap();
+    for _ in 0..60 {
+        elsewhere.step(&mut world, DT).unwrap();
+    }
+    let (code, body) = service
+        .submit(encode_replay(&elsewhere.finish(&world).unwrap()).unwrap())
+        .await;
+    assert_eq!(code, 422, "{body}");
+    let said = body.to_string();
+    assert!(
+        said.contains("not on the stadium board's own ground"),
+        "{said}"
+    );
     service.stop().await;
 }
