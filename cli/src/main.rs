@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use clap::{Args, Parser, Subcommand};
+use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -196,7 +196,7 @@ enum Command {
     /// A game's own tracks: import them from other formats and check them.
     Track {
         #[command(subcommand)]
-        command: TrackCommand,
+        command: track_cmd::TrackCommand,
     },
     /// Export a replay as a dense per-step JSON track with events.
     Export {
@@ -218,80 +218,6 @@ enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
-}
-
-/// `skidpad track`'s commands.
-#[derive(Subcommand)]
-enum TrackCommand {
-    /// Import a track as a track definition's JSON. Reads `.csv`, the TUM
-    /// racetrack database's centre line (x, y, width right, width left per
-    /// point), and glTF 2.0 scenes (`.glb`, `.gltf`): meshes whose
-    /// material (else mesh, else node) is named after a surface (`tarmac`,
-    /// `asphalt`, `road`, `kerb`, `curb`, `grass`, `gravel`, `sand`,
-    /// `snow`, `ice`, `wet_asphalt`; case and a `.001` suffix ignored) are
-    /// the ground; a node `centre_line` with a line or points gives the
-    /// centre line in driving order (y-up metres, as glTF), `start` the
-    /// start line, `sector.1`, `sector.2`… the sectors; widths are
-    /// measured where the asphalt ends (or given as `width`/`widths` in
-    /// the centre line node's extras). With `-o`, prints the track's
-    /// check.
-    Import {
-        /// The file to import.
-        file: PathBuf,
-        #[command(flatten)]
-        args: TrackImportArgs,
-        /// Write the definition here (atomically) instead of standard
-        /// output.
-        #[arg(short, long)]
-        output: Option<PathBuf>,
-        /// Write a glTF scene's ground here as a ground file (`.skgd`),
-        /// for `--ground` of replays that do not carry theirs.
-        #[arg(long, value_name = "FILE")]
-        ground_output: Option<PathBuf>,
-    },
-    /// Check a track file (a definition's JSON, or a file `import` reads):
-    /// length, widths, the tightest bend, elevation, the ground's size
-    /// (and a scene's meshes by surface), and warnings (a centre line
-    /// crossing itself without the height to pass over, a start line off
-    /// the asphalt).
-    Check {
-        /// The track file.
-        file: PathBuf,
-        #[command(flatten)]
-        args: TrackImportArgs,
-    },
-}
-
-/// How a file is imported as a track.
-#[derive(Args, Clone, Debug)]
-struct TrackImportArgs {
-    /// The track's name (default: the file's name).
-    #[arg(long)]
-    name: Option<String>,
-    /// Where the start/finish line is, m along the centre line from the
-    /// file's first point (default: a scene's `start` node, else the first
-    /// point).
-    #[arg(long)]
-    start: Option<f64>,
-    /// Sector boundaries, m from the line, separated by commas; at least
-    /// two (default: a scene's `sector.N` nodes, else the lap in thirds).
-    #[arg(long, value_delimiter = ',')]
-    sectors: Option<Vec<f64>>,
-    /// Most triangles a glTF scene may hold; a larger one is refused
-    /// before its meshes are read.
-    #[arg(long, default_value_t = skidpad_track_import::DEFAULT_MAX_TRIANGLES)]
-    max_triangles: usize,
-}
-
-impl From<TrackImportArgs> for track_cmd::ImportArgs {
-    fn from(a: TrackImportArgs) -> track_cmd::ImportArgs {
-        track_cmd::ImportArgs {
-            name: a.name,
-            start: a.start,
-            sectors: a.sectors,
-            max_triangles: a.max_triangles,
-        }
-    }
 }
 
 /// Writes a report to standard output as text or JSON. Output goes
@@ -346,23 +272,20 @@ fn exit_code(status: verify::Status) -> ExitCode {
     }
 }
 
-fn run_track(json: bool, command: TrackCommand) -> Result<()> {
+fn run_track(json: bool, command: track_cmd::TrackCommand) -> Result<()> {
     match command {
-        TrackCommand::Import {
+        track_cmd::TrackCommand::Import {
             file,
             args,
             output,
             ground_output,
-        } => match track_cmd::import(
-            &file,
-            &args.into(),
-            output.as_deref(),
-            ground_output.as_deref(),
-        )? {
+        } => match track_cmd::import(&file, &args, output.as_deref(), ground_output.as_deref())? {
             Some(report) => print(json, &report),
             None => Ok(()),
         },
-        TrackCommand::Check { file, args } => print(json, &track_cmd::check(&file, &args.into())?),
+        track_cmd::TrackCommand::Check { file, args } => {
+            print(json, &track_cmd::check(&file, &args)?)
+        }
     }
 }
 

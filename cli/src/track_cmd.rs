@@ -3,7 +3,9 @@
 //! `skidpad-track-import` reads), written as a definition or checked; and
 //! the reading of track files every command shares.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use clap::{Args, Subcommand};
 
 use anyhow::{Context, Result, bail};
 use skidpad_core::{GroundSource, MAX_TRACK_FILE_BYTES, Track, TrackDefinition};
@@ -12,18 +14,67 @@ use skidpad_track_import::{
     read_scene_file,
 };
 
-/// What `import` and `check` take beyond the file.
-#[derive(Clone, Debug)]
+/// `skidpad track`'s commands.
+#[derive(Subcommand, Debug)]
+pub enum TrackCommand {
+    /// Import a track as a track definition's JSON. Reads `.csv`, the TUM
+    /// racetrack database's centre line (x, y, width right, width left per
+    /// point), and glTF 2.0 scenes (`.glb`, `.gltf`): meshes whose
+    /// material (else mesh, else node) is named after a surface (`tarmac`,
+    /// `asphalt`, `road`, `kerb`, `curb`, `grass`, `gravel`, `sand`,
+    /// `snow`, `ice`, `wet_asphalt`; case and a `.001` suffix ignored) are
+    /// the ground; a node `centre_line` with a line or points gives the
+    /// centre line in driving order (y-up metres, as glTF), `start` the
+    /// start line, `sector.1`, `sector.2`… the sectors; widths are
+    /// measured where the asphalt ends (or given as `width`/`widths` in
+    /// the centre line node's extras). With `-o`, prints the track's
+    /// check.
+    Import {
+        /// The file to import.
+        file: PathBuf,
+        #[command(flatten)]
+        args: ImportArgs,
+        /// Write the definition here (atomically) instead of standard
+        /// output.
+        #[arg(short, long)]
+        output: Option<PathBuf>,
+        /// Write a glTF scene's ground here as a ground file (`.skgd`),
+        /// for `--ground` of replays that do not carry theirs.
+        #[arg(long, value_name = "FILE")]
+        ground_output: Option<PathBuf>,
+    },
+    /// Check a track file (a definition's JSON, or a file `import` reads):
+    /// length, widths, the tightest bend, elevation, the ground's size
+    /// (and a scene's meshes by surface), and warnings (a centre line
+    /// crossing itself without the height to pass over, a start line off
+    /// the asphalt).
+    Check {
+        /// The track file.
+        file: PathBuf,
+        #[command(flatten)]
+        args: ImportArgs,
+    },
+}
+
+/// How a file is imported as a track (what `import` and `check` take
+/// beyond the file).
+#[derive(Args, Clone, Debug)]
 pub struct ImportArgs {
     /// The track's name (default: the file's name).
+    #[arg(long)]
     pub name: Option<String>,
-    /// The start line, m along the line from its first point (default: a
-    /// scene's `start` node, else the first point).
+    /// Where the start/finish line is, m along the centre line from the
+    /// file's first point (default: a scene's `start` node, else the first
+    /// point).
+    #[arg(long)]
     pub start: Option<f64>,
-    /// Sector boundaries, m from the start line (default: a scene's
-    /// `sector.N` nodes, else thirds).
+    /// Sector boundaries, m from the line, separated by commas; at least
+    /// two (default: a scene's `sector.N` nodes, else the lap in thirds).
+    #[arg(long, value_delimiter = ',')]
     pub sectors: Option<Vec<f64>>,
-    /// Most triangles a scene may hold.
+    /// Most triangles a glTF scene may hold; a larger one is refused
+    /// before its meshes are read.
+    #[arg(long, default_value_t = DEFAULT_MAX_TRIANGLES)]
     pub max_triangles: usize,
 }
 

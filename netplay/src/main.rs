@@ -16,6 +16,8 @@ use skidpad_netplay::service::{ServiceOptions, race_service};
 use skidpad_netplay::{LinkModel, RaceConfig};
 use skidpad_replay::SealingKey;
 
+mod race_files;
+
 #[derive(Parser)]
 #[command(
     name = "skidpad-netplay",
@@ -342,44 +344,8 @@ async fn serve(args: ServeArgs) -> Result<()> {
     if let Some(both) = spectator_tokens.iter().find(|t| seat_tokens.contains(t)) {
         bail!("the token {both:?} is both a seat's and a spectator's");
     }
-    let (track, track_definition, ground) = match scene_of(&args.track)? {
-        Some(scene) => (
-            scene.definition.name.clone(),
-            Some(scene.definition),
-            Some(skidpad_core::GroundSource::Mesh(scene.ground)),
-        ),
-        None => {
-            let (name, definition) = own_or_builtin(&args.track, "track", |text| {
-                let definition = skidpad_core::TrackDefinition::from_json(text)?;
-                Ok((definition.name.clone(), definition))
-            })?;
-            (name, definition, None)
-        }
-    };
-    // A car package's tires may name `.tir` files beside it.
-    let car_folder = std::path::Path::new(&args.car)
-        .parent()
-        .map(std::path::Path::to_owned)
-        .unwrap_or_default();
-    let (car, car_definition) = own_or_builtin(&args.car, "car", |text| {
-        let mut read_tir = |name: &str| {
-            let path = car_folder.join(name);
-            let too_big =
-                std::fs::metadata(&path).is_ok_and(|m| m.len() > MAX_DEFINITION_FILE_BYTES);
-            if too_big {
-                return Err(skidpad_core::CoreError::InvalidArgument {
-                    what: "tir file",
-                    reason: format!("larger than {MAX_DEFINITION_FILE_BYTES} bytes"),
-                });
-            }
-            std::fs::read_to_string(&path).map_err(|e| skidpad_core::CoreError::InvalidArgument {
-                what: "tir file",
-                reason: e.to_string(),
-            })
-        };
-        let definition = skidpad_core::CarDefinition::from_package_json(text, &mut read_tir)?;
-        Ok((definition.name.clone(), definition))
-    })?;
+    let (track, track_definition, ground) = race_files::track(&args.track)?;
+    let (car, car_definition) = race_files::car(&args.car)?;
     let options = ServiceOptions {
         race: RaceConfig {
             track,
@@ -580,55 +546,4 @@ async fn run() -> Result<()> {
             Ok(())
         }
     }
-}
-
-/// A `--track` value that names a glTF scene (`.glb`, `.gltf`), imported
-/// as `skidpad track import` imports it: the race is driven on the
-/// scene's ground, which every player gets in the map message.
-fn scene_of(value: &str) -> Result<Option<skidpad_track_import::SceneTrack>> {
-    let path = std::path::Path::new(value);
-    if !skidpad_track_import::is_scene_path(path) {
-        return Ok(None);
-    }
-    let named = skidpad_track_import::GltfOptions::named("");
-    let scene = skidpad_track_import::read_scene_file(path, &named)
-        .with_context(|| format!("--track {value}"))?;
-    Ok(Some(scene))
-}
-
-/// Largest own track or car file read, bytes.
-const MAX_DEFINITION_FILE_BYTES: u64 = skidpad_core::MAX_TRACK_FILE_BYTES as u64;
-
-/// A `--track` or `--car` value: a built-in name as it is (the race
-/// checks it), or the definition in a `.json` file, read by `parse` into
-/// its name and definition.
-fn own_or_builtin<T>(
-    value: &str,
-    what: &str,
-    parse: impl FnOnce(&str) -> skidpad_core::Result<(String, T)>,
-) -> Result<(String, Option<T>)> {
-    let path = std::path::Path::new(value);
-    let lower = value.to_ascii_lowercase();
-    if lower.ends_with(".csv") {
-        // Imported once (`skidpad track import`), not at every start.
-        bail!(
-            "--{what} {value}: an online race takes a track definition's .json (`skidpad track \
-             import` writes one from a .csv) or a glTF scene (.glb, .gltf)"
-        );
-    }
-    if !value.ends_with(".json") {
-        return Ok((value.to_owned(), None));
-    }
-    let size = std::fs::metadata(path)
-        .with_context(|| format!("--{what} {value}: cannot read it"))?
-        .len();
-    if size > MAX_DEFINITION_FILE_BYTES {
-        bail!(
-            "--{what} {value} is {size} bytes; a {what} file is at most {MAX_DEFINITION_FILE_BYTES}"
-        );
-    }
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("--{what} {value}: cannot read it"))?;
-    let (name, definition) = parse(&text).with_context(|| format!("--{what} {value}"))?;
-    Ok((name, Some(definition)))
 }

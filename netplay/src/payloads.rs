@@ -119,6 +119,22 @@ pub struct MapData {
 }
 
 impl MapData {
+    /// The map a race run with `config` hands the player in `seat`
+    /// (`None`: a spectator); `ground` is the race's own ground as the
+    /// message carries it.
+    #[must_use]
+    pub fn of(config: &crate::RaceConfig, ground: Option<&String>, seat: Option<u8>) -> MapData {
+        MapData {
+            track: config.track.clone(),
+            car: config.car.clone(),
+            track_definition: config.track_definition.clone(),
+            car_definition: config.car_definition.clone(),
+            ground: ground.cloned(),
+            laps: config.laps,
+            seat,
+        }
+    }
+
     /// The race's track: its own definition (checked), or the built-in
     /// one it names.
     pub fn race_track(&self) -> skidpad_core::Result<skidpad_core::Track> {

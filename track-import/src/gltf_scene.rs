@@ -273,6 +273,12 @@ impl Walk<'_, '_> {
                         self.triangles_of(&primitive, &mesh, &name, world, &at)?;
                     }
                     _ if crate::scene_line::is_line_node(&name) => {
+                        // Counted against the budget too: a line node
+                        // reached by many paths is read once per path.
+                        let count = primitive
+                            .get(&gltf::Semantic::Positions)
+                            .map_or(0, |p| p.count());
+                        self.spend(count, &at)?;
                         points.extend(self.positions(&primitive, world, &at)?);
                     }
                     _ => self.counts.ignored_primitives += 1,
@@ -289,6 +295,19 @@ impl Walk<'_, '_> {
         }
         for child in node.children() {
             self.node(&child, world, depth + 1)?;
+        }
+        Ok(())
+    }
+
+    /// Counts `count` elements (triangles, or a line's points) against the
+    /// budget before they are read.
+    fn spend(&mut self, count: usize, at: &str) -> Result<(), ImportError> {
+        self.triangles = self.triangles.saturating_add(count);
+        if self.triangles > self.budget {
+            return Err(ImportError::File(format!(
+                "{at} takes the scene past its budget of {} triangles",
+                self.budget
+            )));
         }
         Ok(())
     }
@@ -332,13 +351,7 @@ impl Walk<'_, '_> {
             Mode::Triangles => corners / 3,
             _ => corners.saturating_sub(2),
         };
-        self.triangles = self.triangles.saturating_add(count);
-        if self.triangles > self.budget {
-            return Err(ImportError::File(format!(
-                "{at} takes the scene past its budget of {} triangles",
-                self.budget
-            )));
-        }
+        self.spend(count, at)?;
         let positions = self.positions(primitive, world, at)?;
         let corners: Vec<u32> = match primitive.indices() {
             Some(accessor) => {

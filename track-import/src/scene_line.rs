@@ -19,7 +19,8 @@
 
 use glam::{DVec2, DVec3};
 use skidpad_core::{
-    Ground, GroundRay, MAX_SIDE_WIDTH, MeshSource, SurfaceId, Track, TrackDefinition, TriangleMesh,
+    Ground, GroundRay, MAX_SIDE_WIDTH, MAX_TRACK_CONTROL_POINTS, MeshSource, SurfaceId, Track,
+    TrackDefinition, TriangleMesh,
 };
 
 use crate::ImportError;
@@ -100,6 +101,14 @@ pub(crate) fn definition(
     let mut points = line.points.clone();
     if points.len() > 1 && points.first() == points.last() {
         points.pop();
+    }
+    // Checked before the widths are measured (rays at every point).
+    if points.len() > MAX_TRACK_CONTROL_POINTS {
+        return Err(file(format!(
+            "node `{}` gives {} centre line points; a track has at most {MAX_TRACK_CONTROL_POINTS}",
+            line.name,
+            points.len()
+        )));
     }
     if points.is_empty() {
         return Err(file(format!(

@@ -237,6 +237,36 @@ fn a_scene_without_ground_or_centre_line_says_what_to_name() {
     assert_names(&refusal(&s), &["centre_line point 0", "not on road"]);
 }
 
+/// A centre line of more points than a track takes is refused before a
+/// ray is cast for its widths; a line node reached by many paths counts
+/// its points against the budget on every path.
+#[test]
+fn a_huge_or_repeated_centre_line_is_refused_before_any_work() {
+    let mut s = scene();
+    s["accessors"][2]["count"] = json!(5000);
+    s["bufferViews"][2]["byteLength"] = json!(5000 * 12);
+    s["buffers"][0]["byteLength"] = json!(1 << 20);
+    let uri = s["buffers"][0]["uri"].as_str().unwrap().to_owned();
+    let (head, payload) = uri.split_once(";base64,").unwrap();
+    let mut blob = base64::engine::general_purpose::STANDARD
+        .decode(payload)
+        .unwrap();
+    blob.resize(1 << 20, 0);
+    s["buffers"][0]["uri"] = json!(format!(
+        "{head};base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&blob)
+    ));
+    assert_names(&refusal(&s), &["5000 centre line points", "at most 4096"]);
+    let options = GltfOptions {
+        max_triangles: 2 * SECTIONS + SECTIONS - 1,
+        ..GltfOptions::named("ring")
+    };
+    assert_names(
+        &import(&scene(), &options).unwrap_err(),
+        &["meshes[1].primitives[0]", "budget"],
+    );
+}
+
 #[test]
 fn sector_nodes_out_of_driving_order_are_named() {
     // The ring runs counter-clockwise from (50, 0): a quarter round is

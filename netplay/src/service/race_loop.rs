@@ -499,16 +499,7 @@ fn welcome(
     seat: Option<u8>,
 ) -> (MapData, mpsc::Sender<Outbound>, mpsc::Receiver<Outbound>) {
     let (queue, outbound) = mpsc::channel(OUTBOUND_QUEUE);
-    let config = race.config();
-    let map = MapData {
-        track: config.track.clone(),
-        car: config.car.clone(),
-        track_definition: config.track_definition.clone(),
-        car_definition: config.car_definition.clone(),
-        ground: race.map_ground().cloned(),
-        laps: config.laps,
-        seat,
-    };
+    let map = MapData::of(race.config(), race.map_ground(), seat);
     // The standings' head and every current row, then deltas.
     let head = json!([[0, ["name", "position", "laps", "best", "latency"], 0]]);
     let rows: Vec<_> = links
