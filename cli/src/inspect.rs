@@ -1,5 +1,5 @@
-//! `skidpad inspect FILE`: header, sizes, keyframes and metadata of a
-//! replay, the frames of a ghost, the chunks of a stream, or the ground of
+//! `skidpad inspect FILE`: header, sizes, keyframes, metadata and needs
+//! (its track and ground, `needs.rs`) of a replay, the frames of a ghost, the chunks of a stream, or the ground of
 //! a ground file: every file kind the formats define.
 
 use std::fmt;
@@ -15,7 +15,9 @@ use skidpad_replay::{
 };
 
 use crate::archived;
+use crate::beside::Beside;
 use crate::files;
+use crate::needs::Needs;
 use crate::text::printable;
 
 /// What a file holds.
@@ -92,6 +94,8 @@ pub struct ReplayInfo {
     pub raw_input_bytes: u64,
     /// Key/value metadata.
     pub metadata: Vec<(String, String)>,
+    /// Its track and ground, and where a player finds them.
+    pub needs: Needs,
     /// The decoded body, when this core or an archived one can read it.
     pub body: Option<ReplayBody>,
     /// The core that decoded the body: `simulation version 9 (native)`, or
@@ -112,7 +116,7 @@ impl Inspection {
     #[must_use]
     pub fn is_sound(&self) -> bool {
         match self {
-            Inspection::Replay(r) => !r.body_unreadable,
+            Inspection::Replay(r) => !r.body_unreadable && !r.needs.refused_a_given_file(),
             Inspection::Ghost(_) => true,
             Inspection::Stream(s) => s.stopped.is_none() || s.chunks > 0,
             Inspection::Ground(g) => g.fingerprint.is_some(),
@@ -167,7 +171,7 @@ fn pose_array(p: &GhostPose) -> [f32; 8] {
 
 /// Describes a replay or ghost file; a replay's body is decoded within
 /// `limits`.
-pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
+pub fn inspect(path: &Path, limits: &Limits, beside: &Beside) -> Result<Inspection> {
     let bytes = files::read(path)?;
     match FileKind::sniff(&bytes) {
         FileKind::Stream => return inspect_stream(&bytes, limits),
@@ -191,6 +195,8 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
             // `files::kind` lets only replays and ghosts through.
             let h = read_replay_header(&bytes)?;
             let decoded = decode_replay_with(&bytes, limits);
+            let carries_ground = decoded.as_ref().ok().map(|r| r.ground.is_some());
+            let needs = Needs::of(&h, carries_ground, beside);
             // The header is read already: its version says whether an
             // archived core is the one to ask.
             let older = matches!(&decoded, Err(ReplayError::SimulationVersion { .. }))
@@ -262,6 +268,7 @@ pub fn inspect(path: &Path, limits: &Limits) -> Result<Inspection> {
                     .saturating_mul(u64::from(h.car_count))
                     .saturating_mul(48),
                 metadata: h.metadata,
+                needs,
                 body,
                 decoded_by,
                 body_error,
@@ -322,6 +329,10 @@ impl fmt::Display for Inspection {
                     }
                 } else {
                     writeln!(f, "  keyframes         every {} steps", r.keyframe_every)?;
+                }
+                for (label, need) in [("track", &r.needs.track), ("ground", &r.needs.ground)] {
+                    let mark = if need.found { "" } else { "MISSING: " };
+                    writeln!(f, "  {label:<18}{mark}{}", need.what)?;
                 }
                 writeln!(f, "  metadata")?;
                 for (k, v) in &r.metadata {

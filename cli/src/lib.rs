@@ -12,6 +12,7 @@ pub mod files;
 pub mod ghost_cmd;
 pub mod inspect;
 pub mod limits;
+pub mod needs;
 pub mod recover;
 pub mod telemetry;
 pub mod text;

@@ -93,10 +93,14 @@ enum Command {
         #[command(flatten)]
         limits: LimitArgs,
     },
-    /// Describe a replay, ghost, stream or ground file.
+    /// Describe a replay, ghost, stream or ground file; for a replay, also
+    /// the track and ground it needs and whether a player has them (built
+    /// in, carried, or the --track/--ground files given).
     Inspect {
         /// The file.
         file: PathBuf,
+        #[command(flatten)]
+        beside: BesideArgs,
         #[command(flatten)]
         limits: LimitArgs,
     },
@@ -349,8 +353,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             print(cli.json, &report)?;
             Ok(exit_code(report.worst()))
         }
-        Command::Inspect { file, limits } => {
-            let inspection = inspect::inspect(&file, &limits.limits())?;
+        Command::Inspect {
+            file,
+            beside,
+            limits,
+        } => {
+            let inspection = inspect::inspect(&file, &limits.limits(), &beside.read()?)?;
             print(cli.json, &inspection)?;
             // The header is shown either way; a damaged body is an input
             // error all the same.

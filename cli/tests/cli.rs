@@ -4,6 +4,7 @@
 use std::path::Path;
 
 use indicatif::ProgressBar;
+use skidpad_cli::beside::Beside;
 use skidpad_cli::{demo, export, ghost_cmd, inspect, verify};
 use skidpad_golden::Scenario;
 use skidpad_replay::Limits;
@@ -18,17 +19,25 @@ fn golden(name: &str) -> &'static Path {
 
 #[test]
 fn inspect_replay_text() {
-    let text = inspect::inspect(golden("flat_lap.skr"), &Limits::default())
-        .unwrap()
-        .to_string();
+    let text = inspect::inspect(
+        golden("flat_lap.skr"),
+        &Limits::default(),
+        &Beside::default(),
+    )
+    .unwrap()
+    .to_string();
     insta::assert_snapshot!("inspect_flat_lap_skr", text);
 }
 
 #[test]
 fn inspect_ghost_text() {
-    let text = inspect::inspect(golden("flat_lap.skg"), &Limits::default())
-        .unwrap()
-        .to_string();
+    let text = inspect::inspect(
+        golden("flat_lap.skg"),
+        &Limits::default(),
+        &Beside::default(),
+    )
+    .unwrap()
+    .to_string();
     insta::assert_snapshot!("inspect_flat_lap_skg", text);
 }
 
@@ -359,7 +368,7 @@ fn a_replay_carrying_its_ground_verifies_and_inspect_names_it() {
     std::fs::write(&path, run_on_a_hill(true).0).unwrap();
     let verdict = verify::verify_file(&path, &Limits::default(), Scenario::game_logic);
     assert!(verdict.ok, "{}", verdict.detail);
-    let shown = inspect::inspect(&path, &Limits::default())
+    let shown = inspect::inspect(&path, &Limits::default(), &Beside::default())
         .unwrap()
         .to_string();
     assert!(

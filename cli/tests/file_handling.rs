@@ -6,6 +6,7 @@
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
 
+use skidpad_cli::beside::Beside;
 use skidpad_cli::{atomic, files, ghost_cmd, inspect, verify};
 use skidpad_replay::{Limits, decode_replay, encode_replay};
 
@@ -109,7 +110,7 @@ fn a_ghost_given_to_a_replay_command_is_named_as_one() {
 #[test]
 fn inspect_reads_an_older_version_through_its_archived_core() {
     let old = golden(1, "flat_lap.skr");
-    let inspection = inspect::inspect(&old, &Limits::default()).unwrap();
+    let inspection = inspect::inspect(&old, &Limits::default(), &Beside::default()).unwrap();
     let inspect::Inspection::Replay(info) = &inspection else {
         panic!("a replay");
     };
@@ -187,7 +188,7 @@ fn control_characters_in_metadata_are_escaped_in_text() {
     ];
     let path = dir.path().join("hostile.skr");
     std::fs::write(&path, encode_replay(&replay).unwrap()).unwrap();
-    let inspection = inspect::inspect(&path, &Limits::default()).unwrap();
+    let inspection = inspect::inspect(&path, &Limits::default(), &Beside::default()).unwrap();
     let text = inspection.to_string();
     assert!(
         text.contains("player\\u{1b}[2J = evil\\nline\\u{202e}"),

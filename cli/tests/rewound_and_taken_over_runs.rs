@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use skidpad_cli::beside::Beside;
 use skidpad_cli::{inspect, verify};
 use skidpad_core::{CarInput, SIMULATION_VERSION};
 use skidpad_golden::Scenario;
@@ -40,7 +41,7 @@ fn verify_and_inspect_say_where_a_taken_over_run_began() {
     );
     assert_eq!(verdict.taken_over.as_ref().map(|o| o.car), Some(1));
 
-    let text = inspect::inspect(&file, &Limits::default())
+    let text = inspect::inspect(&file, &Limits::default(), &Beside::default())
         .expect("inspected")
         .to_string();
     assert!(
@@ -88,7 +89,7 @@ fn verify_and_inspect_say_what_a_run_s_rewinds_took_back() {
         "{}",
         verdict.detail
     );
-    let text = inspect::inspect(&file, &Limits::default())
+    let text = inspect::inspect(&file, &Limits::default(), &Beside::default())
         .expect("inspected")
         .to_string();
     assert!(

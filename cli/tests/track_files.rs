@@ -175,6 +175,36 @@ fn a_demo_on_an_imported_circuit_carries_it_to_every_tool() {
     let said = String::from_utf8_lossy(&wrong.stdout);
     assert_eq!(wrong.status.code(), Some(2), "{said}");
     assert!(said.contains("not the replay's track"), "{said}");
+    // inspect says what the bare replay lacks (the track, and the ground
+    // generated from it), takes the files that give it, and refuses
+    // another track's.
+    let needs = |extra: &[&str]| {
+        let out = skidpad(&[&["inspect", bare_path], extra].concat());
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        (out.status.code(), text)
+    };
+    let (code, said) = needs(&[]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("track             MISSING: ") && said.contains("(--track FILE)"),
+        "{said}"
+    );
+    assert!(
+        said.contains("ground            MISSING: ")
+            && said.contains("not carried: give its file with --ground"),
+        "{said}"
+    );
+    let (code, said) = needs(&["--track", BRANDS_HATCH]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("track             BrandsHatch (fingerprint ")
+            && said.contains("), the --track file")
+            && said.contains(", generated from its track"),
+        "{said}"
+    );
+    let (code, said) = needs(&["--track", "../sim-core/tracks/hillcrest.json"]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("not the replay's track"), "{said}");
     // The stream the demo wrote beside it, and a ground file: inspect
     // reads every kind of file.
     let stream = dir.path().join("demo.sks");

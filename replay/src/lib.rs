@@ -101,4 +101,6 @@ pub use source::ReplaySource;
 pub use stream_recorder::{DEFAULT_CHUNK_STEPS, StreamRecorder, StreamSink, SyncPolicy};
 pub use take_over::{Followers, TakeOver, TakeOverFollowers, TakeOverOrigin};
 pub use verify::{RewindTotals, VerifyReport, verify, verify_replay, verify_replay_on};
-pub use world::{builtin_track_of_ground, create_replay_world, create_replay_world_on};
+pub use world::{
+    builtin_track_of_ground, builtin_track_of_header, create_replay_world, create_replay_world_on,
+};

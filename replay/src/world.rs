@@ -111,8 +111,9 @@ pub fn builtin_track_of_ground(replay: &Replay) -> Result<Option<&'static str>> 
     builtin_track_of_header(&replay.header)
 }
 
-/// [`builtin_track_of_ground`] from a header alone (a stream's).
-pub(crate) fn builtin_track_of_header(header: &ReplayHeader) -> Result<Option<&'static str>> {
+/// [`builtin_track_of_ground`] from a header alone (a stream's, or a
+/// replay's whose body this core does not read).
+pub fn builtin_track_of_header(header: &ReplayHeader) -> Result<Option<&'static str>> {
     Ok(builtin_ground_of(header)?.map(|(name, _)| *name))
 }
 
