@@ -91,7 +91,7 @@ pub use world::{MAX_TIMESTEP, RemovedCar, StepRecord, World, WorldConfig};
 
 /// Bumped by hand whenever simulated bits change (SPEC §3.7); replays and
 /// snapshots from another version are refused.
-pub const SIMULATION_VERSION: u32 = 16;
+pub const SIMULATION_VERSION: u32 = 17;
 
 /// The README's example runs as a doctest, so the front page cannot rot.
 #[doc = include_str!("../../README.md")]

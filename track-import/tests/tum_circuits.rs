@@ -4,14 +4,15 @@
 //! the widths the data gives, and the built-in AI laps it with every preset
 //! on its generated ground.
 //!
-//! The AI's laps are held to finishing, and to straying at most
-//! `WORST_EXCESS` beyond the track limits: at simulation version 16 a
-//! kart, and the cars at Spa, go up to 5 cm beyond the default limit (the
-//! road's edge plus 1 m) on some laps, which makes those laps invalid.
+//! The AI's laps are held to finishing valid: within the default track
+//! limits (the road's edge plus 1 m) and with no other fault. Before
+//! simulation version 17 the kart on every circuit, and every car at Spa,
+//! ran wide of them by up to 11 m (understeer that pure pursuit's long
+//! look-ahead did not correct; see VALIDATION.md).
 
 use std::sync::Arc;
 
-use skidpad_core::race::{CarStatus, LapFault, RaceRules, RaceTiming, grid_pose};
+use skidpad_core::race::{CarStatus, RaceRules, RaceTiming, grid_pose};
 use skidpad_core::{DriverStyle, Track, World, WorldConfig, preset, preset_names};
 use skidpad_track_import::{ImportOptions, check, from_tum_csv};
 
@@ -67,9 +68,6 @@ fn every_circuit_is_as_long_and_as_wide_as_published() {
 /// circuit with margin.
 const LAP_TIMEOUT: f64 = 600.0;
 const DT: f64 = 1.0 / 60.0;
-/// Farthest the AI's centre of mass may go beyond the default track
-/// limit, m (see the module docs).
-const WORST_EXCESS: f64 = 0.1;
 
 #[test]
 fn the_ai_laps_every_circuit_with_every_preset() {
@@ -101,24 +99,8 @@ fn the_ai_laps_every_circuit_with_every_preset() {
             }
             match race.laps(id).unwrap_or_default() {
                 [lap] => {
-                    let excess = lap
-                        .faults
-                        .iter()
-                        .filter_map(|f| match f {
-                            LapFault::LeftTrack { offset, limit, .. } => Some(offset - limit),
-                            _ => None,
-                        })
-                        .fold(0.0_f64, f64::max);
-                    eprintln!(
-                        "{name:12} {car:14} {:7.2} s, {excess:.3} m beyond",
-                        lap.time()
-                    );
-                    if excess > WORST_EXCESS
-                        || lap
-                            .faults
-                            .iter()
-                            .any(|f| !matches!(f, LapFault::LeftTrack { .. }))
-                    {
+                    eprintln!("{name:12} {car:14} {:7.2} s", lap.time());
+                    if !lap.faults.is_empty() {
                         failures.push(format!("{name} {car}: {:?}", lap.faults));
                     }
                 }

@@ -1,7 +1,11 @@
 //! The path-following AI driver (SPEC §4.4).
 //!
 //! Steering is pure pursuit toward a point on the racing line a
-//! speed-dependent distance ahead. Speed follows a profile made once per
+//! speed-dependent distance ahead, plus the shortfall of the curvature the
+//! car follows (its yaw rate over its speed) behind the one asked for, so
+//! an understeering car is not carried wide. A car heading for the track
+//! limit on the outside of a bend eases off, and the throttle fades as the
+//! car corners near its tires' peak. Speed follows a profile made once per
 //! car and track: a cornering limit from curvature, then a backward
 //! (braking) and a forward (acceleration) pass around the closed lap.
 //!
@@ -23,6 +27,24 @@ use crate::track::traffic::{Racecraft, Surroundings, TrafficCar};
 use crate::track::{Track, TrackPosition};
 use crate::vehicle::definition::{CarDefinition, DriveLayout, STANDARD_GRAVITY, ShiftMode};
 use crate::{CoreError, Result};
+
+/// Gain on the shortfall of the curvature the car follows behind the one
+/// pure pursuit asks for (`AiDriver::drive`).
+const CURVATURE_FEEDBACK: f64 = 1.0;
+/// Below this forward speed, m/s, yaw rate over speed says little about
+/// the path, so the feedback is off.
+const CURVATURE_FEEDBACK_SPEED: f64 = 5.0;
+
+/// Room to the track limit, m, inside which a car on the outside of a
+/// bend is running wide (`AiDriver::running_wide`).
+const WIDE_ROOM: f64 = 2.0;
+/// How far ahead, s, the driver judges where the car is heading across
+/// the road: about the pedals' and the tires' response.
+const WIDE_HORIZON: f64 = 0.5;
+/// Fraction of its speed a car running wide with no room left aims below
+/// it (beyond the 0.3 m/s that lifts off the throttle): a lift and a
+/// light brake, not the braking that would take the grip the turn needs.
+const WIDE_EASE: f64 = 0.05;
 
 /// A car slower than this (m/s, forward; negative while reversing) counts
 /// as stopped for backing out.
@@ -166,6 +188,10 @@ pub struct AiDriver {
     speed_profile: Vec<f64>,
     /// Highest brake pedal that does not lock the wheels at static load.
     brake_limit: f64,
+    /// The lateral acceleration the profile corners at, m/s².
+    cornering: f64,
+    /// The tires' peak lateral acceleration, m/s² (the lesser axle's).
+    peak_lateral: f64,
 }
 
 impl AiDriver {
@@ -191,6 +217,8 @@ impl AiDriver {
             style,
             speed_profile,
             brake_limit: brake_limit(def),
+            cornering: lateral,
+            peak_lateral: grip * STANDARD_GRAVITY,
         })
     }
 
@@ -273,6 +301,9 @@ impl AiDriver {
         // Speed: hold the lowest profile speed over the next stretch the
         // pedals need to act (their lag, plus the look-ahead's bias).
         let mut target_speed = self.profile_min(&here, 3.0 + speed.max(0.0) * 0.4);
+        if let Some(cap) = self.running_wide(&here, state, speed) {
+            target_speed = target_speed.min(cap);
+        }
         if let (Some(craft), Some((me, all))) = (&self.style.racecraft, traffic) {
             let advice = Surroundings::of(me, all, self.track.length()).advise(
                 craft,
@@ -298,7 +329,19 @@ impl AiDriver {
             0.0
         };
         let curvature = 2.0 * sin_alpha / distance.max(1.0);
-        let road_wheel = math::atan(def.chassis.wheelbase * curvature);
+        // Pure pursuit asks for the arc's curvature as if the tires did
+        // not slip; a car cornering hard turns less than its wheels point
+        // (understeer), and a long look-ahead only corrects that once the
+        // car is metres wide. The shortfall between the curvature asked
+        // for and the one the car follows (yaw rate over speed) is added
+        // to the steer.
+        let followed = if speed > CURVATURE_FEEDBACK_SPEED {
+            state.angular_velocity.z / speed
+        } else {
+            curvature
+        };
+        let asked = curvature + CURVATURE_FEEDBACK * (curvature - followed);
+        let road_wheel = math::atan(def.chassis.wheelbase * asked);
         let steer = (-road_wheel / def.steering.max_angle).clamp(-1.0, 1.0);
 
         let error = target_speed - speed;
@@ -395,7 +438,43 @@ impl AiDriver {
         };
         let from_slip = ((0.25 - worst_slip) / 0.15).clamp(0.0, 1.0);
         let from_slide = ((0.12 - slide) / 0.06).clamp(0.0, 1.0);
-        from_slip.min(from_slide)
+        // The friction circle: a car cornering near its tires' peak has no
+        // grip left to put power down (a front-driven car's fronts push it
+        // wide), so the throttle fades from 70 % to 90 % of the peak.
+        let cornering = (state.angular_velocity.z * speed).abs() / self.peak_lateral;
+        let from_cornering = ((0.9 - cornering) / 0.2).clamp(0.0, 1.0);
+        from_slip.min(from_slide).min(from_cornering)
+    }
+
+    /// The speed to ease to when the car is running wide: on the outside
+    /// of a bend within `WIDE_ROOM` of the track limit (the road's edge
+    /// plus a kerb, `RaceRules`' default) it is not turning as tightly as
+    /// the road, whatever the profile planned (a locked axle, a line left
+    /// to pass, a push). Lifting, then braking lightly as the room closes,
+    /// tightens its turn and keeps its lap valid; never below the speed
+    /// at which the bend takes half the profile's cornering, so a car that
+    /// is off the road drives back instead of stopping. `None` when it has
+    /// room.
+    fn running_wide(&self, here: &TrackPosition, state: &CarState, speed: f64) -> Option<f64> {
+        let bend = self.track.curvature()[here.segment];
+        // Where the car will be across the road in `WIDE_HORIZON`, at its
+        // present sideways speed.
+        let (_, along) = self.track.point_at_from(here.distance, here.segment);
+        let sideways = DVec2::new(state.velocity.x, state.velocity.y).dot(along.perp());
+        let offset = here.offset + sideways * WIDE_HORIZON;
+        // On the outside: the offset (positive left) and the bend's side
+        // (positive curvature turns left) differ.
+        if bend.abs() < 1e-3 || offset * bend >= 0.0 {
+            return None;
+        }
+        let limit = self.track.edges(here).toward(offset) + crate::KERB_WIDTH;
+        let room = limit - offset.abs();
+        if room >= WIDE_ROOM {
+            return None;
+        }
+        let closed = (1.0 - room / WIDE_ROOM).min(1.0);
+        let floor = (0.5 * self.cornering / bend.abs()).sqrt();
+        Some((speed * (1.0 - WIDE_EASE * closed) - 0.3).max(floor))
     }
 
     /// Lowest profile speed from `here` over the next `ahead` metres.
