@@ -12,16 +12,17 @@ use axum::{Json, Router, middleware};
 use serde::Deserialize;
 use serde_json::json;
 use skidpad_cores::{ArchivedCores, CoreRoute};
-use skidpad_replay::{Limits, ReplayError, gunzip, is_gzip, read_replay_header};
+use skidpad_replay::{Limits, ReplayError, ReplayHeader, gunzip, is_gzip, read_replay_header};
 use tokio::sync::Semaphore;
 use tower_http::cors::{Any, CorsLayer};
 
-use crate::boards::{Boards, builtin_only_refusal, listing};
+use crate::boards::builtin_only_refusal;
 use crate::budget::BoardBudget;
 use crate::identity::{self, caller, check_metadata_player};
 use crate::judge::PLAYER_KEY;
 use crate::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit, limited};
 use crate::metrics::{Metrics, count_requests, exposition};
+use crate::registry::BoardRegistry;
 use crate::reverify::reverify;
 use crate::store::Store;
 use crate::store::Submitted;
@@ -57,9 +58,11 @@ pub struct ApiOptions {
     pub player_rate: Option<RateLimit>,
     /// What one run may cost; a replay over it is refused at upload.
     pub budget: BoardBudget,
-    /// The tracks ranked here and their rules (`None`: every built-in
-    /// track, within `budget`); a run breaking them is refused at upload.
-    pub boards: Option<Arc<Boards>>,
+    /// The tracks ranked here and their rules, the `--boards` file's and
+    /// those registered since (`None`: every built-in track, within
+    /// `budget`, and none may be registered); a run breaking them is
+    /// refused at upload.
+    pub boards: Option<Arc<BoardRegistry>>,
     /// Anyone may claim a free name (`POST /players`); when false, only
     /// the operator issues tokens (`skidpad-leaderboard token issue`).
     pub sign_up: bool,
@@ -101,7 +104,7 @@ pub(crate) struct ApiState {
     max_unfinished_runs: u32,
     max_decoded: usize,
     budget: BoardBudget,
-    boards: Option<Arc<Boards>>,
+    pub(crate) boards: Option<Arc<BoardRegistry>>,
     /// Inflations running at once: each may hold up to `max_decoded`
     /// bytes, so a burst of gzip bombs costs at most this many times that.
     inflating: Arc<Semaphore>,
@@ -112,6 +115,17 @@ pub(crate) struct ApiState {
     /// race lasted in simulation.
     reverifying: Arc<Semaphore>,
     metrics: Arc<Metrics>,
+}
+
+impl ApiState {
+    /// The boards, with any registered since they were loaded (`None`:
+    /// no `--boards`, every built-in track).
+    pub(crate) async fn fresh_boards(&self) -> Option<Arc<crate::boards::Boards>> {
+        match &self.boards {
+            Some(registry) => Some(registry.fresh(&self.store).await),
+            None => None,
+        }
+    }
 }
 
 /// The service's routes on `store`, counted in `metrics` (which the
@@ -143,7 +157,10 @@ pub fn router(store: Store, options: ApiOptions, metrics: Arc<Metrics>) -> Route
         .route("/runs/{id}/replay", get(replay))
         .route("/runs/{id}/reverify", post(reverify_run))
         .route("/versions", get(versions))
-        .route("/boards", get(boards_listing))
+        .route(
+            "/boards",
+            get(crate::board_admin::boards_listing).post(crate::board_admin::register_board),
+        )
         .route("/runs/{id}/ghost", get(run_ghost))
         .route("/leaderboards/{track}/{class}", get(leaderboard))
         .route(
@@ -288,10 +305,18 @@ async fn submit(
             format!("not a replay this service reads: {e}"),
         )
     })?;
+    let boards = match &state.boards {
+        Some(registry) => Some(
+            registry
+                .knowing(header.metadata_value(ReplayHeader::TRACK_KEY), &state.store)
+                .await,
+        ),
+        None => None,
+    };
     let refusal = state
         .budget
         .refusal(&header)
-        .or_else(|| match state.boards.as_deref() {
+        .or_else(|| match boards.as_deref() {
             Some(boards) => boards.refusal(&header),
             None => builtin_only_refusal(&header),
         });
@@ -366,12 +391,6 @@ async fn leaderboard(
     let limit = query.limit.unwrap_or(100).min(MAX_LEADERBOARD_ROWS);
     let entries = state.store.leaderboard(&track, &class, limit).await?;
     Ok(Json(json!({ "track": track, "class": class, "entries": entries })).into_response())
-}
-
-/// `GET /boards`: the tracks and cars this service ranks, as a client
-/// needs them to race there (`boards::listing`).
-async fn boards_listing(State(state): State<ApiState>) -> Json<serde_json::Value> {
-    Json(listing(state.boards.as_deref()))
 }
 
 /// Ghost bytes as a download.
@@ -529,7 +548,7 @@ async fn reverify_run(
         .cores
         .clone()
         .map_err(|e| ApiError::new(StatusCode::SERVICE_UNAVAILABLE, e))?;
-    let boards = state.boards.clone();
+    let boards = state.fresh_boards().await;
     let found = tokio::task::spawn_blocking(move || {
         reverify(
             &bytes,

@@ -37,8 +37,9 @@ use skidpad_core::{
 use skidpad_replay::ReplayHeader;
 use skidpad_track_import::{GltfOptions, is_scene_path, read_scene_file};
 
-/// One board's rules as the file gives them.
-#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+/// One board's rules as the file (or an operator's `POST /boards`) gives
+/// them.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 struct BoardFile {
     /// A built-in track's name.
@@ -47,14 +48,18 @@ struct BoardFile {
     /// A track definition file, relative to the boards file.
     #[serde(default)]
     track_file: Option<String>,
+    /// A track definition itself (its JSON object), as `POST /boards`
+    /// gives it: the server's files are no client's business.
+    #[serde(default)]
+    track_definition: Option<serde_json::Value>,
     #[serde(default)]
     rivals: u32,
     max_steps: u64,
-    /// The board's classes: a name and its cars, each a preset's name or
-    /// a car definition file relative to the boards file. Absent, each
-    /// preset is its own class.
+    /// The board's classes: a name and its cars, each a preset's name, a
+    /// car definition file relative to the boards file, or a definition
+    /// itself. Absent, each preset is its own class.
     #[serde(default)]
-    classes: Option<BTreeMap<String, Vec<String>>>,
+    classes: Option<BTreeMap<String, Vec<CarEntry>>>,
     /// A practice board: it also ranks runs taken over from another run
     /// (`skidpad_replay::TakeOver`), which no other board takes.
     #[serde(default)]
@@ -63,6 +68,19 @@ struct BoardFile {
     /// default) or keep it verified and unranked, its rewinds shown.
     #[serde(default)]
     rewinds: RewindPolicy,
+}
+
+/// A car of a class as a board names it.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(untagged)]
+enum CarEntry {
+    /// A preset's name, or a car file (`.json`) beside the boards file.
+    Named(String),
+    /// A car definition's JSON object.
+    Inline {
+        /// The definition.
+        definition: serde_json::Value,
+    },
 }
 
 /// What a board does with a run whose player rewound (flashbacks).
@@ -176,65 +194,26 @@ impl Boards {
         if files.is_empty() {
             return Err("boards file: lists no board".into());
         }
-        let mut rules: Vec<BoardRules> = Vec::with_capacity(files.len());
+        let mut boards = Boards {
+            rules: Vec::with_capacity(files.len()),
+        };
         for (k, board) in files.into_iter().enumerate() {
-            let (key, track, ground) = match (&board.track, &board.track_file) {
-                (Some(name), None) => {
-                    let track = Track::builtin(name)
-                        .map_err(|_| format!("boards file: board {k}: unknown track {name:?}"))?;
-                    (name.clone(), track, None)
-                }
-                (None, Some(file)) => {
-                    let (track, ground, own) = read_track_file(&folder.join(file))
-                        .map_err(|e| format!("boards file: board {k}: {e}"))?;
-                    (track.fingerprint_hex(), track, Some((ground, own)))
-                }
-                _ => {
-                    return Err(format!(
-                        "boards file: board {k}: give either `track` (a built-in track) or \
-                         `track_file`"
-                    ));
-                }
-            };
-            let name = track.name().to_owned();
-            if rules.iter().any(|b| b.key == key) {
-                return Err(format!("boards file: track {name:?} is listed twice"));
-            }
-            if board.rivals > MAX_RIVALS {
-                return Err(format!(
-                    "boards file: {name}: rivals must be at most {MAX_RIVALS}"
-                ));
-            }
-            if board.max_steps == 0 {
-                return Err(format!("boards file: {name}: max_steps must be positive"));
-            }
-            let (ground, own_ground) = match ground {
-                Some((ground, own)) => (ground, own),
-                None => (
-                    track
-                        .ground()
-                        .map_err(|e| format!("boards file: {name}: {e}"))?,
-                    false,
-                ),
-            };
-            let classes = board
-                .classes
-                .as_ref()
-                .map(|classes| read_classes(classes, folder))
-                .transpose()
-                .map_err(|e| format!("boards file: {name}: {e}"))?;
-            rules.push(BoardRules {
-                key,
-                track: Arc::new(track),
-                own_ground,
-                ground: Arc::new(ground),
-                rivals: board.rivals,
-                practice: board.practice,
-                rewinds: board.rewinds,
-                max_steps: board.max_steps,
-                classes,
-            });
+            let rules = BoardRules::read(board, Some(folder))
+                .map_err(|e| format!("boards file: board {k}: {e}"))?;
+            boards = boards
+                .with(rules)
+                .map_err(|e| format!("boards file: {e}"))?;
         }
+        Ok(boards)
+    }
+
+    /// These boards and `board`, refused when its track is listed already.
+    pub fn with(&self, board: BoardRules) -> Result<Boards, String> {
+        if self.rules.iter().any(|b| b.key == board.key) {
+            return Err(format!("track {:?} is listed twice", board.track.name()));
+        }
+        let mut rules = self.rules.clone();
+        rules.push(board);
         Ok(Boards { rules })
     }
 
@@ -298,6 +277,74 @@ impl Boards {
 }
 
 impl BoardRules {
+    /// One board as an operator registers it (`POST /boards`): the
+    /// board's JSON object, its track a built-in one's name or a
+    /// definition (`track_definition`), its cars presets or definitions;
+    /// no file is read. Refused, saying why, as a boards file's board is.
+    pub fn registered(json: &str) -> Result<BoardRules, String> {
+        let board: BoardFile = serde_json::from_str(json).map_err(|e| e.to_string())?;
+        BoardRules::read(board, None)
+    }
+
+    /// A board from its file form; files are read relative to `folder`,
+    /// and refused without one.
+    fn read(board: BoardFile, folder: Option<&Path>) -> Result<BoardRules, String> {
+        let in_folder = |file: &str| {
+            folder.map(|f| f.join(file)).ok_or_else(|| {
+                format!("{file}: a registered board names no file; give the definition itself")
+            })
+        };
+        let (key, track, ground) = match (&board.track, &board.track_file, &board.track_definition)
+        {
+            (Some(name), None, None) => {
+                let track = Track::builtin(name).map_err(|_| format!("unknown track {name:?}"))?;
+                (name.clone(), track, None)
+            }
+            (None, Some(file), None) => {
+                let (track, ground, own) = read_track_file(&in_folder(file)?)?;
+                (track.fingerprint_hex(), track, Some((ground, own)))
+            }
+            (None, None, Some(definition)) => {
+                let track = Track::from_json(&definition.to_string()).map_err(|e| e.to_string())?;
+                (track.fingerprint_hex(), track, None)
+            }
+            _ => {
+                return Err(
+                    "give one of `track` (a built-in track), `track_file` or `track_definition`"
+                        .into(),
+                );
+            }
+        };
+        let name = track.name().to_owned();
+        if board.rivals > MAX_RIVALS {
+            return Err(format!("{name}: rivals must be at most {MAX_RIVALS}"));
+        }
+        if board.max_steps == 0 {
+            return Err(format!("{name}: max_steps must be positive"));
+        }
+        let (ground, own_ground) = match ground {
+            Some((ground, own)) => (ground, own),
+            None => (track.ground().map_err(|e| format!("{name}: {e}"))?, false),
+        };
+        let classes = board
+            .classes
+            .as_ref()
+            .map(|classes| read_classes(classes, folder))
+            .transpose()
+            .map_err(|e| format!("{name}: {e}"))?;
+        Ok(BoardRules {
+            key,
+            track: Arc::new(track),
+            own_ground,
+            ground: Arc::new(ground),
+            rivals: board.rivals,
+            practice: board.practice,
+            rewinds: board.rewinds,
+            max_steps: board.max_steps,
+            classes,
+        })
+    }
+
     /// The board's key, with the track's name when the key is a
     /// fingerprint.
     fn label(&self) -> String {
@@ -407,10 +454,11 @@ pub fn registered_ground(
     board.ground_named(&fingerprint)
 }
 
-/// Classes from the file: each car a preset's name or a definition file.
+/// Classes from the file: each car a preset's name, a definition file
+/// (read relative to `folder`, refused without one) or a definition.
 fn read_classes(
-    classes: &BTreeMap<String, Vec<String>>,
-    folder: &Path,
+    classes: &BTreeMap<String, Vec<CarEntry>>,
+    folder: Option<&Path>,
 ) -> Result<Vec<CarClass>, String> {
     if classes.is_empty() {
         return Err("classes lists no class".into());
@@ -424,17 +472,26 @@ fn read_classes(
             let members = cars
                 .iter()
                 .map(|car| {
-                    Ok(if car.ends_with(".json") {
-                        ClassCar {
-                            preset: None,
-                            definition: read_car_file(&folder.join(car))
-                                .map_err(|e| format!("{car}: {e}"))?,
+                    Ok(match car {
+                        CarEntry::Named(file) if file.ends_with(".json") => {
+                            let folder = folder.ok_or_else(|| {
+                                format!("{file}: a registered board names no file; give the definition itself")
+                            })?;
+                            ClassCar {
+                                preset: None,
+                                definition: read_car_file(&folder.join(file))
+                                    .map_err(|e| format!("{file}: {e}"))?,
+                            }
                         }
-                    } else {
-                        ClassCar {
+                        CarEntry::Named(car) => ClassCar {
                             preset: Some(car.clone()),
                             definition: preset(car).map_err(|e| format!("class {name:?}: {e}"))?,
-                        }
+                        },
+                        CarEntry::Inline { definition } => ClassCar {
+                            preset: None,
+                            definition: CarDefinition::from_json(&definition.to_string())
+                                .map_err(|e| format!("class {name:?}: {e}"))?,
+                        },
                     })
                 })
                 .collect::<Result<Vec<ClassCar>, String>>()?;
@@ -499,72 +556,4 @@ fn read_bounded(path: &Path) -> Result<String, String> {
         ));
     }
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn bad_files_are_refused_with_the_board_named() {
-        let err = |text: &str| Boards::from_json(text, Path::new(".")).unwrap_err();
-        assert!(err("[]").contains("no board"));
-        assert!(
-            err(r#"[{"track": "nowhere", "max_steps": 10}]"#).contains("unknown track \"nowhere\"")
-        );
-        assert!(err(r#"[{"track": "brandwood", "max_steps": 10}, {"track": "brandwood", "max_steps": 9}]"#).contains("twice"));
-        assert!(
-            err(r#"[{"track": "brandwood", "rivals": 64, "max_steps": 10}]"#).contains("rivals")
-        );
-        assert!(err(r#"[{"track": "brandwood", "max_steps": 0}]"#).contains("max_steps"));
-        assert!(
-            err(r#"[{"track": "brandwood", "max_steps": 5, "laps": 3}]"#).contains("unknown field")
-        );
-        assert!(err(r#"[{"max_steps": 5}]"#).contains("either `track`"));
-        assert!(err(r#"[{"track_file": "no-such.json", "max_steps": 5}]"#).contains("cannot read"));
-        let boards = Boards::from_json(
-            r#"[{"track": "brandwood", "max_steps": 5}]"#,
-            Path::new("."),
-        )
-        .unwrap();
-        assert_eq!(boards.rules[0].rivals, 0, "a lone car by default");
-    }
-
-    /// A class may list a car package, its tires named as real `.tir`
-    /// files (Project Chrono's, from sim-core's test data) beside it: the
-    /// class holds the car written out in full.
-    #[test]
-    fn a_class_lists_a_car_package_with_its_tir_files() {
-        let dir = tempfile::tempdir().unwrap();
-        let tir = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../sim-core/tests/data/tir/Sedan_Pac02Tire.tir"
-        );
-        std::fs::copy(tir, dir.path().join("sedan.tir")).unwrap();
-        let mut package: serde_json::Value =
-            serde_json::from_str(&preset("fwd_hatchback").unwrap().to_json()).unwrap();
-        package["name"] = "Sedan on Chrono tires".into();
-        package["tires"] =
-            serde_json::json!({"front": {"tir": "sedan.tir"}, "rear": {"tir": "sedan.tir"}});
-        std::fs::write(dir.path().join("sedan.json"), package.to_string()).unwrap();
-        let text = r#"[{"track": "brandwood", "max_steps": 5,
-                        "classes": {"sedans": ["sedan.json"]}}]"#;
-        let boards = Boards::from_json(text, dir.path()).unwrap();
-        let class = &boards.rules[0].classes.as_ref().unwrap()[0];
-        let mut written = preset("fwd_hatchback").unwrap();
-        written.name = "Sedan on Chrono tires".into();
-        let tires = skidpad_core::parse_tir(&std::fs::read_to_string(tir).unwrap()).unwrap();
-        written.tires.front = tires.parameters.clone();
-        written.tires.rear = tires.parameters;
-        assert_eq!(class.members[0].definition, written);
-        assert_eq!(class.cars, [class_fingerprint(&written)]);
-        // A package naming a file that is not there is refused, naming it.
-        package["tires"]["rear"] = serde_json::json!({"tir": "missing.tir"});
-        std::fs::write(dir.path().join("sedan.json"), package.to_string()).unwrap();
-        let said = Boards::from_json(text, dir.path()).unwrap_err();
-        assert!(
-            said.contains("sedan.json") && said.contains("tires.rear: missing.tir"),
-            "{said}"
-        );
-    }
 }

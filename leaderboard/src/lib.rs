@@ -23,6 +23,7 @@
 
 pub mod accounts;
 pub mod api;
+mod board_admin;
 pub mod boards;
 pub mod budget;
 pub mod identity;
@@ -34,6 +35,7 @@ pub mod metrics;
 pub mod outcome;
 pub mod plausibility;
 pub mod queue;
+pub mod registry;
 pub mod reverify;
 pub mod seals;
 pub mod service;

@@ -10,6 +10,7 @@ use skidpad_leaderboard::api::{ApiOptions, DEFAULT_MAX_UNFINISHED_RUNS, DEFAULT_
 use skidpad_leaderboard::boards::Boards;
 use skidpad_leaderboard::budget::BoardBudget;
 use skidpad_leaderboard::limits::{DEFAULT_REQUEST_TIMEOUT, RateLimit};
+use skidpad_leaderboard::registry::BoardRegistry;
 use skidpad_leaderboard::seals::SealPolicy;
 use skidpad_leaderboard::service::{Role, serve};
 use skidpad_leaderboard::store::Store;
@@ -268,10 +269,10 @@ async fn run() -> Result<()> {
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
-            Some(std::sync::Arc::new(
+            Some(std::sync::Arc::new(BoardRegistry::new(
                 Boards::from_json(&text, path.parent().unwrap_or(std::path::Path::new(".")))
                     .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?,
-            ))
+            )))
         }
         None => None,
     };

@@ -491,6 +491,47 @@ impl Store {
             .transpose()
     }
 
+    /// Keeps a board an operator registered (`board` its JSON, written out
+    /// in full) under its track's key; false when that track has a
+    /// registered board already.
+    pub async fn register_board(
+        &self,
+        track_key: &str,
+        board: &str,
+        by: &str,
+    ) -> Result<bool, sqlx::Error> {
+        let done = sqlx::query(
+            "INSERT INTO registered_boards (track_key, board, registered_ms, registered_by)
+             VALUES ($1, $2, $3, $4) ON CONFLICT (track_key) DO NOTHING",
+        )
+        .bind(track_key)
+        .bind(board)
+        .bind(now_ms())
+        .bind(by)
+        .execute(&self.pool)
+        .await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Every registered board's JSON, in the order they were registered.
+    pub async fn registered_boards(&self) -> Result<Vec<String>, sqlx::Error> {
+        sqlx::query("SELECT board FROM registered_boards ORDER BY registered_ms, track_key")
+            .fetch_all(&self.pool)
+            .await?
+            .iter()
+            .map(|row| row.try_get("board"))
+            .collect()
+    }
+
+    /// How many boards are registered: a process compares it with what
+    /// it loaded to see whether another registered one since.
+    pub async fn registered_board_count(&self) -> Result<i64, sqlx::Error> {
+        sqlx::query("SELECT COUNT(*) AS n FROM registered_boards")
+            .fetch_one(&self.pool)
+            .await?
+            .try_get("n")
+    }
+
     /// Writes a consistent copy of a SQLite database to `to` (which must
     /// not exist) while writers go on: SQLite's `VACUUM INTO` reads one
     /// snapshot. PostgreSQL is refused: pg_dump does this there.

@@ -12,10 +12,10 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tracing::Instrument;
 
-use crate::boards::Boards;
 use crate::judge::judge_on;
 use crate::metrics::Metrics;
 use crate::outcome::{Outcome, Rejection};
+use crate::registry::BoardRegistry;
 use crate::seals::SealPolicy;
 use crate::store::Store;
 
@@ -45,9 +45,10 @@ pub struct WorkerOptions {
     /// past it, the job is released to the queue (another worker claims
     /// it at once, not when the lease passes) and the worker stops.
     pub drain: Duration,
-    /// The tracks registered with `--boards`, on which runs naming them
-    /// are timed (the built-in tracks need none).
-    pub boards: Option<Arc<Boards>>,
+    /// The tracks registered with `--boards` or since (`POST /boards`),
+    /// on which runs naming them are timed (the built-in tracks need
+    /// none).
+    pub boards: Option<Arc<BoardRegistry>>,
 }
 
 /// Drain window by default: inside a process manager's usual grace period
@@ -180,7 +181,18 @@ async fn verify_claimed(
     let bytes = store.replay_bytes(run_id).await?;
     let limits = options.limits;
     let seals = options.seals.clone();
-    let boards = options.boards.clone();
+    // A board registered since this worker loaded its boards (by any
+    // process sharing the database) is read before the run is judged.
+    let boards = match &options.boards {
+        Some(registry) => {
+            let header = skidpad_replay::read_replay_header(&bytes).ok();
+            let key = header
+                .as_ref()
+                .and_then(|h| h.metadata_value(skidpad_replay::ReplayHeader::TRACK_KEY));
+            Some(registry.knowing(key, store).await)
+        }
+        None => None,
+    };
     let mut verifying =
         tokio::task::spawn_blocking(move || judge_on(&bytes, &limits, &seals, boards.as_deref()));
     // Renew the lease at a third of its length while the job runs.

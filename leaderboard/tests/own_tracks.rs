@@ -54,6 +54,16 @@ fn race(track: &Arc<Track>, steps: u64, player: &str) -> skidpad_replay::Replay 
     recorder.finish(&world).unwrap()
 }
 
+/// The keys of the boards `GET /boards` listed, in order.
+fn board_keys(listing: &Value) -> Vec<&str> {
+    listing
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["key"].as_str().unwrap())
+        .collect()
+}
+
 fn boards(dir: &Path, circuit: &TrackDefinition) -> Arc<Boards> {
     std::fs::write(dir.join("brands.json"), circuit.to_json()).unwrap();
     let text = r#"[{"track": "brandwood", "max_steps": 20000},
@@ -89,13 +99,11 @@ async fn an_imported_circuit_is_ranked_on_its_board(database: &str, dir: &Path) 
     // one with its definition (the same fingerprint), each preset a class.
     let (code, listing) = service.get("/boards").await;
     assert_eq!(code, 200);
-    let keys: Vec<&str> = listing
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|b| b["key"].as_str().unwrap())
-        .collect();
-    assert_eq!(keys, ["brandwood", key.as_str()], "{listing}");
+    assert_eq!(
+        board_keys(&listing),
+        ["brandwood", key.as_str()],
+        "{listing}"
+    );
     let served: TrackDefinition =
         serde_json::from_value(listing[1]["track_definition"].clone()).unwrap();
     assert_eq!(
@@ -250,4 +258,95 @@ async fn a_board_ranks_the_cars_of_its_own_classes() {
             .unwrap_err()
             .contains("nowhere.json")
     );
+}
+
+/// POSTs a board to /boards with `token` (none: no header).
+async fn register(service: &Service, token: Option<&str>, board: &Value) -> (u16, Value) {
+    let mut request = reqwest::Client::new()
+        .post(format!("{}/boards", service.base))
+        .json(board);
+    if let Some(token) = token {
+        request = request.bearer_auth(token);
+    }
+    let response = request.send().await.unwrap();
+    let code = response.status().as_u16();
+    (code, response.json().await.unwrap_or(Value::Null))
+}
+
+/// An operator registers an own track on a running service (its boards
+/// file lists only brandwood): refused without an admin token, answered
+/// 201 with the board, 409 a second time. Another service on the same
+/// database, started before, takes a run there at once, and a restarted
+/// one still lists it.
+async fn a_track_registered_on_a_running_service(database: &str) {
+    let only_brandwood = || {
+        Arc::new(
+            Boards::from_json(
+                r#"[{"track": "brandwood", "max_steps": 20000}]"#,
+                Path::new("."),
+            )
+            .unwrap(),
+        )
+    };
+    let first = Service::start_with(database, 0, Some(only_brandwood())).await;
+    let second = Service::start_with(database, 1, Some(only_brandwood())).await;
+    // A game's own track: Brandwood made narrower (small, so each
+    // process builds its ground quickly).
+    let mut circuit = Track::builtin("brandwood").unwrap().definition().clone();
+    circuit.width = Some(9.0);
+    let track = Arc::new(Track::from_definition(circuit.clone()).unwrap());
+    let key = track.fingerprint_hex();
+    let run = encode_replay(&race(&track, 300, "early racer")).unwrap();
+    let (code, body) = second.submit(run.clone()).await;
+    assert_eq!(code, 422, "not registered yet: {body}");
+
+    let board = serde_json::json!({
+        "track_definition": circuit,
+        "max_steps": 12000,
+        "classes": {"sports": ["rwd_sports"]},
+    });
+    let player = first.store.issue_token("a player", false).await.unwrap();
+    let admin = first.store.issue_token("the operator", true).await.unwrap();
+    assert_eq!(register(&first, None, &board).await.0, 401);
+    assert_eq!(register(&first, Some(&player), &board).await.0, 403);
+    let (code, body) = register(&first, Some(&admin), &serde_json::json!({"max_steps": 5})).await;
+    assert_eq!(code, 422, "{body}");
+    let (code, listed) = register(&first, Some(&admin), &board).await;
+    assert_eq!(code, 201, "{listed}");
+    assert_eq!(listed["key"], key.as_str());
+    assert_eq!(listed["classes"][0]["name"], "sports");
+    let (code, body) = register(&first, Some(&admin), &board).await;
+    assert_eq!(code, 409, "{body}");
+
+    // The other service learns of it from the database.
+    let (code, body) = second.submit(run).await;
+    assert_eq!(code, 202, "{body}");
+    let verdict = second.verdict(body["id"].as_str().unwrap()).await;
+    assert_eq!(verdict["status"], "verified", "{verdict}");
+    assert_eq!(verdict["outcome"]["track"], key.as_str());
+    second.stop().await;
+    first.stop().await;
+
+    let restarted = Service::start_with(database, 0, Some(only_brandwood())).await;
+    let (_, listing) = restarted.get("/boards").await;
+    assert_eq!(
+        board_keys(&listing),
+        ["brandwood", key.as_str()],
+        "{listing}"
+    );
+    restarted.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_track_registered_on_a_running_service_on_sqlite() {
+    let dir = tempfile::tempdir().unwrap();
+    a_track_registered_on_a_running_service(&common::sqlite_url(dir.path())).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_track_registered_on_a_running_service_on_postgres() {
+    let Some(database) = common::postgres_database("registered_boards").await else {
+        return;
+    };
+    a_track_registered_on_a_running_service(&database).await;
 }

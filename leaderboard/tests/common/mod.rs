@@ -106,6 +106,11 @@ impl Service {
         boards: Option<Arc<skidpad_leaderboard::boards::Boards>>,
     ) -> Service {
         let store = Store::open(database).await.unwrap();
+        let boards = boards.map(|b| {
+            Arc::new(skidpad_leaderboard::registry::BoardRegistry::new(
+                (*b).clone(),
+            ))
+        });
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let (stop, stopped) = oneshot::channel();
