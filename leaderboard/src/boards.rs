@@ -19,6 +19,9 @@
 //! over from another (it names its origin) ranks only on a board marked
 //! `"practice": true`. A run whose player rewound is refused, or with
 //! `"rewinds": "unranked"` verified and shown but not ranked.
+//! `"ground": "surface"` or `"plane"` holds a board's runs to the track's
+//! own surface or to the plane (a scene's board is always held to its
+//! scene's ground).
 //!
 //! ```json
 //! [{"track": "brandwood", "rivals": 0, "max_steps": 36000},
@@ -68,6 +71,26 @@ struct BoardFile {
     /// default) or keep it verified and unranked, its rewinds shown.
     #[serde(default)]
     rewinds: RewindPolicy,
+    /// The ground its runs must be raced on; absent, a scene's own ground
+    /// for a glTF scene's track and either for any other.
+    #[serde(default)]
+    ground: Option<RacedOn>,
+}
+
+/// The ground a board's runs must be raced on: a run on another ground is
+/// another race, refused at the door naming both.
+#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum RacedOn {
+    /// The track's own surface: its generated ground (kerbs, run-off,
+    /// barriers), or a glTF scene's ground.
+    Surface,
+    /// The plane z = 0.
+    Plane,
+    /// Either (a board on a built-in or definition track, unless its
+    /// `ground` says otherwise).
+    #[default]
+    Either,
 }
 
 /// A car of a class as a board names it.
@@ -105,9 +128,9 @@ pub struct BoardRules {
     /// Its ground, built once: the generated one, or a glTF scene's own;
     /// the ground a run on it names when it raced on the track's surface.
     pub ground: Arc<TriangleMesh>,
-    /// The ground is a glTF scene's own: a run must be raced on it (a
-    /// scene's track on any other ground is another race).
-    pub own_ground: bool,
+    /// The ground its runs must be raced on (a glTF scene's track always
+    /// on the scene's: on any other it is another race).
+    pub raced_on: RacedOn,
     /// Cars a run may carry besides the ranked one.
     pub rivals: u32,
     /// Most steps of a run (60 a second at the usual rate).
@@ -248,15 +271,16 @@ impl Boards {
                  (a practice board takes it: \"practice\": true in --boards)"
             ));
         }
-        if board.own_ground {
+        if let Some(wanted) = board.required_ground() {
             let raced_on = header.ground().ok()?;
-            if raced_on.0 != board.ground.fingerprint() {
+            if raced_on.0 != wanted.0 {
                 return Some(format!(
-                    "the run was raced on {} (ground {}), not on the {name} board's own ground \
-                     (its glTF scene's, ground {})",
+                    "the run was raced on {} (ground {}), not on the {name} board's ground ({}, \
+                     ground {})",
                     raced_on.1,
                     &skidpad_core::hex(&raced_on.0)[..12],
-                    &skidpad_core::hex(&board.ground.fingerprint())[..12]
+                    wanted.1,
+                    &skidpad_core::hex(&wanted.0)[..12]
                 ));
             }
         }
@@ -326,6 +350,16 @@ impl BoardRules {
             Some((ground, own)) => (ground, own),
             None => (track.ground().map_err(|e| format!("{name}: {e}"))?, false),
         };
+        let raced_on = match (board.ground, own_ground) {
+            (None | Some(RacedOn::Surface), true) => RacedOn::Surface,
+            (Some(_), true) => {
+                return Err(format!(
+                    "{name}: a glTF scene's track is raced on the scene's ground only \
+                     (\"ground\": \"surface\")"
+                ));
+            }
+            (rule, false) => rule.unwrap_or_default(),
+        };
         let classes = board
             .classes
             .as_ref()
@@ -335,7 +369,7 @@ impl BoardRules {
         Ok(BoardRules {
             key,
             track: Arc::new(track),
-            own_ground,
+            raced_on,
             ground: Arc::new(ground),
             rivals: board.rivals,
             practice: board.practice,
@@ -352,6 +386,19 @@ impl BoardRules {
             self.key.clone()
         } else {
             format!("{} ({})", self.key, self.track.name())
+        }
+    }
+
+    /// The fingerprint and description of the one ground its runs must
+    /// be raced on, if it holds them to one.
+    fn required_ground(&self) -> Option<([u8; 32], String)> {
+        match self.raced_on {
+            RacedOn::Surface => Some((self.ground.fingerprint(), self.ground.describe())),
+            RacedOn::Plane => Some((
+                skidpad_core::FlatGround::plane_fingerprint(),
+                skidpad_core::FlatGround.describe(),
+            )),
+            RacedOn::Either => None,
         }
     }
 

@@ -117,3 +117,52 @@ fn a_registered_board_gives_its_track_and_cars_in_full() {
             .contains("give one of")
     );
 }
+
+/// A board's `ground` holds its runs to the track's surface or to the
+/// plane; without it a built-in track's board takes either.
+#[test]
+fn a_board_holds_its_runs_to_the_ground_it_names() {
+    use std::sync::Arc;
+
+    use skidpad_core::race::AiField;
+    use skidpad_core::{Track, World, WorldConfig};
+    use skidpad_replay::{RecorderOptions, ReplayHeader, ReplayRecorder};
+
+    let raced = |name: &str, on_surface: bool| -> ReplayHeader {
+        let track = Arc::new(Track::builtin(name).unwrap());
+        let mut world = World::new(WorldConfig::default()).unwrap();
+        if on_surface {
+            world.set_ground(Arc::new(track.ground().unwrap())).unwrap();
+        }
+        AiField::new(1).line_up(&mut world, &track).unwrap();
+        let options = RecorderOptions {
+            track: Some(track),
+            ..RecorderOptions::default()
+        };
+        let mut recorder = ReplayRecorder::new(&world, options).unwrap();
+        for _ in 0..10 {
+            recorder.step(&mut world, 1.0 / 60.0).unwrap();
+        }
+        recorder.finish(&world).unwrap().header
+    };
+    let text = r#"[{"track": "brandwood", "max_steps": 100, "ground": "surface"},
+                   {"track": "hillcrest", "max_steps": 100, "ground": "plane"}]"#;
+    let pinned = Boards::from_json(text, Path::new(".")).unwrap();
+    assert_eq!(pinned.refusal(&raced("brandwood", true)), None);
+    let said = pinned.refusal(&raced("brandwood", false)).unwrap();
+    assert!(
+        said.contains("raced on plane z = 0")
+            && said.contains("not on the Brandwood Park board's ground"),
+        "{said}"
+    );
+    assert_eq!(pinned.refusal(&raced("hillcrest", false)), None);
+    let said = pinned.refusal(&raced("hillcrest", true)).unwrap();
+    assert!(said.contains("board's ground (plane z = 0"), "{said}");
+    let either = Boards::from_json(
+        r#"[{"track": "brandwood", "max_steps": 100}]"#,
+        Path::new("."),
+    )
+    .unwrap();
+    assert_eq!(either.refusal(&raced("brandwood", true)), None);
+    assert_eq!(either.refusal(&raced("brandwood", false)), None);
+}

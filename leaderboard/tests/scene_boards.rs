@@ -101,9 +101,6 @@ async fn a_lap_on_a_scene_is_verified_on_its_registered_ground_and_ranked() {
         .await;
     assert_eq!(code, 422, "{body}");
     let said = body.to_string();
-    assert!(
-        said.contains("not on the stadium board's own ground"),
-        "{said}"
-    );
+    assert!(said.contains("not on the stadium board's ground"), "{said}");
     service.stop().await;
 }
