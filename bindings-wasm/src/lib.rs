@@ -149,6 +149,9 @@ export interface ReplayRecorderOptions {
   /** The race's track as a definition's JSON (`TrackView.definitionJson()`):
    * the replay names it, and carries a game's own one. */
   trackDefinition?: string;
+  /** False names a game's own track by fingerprint only (default true:
+   * carried); a player then needs `Replay.withTrack`. */
+  carryTrack?: boolean;
 }
 export interface DesyncReport {
   step: number; cars: number[];

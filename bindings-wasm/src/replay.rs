@@ -151,6 +151,24 @@ impl Replay {
         })
     }
 
+    /// This replay with `track`, for one that names it by fingerprint
+    /// without carrying it (a game's own track, given beside it as a
+    /// file): afterwards `track()` finds it, and a world is made on its
+    /// generated ground when that is the one the replay names. A replay
+    /// that carries its track, or names a built-in one, is returned as it
+    /// is; one that names another track throws, naming both.
+    #[wasm_bindgen(js_name = withTrack)]
+    pub fn with_track(&self, track: &TrackView) -> JsResult<Replay> {
+        let mut replay = (*self.inner).clone();
+        replay
+            .header
+            .supply_track(track.inner())
+            .map_err(replay_error)?;
+        Ok(Replay {
+            inner: Arc::new(replay),
+        })
+    }
+
     /// The metadata as a plain object of strings.
     #[wasm_bindgen(unchecked_return_type = "Record<string, string>")]
     pub fn metadata(&self) -> JsResult<JsValue> {
@@ -271,6 +289,7 @@ fn recorder_options(
         let json = args::string(&track, "trackDefinition")?;
         out.track = Some(Arc::new(Track::from_json(&json).map_err(core_error)?));
     }
+    out.carry_track = bool_or(&field(options, "carryTrack")?, "carryTrack", true)?;
     let window = field(options, "rewindWindow")?;
     if !window.is_undefined() {
         out.rewind_window = args::u64_arg(&window, "rewindWindow")?;

@@ -144,6 +144,27 @@ test('a race on an own track: recorded with its definition, it names and carries
   assert.equal(sk.verifyReplay(sk.encodeReplay(replay)).valid, true);
 });
 
+test('an own track named by fingerprint only (carryTrack: false) plays once the track is given with withTrack', () => {
+  const csv = readFileSync(join(repoRoot, 'track-import/tests/data/tum/BrandsHatch.csv'), 'utf8');
+  const circuit = sk.TrackView.fromTumCsv(csv, 'Brands Hatch GP');
+  const world = new sk.World();
+  world.setGroundOfTrack(circuit);
+  world.addPresetCar('rwd_sports', sk.gridPose(circuit, 0));
+  const recorder = new sk.ReplayRecorder(world, { keyframeEvery: 60, trackDefinition: circuit.definitionJson(), carryTrack: false });
+  for (let step = 0; step < 120; step++) recorder.step(world, DT);
+  const bytes = sk.encodeReplay(recorder.finish(world));
+  const bare = sk.decodeReplay(bytes);
+  assert.equal(bare.metadata().track, circuit.fingerprint);
+  assert.equal(bare.metadata()['skidpad.track'], undefined, 'the definition is not carried');
+  assert.throws(() => bare.track(), /give the track's file/);
+  const given = bare.withTrack(sk.TrackView.fromDefinition(circuit.definitionJson()));
+  assert.equal(given.track().fingerprint, circuit.fingerprint);
+  const player = new sk.ReplayPlayer(sk.createReplayWorld(given), given);
+  player.playToEnd();
+  assert.equal(player.desyncs, 0, 'played on the generated ground of the track given');
+  assert.throws(() => bare.withTrack(new sk.TrackView('hillcrest')), /not the replay's track/);
+});
+
 test('LapReference: a car level with its own ghost has no gap', () => {
   const world = new sk.World();
   const car = world.addPresetCar('rwd_sports', { x: 0, speed: 10 });

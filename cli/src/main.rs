@@ -140,8 +140,13 @@ enum Command {
     /// not carry it; a glTF scene is that too, and its meshes are drawn.
     View {
         /// Replays (.skr), streams (.sks), ghosts (.skg), ground files
-        /// (.skgd) and glTF scenes (.glb, .gltf).
+        /// (.skgd), glTF scenes (.glb, .gltf) and track files (a
+        /// definition's .json, a centre line's .csv).
         files: Vec<PathBuf>,
+        /// The same as naming the files: the ground and the track the
+        /// replays were recorded on, when they do not carry them.
+        #[command(flatten)]
+        beside: BesideArgs,
         /// Port to listen on (0: any free port; the default stays clear
         /// of the leaderboard's 8787, the spectator service's 8788 and the
         /// race server's 8789).
@@ -494,7 +499,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 "--json applies to the commands that print a report; `export` always writes JSON and `view` prints its address"
             )
         }
-        Command::View { files, port } => {
+        Command::View {
+            mut files,
+            port,
+            beside,
+        } => {
+            files.extend(beside.ground.into_iter().chain(beside.track));
             view::serve(&view::default_root(), &files, port, |url| {
                 // The first line is the URL, for scripts that start the
                 // viewer on port 0. A reader that went away after it must

@@ -40,9 +40,18 @@ struct ServedFile {
 /// Refuses a file the page could not open, before anything is served:
 /// each is read as what its first bytes say it is (a replay of the current
 /// version decoded whole, an older version's header, a stream as far as it
-/// goes, a ghost, a ground file, a glTF scene imported), so a typo or a damaged file is named on the command line
+/// goes, a ghost, a ground file, a glTF scene imported, a track file
+/// read), so a typo or a damaged file is named on the command line
 /// instead of in a browser later.
 fn check_servable(file: &Path) -> Result<()> {
+    // A track file: the page times and draws the replays that name its
+    // track without carrying it.
+    if file
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("json") || e.eq_ignore_ascii_case("csv"))
+    {
+        return crate::track_cmd::read_track(file).map(drop);
+    }
     // A glTF scene: the page plays replays on its ground and draws it.
     if crate::track_cmd::is_scene(file) {
         return crate::track_cmd::read_scene(file, &crate::track_cmd::ImportArgs::default())

@@ -189,7 +189,11 @@ impl<'a> ReplayRecorder<'a> {
             }
         }
         if let Some(track) = &options.track {
-            metadata.extend(ReplayHeader::track_metadata(track, &metadata)?);
+            metadata.extend(ReplayHeader::track_metadata(
+                track,
+                &metadata,
+                options.carry_track,
+            )?);
         }
         let ground = world.ground();
         if ground.fingerprint() != FlatGround::plane_fingerprint() {

@@ -48,6 +48,12 @@ pub struct RecorderOptions<'a> {
     /// (`Track::ground`) then needs no `ground` here. Leave it `None` to
     /// name the track in `metadata` yourself, or not at all.
     pub track: Option<std::sync::Arc<skidpad_core::Track>>,
+    /// Carry `track`'s definition when it is not built in (true by
+    /// default). False names it by fingerprint only, to keep a long
+    /// circuit's definition (tens of kB) out of every replay: each tool
+    /// then needs the track's file beside the replay (`--track`, or a
+    /// track file opened with it in the viewer) and refuses another.
+    pub carry_track: bool,
     /// How far back [`ReplayRecorder::rewind`](crate::ReplayRecorder::rewind)
     /// may take the world, in steps ([`DEFAULT_REWIND_WINDOW`]: 10 s at
     /// 60 Hz); 0 allows no rewind. A game rule, not a cost: a rewind
@@ -72,6 +78,7 @@ impl Default for RecorderOptions<'_> {
             reserve_steps: 0,
             ground: None,
             track: None,
+            carry_track: true,
         }
     }
 }

@@ -219,11 +219,13 @@ impl ReplayHeader {
         }
     }
 
-    /// The metadata that names `track` (and carries it when it is not built
-    /// in), refused when the game's own `metadata` already names a track.
+    /// The metadata that names `track` (and, if `carry`, carries it when
+    /// it is not built in), refused when the game's own `metadata` already
+    /// names a track.
     pub(crate) fn track_metadata(
         track: &Track,
         metadata: &[(String, String)],
+        carry: bool,
     ) -> Result<Vec<(String, String)>> {
         if metadata.iter().any(|(k, _)| k == ReplayHeader::TRACK_KEY) {
             return Err(ReplayError::InvalidArgument {
@@ -238,6 +240,7 @@ impl ReplayHeader {
         Ok(
             match skidpad_core::builtin_track_by_fingerprint(&track.fingerprint()) {
                 Some(name) => vec![(key(ReplayHeader::TRACK_KEY), name.to_owned())],
+                None if !carry => vec![(key(ReplayHeader::TRACK_KEY), track.fingerprint_hex())],
                 None => vec![
                     (key(ReplayHeader::TRACK_KEY), track.fingerprint_hex()),
                     (

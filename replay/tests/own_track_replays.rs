@@ -36,6 +36,12 @@ fn own_track() -> Arc<Track> {
 }
 
 fn record(track: &Arc<Track>, steps: u64) -> Replay {
+    record_carrying(track, steps, true)
+}
+
+/// [`record`], carrying the track's definition or (`carry` false) naming
+/// it by fingerprint only.
+fn record_carrying(track: &Arc<Track>, steps: u64, carry: bool) -> Replay {
     let mut world = World::new(WorldConfig::default()).unwrap();
     world.set_ground(Arc::new(track.ground().unwrap())).unwrap();
     AiField::new(2)
@@ -44,6 +50,7 @@ fn record(track: &Arc<Track>, steps: u64) -> Replay {
         .unwrap();
     let options = RecorderOptions {
         track: Some(track.clone()),
+        carry_track: carry,
         ..RecorderOptions::default()
     };
     let mut recorder = ReplayRecorder::new(&world, options).unwrap();
@@ -107,11 +114,18 @@ fn a_builtin_track_is_named_not_carried() {
 #[test]
 fn an_own_track_not_carried_must_be_given_and_must_be_the_one_named() {
     let track = own_track();
-    let mut replay = record(&track, 10);
-    replay
-        .header
-        .metadata
-        .retain(|(k, _)| k != ReplayHeader::TRACK_DEFINITION_KEY);
+    // Named by fingerprint only (`RecorderOptions::carry_track`).
+    let replay = record_carrying(&track, 10, false);
+    assert_eq!(
+        replay.header.metadata_value(ReplayHeader::TRACK_KEY),
+        Some(track.fingerprint_hex().as_str())
+    );
+    assert_eq!(
+        replay
+            .header
+            .metadata_value(ReplayHeader::TRACK_DEFINITION_KEY),
+        None
+    );
     let missing = replay.header.track().unwrap_err().to_string();
     assert!(missing.contains("give the track's file"), "{missing}");
     let given = replay.header.track_with(Some(&track)).unwrap().unwrap();

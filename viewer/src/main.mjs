@@ -42,6 +42,11 @@ class Viewer {
      * their ground play on its ground, and its meshes are drawn.
      * @type {Uint8Array | null} */
     this.sceneFile = null;
+    /** A track file's definition (JSON) and name: replays opened after it
+     * that name its track by fingerprint without carrying it use it.
+     * @type {string | null} */
+    this.trackDefinition = null;
+    this.trackName = null;
     // Bytes of samples a replay may keep (undefined: the worker's default);
     // tests shrink it through the deep link.
     this.sampleBudget = undefined;
@@ -143,10 +148,11 @@ class Viewer {
   }
 
   async openFiles(files) {
-    // Ground files first: a replay dropped with its ground plays on it.
+    // Ground and track files first: a replay dropped with them plays on
+    // them.
     const grounds = [];
     const rest = [];
-    for (const file of files) (/\.(skgd|glb|gltf)$/i.test(file.name) ? grounds : rest).push(file);
+    for (const file of files) (/\.(skgd|glb|gltf|json|csv)$/i.test(file.name) ? grounds : rest).push(file);
     for (const file of [...grounds, ...rest]) {
       try {
         await this.openBytes(new Uint8Array(await file.arrayBuffer()), file.name);
@@ -160,8 +166,12 @@ class Viewer {
    * file (`.skgd`) is kept for the replays opened after it that do not
    * carry the ground they were recorded on. */
   async openBytes(bytes, name) {
-    const kind = isScene(bytes, name) ? 'scene' : sk.fileKind(bytes);
-    if (kind === 'scene') {
+    const kind = isScene(bytes, name) ? 'scene' : isTrackFile(name) ? 'track' : sk.fileKind(bytes);
+    if (kind === 'track') {
+      this.trackDefinition = trackDefinitionOf(bytes, name);
+      this.trackName = name;
+      this.notice(`track ${name}: replays opened after it that name it without carrying it are timed and drawn on it`);
+    } else if (kind === 'scene') {
       this.sceneFile = bytes;
       this.sceneName = name;
       this.notice(`glTF scene ${name}: replays opened after it play on its ground when they do not carry theirs, and its meshes are drawn`);
@@ -175,9 +185,9 @@ class Viewer {
       // Kept for "drive from here" (the worker takes the bytes over).
       this.replayBytes = kind === 'replay' ? bytes.slice() : null;
       const scene = this.sceneFile?.slice() ?? null;
-      await this.load({ kind: 'replay', bytes, name, ground: this.ground, groundName: this.groundName, scene, sceneName: this.sceneName, sampleBudget: this.sampleBudget }, [bytes.buffer]);
+      await this.load({ kind: 'replay', bytes, name, ground: this.ground, groundName: this.groundName, scene, sceneName: this.sceneName, trackDefinition: this.trackDefinition, trackName: this.trackName, sampleBudget: this.sampleBudget }, [bytes.buffer]);
     } else {
-      throw new Error(kind === 'empty' ? 'the file is empty' : 'not a skidpad replay (.skr), stream (.sks), ghost (.skg), ground file (.skgd) or glTF scene (.glb, .gltf)');
+      throw new Error(kind === 'empty' ? 'the file is empty' : 'not a skidpad replay (.skr), stream (.sks), ghost (.skg), ground file (.skgd), glTF scene (.glb, .gltf) or track file (.json, .csv)');
     }
   }
 
@@ -471,13 +481,32 @@ class Viewer {
 }
 
 /** What the status line asks for when nothing is open. */
-const OPEN_PROMPT = 'open a replay (.skr), stream (.sks), ghost (.skg), ground file (.skgd) or glTF scene (.glb), or drop one here';
+const OPEN_PROMPT = 'open a replay (.skr), stream (.sks), ghost (.skg), ground file (.skgd), glTF scene (.glb) or track file (.json, .csv), or drop one here';
 
 /** Whether a file is a glTF scene: a GLB by its first bytes, or a `.gltf`
  * or `.glb` by its name. */
 function isScene(bytes, name) {
   const glb = bytes.length >= 4 && bytes[0] === 0x67 && bytes[1] === 0x6c && bytes[2] === 0x54 && bytes[3] === 0x46;
   return glb || /\.(glb|gltf)$/i.test(name ?? '');
+}
+
+/** Whether a file is a track file, by its name: a definition's JSON, or
+ * a centre line with widths as CSV (the TUM racetrack database's). */
+function isTrackFile(name) {
+  return /\.(json|csv)$/i.test(name ?? '');
+}
+
+/** A track file's definition (JSON): a `.json` definition as it reads, a
+ * `.csv` centre line imported as `skidpad track import` does. Throws,
+ * naming what is wrong, for a file that is neither. */
+function trackDefinitionOf(bytes, name) {
+  const text = new TextDecoder().decode(bytes);
+  const track = /\.csv$/i.test(name) ? sk.TrackView.fromTumCsv(text, name.replace(/\.csv$/i, '')) : sk.TrackView.fromDefinition(text);
+  try {
+    return track.definitionJson();
+  } finally {
+    track.free();
+  }
 }
 
 /** Proportions for ghosts shown before any replay. */
@@ -501,15 +530,15 @@ async function main() {
   const served = await servedFiles(link);
   const urls = [...link.sources, ...served.map((f) => f.url)];
   const ghostUrls = [...link.ghosts];
-  // Ghosts and ground files first, so a replay's first frame already
-  // shows the ghosts and a replay that needs the ground plays on it.
+  // Ghosts, ground and track files first, so a replay's first frame
+  // already shows the ghosts and a replay that needs them plays on them.
   const opened = [];
   for (const url of urls) {
     const bytes = await fetchBytes(url);
     const name = url.split('/').pop();
-    const kind = isScene(bytes, name) ? 'scene' : sk.fileKind(bytes);
+    const kind = isScene(bytes, name) ? 'scene' : isTrackFile(name) ? 'track' : sk.fileKind(bytes);
     if (kind === 'ghost') viewer.addGhost(bytes, name);
-    else if (kind === 'ground' || kind === 'scene') await viewer.openBytes(bytes, name);
+    else if (kind === 'ground' || kind === 'scene' || kind === 'track') await viewer.openBytes(bytes, name);
     else opened.push([bytes, url]);
   }
   for (const url of ghostUrls) viewer.addGhost(await fetchBytes(url), url.split('/').pop());

@@ -65,7 +65,10 @@ function playOnItsGround(replay, data, budget) {
   try {
     // A replay that carries its ground keeps its own (the file is not used).
     const fromFile = groundBytes && !replay.carriedGround() ? groundName : null;
-    const played = groundBytes ? replay.withGroundFile(groundBytes) : replay;
+    const onGround = groundBytes ? replay.withGroundFile(groundBytes) : replay;
+    // The track named by fingerprint: a track file's, else the scene's.
+    const [definition, trackName] = data.trackDefinition ? [data.trackDefinition, data.trackName] : [scene?.definition, data.sceneName];
+    const played = definition ? withTrackFile(onGround, definition, trackName) : onGround;
     // The scene's meshes are drawn only over the ground they came with.
     const drawn = scene && scene.groundFingerprint === replay.groundFingerprint ? scene.meshes : null;
     const sceneNotice = scene && !drawn ? `the scene ${data.sceneName} is not the ground this replay was recorded on: its meshes are not drawn` : null;
@@ -85,13 +88,32 @@ function playOnItsGround(replay, data, budget) {
 function sceneOf(bytes, name) {
   const scene = sk.TrackScene.fromGltf(bytes, name.replace(/\.(glb|gltf)$/i, ''));
   try {
+    const track = scene.track;
+    const definition = track.definitionJson();
+    track.free();
     return {
+      definition,
       groundFile: scene.groundFile(),
       groundFingerprint: scene.groundFingerprint,
       meshes: Array.from({ length: scene.meshCount }, (_, k) => scene.mesh(k)),
     };
   } finally {
     scene.free();
+  }
+}
+
+/** `replay` with the track of a track file opened with it (a
+ * definition's JSON), for a replay that names that track by fingerprint
+ * without carrying it; a file of another track is said and left out. */
+function withTrackFile(replay, definition, name) {
+  const track = sk.TrackView.fromDefinition(definition);
+  try {
+    return replay.withTrack(track);
+  } catch (e) {
+    self.postMessage({ kind: 'warning', message: `${name}: ${describe(e)}` });
+    return replay;
+  } finally {
+    track.free();
   }
 }
 

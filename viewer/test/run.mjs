@@ -54,7 +54,7 @@ import { checkReconnect } from './reconnect_checks.mjs';
 import { checkArchivedCore, checkDesyncs, checkErrors, checkGhosts, checkLinksAndClock, checkLive, checkLiveArrival, checkStreamFile } from './feature_checks.mjs';
 import { checkCarriedGround, checkClip, checkGroundRoad, checkLapOverlay } from './analysis_checks.mjs';
 import { checkRoadAlwaysDrawn } from './road_checks.mjs';
-import { checkSceneTrack } from './scene_checks.mjs';
+import { checkSceneTrack, checkTrackFile } from './scene_checks.mjs';
 
 // Each part's wall-clock time, printed as it ends, so a slow CI run names
 // the part that grew.
@@ -85,6 +85,7 @@ try {
   await timed('ground road', () => checkGroundRoad(browser));
   await timed('carried ground', () => checkCarriedGround(browser));
   await timed('glTF scene', () => checkSceneTrack(browser));
+  await timed('track file', () => checkTrackFile(browser));
   await timed('clip', () => checkClip(browser));
   await timed('live', () => checkLive(browser));
   await timed('live arrival', () => checkLiveArrival(browser));
