@@ -497,8 +497,8 @@ impl Ground for Unbounded {
 
 #[test]
 fn skipping_the_rays_of_bodies_above_the_ground_changes_no_bit() {
-    // A packed field on each track's own surface, bodies hitting kerbs,
-    // walls and each other: with the mesh's shortcuts (height bounds that
+    // A packed field on each track's own surface and two cars sent off
+    // it, bodies hitting kerbs, walls and each other: with the mesh's shortcuts (height bounds that
     // skip most corner rays, hinted strut casts) and without them (every
     // ray searched), the same world bits every step.
     for name in skidpad_core::track_names() {
@@ -518,6 +518,20 @@ fn skipping_the_rays_of_bodies_above_the_ground_changes_no_bit() {
                 let pose = skidpad_core::race::grid_pose(&track, slot, &layout);
                 let id = world.add_car(&preset(name).unwrap(), pose).unwrap();
                 world.set_driver(id, Some(track.clone())).unwrap();
+            }
+            // The AI keeps within the track limits, so two undriven cars
+            // are sent across the road at speed into the kerbs, run-off
+            // and barrier beside it.
+            for k in 0..2 {
+                let (at, along) = track.point_at(60.0 + 40.0 * f64::from(k));
+                let across = skidpad_core::glam::DVec2::new(-along.y, along.x);
+                let pose = skidpad_core::InitialPose {
+                    x: at.x,
+                    y: at.y,
+                    yaw: libm::atan2(across.y, across.x),
+                    speed: 20.0,
+                };
+                world.add_car(&preset("rwd_sports").unwrap(), pose).unwrap();
             }
             world
         };
