@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use skidpad_core::{
-    CarDefinition, CarId, CarInput, Ground, InitialPose, Track, World, WorldConfig,
+    CarDefinition, CarId, CarInput, DriverStyle, Ground, InitialPose, Track, World, WorldConfig,
 };
 
 use crate::client::NetClient;
@@ -36,7 +36,15 @@ impl AiPilot {
         // origin); the pilot gives it the real car's state before each use.
         let car = shadow.add_car(def, InitialPose::default()).map_err(core)?;
         shadow.set_ground(ground).map_err(core)?;
-        shadow.set_driver(car, Some(track)).map_err(core)?;
+        // The race is on the track's own surface: a car pushed into a
+        // barrier reverses out of it instead of pressing on.
+        let style = DriverStyle {
+            backs_out: true,
+            ..DriverStyle::default()
+        };
+        shadow
+            .set_driver_with_style(car, Some(track), style)
+            .map_err(core)?;
         Ok(AiPilot {
             shadow,
             car,
