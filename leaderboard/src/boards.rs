@@ -40,6 +40,8 @@ use skidpad_core::{
 use skidpad_replay::ReplayHeader;
 use skidpad_track_import::{GltfOptions, is_scene_path, read_scene_file};
 
+pub use crate::board_policies::{RacedOn, RewindPolicy};
+
 /// One board's rules as the file (or an operator's `POST /boards`) gives
 /// them.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
@@ -77,22 +79,6 @@ struct BoardFile {
     ground: Option<RacedOn>,
 }
 
-/// The ground a board's runs must be raced on: a run on another ground is
-/// another race, refused at the door naming both.
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum RacedOn {
-    /// The track's own surface: its generated ground (kerbs, run-off,
-    /// barriers), or a glTF scene's ground.
-    Surface,
-    /// The plane z = 0.
-    Plane,
-    /// Either (a board on a built-in or definition track, unless its
-    /// `ground` says otherwise).
-    #[default]
-    Either,
-}
-
 /// A car of a class as a board names it.
 #[derive(Clone, Debug, Deserialize, PartialEq)]
 #[serde(untagged)]
@@ -104,17 +90,6 @@ enum CarEntry {
         /// The definition.
         definition: serde_json::Value,
     },
-}
-
-/// What a board does with a run whose player rewound (flashbacks).
-#[derive(Clone, Copy, Debug, Default, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum RewindPolicy {
-    /// Rejected, saying how many rewinds it used.
-    #[default]
-    Refuse,
-    /// Verified and shown with its rewinds, but not ranked.
-    Unranked,
 }
 
 /// One track's rules.

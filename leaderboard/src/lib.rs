@@ -24,6 +24,7 @@
 pub mod accounts;
 pub mod api;
 mod board_admin;
+mod board_policies;
 pub mod boards;
 pub mod budget;
 pub mod identity;
